@@ -1,0 +1,35 @@
+# Thin wrapper over CMake.  `make` builds build/v10sim; `make test` builds and
+# runs every test twice: a strict-warnings build and an ASan+UBSan build.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all release asan test test-release test-asan bench clean deps
+
+all: release
+
+release:
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DV10_WERROR=ON >/dev/null
+	@cmake --build build -j $(JOBS)
+
+asan:
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DV10_SANITIZE=ON -DV10_WERROR=ON >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+
+test-release: release
+	cd build && ctest --output-on-failure -j $(JOBS)
+
+test-asan: asan
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+test: test-release test-asan
+
+bench: release
+	bash bench/run.sh
+
+# Installs the Debian packages the build and tests need (run as root).
+deps:
+	apt-get update
+	apt-get install -y cmake gcc make libcjson-dev libcmocka-dev
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,39 @@
+/*
+ * cost.h — the operator cost model, the one place that turns an operator's
+ * work into cycles on an NPU (DESIGN §2).
+ */
+#ifndef V10_COST_H
+#define V10_COST_H
+
+#include <stdint.h>
+
+#include "v10/model.h"
+#include "v10/npu.h"
+
+/* SA timing mode. */
+typedef enum v10_sa_mode {
+    V10_SA_TPU = 0,  /* next fold's weights load while the current streams */
+    V10_SA_SCALESIM, /* SCALE-Sim v2 compute cycles: no overlap of loads */
+} v10_sa_mode;
+
+/* Compute cycles of one (M x K)(K x N) GEMM on an rows x cols array with
+ * ideal memory; folds (array mappings) returned through *folds if non-NULL. */
+uint64_t v10_cost_gemm_cycles(uint64_t M, uint64_t N, uint64_t K,
+                              uint32_t rows, uint32_t cols, v10_dataflow df,
+                              v10_sa_mode mode, uint64_t *folds);
+
+/* Fills the cost fields of *op for `npu` (default TPU mode).  Returns -1
+ * with err set if a figure would overflow 64 bits. */
+int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err);
+
+/* Costs every op of a model. */
+int v10_cost_model(const v10_npu *npu, v10_model *m, v10_err *err);
+
+/* Standalone latency of one request (sum of op cycles). */
+uint64_t v10_model_cycles(const v10_model *m);
+
+/* Extra HBM bytes an op incurs when its tenant's vector-memory share is
+ * `share_bytes` (spill and refill of the working set that does not fit). */
+uint64_t v10_cost_spill_bytes(const v10_op *op, uint64_t share_bytes);
+
+#endif

@@ -1,0 +1,133 @@
+/*
+ * model.h — the operator IR and models (DESIGN §3).
+ *
+ * A model is an in-order stream of operators; each operator is bound to one
+ * FU type and carries its work.  Operators are described by shape (GEMM
+ * M,N,K; vector elements x ops; gather bytes) or, for traces, by given
+ * cycles; the cost model (cost.h) fills the cost fields for one NPU.
+ *
+ * Ownership: a v10_model owns its ops array; v10_model_fini frees it.
+ */
+#ifndef V10_MODEL_H
+#define V10_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "v10/err.h"
+#include "v10/npu.h"
+
+#define V10_OPNAME_MAX 48
+
+typedef enum v10_fu_type {
+    V10_FU_SA = 0,
+    V10_FU_VU = 1,
+} v10_fu_type;
+#define V10_FU_TYPES 2
+
+typedef enum v10_op_kind {
+    V10_OP_GEMM = 0, /* SA: `count` independent (M x K) * (K x N) */
+    V10_OP_VECTOR,   /* VU: `elems` elements x `ops_per_elem` ALU ops */
+    V10_OP_GATHER,   /* VU: embedding lookups, bound by `hbm_bytes` */
+    V10_OP_RAW,      /* from a trace: `given_cycles` of FU work */
+} v10_op_kind;
+
+/*
+ * One operator.  Description fields are set by whoever builds the model;
+ * cost fields are derived by v10_cost_op() and depend on the NPU.
+ * Invariant after costing: cycles = max(compute_cycles, mem_cycles) +
+ * issue_cycles, tiles >= 1.
+ */
+typedef struct v10_op {
+    char name[V10_OPNAME_MAX];
+    v10_fu_type fu;
+    v10_op_kind kind;
+    /* description */
+    uint64_t m, n, k;          /* GEMM shape (SA ops) */
+    uint64_t count;            /* independent GEMMs (batched matmul), >= 1 */
+    uint64_t elems;            /* VU: elements processed */
+    uint64_t ops_per_elem;     /* VU: ALU ops per element */
+    uint64_t hbm_bytes;        /* HBM traffic, bytes */
+    uint64_t vmem_bytes;       /* vector-memory working set, bytes */
+    uint64_t given_cycles;     /* RAW: FU cycles at full speed */
+    uint32_t given_tiles;      /* RAW: tiles (0: derive) */
+    int fusible;               /* element-wise: the next one may fuse in */
+    /* cost (filled by the cost model) */
+    uint64_t macs;             /* multiply-accumulates (SA) */
+    uint64_t flops;            /* 2 x macs for SA, elems x ops for VU */
+    uint64_t compute_cycles;   /* FU cycles with ideal memory */
+    uint64_t mem_cycles;       /* HBM bytes / bandwidth, cycles */
+    uint64_t cycles;           /* standalone duration, cycles */
+    uint32_t tiles;            /* preemption granularity (SA folds, VU chunks) */
+} v10_op;
+
+typedef struct v10_model {
+    char name[V10_NAME_MAX];   /* as the user named it, e.g. "resnet50" */
+    uint32_t batch;
+    v10_op *ops;
+    size_t n_ops, cap_ops;
+} v10_model;
+
+void v10_model_init(v10_model *m, const char *name, uint32_t batch);
+void v10_model_fini(v10_model *m);
+int v10_model_copy(v10_model *dst, const v10_model *src, v10_err *err);
+
+/* Appends a copy of *op.  Returns -1 on allocation failure. */
+int v10_model_push(v10_model *m, const v10_op *op, v10_err *err);
+
+/*
+ * Builders used by the zoo and the importers.  Each appends one operator and
+ * returns 0, or -1 with err set (overflowing or zero dimensions, allocation).
+ * Tensors are bf16 (2 bytes per element) in HBM.
+ *
+ * gemm: `count` independent (m x k)(k x n) products with bias and activation
+ *   fused (XLA style).  weights_in_hbm: 1 if the (k x n) operand is a
+ *   parameter read from HBM, 0 if it is an activation (attention).
+ * conv: lowered to GEMM as SCALE-Sim does (M = batch*oh*ow, K = kh*kw*c,
+ *   N = filters), with explicit padding.
+ * vector: an element-wise/reduction op over `elems` elements costing
+ *   `ops_per_elem` ALU ops each, reading `in_tensors` and writing one tensor
+ *   of `elems` elements.  Consecutive element-wise vector ops are fused
+ *   into one VU operator (intermediates stay in vector memory).
+ * gather: embedding lookups of `rows` rows of `dim` elements.
+ */
+int v10_model_gemm(v10_model *m, const char *name, uint64_t count, uint64_t M,
+                   uint64_t N, uint64_t K, int weights_in_hbm, v10_err *err);
+int v10_model_conv(v10_model *m, const char *name, uint64_t batch, uint64_t h,
+                   uint64_t w, uint64_t c, uint64_t filters, uint64_t kh,
+                   uint64_t kw, uint64_t stride, uint64_t pad, v10_err *err);
+int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
+                     uint64_t ops_per_elem, uint64_t in_tensors, int fusible,
+                     v10_err *err);
+int v10_model_gather(v10_model *m, const char *name, uint64_t rows,
+                     uint64_t dim, v10_err *err);
+
+/*
+ * Loads a model from a spec, costed for `npu`:
+ *   NAME[:batch=N]      a built-in zoo model
+ *   PATH.csv[:batch=N]  an operator-trace CSV (batch is recorded only)
+ * Errors name the model, file and line.
+ */
+int v10_model_load(const char *spec, const v10_npu *npu, v10_model *out,
+                   v10_err *err);
+
+/* The zoo: names (NULL-terminated), default batch, and construction. */
+extern const char *const v10_zoo_names[];
+int v10_zoo_default_batch(const char *name, uint32_t *batch);
+int v10_zoo_build(const char *name, uint32_t batch, v10_model *out,
+                  v10_err *err);
+
+/* Operator-trace CSV (see docs/formats.md).  `npu` converts a `us` column to
+ * cycles.  The writer emits compute cycles, so re-reading the file on the
+ * same NPU reproduces the profile exactly. */
+int v10_trace_csv_read(const char *path, const v10_npu *npu, v10_model *out,
+                       v10_err *err);
+int v10_trace_csv_write(const v10_model *m, const v10_npu *npu, FILE *f);
+
+const char *v10_fu_name(v10_fu_type fu);
+
+/* Checked arithmetic: returns -1 on overflow. */
+int v10_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
+int v10_add_u64(uint64_t a, uint64_t b, uint64_t *out);
+
+#endif

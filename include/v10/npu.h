@@ -1,0 +1,77 @@
+/*
+ * npu.h — the NPU core every other layer reads: functional units, memories,
+ * clock, scheduler and context-switch costs (DESIGN §2).
+ *
+ * A v10_npu is plain data, copied by value.  Presets are built in; a JSON
+ * file may override any subset of fields over a named base preset.
+ */
+#ifndef V10_NPU_H
+#define V10_NPU_H
+
+#include <stdint.h>
+
+#include "v10/err.h"
+
+#define V10_NAME_MAX 64
+
+typedef enum v10_dataflow {
+    V10_DF_WS = 0, /* weight stationary (TPU, the default) */
+    V10_DF_OS,     /* output stationary */
+    V10_DF_IS,     /* input stationary */
+} v10_dataflow;
+
+typedef struct v10_npu {
+    char name[V10_NAME_MAX];
+    uint32_t sa_count;          /* systolic arrays */
+    uint32_t sa_rows;           /* PEs per column (K side for WS) */
+    uint32_t sa_cols;           /* PEs per row (N side for WS) */
+    v10_dataflow sa_dataflow;
+    int sa_prefetch_weights;    /* 1: load next fold's weights while streaming */
+    uint32_t vu_count;          /* vector units */
+    uint32_t vu_lanes;          /* ALU lanes per VU (8 x 128) */
+    uint32_t vu_ops_per_lane;   /* FP32 ops per lane per cycle */
+    uint32_t vu_tile_cycles;    /* VU preemption chunk, cycles */
+    uint64_t vmem_bytes;        /* vector memory, split among tenants */
+    double hbm_gbps;            /* HBM bandwidth, GB/s (1e9 bytes/s) */
+    double clock_mhz;           /* core clock */
+    uint32_t issue_cycles;      /* fixed issue overhead per operator */
+    uint64_t slice_cycles;      /* V10 preemption timer period */
+    uint32_t sa_switch_cycles;  /* V10 SA operator context switch */
+    uint32_t vu_switch_cycles;  /* V10 VU operator context switch */
+    double pmt_switch_us;       /* PMT whole-core task switch, µs */
+} v10_npu;
+
+/* Names of the built-in presets, NULL-terminated. */
+extern const char *const v10_npu_preset_names[];
+
+/* Fills *out with preset `name`.  Returns -1 (message lists the presets) if
+ * the name is unknown. */
+int v10_npu_preset(const char *name, v10_npu *out, v10_err *err);
+
+/* Resolves `spec`: a preset name, or a path to a JSON file (ends in .json or
+ * contains '/') whose keys override a base preset ("base" key, default
+ * v10-isca23).  Unknown keys, wrong types and out-of-range values are errors
+ * naming the file and key. */
+int v10_npu_resolve(const char *spec, v10_npu *out, v10_err *err);
+
+/* Same as v10_npu_resolve for a JSON text already in memory; `origin` names
+ * it in messages. */
+int v10_npu_from_json(const char *text, const char *origin, v10_npu *out,
+                      v10_err *err);
+
+/* Checks ranges; -1 names the first offending key. */
+int v10_npu_validate(const v10_npu *npu, v10_err *err);
+
+/* Derived figures. */
+double v10_npu_hbm_bytes_per_cycle(const v10_npu *npu);
+uint64_t v10_npu_pmt_switch_cycles(const v10_npu *npu);
+double v10_npu_cycles_to_us(const v10_npu *npu, double cycles);
+uint64_t v10_npu_us_to_cycles(const v10_npu *npu, double us);
+
+/* The resolved configuration as a JSON object (every field); caller owns it. */
+struct cJSON *v10_npu_to_json(const v10_npu *npu);
+
+const char *v10_dataflow_name(v10_dataflow df);
+int v10_dataflow_parse(const char *s, v10_dataflow *out);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * cli.h — sub-commands of the v10sim binary.  src/cli/ is the only code that
+ * prints usage or errors and chooses exit codes:
+ *   0 success, 1 bad input or failed run, 2 bad command line.
+ */
+#ifndef V10_CLI_H
+#define V10_CLI_H
+
+#include <stdio.h>
+
+#include "v10/err.h"
+#include "v10/table.h"
+
+#define V10_EXIT_OK 0
+#define V10_EXIT_FAIL 1
+#define V10_EXIT_USAGE 2
+
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} cli_command;
+
+int cmd_npu(int argc, char **argv);
+int cmd_models(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_topology(int argc, char **argv);
+int cmd_policies(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* Prints "v10sim: <msg>" to stderr and returns V10_EXIT_FAIL. */
+int cli_fail(const v10_err *err);
+/* Prints "v10sim CMD: <msg>" and a hint to use --help; returns V10_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Parses --format's argument; on error prints and returns -1. */
+int cli_format(const char *cmd, const char *arg, v10_format *out);
+/* Parses an unsigned integer / positive double option argument strictly. */
+int cli_u64(const char *cmd, const char *opt, const char *arg, unsigned long long min,
+            unsigned long long max, unsigned long long *out);
+int cli_double(const char *cmd, const char *opt, const char *arg, double min, double max,
+               double *out);
+
+/*
+ * Output files are written whole or not at all: cli_out_open returns a
+ * stream on PATH.tmp.XXXXXX; cli_out_commit flushes, checks for write errors
+ * and renames over PATH (returns -1 with err set, removing the temporary,
+ * on failure); cli_out_abort removes the temporary.
+ */
+typedef struct cli_out {
+    FILE *f;
+    char path[4096];
+    char tmp[4096 + 16];
+} cli_out;
+int cli_out_open(cli_out *o, const char *path, v10_err *err);
+int cli_out_commit(cli_out *o, v10_err *err);
+void cli_out_abort(cli_out *o);
+
+#endif

@@ -1,0 +1,51 @@
+/*
+ * main.c — the v10sim command: dispatches to a sub-command (src/cli/cmd_*.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const cli_command commands[] = {
+    {"run", "simulate tenants sharing one NPU under a policy", cmd_run},
+    {"models", "list the built-in models with their standalone profiles", cmd_models},
+    {"profile", "per-operator breakdown of one model", cmd_profile},
+    {"topology", "cost a SCALE-Sim topology CSV layer by layer", cmd_topology},
+    {"npu", "print the resolved NPU configuration", cmd_npu},
+    {"policies", "list the scheduling policies and their parameters", cmd_policies},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: v10sim COMMAND [OPTIONS]\n\n"
+               "Simulates a TPU-like NPU shared by several ML inference services\n"
+               "under V10 (ISCA 2023) and its baselines.\n\ncommands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'v10sim COMMAND --help' describes a command's options.\n"
+               "  --help       this text\n  --version    print the version\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return V10_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return V10_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("v10sim %s\n", V10_VERSION);
+        return V10_EXIT_OK;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "v10sim: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return V10_EXIT_USAGE;
+}

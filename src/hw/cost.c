@@ -1,0 +1,94 @@
+/*
+ * cost.c — the operator cost model: an operator's work -> FU cycles, HBM
+ * cycles, standalone duration and tiles on one NPU (DESIGN §2).
+ *
+ * standalone cycles = max(compute, HBM bytes / bandwidth) + issue overhead.
+ * SA: GEMM on the NPU's systolic array (v10_cost_gemm_cycles, gemm.c).
+ * VU: elements x ops per element / (lanes x ops per lane per cycle).
+ * Gathers move one element per lane per cycle and are HBM bound.
+ */
+#include "v10/cost.h"
+
+#include <math.h>
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
+{
+    uint64_t compute = 0, tiles = 1;
+    op->macs = 0;
+    op->flops = 0;
+    switch (op->kind) {
+    case V10_OP_GEMM: {
+        uint64_t folds, per, t;
+        v10_sa_mode mode = npu->sa_prefetch_weights ? V10_SA_TPU : V10_SA_SCALESIM;
+        per = v10_cost_gemm_cycles(op->m, op->n, op->k, npu->sa_rows, npu->sa_cols,
+                                   npu->sa_dataflow, mode, &folds);
+        if (per == UINT64_MAX || v10_mul_u64(per, op->count, &compute) ||
+            v10_mul_u64(folds, op->count, &tiles) || v10_mul_u64(op->m, op->n, &t) ||
+            v10_mul_u64(t, op->k, &t) || v10_mul_u64(t, op->count, &op->macs) ||
+            v10_mul_u64(op->macs, 2, &op->flops))
+            return v10_err_set(err, "operator %s: GEMM cost overflows 64 bits", op->name);
+        break;
+    }
+    case V10_OP_VECTOR:
+    case V10_OP_GATHER: {
+        uint64_t per_cycle = (uint64_t)npu->vu_lanes * npu->vu_ops_per_lane;
+        if (v10_mul_u64(op->elems, op->ops_per_elem, &op->flops))
+            return v10_err_set(err, "operator %s: vector work overflows 64 bits", op->name);
+        compute = op->kind == V10_OP_GATHER ? ceil_div(op->elems, npu->vu_lanes)
+                                            : ceil_div(op->flops, per_cycle);
+        if (op->kind == V10_OP_GATHER)
+            op->flops = 0;
+        tiles = ceil_div(compute ? compute : 1, npu->vu_tile_cycles);
+        break;
+    }
+    case V10_OP_RAW:
+        compute = op->given_cycles;
+        tiles = op->given_tiles ? op->given_tiles
+                                : ceil_div(compute ? compute : 1, npu->vu_tile_cycles);
+        op->macs = op->fu == V10_FU_SA ? op->macs : 0;
+        break;
+    }
+    double mem = ceil((double)op->hbm_bytes / v10_npu_hbm_bytes_per_cycle(npu));
+    if (!(mem < 1.8e19))
+        return v10_err_set(err, "operator %s: HBM time overflows 64 bits", op->name);
+    if (tiles > UINT32_MAX)
+        tiles = UINT32_MAX; /* a preemption point every 2^32th of the op is plenty */
+    op->compute_cycles = compute;
+    op->mem_cycles = (uint64_t)mem;
+    uint64_t body = compute > op->mem_cycles ? compute : op->mem_cycles;
+    if (v10_add_u64(body, npu->issue_cycles, &op->cycles))
+        return v10_err_set(err, "operator %s: duration overflows 64 bits", op->name);
+    op->tiles = (uint32_t)(tiles ? tiles : 1);
+    return 0;
+}
+
+int v10_cost_model(const v10_npu *npu, v10_model *m, v10_err *err)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < m->n_ops; i++) {
+        if (v10_cost_op(npu, &m->ops[i], err))
+            return v10_err_prefix(err, "model %s", m->name);
+        if (v10_add_u64(total, m->ops[i].cycles, &total))
+            return v10_err_set(err, "model %s: latency overflows 64 bits", m->name);
+    }
+    return 0;
+}
+
+uint64_t v10_model_cycles(const v10_model *m)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < m->n_ops; i++)
+        total += m->ops[i].cycles;
+    return total;
+}
+
+/*
+ * Our model of a vector-memory share smaller than an operator's working set:
+ * the part that does not fit is written to HBM and read back once.
+ */
+uint64_t v10_cost_spill_bytes(const v10_op *op, uint64_t share_bytes)
+{
+    return op->vmem_bytes > share_bytes ? 2 * (op->vmem_bytes - share_bytes) : 0;
+}

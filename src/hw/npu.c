@@ -1,0 +1,385 @@
+/*
+ * npu.c — NPU presets and their JSON overrides (DESIGN §2).
+ *
+ * The table of fields below drives both JSON parsing and printing, so a
+ * field added to v10_npu is added here once.
+ */
+#include "v10/npu.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#define MiB (1024ull * 1024ull)
+
+/*
+ * The paper's core (V10, ISCA 2023, §6 "Experimental setup", Table 2):
+ * one 128x128 bf16 systolic array, one vector unit of 8x128 lanes with two
+ * FP32 ops per lane per cycle, 32 MiB vector memory, 330 GB/s HBM, 700 MHz,
+ * a 32768-cycle preemption time slice and a 384-cycle SA context switch.
+ */
+static const v10_npu isca23 = {
+    .name = "v10-isca23",
+    .sa_count = 1,
+    .sa_rows = 128,
+    .sa_cols = 128,
+    .sa_dataflow = V10_DF_WS,
+    .sa_prefetch_weights = 1,
+    .vu_count = 1,
+    .vu_lanes = 8 * 128,
+    .vu_ops_per_lane = 2,
+    /* Our choice: a VU chunk of 1024 cycles is the VU preemption point. */
+    .vu_tile_cycles = 1024,
+    .vmem_bytes = 32 * MiB,
+    .hbm_gbps = 330.0,
+    .clock_mhz = 700.0,
+    /* Our choice: instruction fetch/decode and DMA set-up per operator. */
+    .issue_cycles = 64,
+    .slice_cycles = 32768,
+    .sa_switch_cycles = 384,
+    /* From the register-file size: 32 vector registers of 8x128 x 32 bit
+     * (TPU VU, Norrie et al., IEEE Micro 2021) saved and restored at one
+     * register per cycle to vector memory: 2 x 32 = 64 cycles. */
+    .vu_switch_cycles = 64,
+    /* The paper puts PMT's task switch at 20-40 µs; we take the middle. */
+    .pmt_switch_us = 30.0,
+};
+
+typedef struct preset {
+    const char *name;
+    void (*make)(v10_npu *n);
+} preset;
+
+static void mk_isca23(v10_npu *n) { *n = isca23; }
+
+/* Scalability study (DESIGN §7): k SAs and k VUs, HBM scaled with them. */
+static void scale(v10_npu *n, uint32_t k, const char *name)
+{
+    *n = isca23;
+    snprintf(n->name, sizeof n->name, "%s", name);
+    n->sa_count = k;
+    n->vu_count = k;
+    n->hbm_gbps = isca23.hbm_gbps * k;
+}
+static void mk_2x(v10_npu *n) { scale(n, 2, "v10-isca23-2x"); }
+static void mk_4x(v10_npu *n) { scale(n, 4, "v10-isca23-4x"); }
+static void mk_8x(v10_npu *n) { scale(n, 8, "v10-isca23-8x"); }
+
+/*
+ * One TensorCore of TPUv3: two 128x128 MXUs, 940 MHz, 900 GB/s of HBM per
+ * chip shared by two cores (Norrie et al., "The Design Process for Google's
+ * Training Chips: TPUv2 and TPUv3", IEEE Micro 41(2), 2021; Jouppi et al.,
+ * "Ten Lessons From Three Generations Shaped Google's TPUv4i", ISCA 2021).
+ */
+static void mk_tpuv3(v10_npu *n)
+{
+    *n = isca23;
+    snprintf(n->name, sizeof n->name, "tpuv3-core");
+    n->sa_count = 2;
+    n->clock_mhz = 940.0;
+    n->hbm_gbps = 900.0 / 2;
+    n->vmem_bytes = 32 * MiB;
+}
+
+/*
+ * One TensorCore of TPUv4: four 128x128 MXUs, 1050 MHz, 1200 GB/s of HBM per
+ * chip shared by two cores (Jouppi et al., "TPU v4: An Optically
+ * Reconfigurable Supercomputer...", ISCA 2023, Table 1).
+ */
+static void mk_tpuv4(v10_npu *n)
+{
+    *n = isca23;
+    snprintf(n->name, sizeof n->name, "tpuv4-core");
+    n->sa_count = 4;
+    n->clock_mhz = 1050.0;
+    n->hbm_gbps = 1200.0 / 2;
+    n->vmem_bytes = 32 * MiB;
+}
+
+static const preset presets[] = {
+    {"v10-isca23", mk_isca23},  {"tpuv3-core", mk_tpuv3},       {"tpuv4-core", mk_tpuv4},
+    {"v10-isca23-2x", mk_2x},   {"v10-isca23-4x", mk_4x},       {"v10-isca23-8x", mk_8x},
+};
+#define N_PRESETS (sizeof presets / sizeof presets[0])
+
+const char *const v10_npu_preset_names[] = {
+    "v10-isca23", "tpuv3-core", "tpuv4-core", "v10-isca23-2x", "v10-isca23-4x",
+    "v10-isca23-8x", NULL,
+};
+
+int v10_npu_preset(const char *name, v10_npu *out, v10_err *err)
+{
+    for (size_t i = 0; i < N_PRESETS; i++)
+        if (!strcmp(name, presets[i].name)) {
+            presets[i].make(out);
+            return 0;
+        }
+    char list[256] = "";
+    for (size_t i = 0; i < N_PRESETS; i++) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, presets[i].name, sizeof list - strlen(list) - 1);
+    }
+    return v10_err_set(err, "unknown NPU preset '%s' (expected one of: %s, or a .json file)",
+                       name, list);
+}
+
+/* Field table: JSON key, kind, offset, valid range. */
+typedef enum { F_U32, F_U64, F_DBL, F_BOOL, F_DF } fkind;
+typedef struct field {
+    const char *key;
+    fkind kind;
+    size_t off;
+    double min, max;
+} field;
+
+#define F(k, t, lo, hi) {#k, t, offsetof(v10_npu, k), lo, hi}
+static const field fields[] = {
+    F(sa_count, F_U32, 1, 64),
+    F(sa_rows, F_U32, 1, 4096),
+    F(sa_cols, F_U32, 1, 4096),
+    F(sa_dataflow, F_DF, 0, 2),
+    F(sa_prefetch_weights, F_BOOL, 0, 1),
+    F(vu_count, F_U32, 1, 64),
+    F(vu_lanes, F_U32, 1, 1 << 20),
+    F(vu_ops_per_lane, F_U32, 1, 64),
+    F(vu_tile_cycles, F_U32, 1, 1 << 30),
+    F(vmem_bytes, F_U64, 1024, 1ull << 40),
+    F(hbm_gbps, F_DBL, 0.001, 1e6),
+    F(clock_mhz, F_DBL, 1, 1e5),
+    F(issue_cycles, F_U32, 0, 1 << 30),
+    F(slice_cycles, F_U64, 1, 1ull << 40),
+    F(sa_switch_cycles, F_U32, 0, 1 << 30),
+    F(vu_switch_cycles, F_U32, 0, 1 << 30),
+    F(pmt_switch_us, F_DBL, 0, 1e6),
+};
+#undef F
+#define N_FIELDS (sizeof fields / sizeof fields[0])
+
+static double get_field(const v10_npu *n, const field *f)
+{
+    const char *p = (const char *)n + f->off;
+    switch (f->kind) {
+    case F_U32: return *(const uint32_t *)(const void *)p;
+    case F_U64: return (double)*(const uint64_t *)(const void *)p;
+    case F_DBL: return *(const double *)(const void *)p;
+    case F_BOOL: return *(const int *)(const void *)p;
+    case F_DF: return *(const v10_dataflow *)(const void *)p;
+    }
+    return 0;
+}
+
+int v10_npu_validate(const v10_npu *n, v10_err *err)
+{
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        double v = get_field(n, &fields[i]);
+        if (!(v >= fields[i].min && v <= fields[i].max))
+            return v10_err_set(err, "NPU '%s': %s = %g is out of range [%g, %g]", n->name,
+                               fields[i].key, v, fields[i].min, fields[i].max);
+    }
+    return 0;
+}
+
+static int set_field(v10_npu *n, const field *f, const cJSON *v, const char *origin,
+                     v10_err *err)
+{
+    char *p = (char *)n + f->off;
+    if (f->kind == F_DF) {
+        if (!cJSON_IsString(v) || v10_dataflow_parse(v->valuestring, (v10_dataflow *)(void *)p))
+            return v10_err_set(err, "%s: key '%s': expected \"ws\", \"os\" or \"is\"", origin,
+                               f->key);
+        return 0;
+    }
+    if (f->kind == F_BOOL) {
+        if (!cJSON_IsBool(v))
+            return v10_err_set(err, "%s: key '%s': expected true or false", origin, f->key);
+        *(int *)(void *)p = cJSON_IsTrue(v);
+        return 0;
+    }
+    if (!cJSON_IsNumber(v))
+        return v10_err_set(err, "%s: key '%s': expected a number", origin, f->key);
+    double d = v->valuedouble;
+    if (!(d >= f->min && d <= f->max))
+        return v10_err_set(err, "%s: key '%s': %g is out of range [%g, %g]", origin, f->key, d,
+                           f->min, f->max);
+    if (f->kind != F_DBL && d != floor(d))
+        return v10_err_set(err, "%s: key '%s': expected an integer, got %g", origin, f->key, d);
+    switch (f->kind) {
+    case F_U32: *(uint32_t *)(void *)p = (uint32_t)d; break;
+    case F_U64: *(uint64_t *)(void *)p = (uint64_t)d; break;
+    case F_DBL: *(double *)(void *)p = d; break;
+    default: break;
+    }
+    return 0;
+}
+
+int v10_npu_from_json(const char *text, const char *origin, v10_npu *out, v10_err *err)
+{
+    cJSON *root = cJSON_Parse(text);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        int line = 1;
+        for (const char *c = text; at && c < at && *c; c++)
+            line += *c == '\n';
+        return v10_err_set(err, "%s:%d: malformed JSON", origin, line);
+    }
+    int rc = -1;
+    if (!cJSON_IsObject(root)) {
+        v10_err_set(err, "%s: expected a JSON object of NPU fields", origin);
+        goto done;
+    }
+    const cJSON *base = cJSON_GetObjectItemCaseSensitive(root, "base");
+    if (base && !cJSON_IsString(base)) {
+        v10_err_set(err, "%s: key 'base': expected a preset name", origin);
+        goto done;
+    }
+    if (v10_npu_preset(base ? base->valuestring : "v10-isca23", out, err)) {
+        v10_err_prefix(err, "%s: key 'base'", origin);
+        goto done;
+    }
+    const cJSON *v;
+    cJSON_ArrayForEach(v, root) {
+        if (!strcmp(v->string, "base"))
+            continue;
+        if (!strcmp(v->string, "name")) {
+            if (!cJSON_IsString(v) || !*v->valuestring ||
+                strlen(v->valuestring) >= sizeof out->name) {
+                v10_err_set(err, "%s: key 'name': expected a string of 1 to %d characters",
+                            origin, V10_NAME_MAX - 1);
+                goto done;
+            }
+            snprintf(out->name, sizeof out->name, "%s", v->valuestring);
+            continue;
+        }
+        size_t i = 0;
+        while (i < N_FIELDS && strcmp(fields[i].key, v->string))
+            i++;
+        if (i == N_FIELDS) {
+            v10_err_set(err, "%s: unknown key '%s' (see 'v10sim npu --format json')", origin,
+                        v->string);
+            goto done;
+        }
+        if (set_field(out, &fields[i], v, origin, err))
+            goto done;
+    }
+    if (!base && !cJSON_GetObjectItemCaseSensitive(root, "name"))
+        snprintf(out->name, sizeof out->name, "%s", origin);
+    rc = v10_npu_validate(out, err);
+done:
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* Reads a whole (small) file into a NUL-terminated buffer. */
+static char *slurp(const char *path, v10_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t r = fread(buf + len, 1, cap - len - 1, f);
+        len += r;
+        if (len + 1 < cap)
+            break;
+        if (cap >= (16u << 20)) {
+            free(buf);
+            buf = NULL;
+            v10_err_set(err, "%s: file larger than 16 MiB", path);
+            fclose(f);
+            return NULL;
+        }
+        char *nb = realloc(buf, cap *= 2);
+        if (!nb)
+            free(buf);
+        buf = nb;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf) {
+        v10_err_set(err, "%s: out of memory", path);
+        return NULL;
+    }
+    if (bad) {
+        free(buf);
+        v10_err_set(err, "%s: read error", path);
+        return NULL;
+    }
+    buf[len] = 0;
+    if (strlen(buf) != len) {
+        free(buf);
+        v10_err_set(err, "%s: contains a NUL byte", path);
+        return NULL;
+    }
+    return buf;
+}
+
+int v10_npu_resolve(const char *spec, v10_npu *out, v10_err *err)
+{
+    size_t l = strlen(spec);
+    if (!strchr(spec, '/') && !(l > 5 && !strcmp(spec + l - 5, ".json")))
+        return v10_npu_preset(spec, out, err);
+    char *text = slurp(spec, err);
+    if (!text)
+        return -1;
+    int rc = v10_npu_from_json(text, spec, out, err);
+    free(text);
+    return rc;
+}
+
+double v10_npu_hbm_bytes_per_cycle(const v10_npu *n)
+{
+    return n->hbm_gbps * 1e9 / (n->clock_mhz * 1e6);
+}
+
+uint64_t v10_npu_pmt_switch_cycles(const v10_npu *n)
+{
+    return v10_npu_us_to_cycles(n, n->pmt_switch_us);
+}
+
+double v10_npu_cycles_to_us(const v10_npu *n, double cycles) { return cycles / n->clock_mhz; }
+
+uint64_t v10_npu_us_to_cycles(const v10_npu *n, double us)
+{
+    return (uint64_t)llround(us * n->clock_mhz);
+}
+
+const char *v10_dataflow_name(v10_dataflow df)
+{
+    static const char *const names[] = {"ws", "os", "is"};
+    return names[df];
+}
+
+int v10_dataflow_parse(const char *s, v10_dataflow *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, v10_dataflow_name((v10_dataflow)i))) {
+            *out = (v10_dataflow)i;
+            return 0;
+        }
+    return -1;
+}
+
+cJSON *v10_npu_to_json(const v10_npu *n)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "name", n->name);
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        const field *f = &fields[i];
+        if (f->kind == F_DF)
+            cJSON_AddStringToObject(o, f->key, v10_dataflow_name(n->sa_dataflow));
+        else if (f->kind == F_BOOL)
+            cJSON_AddBoolToObject(o, f->key, get_field(n, f) != 0);
+        else
+            cJSON_AddNumberToObject(o, f->key, get_field(n, f));
+    }
+    return o;
+}

@@ -1,0 +1,275 @@
+/*
+ * model.c — the operator IR's storage and builders (see v10/model.h), and
+ * model specs ("NAME[:batch=N]", "PATH.csv").
+ *
+ * Byte accounting: tensors are bf16 (2 bytes) and live in HBM between
+ * operators, except inside a fused chain of element-wise VU ops, whose
+ * intermediates stay in vector memory.
+ */
+#include "v10/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "v10/cost.h"
+
+#define BYTES_PER_ELEM 2 /* bf16 */
+
+int v10_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (a && b > UINT64_MAX / a)
+        return -1;
+    *out = a * b;
+    return 0;
+}
+
+int v10_add_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (b > UINT64_MAX - a)
+        return -1;
+    *out = a + b;
+    return 0;
+}
+
+/* Multiplies n factors with overflow checking; -1 on overflow. */
+static int mul_n(uint64_t *out, int n, const uint64_t *f)
+{
+    uint64_t p = 1;
+    for (int i = 0; i < n; i++)
+        if (v10_mul_u64(p, f[i], &p))
+            return -1;
+    *out = p;
+    return 0;
+}
+#define MUL(out, ...) \
+    mul_n((out), (int)(sizeof((uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)), (uint64_t[]){__VA_ARGS__})
+
+const char *v10_fu_name(v10_fu_type fu) { return fu == V10_FU_SA ? "SA" : "VU"; }
+
+void v10_model_init(v10_model *m, const char *name, uint32_t batch)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->batch = batch;
+}
+
+void v10_model_fini(v10_model *m)
+{
+    free(m->ops);
+    m->ops = NULL;
+    m->n_ops = m->cap_ops = 0;
+}
+
+int v10_model_push(v10_model *m, const v10_op *op, v10_err *err)
+{
+    if (m->n_ops == m->cap_ops) {
+        size_t cap = m->cap_ops ? 2 * m->cap_ops : 64;
+        v10_op *ops = realloc(m->ops, cap * sizeof *ops);
+        if (!ops)
+            return v10_err_set(err, "%s: out of memory", m->name);
+        m->ops = ops;
+        m->cap_ops = cap;
+    }
+    m->ops[m->n_ops++] = *op;
+    return 0;
+}
+
+int v10_model_copy(v10_model *dst, const v10_model *src, v10_err *err)
+{
+    v10_model_init(dst, src->name, src->batch);
+    for (size_t i = 0; i < src->n_ops; i++)
+        if (v10_model_push(dst, &src->ops[i], err)) {
+            v10_model_fini(dst);
+            return -1;
+        }
+    return 0;
+}
+
+static void op_init(v10_op *op, const char *name, v10_fu_type fu, v10_op_kind kind)
+{
+    memset(op, 0, sizeof *op);
+    snprintf(op->name, sizeof op->name, "%s", name);
+    op->fu = fu;
+    op->kind = kind;
+    op->count = 1;
+}
+
+static int overflow(v10_model *m, const char *name, v10_err *err)
+{
+    return v10_err_set(err, "%s: operator %s: size overflows 64 bits", m->name, name);
+}
+
+int v10_model_gemm(v10_model *m, const char *name, uint64_t count, uint64_t M,
+                   uint64_t N, uint64_t K, int weights_in_hbm, v10_err *err)
+{
+    if (!count || !M || !N || !K)
+        return v10_err_set(err, "%s: operator %s: GEMM dimensions must be positive "
+                                "(count=%llu M=%llu N=%llu K=%llu)", m->name, name,
+                           (unsigned long long)count, (unsigned long long)M,
+                           (unsigned long long)N, (unsigned long long)K);
+    v10_op op;
+    op_init(&op, name, V10_FU_SA, V10_OP_GEMM);
+    op.count = count;
+    op.m = M;
+    op.n = N;
+    op.k = K;
+    uint64_t a, b, c, sum;
+    if (MUL(&a, count, M, K, BYTES_PER_ELEM) ||
+        MUL(&b, weights_in_hbm ? 1 : count, K, N, BYTES_PER_ELEM) ||
+        MUL(&c, count, M, N, BYTES_PER_ELEM) || v10_add_u64(a, b, &sum) ||
+        v10_add_u64(sum, c, &op.hbm_bytes) || MUL(&sum, count, M, N, K))
+        return overflow(m, name, err);
+    /* Working set: the activations in and out (weights stream through). */
+    op.vmem_bytes = a + c;
+    return v10_model_push(m, &op, err);
+}
+
+int v10_model_conv(v10_model *m, const char *name, uint64_t batch, uint64_t h,
+                   uint64_t w, uint64_t c, uint64_t filters, uint64_t kh,
+                   uint64_t kw, uint64_t stride, uint64_t pad, v10_err *err)
+{
+    if (!batch || !h || !w || !c || !filters || !kh || !kw || !stride)
+        return v10_err_set(err, "%s: operator %s: convolution dimensions must be positive",
+                           m->name, name);
+    if (h > UINT32_MAX || w > UINT32_MAX || pad > UINT32_MAX)
+        return overflow(m, name, err);
+    if (h + 2 * pad < kh || w + 2 * pad < kw)
+        return v10_err_set(err, "%s: operator %s: %llux%llu filter larger than the padded "
+                                "%llux%llu input", m->name, name, (unsigned long long)kh,
+                           (unsigned long long)kw, (unsigned long long)(h + 2 * pad),
+                           (unsigned long long)(w + 2 * pad));
+    uint64_t oh = (h + 2 * pad - kh) / stride + 1, ow = (w + 2 * pad - kw) / stride + 1;
+    uint64_t M, K, in;
+    if (MUL(&M, batch, oh, ow) || MUL(&K, kh, kw, c) || MUL(&in, batch, h, w, c, BYTES_PER_ELEM))
+        return overflow(m, name, err);
+    if (v10_model_gemm(m, name, 1, M, filters, K, 1, err))
+        return -1;
+    /* The lowered GEMM reads the input once per pixel, not im2col's K-fold copy. */
+    v10_op *op = &m->ops[m->n_ops - 1];
+    uint64_t wts = kh * kw * c * filters * BYTES_PER_ELEM, out = M * filters * BYTES_PER_ELEM;
+    op->hbm_bytes = in + wts + out;
+    op->vmem_bytes = in + out;
+    return 0;
+}
+
+int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
+                     uint64_t ops_per_elem, uint64_t in_tensors, int fusible,
+                     v10_err *err)
+{
+    if (!elems || !ops_per_elem)
+        return v10_err_set(err, "%s: operator %s: vector op needs elements and ops",
+                           m->name, name);
+    uint64_t bytes, ops;
+    if (MUL(&bytes, elems, in_tensors + 1, BYTES_PER_ELEM) || MUL(&ops, elems, ops_per_elem))
+        return overflow(m, name, err);
+    v10_op *prev = m->n_ops ? &m->ops[m->n_ops - 1] : NULL;
+    if (fusible && prev && prev->fusible && prev->kind == V10_OP_VECTOR && prev->elems == elems) {
+        /* Fuse: the chained input stays in vector memory; extra inputs and
+         * the per-element work add up; the output replaces the previous one. */
+        uint64_t extra = in_tensors ? (in_tensors - 1) * elems * BYTES_PER_ELEM : 0;
+        if (v10_add_u64(prev->ops_per_elem, ops_per_elem, &prev->ops_per_elem) ||
+            v10_add_u64(prev->hbm_bytes, extra, &prev->hbm_bytes))
+            return overflow(m, name, err);
+        size_t l = strlen(prev->name);
+        if (l + 2 < sizeof prev->name)
+            snprintf(prev->name + l, sizeof prev->name - l, "+%s", name);
+        return 0;
+    }
+    v10_op op;
+    op_init(&op, name, V10_FU_VU, V10_OP_VECTOR);
+    op.elems = elems;
+    op.ops_per_elem = ops_per_elem;
+    op.hbm_bytes = bytes;
+    op.vmem_bytes = bytes;
+    op.fusible = fusible;
+    return v10_model_push(m, &op, err);
+}
+
+int v10_model_gather(v10_model *m, const char *name, uint64_t rows, uint64_t dim,
+                     v10_err *err)
+{
+    if (!rows || !dim)
+        return v10_err_set(err, "%s: operator %s: gather needs rows and a dimension",
+                           m->name, name);
+    v10_op op;
+    op_init(&op, name, V10_FU_VU, V10_OP_GATHER);
+    if (MUL(&op.elems, rows, dim) || MUL(&op.hbm_bytes, rows, dim, 2 * BYTES_PER_ELEM))
+        return overflow(m, name, err);
+    op.ops_per_elem = 1;
+    op.vmem_bytes = op.hbm_bytes / 2;
+    return v10_model_push(m, &op, err);
+}
+
+/* Splits "NAME[:batch=N]" into name and batch (0 if absent). */
+static int parse_spec(const char *spec, char *name, size_t name_sz, uint32_t *batch,
+                      v10_err *err)
+{
+    *batch = 0;
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (len == 0)
+        return v10_err_set(err, "model '%s': empty name", spec);
+    if (len >= name_sz)
+        return v10_err_set(err, "model '%s': name too long", spec);
+    memcpy(name, spec, len);
+    name[len] = 0;
+    while (colon) {
+        const char *kv = colon + 1;
+        colon = strchr(kv, ':');
+        size_t kl = colon ? (size_t)(colon - kv) : strlen(kv);
+        if (kl > 6 && !strncmp(kv, "batch=", 6)) {
+            char num[32];
+            size_t nl = kl - 6;
+            if (nl >= sizeof num)
+                return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536]", spec);
+            memcpy(num, kv + 6, nl);
+            num[nl] = 0;
+            char *end;
+            unsigned long v = strtoul(num, &end, 10);
+            if (*end || num[0] == '-' || num[0] == '+' || v < 1 || v > 65536)
+                return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536], "
+                                        "got '%s'", spec, num);
+            *batch = (uint32_t)v;
+        } else {
+            return v10_err_set(err, "model '%s': unknown option '%.*s' (expected batch=N)",
+                               spec, (int)kl, kv);
+        }
+    }
+    return 0;
+}
+
+static int is_path(const char *name)
+{
+    size_t l = strlen(name);
+    return strchr(name, '/') || (l > 4 && !strcmp(name + l - 4, ".csv"));
+}
+
+int v10_model_load(const char *spec, const v10_npu *npu, v10_model *out, v10_err *err)
+{
+    char name[1024];
+    uint32_t batch;
+    memset(out, 0, sizeof *out);
+    if (parse_spec(spec, name, sizeof name, &batch, err))
+        return -1;
+    if (is_path(name)) {
+        if (v10_trace_csv_read(name, npu, out, err))
+            return -1;
+        if (batch)
+            out->batch = batch;
+    } else {
+        uint32_t def;
+        if (!batch && v10_zoo_default_batch(name, &def) == 0)
+            batch = def;
+        if (v10_zoo_build(name, batch ? batch : 1, out, err))
+            return -1;
+    }
+    if (out->n_ops == 0) {
+        v10_model_fini(out);
+        return v10_err_set(err, "model '%s': no operators", spec);
+    }
+    if (v10_cost_model(npu, out, err)) {
+        v10_model_fini(out);
+        return -1;
+    }
+    return 0;
+}

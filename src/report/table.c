@@ -1,0 +1,314 @@
+/*
+ * table.c — renders a v10_tab as text, CSV or JSON (see v10/table.h).
+ *
+ * Cells are kept as typed values in one flat array, row-major; a row is
+ * complete when it has exactly one cell per column (asserted).
+ */
+#include "v10/table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "v10/err.h"
+
+typedef struct col {
+    char *name;
+    v10_col_kind kind;
+    int digits;
+} col;
+
+typedef struct cell {
+    char *s;
+    int64_t i;
+    double r;
+} cell;
+
+struct v10_tab {
+    col *cols;
+    size_t n_cols;
+    cell *cells;     /* n_rows * n_cols */
+    size_t n_cells, cap_cells;
+    unsigned char *footer; /* per row */
+    size_t n_rows, cap_rows;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fprintf(stderr, "v10sim: out of memory\n");
+        exit(3);
+    }
+    return q;
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = xrealloc(NULL, n);
+    memcpy(d, s, n);
+    return d;
+}
+
+v10_tab *v10_tab_create(void)
+{
+    v10_tab *t = xrealloc(NULL, sizeof *t);
+    memset(t, 0, sizeof *t);
+    return t;
+}
+
+void v10_tab_destroy(v10_tab *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n_cols; i++)
+        free(t->cols[i].name);
+    for (size_t i = 0; i < t->n_cells; i++)
+        free(t->cells[i].s);
+    free(t->cols);
+    free(t->cells);
+    free(t->footer);
+    free(t);
+}
+
+void v10_tab_col(v10_tab *t, const char *name, v10_col_kind kind, int digits)
+{
+    V10_ASSERT(t->n_rows == 0);
+    t->cols = xrealloc(t->cols, (t->n_cols + 1) * sizeof *t->cols);
+    t->cols[t->n_cols++] = (col){xstrdup(name), kind, digits};
+}
+
+void v10_tab_row(v10_tab *t)
+{
+    V10_ASSERT(t->n_cells == t->n_rows * t->n_cols);
+    if (t->n_rows == t->cap_rows) {
+        t->cap_rows = t->cap_rows ? 2 * t->cap_rows : 16;
+        t->footer = xrealloc(t->footer, t->cap_rows);
+    }
+    t->footer[t->n_rows++] = 0;
+}
+
+void v10_tab_footer(v10_tab *t)
+{
+    V10_ASSERT(t->n_rows > 0);
+    t->footer[t->n_rows - 1] = 1;
+}
+
+static cell *next_cell(v10_tab *t, v10_col_kind kind)
+{
+    V10_ASSERT(t->n_rows > 0 && t->n_cells < t->n_rows * t->n_cols);
+    V10_ASSERT(t->cols[t->n_cells % t->n_cols].kind == kind);
+    if (t->n_cells == t->cap_cells) {
+        t->cap_cells = t->cap_cells ? 2 * t->cap_cells : 64;
+        t->cells = xrealloc(t->cells, t->cap_cells * sizeof *t->cells);
+    }
+    cell *c = &t->cells[t->n_cells++];
+    memset(c, 0, sizeof *c);
+    return c;
+}
+
+void v10_tab_str(v10_tab *t, const char *s) { next_cell(t, V10_COL_STR)->s = xstrdup(s); }
+void v10_tab_int(v10_tab *t, int64_t v) { next_cell(t, V10_COL_INT)->i = v; }
+void v10_tab_real(v10_tab *t, double v) { next_cell(t, V10_COL_REAL)->r = v; }
+
+size_t v10_tab_rows(const v10_tab *t) { return t->n_rows; }
+
+/* Formats one cell as text into buf. */
+static void fmt_cell(const col *c, const cell *v, char *buf, size_t n)
+{
+    switch (c->kind) {
+    case V10_COL_STR:
+        snprintf(buf, n, "%s", v->s);
+        break;
+    case V10_COL_INT:
+        snprintf(buf, n, "%lld", (long long)v->i);
+        break;
+    case V10_COL_REAL:
+        if (!isfinite(v->r))
+            snprintf(buf, n, "%s", isnan(v->r) ? "nan" : (v->r > 0 ? "inf" : "-inf"));
+        else
+            snprintf(buf, n, "%.*f", c->digits, v->r);
+        break;
+    }
+}
+
+static int write_text(const v10_tab *t, FILE *f)
+{
+    size_t *w = calloc(t->n_cols ? t->n_cols : 1, sizeof *w);
+    if (!w)
+        return -1;
+    char buf[256];
+    for (size_t j = 0; j < t->n_cols; j++)
+        w[j] = strlen(t->cols[j].name);
+    for (size_t i = 0; i < t->n_rows; i++)
+        for (size_t j = 0; j < t->n_cols; j++) {
+            fmt_cell(&t->cols[j], &t->cells[i * t->n_cols + j], buf, sizeof buf);
+            size_t l = strlen(buf);
+            if (l > w[j])
+                w[j] = l;
+        }
+    size_t total = 0;
+    for (size_t j = 0; j < t->n_cols; j++)
+        total += w[j] + (j ? 2 : 0);
+    for (size_t j = 0; j < t->n_cols; j++) {
+        if (t->cols[j].kind == V10_COL_STR)
+            fprintf(f, "%s%-*s", j ? "  " : "", (int)w[j], t->cols[j].name);
+        else
+            fprintf(f, "%s%*s", j ? "  " : "", (int)w[j], t->cols[j].name);
+    }
+    fputc('\n', f);
+    for (size_t k = 0; k < total; k++)
+        fputc('-', f);
+    fputc('\n', f);
+    for (size_t i = 0; i < t->n_rows; i++) {
+        if (t->footer[i] && (i == 0 || !t->footer[i - 1])) {
+            for (size_t k = 0; k < total; k++)
+                fputc('-', f);
+            fputc('\n', f);
+        }
+        for (size_t j = 0; j < t->n_cols; j++) {
+            fmt_cell(&t->cols[j], &t->cells[i * t->n_cols + j], buf, sizeof buf);
+            if (t->cols[j].kind == V10_COL_STR)
+                fprintf(f, "%s%-*s", j ? "  " : "", (int)w[j], buf);
+            else
+                fprintf(f, "%s%*s", j ? "  " : "", (int)w[j], buf);
+        }
+        fputc('\n', f);
+    }
+    free(w);
+    return 0;
+}
+
+/* CSV quoting per RFC 4180: quote fields with comma, quote or newline. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int write_csv(const v10_tab *t, FILE *f)
+{
+    char buf[256];
+    for (size_t j = 0; j < t->n_cols; j++) {
+        if (j)
+            fputc(',', f);
+        csv_field(f, t->cols[j].name);
+    }
+    fputc('\n', f);
+    for (size_t i = 0; i < t->n_rows; i++) {
+        for (size_t j = 0; j < t->n_cols; j++) {
+            if (j)
+                fputc(',', f);
+            const col *c = &t->cols[j];
+            const cell *v = &t->cells[i * t->n_cols + j];
+            if (c->kind == V10_COL_REAL && isfinite(v->r))
+                snprintf(buf, sizeof buf, "%.*g", 17, v->r);
+            else
+                fmt_cell(c, v, buf, sizeof buf);
+            csv_field(f, buf);
+        }
+        fputc('\n', f);
+    }
+    return 0;
+}
+
+static cJSON *cell_json(const col *c, const cell *v)
+{
+    switch (c->kind) {
+    case V10_COL_STR:
+        return cJSON_CreateString(v->s);
+    case V10_COL_INT:
+        return cJSON_CreateNumber((double)v->i);
+    case V10_COL_REAL:
+        return isfinite(v->r) ? cJSON_CreateNumber(v->r) : cJSON_CreateNull();
+    }
+    return NULL;
+}
+
+cJSON *v10_tab_to_json(const v10_tab *t)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr)
+        return NULL;
+    for (size_t i = 0; i < t->n_rows; i++) {
+        cJSON *obj = cJSON_CreateObject();
+        if (!obj || !cJSON_AddItemToArray(arr, obj))
+            goto oom;
+        for (size_t j = 0; j < t->n_cols; j++) {
+            const col *c = &t->cols[j];
+            cJSON *v = cell_json(c, &t->cells[i * t->n_cols + j]);
+            if (!v)
+                goto oom;
+            const char *dot = strchr(c->name, '.');
+            if (!dot) {
+                cJSON_AddItemToObject(obj, c->name, v);
+                continue;
+            }
+            char head[128];
+            size_t hl = (size_t)(dot - c->name);
+            if (hl >= sizeof head)
+                hl = sizeof head - 1;
+            memcpy(head, c->name, hl);
+            head[hl] = 0;
+            cJSON *sub = cJSON_GetObjectItemCaseSensitive(obj, head);
+            if (!sub) {
+                sub = cJSON_CreateObject();
+                if (!sub) {
+                    cJSON_Delete(v);
+                    goto oom;
+                }
+                cJSON_AddItemToObject(obj, head, sub);
+            }
+            cJSON_AddItemToObject(sub, dot + 1, v);
+        }
+    }
+    return arr;
+oom:
+    cJSON_Delete(arr);
+    return NULL;
+}
+
+int v10_tab_write(const v10_tab *t, v10_format fmt, FILE *f)
+{
+    switch (fmt) {
+    case V10_FMT_TABLE:
+        return write_text(t, f);
+    case V10_FMT_CSV:
+        return write_csv(t, f);
+    case V10_FMT_JSON: {
+        cJSON *j = v10_tab_to_json(t);
+        char *s = j ? cJSON_Print(j) : NULL;
+        cJSON_Delete(j);
+        if (!s)
+            return -1;
+        fputs(s, f);
+        fputc('\n', f);
+        free(s);
+        return 0;
+    }
+    }
+    return -1;
+}
+
+int v10_format_parse(const char *s, v10_format *out)
+{
+    if (!strcmp(s, "table"))
+        *out = V10_FMT_TABLE;
+    else if (!strcmp(s, "json"))
+        *out = V10_FMT_JSON;
+    else if (!strcmp(s, "csv"))
+        *out = V10_FMT_CSV;
+    else
+        return -1;
+    return 0;
+}
