@@ -32,8 +32,19 @@ int v10_cost_model(const v10_npu *npu, v10_model *m, v10_err *err);
 /* Standalone latency of one request (sum of op cycles). */
 uint64_t v10_model_cycles(const v10_model *m);
 
-/* Extra HBM bytes an op incurs when its tenant's vector-memory share is
- * `share_bytes` (spill and refill of the working set that does not fit). */
+/*
+ * Vector-memory sharing.  A GEMM keeps its smaller operand (vmem_bytes)
+ * resident and streams the other (restream_bytes) past it; when the
+ * resident operand exceeds the tenant's share it is split into
+ * ceil(vmem_bytes / share) chunks and the other operand is streamed once
+ * per chunk (classic blocking).  Returns the extra HBM bytes.
+ */
 uint64_t v10_cost_spill_bytes(const v10_op *op, uint64_t share_bytes);
+
+/* Standalone cycles of a costed op when its tenant holds `share_bytes` of
+ * vector memory; *bytes gets its HBM traffic including spills.  With
+ * share_bytes = npu->vmem_bytes this equals op->cycles. */
+uint64_t v10_cost_shared_cycles(const v10_npu *npu, const v10_op *op, uint64_t share_bytes,
+                                uint64_t *bytes);
 
 #endif

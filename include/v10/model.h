@@ -48,7 +48,11 @@ typedef struct v10_op {
     uint64_t elems;            /* VU: elements processed */
     uint64_t ops_per_elem;     /* VU: ALU ops per element */
     uint64_t hbm_bytes;        /* HBM traffic, bytes */
-    uint64_t vmem_bytes;       /* vector-memory working set, bytes */
+    uint64_t vmem_bytes;       /* resident operand (the smaller GEMM operand,
+                                  kept in vector memory while the other
+                                  streams past it), bytes; 0 for streaming ops */
+    uint64_t restream_bytes;   /* the streamed operand, re-read once per extra
+                                  chunk when vmem_bytes exceeds the share */
     uint64_t given_cycles;     /* RAW: FU cycles at full speed */
     uint32_t given_tiles;      /* RAW: tiles (0: derive) */
     int fusible;               /* element-wise: the next one may fuse in */
@@ -56,7 +60,8 @@ typedef struct v10_op {
     uint64_t macs;             /* multiply-accumulates (SA) */
     uint64_t flops;            /* 2 x macs for SA, elems x ops for VU */
     uint64_t compute_cycles;   /* FU cycles with ideal memory */
-    uint64_t mem_cycles;       /* HBM bytes / bandwidth, cycles */
+    uint64_t spill_bytes;      /* extra HBM traffic with the whole vector memory */
+    uint64_t mem_cycles;       /* (HBM + spill bytes) / bandwidth, cycles */
     uint64_t cycles;           /* standalone duration, cycles */
     uint32_t tiles;            /* preemption granularity (SA folds, VU chunks) */
 } v10_op;

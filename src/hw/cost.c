@@ -16,8 +16,10 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); 
 int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
 {
     uint64_t compute = 0, tiles = 1;
-    op->macs = 0;
-    op->flops = 0;
+    if (op->kind != V10_OP_RAW) {
+        op->macs = 0;
+        op->flops = 0;
+    }
     switch (op->kind) {
     case V10_OP_GEMM: {
         uint64_t folds, per, t;
@@ -47,15 +49,16 @@ int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
         compute = op->given_cycles;
         tiles = op->given_tiles ? op->given_tiles
                                 : ceil_div(compute ? compute : 1, npu->vu_tile_cycles);
-        op->macs = op->fu == V10_FU_SA ? op->macs : 0;
         break;
     }
-    double mem = ceil((double)op->hbm_bytes / v10_npu_hbm_bytes_per_cycle(npu));
-    if (!(mem < 1.8e19))
-        return v10_err_set(err, "operator %s: HBM time overflows 64 bits", op->name);
     if (tiles > UINT32_MAX)
         tiles = UINT32_MAX; /* a preemption point every 2^32th of the op is plenty */
     op->compute_cycles = compute;
+    double spill = (double)v10_cost_spill_bytes(op, npu->vmem_bytes);
+    double mem = ceil(((double)op->hbm_bytes + spill) / v10_npu_hbm_bytes_per_cycle(npu));
+    if (!(mem < 1.8e19) || !(spill < 1.8e19))
+        return v10_err_set(err, "operator %s: HBM time overflows 64 bits", op->name);
+    op->spill_bytes = (uint64_t)spill;
     op->mem_cycles = (uint64_t)mem;
     uint64_t body = compute > op->mem_cycles ? compute : op->mem_cycles;
     if (v10_add_u64(body, npu->issue_cycles, &op->cycles))
@@ -84,11 +87,23 @@ uint64_t v10_model_cycles(const v10_model *m)
     return total;
 }
 
-/*
- * Our model of a vector-memory share smaller than an operator's working set:
- * the part that does not fit is written to HBM and read back once.
- */
 uint64_t v10_cost_spill_bytes(const v10_op *op, uint64_t share_bytes)
 {
-    return op->vmem_bytes > share_bytes ? 2 * (op->vmem_bytes - share_bytes) : 0;
+    if (op->vmem_bytes <= share_bytes || share_bytes == 0)
+        return 0;
+    double chunks = ceil((double)op->vmem_bytes / (double)share_bytes);
+    double extra = (chunks - 1) * (double)op->restream_bytes;
+    return extra < 1.8e19 ? (uint64_t)extra : UINT64_MAX;
+}
+
+uint64_t v10_cost_shared_cycles(const v10_npu *npu, const v10_op *op, uint64_t share_bytes,
+                                uint64_t *bytes)
+{
+    double total = (double)op->hbm_bytes + (double)v10_cost_spill_bytes(op, share_bytes);
+    double mem = ceil(total / v10_npu_hbm_bytes_per_cycle(npu));
+    if (mem > 1.8e19)
+        mem = 1.8e19;
+    *bytes = total < 1.8e19 ? (uint64_t)total : UINT64_MAX;
+    uint64_t body = op->compute_cycles > (uint64_t)mem ? op->compute_cycles : (uint64_t)mem;
+    return body + npu->issue_cycles;
 }

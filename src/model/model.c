@@ -119,8 +119,9 @@ int v10_model_gemm(v10_model *m, const char *name, uint64_t count, uint64_t M,
         MUL(&c, count, M, N, BYTES_PER_ELEM) || v10_add_u64(a, b, &sum) ||
         v10_add_u64(sum, c, &op.hbm_bytes) || MUL(&sum, count, M, N, K))
         return overflow(m, name, err);
-    /* Working set: the activations in and out (weights stream through). */
-    op.vmem_bytes = a + c;
+    /* The smaller operand (per product) stays resident; the other streams. */
+    op.vmem_bytes = a < b ? a / count : (weights_in_hbm ? b : b / count);
+    op.restream_bytes = a < b ? b : a;
     return v10_model_push(m, &op, err);
 }
 
@@ -148,7 +149,8 @@ int v10_model_conv(v10_model *m, const char *name, uint64_t batch, uint64_t h,
     v10_op *op = &m->ops[m->n_ops - 1];
     uint64_t wts = kh * kw * c * filters * BYTES_PER_ELEM, out = M * filters * BYTES_PER_ELEM;
     op->hbm_bytes = in + wts + out;
-    op->vmem_bytes = in + out;
+    op->vmem_bytes = in < wts ? in : wts;
+    op->restream_bytes = in < wts ? wts : in;
     return 0;
 }
 
@@ -179,8 +181,7 @@ int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
     op_init(&op, name, V10_FU_VU, V10_OP_VECTOR);
     op.elems = elems;
     op.ops_per_elem = ops_per_elem;
-    op.hbm_bytes = bytes;
-    op.vmem_bytes = bytes;
+    op.hbm_bytes = bytes; /* streaming: nothing stays resident */
     op.fusible = fusible;
     return v10_model_push(m, &op, err);
 }
@@ -196,7 +197,6 @@ int v10_model_gather(v10_model *m, const char *name, uint64_t rows, uint64_t dim
     if (MUL(&op.elems, rows, dim) || MUL(&op.hbm_bytes, rows, dim, 2 * BYTES_PER_ELEM))
         return overflow(m, name, err);
     op.ops_per_elem = 1;
-    op.vmem_bytes = op.hbm_bytes / 2;
     return v10_model_push(m, &op, err);
 }
 

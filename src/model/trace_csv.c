@@ -7,7 +7,8 @@
  *   fu          required: SA or VU
  *   cycles | us required (one of): FU time at full speed with ideal memory
  *   hbm_bytes   HBM traffic (default 0)
- *   name, tiles, macs, flops, vmem_bytes   optional
+ *   name, tiles, macs, flops        optional
+ *   vmem_bytes, restream_bytes       optional: vector-memory residency (cost.h)
  */
 #include <errno.h>
 #include <math.h>
@@ -16,9 +17,10 @@
 
 #include "v10/model.h"
 
-enum { C_NAME, C_FU, C_CYCLES, C_US, C_BYTES, C_TILES, C_MACS, C_FLOPS, C_VMEM, C_N };
+enum { C_NAME, C_FU, C_CYCLES, C_US, C_BYTES, C_TILES, C_MACS, C_FLOPS, C_VMEM, C_RESTREAM, C_N };
 static const char *const col_names[C_N] = {"name", "fu", "cycles", "us", "hbm_bytes",
-                                           "tiles", "macs", "flops", "vmem_bytes"};
+                                           "tiles", "macs", "flops", "vmem_bytes",
+                                           "restream_bytes"};
 #define MAX_FIELDS 32
 #define MAX_LINE 4096
 
@@ -98,7 +100,7 @@ int v10_trace_csv_read(const char *path, const v10_npu *npu, v10_model *out, v10
                     c++;
                 if (c == C_N) {
                     v10_err_set(err, "%s:%d: unknown column '%s' (expected name, fu, cycles "
-                                     "or us, hbm_bytes, tiles, macs, flops, vmem_bytes)",
+                                     "or us, hbm_bytes, tiles, macs, flops, vmem_bytes, restream_bytes)",
                                 path, lineno, fld[j]);
                     goto fail;
                 }
@@ -162,6 +164,7 @@ int v10_trace_csv_read(const char *path, const v10_npu *npu, v10_model *out, v10
         struct { int c; uint64_t *dst; uint64_t max; } opt[] = {
             {C_BYTES, &op.hbm_bytes, 1ull << 50}, {C_MACS, &op.macs, 1ull << 60},
             {C_FLOPS, &op.flops, 1ull << 61},     {C_VMEM, &op.vmem_bytes, 1ull << 50},
+            {C_RESTREAM, &op.restream_bytes, 1ull << 50},
         };
         for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++) {
             if (col[opt[k].c] < 0)
@@ -213,7 +216,7 @@ int v10_trace_csv_write(const v10_model *m, const v10_npu *npu, FILE *f)
 {
     fprintf(f, "# v10sim operator trace: model=%s batch=%u npu=%s\n", m->name, m->batch,
             npu->name);
-    fprintf(f, "name,fu,cycles,hbm_bytes,tiles,macs,flops,vmem_bytes\n");
+    fprintf(f, "name,fu,cycles,hbm_bytes,tiles,macs,flops,vmem_bytes,restream_bytes\n");
     for (size_t i = 0; i < m->n_ops; i++) {
         const v10_op *op = &m->ops[i];
         char name[V10_OPNAME_MAX];
@@ -221,10 +224,11 @@ int v10_trace_csv_write(const v10_model *m, const v10_npu *npu, FILE *f)
         for (char *c = name; *c; c++)
             if (*c == ',')
                 *c = ';';
-        fprintf(f, "%s,%s,%llu,%llu,%u,%llu,%llu,%llu\n", name, v10_fu_name(op->fu),
+        fprintf(f, "%s,%s,%llu,%llu,%u,%llu,%llu,%llu,%llu\n", name, v10_fu_name(op->fu),
                 (unsigned long long)(op->compute_cycles ? op->compute_cycles : 1),
                 (unsigned long long)op->hbm_bytes, op->tiles, (unsigned long long)op->macs,
-                (unsigned long long)op->flops, (unsigned long long)op->vmem_bytes);
+                (unsigned long long)op->flops, (unsigned long long)op->vmem_bytes,
+                (unsigned long long)op->restream_bytes);
     }
     return ferror(f) ? -1 : 0;
 }
