@@ -1,0 +1,32 @@
+/*
+ * report.h — writers for run results: the summary table, JSON, CSV, and the
+ * Perfetto / Chrome trace-event timeline.  Writers only write; the caller
+ * owns the stream (and makes file output atomic, see src/cli/cli.h).
+ */
+#ifndef V10_REPORT_H
+#define V10_REPORT_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "v10/sim.h"
+#include "v10/table.h"
+
+/* The whole run as one JSON object (version, config, seed, metrics, perf);
+ * caller owns it; NULL on allocation failure. */
+cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r);
+
+/* Writes one run in the given format.  Returns -1 on allocation or write failure. */
+int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_format fmt, FILE *f);
+
+/* Appends one row per tenant to a comparison table (one run per policy). */
+void v10_report_compare_cols(v10_tab *t);
+void v10_report_compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
+
+/* Writes the timeline of a traced run as Chrome trace-event JSON (opens in
+ * ui.perfetto.dev).  Reloads the tenants' models for operator names. */
+int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_run_result *r,
+                    FILE *f, v10_err *err);
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * sim.h — one multi-tenant simulation: tenants share one NPU core under a
+ * scheduling policy (DESIGN §4-§6).  A run is a pure function of its
+ * v10_run_config: same config and seed, same result (perf fields aside).
+ *
+ * Ownership: v10_run fills a caller-owned v10_run_result whose arrays it
+ * allocates; v10_run_result_fini frees them.  The config is borrowed.
+ */
+#ifndef V10_SIM_H
+#define V10_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "v10/err.h"
+#include "v10/model.h"
+#include "v10/npu.h"
+
+#define V10_SPEC_MAX 512
+
+/* One tenant: "MODEL[:batch=N][:priority=P][:rate=RPS][:outstanding=N][:slo_us=X]". */
+typedef struct v10_tenant_spec {
+    char model[V10_SPEC_MAX]; /* zoo name or trace CSV path, with :batch=N */
+    uint32_t batch;           /* 0: the model's default */
+    double priority;          /* weight in (0, 1000], default 1 */
+    double rate_rps;          /* Poisson arrivals; 0: closed loop */
+    uint32_t outstanding;     /* closed loop: requests in flight, default 1 */
+    double slo_us;            /* latency SLO; 0: none */
+} v10_tenant_spec;
+
+int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err);
+
+/* Policy parameters, every one with a documented default (v10_policy_params_default). */
+typedef struct v10_policy_params {
+    uint64_t slice_cycles;      /* V10 preemption timer; 0: the NPU's */
+    double pmt_slice_us;        /* PMT/PREMA time slice (quantum) */
+    int pmt_share_priority;     /* PMT: 1 slices proportional to priority */
+    double prema_drain_frac;    /* PREMA: drain if the running task needs < this
+                                   fraction of a slice to finish */
+} v10_policy_params;
+
+void v10_policy_params_default(v10_policy_params *p);
+
+/* A trace event recorded when v10_run_config.trace is set. */
+typedef enum v10_trace_kind {
+    V10_TR_OP = 0,   /* an operator execution segment on an FU */
+    V10_TR_SWITCH,   /* a context switch occupying an FU */
+    V10_TR_PREEMPT,  /* instant: an operator was preempted on an FU */
+    V10_TR_REQUEST,  /* a request from arrival to completion */
+} v10_trace_kind;
+
+typedef struct v10_trace_rec {
+    uint64_t start, end; /* cycles */
+    int32_t fu;          /* FU index, -1 for requests */
+    int32_t tenant;
+    uint32_t op;         /* op index in the model, or request index */
+    uint8_t kind;        /* v10_trace_kind */
+} v10_trace_rec;
+
+typedef struct v10_trace {
+    v10_trace_rec *recs;
+    size_t n, cap;
+    int oom; /* set if a record could not be stored */
+} v10_trace;
+
+typedef struct v10_run_config {
+    v10_npu npu;
+    char policy[V10_NAME_MAX];
+    v10_policy_params params;
+    const v10_tenant_spec *tenants;
+    size_t n_tenants;
+    uint64_t requests;       /* per tenant, >= 1 */
+    uint64_t warmup;         /* requests per tenant excluded from the window */
+    uint64_t seed;
+    int contention;          /* 1: running operators share HBM bandwidth */
+    int check;               /* 1: verify engine invariants while running */
+    v10_trace *trace;        /* optional timeline sink */
+} v10_run_config;
+
+void v10_run_config_default(v10_run_config *c);
+
+typedef struct v10_tenant_result {
+    char name[V10_NAME_MAX];       /* "t0:resnet50" style label */
+    char model[V10_NAME_MAX];
+    uint32_t batch;
+    double priority;
+    uint64_t completed;            /* requests completed (whole run) */
+    uint64_t alone_cycles;         /* standalone latency of one request */
+    double throughput_rps;         /* in the window (fractional progress) */
+    double np;                     /* normalized progress: throughput x alone latency */
+    double lat_avg_us, lat_p50_us, lat_p95_us, lat_p99_us;
+    double slo_attainment;         /* fraction of measured requests within SLO; -1: none */
+    uint64_t preemptions;          /* of this tenant's operators */
+    uint64_t active_cycles;        /* cycles holding an FU (V10 context table) */
+    double work_done;              /* standalone-equivalent cycles executed */
+} v10_tenant_result;
+
+typedef struct v10_fu_result {
+    int type;                      /* v10_fu_type */
+    int owner;                     /* spatial partition owner, -1 shared */
+    double speed;                  /* fraction of a physical FU */
+    uint64_t exec_cycles;          /* executing operators (whole run) */
+    uint64_t switch_cycles;        /* context switching (whole run) */
+    double work;                   /* standalone work executed on it */
+} v10_fu_result;
+
+typedef struct v10_run_result {
+    uint64_t window_start, window_end, end_cycle; /* cycles */
+    double util_sa, util_vu, util_hbm, util_overall, overlap, util_sa_flops;
+    double stp, antt, fairness, jain;
+    uint64_t preemptions, context_switches, switch_cycles;
+    uint64_t events;
+    double wall_seconds;
+    size_t n_tenants;
+    v10_tenant_result *tenants;
+    size_t n_fus;
+    v10_fu_result *fus;
+} v10_run_result;
+
+/* Loads the tenants' models, runs the simulation, computes the metrics.
+ * Returns -1 with err set on bad input (unknown model or policy, a policy
+ * that does not accept the tenant mix, ...). */
+int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err);
+void v10_run_result_fini(v10_run_result *r);
+
+void v10_trace_fini(v10_trace *t);
+
+/* Registry of policies (src/policy/registry.c). */
+typedef struct v10_policy_ops v10_policy_ops;
+size_t v10_policy_count(void);
+const v10_policy_ops *v10_policy_at(size_t i);
+const v10_policy_ops *v10_policy_find(const char *name);
+const char *v10_policy_name(const v10_policy_ops *p);
+const char *v10_policy_summary(const v10_policy_ops *p);
+const char *v10_policy_params_help(const v10_policy_ops *p);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * cmd_run.c — `v10sim run`: tenants sharing one NPU under a policy, or under
+ * several policies side by side (--policy all, or a comma-separated list).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "v10/report.h"
+#include "v10/sim.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: v10sim run --tenant SPEC [--tenant SPEC ...] [options]\n\n"
+        "Simulates tenants sharing one NPU core and prints utilization, throughput,\n"
+        "latency and fairness.\n\n"
+        "  SPEC = MODEL[:batch=N][:priority=P][:rate=RPS][:outstanding=N][:slo_us=X]\n"
+        "         MODEL is a built-in model (v10sim models) or an operator-trace CSV;\n"
+        "         no rate = closed loop with N outstanding requests (default 1).\n\n"
+        "options:\n"
+        "  --policy NAME        scheduling policy (default v10-full); 'all' or a\n"
+        "                       comma-separated list compares several\n"
+        "  --npu NAME|FILE      NPU preset or JSON override (default v10-isca23)\n"
+        "  --requests N         requests per tenant (default 20)\n"
+        "  --warmup N           requests per tenant before the window (default N/10)\n"
+        "  --seed S             seed for arrivals (default 1)\n"
+        "  --format F           table (default), json or csv\n"
+        "  --trace FILE         write a Perfetto / Chrome trace-event timeline\n"
+        "  --no-contention      operators do not share HBM bandwidth\n"
+        "  --check              verify engine invariants while running\n"
+        "  --slice-cycles N     V10 preemption time slice (default: NPU's, 32768)\n"
+        "  --pmt-slice-us X     PMT/PREMA time slice, us (default 1000)\n"
+        "  --pmt-share S        PMT slices: priority (default) or equal\n"
+        "  --prema-drain-frac F PREMA drains if the task ends within F slices (0.25)\n"
+        "  --help               this text\n");
+}
+
+enum { O_TENANT = 1000, O_POLICY, O_NPU, O_REQ, O_WARM, O_SEED, O_FMT, O_TRACE, O_NOCONT,
+       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_HELP };
+
+static const struct option opts[] = {
+    {"tenant", required_argument, 0, O_TENANT},     {"policy", required_argument, 0, O_POLICY},
+    {"npu", required_argument, 0, O_NPU},           {"requests", required_argument, 0, O_REQ},
+    {"warmup", required_argument, 0, O_WARM},       {"seed", required_argument, 0, O_SEED},
+    {"format", required_argument, 0, O_FMT},        {"trace", required_argument, 0, O_TRACE},
+    {"no-contention", no_argument, 0, O_NOCONT},    {"check", no_argument, 0, O_CHECK},
+    {"slice-cycles", required_argument, 0, O_SLICE},
+    {"pmt-slice-us", required_argument, 0, O_PMTSLICE},
+    {"pmt-share", required_argument, 0, O_PMTSHARE},
+    {"prema-drain-frac", required_argument, 0, O_DRAIN},
+    {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
+};
+
+/* Splits "a,b,c" (or "all") into policy names; returns the count or -1. */
+static int policy_list(const char *arg, char names[][V10_NAME_MAX], int max)
+{
+    if (!strcmp(arg, "all")) {
+        int n = 0;
+        for (size_t i = 0; i < v10_policy_count() && n < max; i++)
+            if (strcmp(v10_policy_name(v10_policy_at(i)), "solo"))
+                snprintf(names[n++], V10_NAME_MAX, "%s", v10_policy_name(v10_policy_at(i)));
+        return n;
+    }
+    int n = 0;
+    const char *p = arg;
+    while (*p && n < max) {
+        size_t l = strcspn(p, ",");
+        if (l == 0 || l >= V10_NAME_MAX)
+            return -1;
+        memcpy(names[n], p, l);
+        names[n++][l] = 0;
+        p += l;
+        if (*p == ',')
+            p++;
+    }
+    return n;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static v10_tenant_spec specs[64];
+    size_t n_specs = 0;
+    v10_run_config cfg;
+    v10_run_config_default(&cfg);
+    const char *policy_arg = "v10-full", *trace_path = NULL;
+    v10_format fmt = V10_FMT_TABLE;
+    int warmup_set = 0;
+    v10_err err;
+    unsigned long long u;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case O_TENANT:
+            if (n_specs == sizeof specs / sizeof specs[0])
+                return cli_usage_error("run", "at most 64 tenants");
+            if (v10_tenant_spec_parse(optarg, &specs[n_specs], &err))
+                return cli_fail(&err);
+            n_specs++;
+            break;
+        case O_POLICY: policy_arg = optarg; break;
+        case O_NPU:
+            if (v10_npu_resolve(optarg, &cfg.npu, &err))
+                return cli_fail(&err);
+            break;
+        case O_REQ:
+            if (cli_u64("run", "--requests", optarg, 1, 10000000, &u))
+                return V10_EXIT_USAGE;
+            cfg.requests = u;
+            break;
+        case O_WARM:
+            if (cli_u64("run", "--warmup", optarg, 0, 10000000, &u))
+                return V10_EXIT_USAGE;
+            cfg.warmup = u;
+            warmup_set = 1;
+            break;
+        case O_SEED:
+            if (cli_u64("run", "--seed", optarg, 0, UINT64_MAX, &u))
+                return V10_EXIT_USAGE;
+            cfg.seed = u;
+            break;
+        case O_FMT:
+            if (cli_format("run", optarg, &fmt))
+                return V10_EXIT_USAGE;
+            break;
+        case O_TRACE: trace_path = optarg; break;
+        case O_NOCONT: cfg.contention = 0; break;
+        case O_CHECK: cfg.check = 1; break;
+        case O_SLICE:
+            if (cli_u64("run", "--slice-cycles", optarg, 1, 1ull << 40, &u))
+                return V10_EXIT_USAGE;
+            cfg.params.slice_cycles = u;
+            break;
+        case O_PMTSLICE:
+            if (cli_double("run", "--pmt-slice-us", optarg, 0.01, 1e9, &cfg.params.pmt_slice_us))
+                return V10_EXIT_USAGE;
+            break;
+        case O_PMTSHARE:
+            if (strcmp(optarg, "equal") && strcmp(optarg, "priority"))
+                return cli_usage_error("run", "--pmt-share: expected equal or priority, got '%s'",
+                                       optarg);
+            cfg.params.pmt_share_priority = !strcmp(optarg, "priority");
+            break;
+        case O_DRAIN:
+            if (cli_double("run", "--prema-drain-frac", optarg, 0, 1000,
+                           &cfg.params.prema_drain_frac))
+                return V10_EXIT_USAGE;
+            break;
+        case O_HELP: usage(stdout); return V10_EXIT_OK;
+        default: return cli_usage_error("run", "unknown option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    if (n_specs == 0)
+        return cli_usage_error("run", "give at least one --tenant MODEL");
+    if (!warmup_set)
+        cfg.warmup = cfg.requests / 10;
+    cfg.tenants = specs;
+    cfg.n_tenants = n_specs;
+
+    char names[16][V10_NAME_MAX];
+    int n_pol = policy_list(policy_arg, names, 16);
+    if (n_pol <= 0)
+        return cli_usage_error("run", "--policy: expected a name, a list or 'all'");
+    for (int i = 0; i < n_pol; i++)
+        if (!v10_policy_find(names[i]))
+            return cli_usage_error("run", "--policy: unknown policy '%s' (see 'v10sim policies')",
+                                   names[i]);
+    if (n_pol > 1 && trace_path)
+        return cli_usage_error("run", "--trace needs a single --policy");
+
+    v10_trace trace = {0};
+    v10_tab *cmp = n_pol > 1 ? v10_tab_create() : NULL;
+    cJSON *arr = n_pol > 1 && fmt == V10_FMT_JSON ? cJSON_CreateArray() : NULL;
+    if (cmp)
+        v10_report_compare_cols(cmp);
+    int rc = V10_EXIT_OK;
+    for (int i = 0; i < n_pol && rc == V10_EXIT_OK; i++) {
+        memcpy(cfg.policy, names[i], sizeof cfg.policy);
+        cfg.trace = trace_path ? &trace : NULL;
+        v10_run_result res;
+        if (v10_run(&cfg, &res, &err)) {
+            rc = cli_fail(&err);
+            break;
+        }
+        if (trace_path) {
+            cli_out out;
+            if (cli_out_open(&out, trace_path, &err) ||
+                v10_trace_write(&trace, &cfg, &res, out.f, &err) ||
+                cli_out_commit(&out, &err)) {
+                if (out.f)
+                    cli_out_abort(&out);
+                rc = cli_fail(&err);
+            }
+        }
+        if (rc == V10_EXIT_OK) {
+            if (!cmp)
+                rc = v10_report_run(&cfg, &res, fmt, stdout) ? V10_EXIT_FAIL : V10_EXIT_OK;
+            else if (arr)
+                cJSON_AddItemToArray(arr, v10_report_run_json(&cfg, &res));
+            else
+                v10_report_compare_row(cmp, &cfg, &res);
+        }
+        v10_run_result_fini(&res);
+    }
+    if (cmp && rc == V10_EXIT_OK) {
+        if (arr) {
+            char *s = cJSON_Print(arr);
+            if (s)
+                puts(s);
+            free(s);
+        } else {
+            if (fmt == V10_FMT_TABLE)
+                printf("v10sim %s  npu %s  seed %llu  %llu requests/tenant  contention %s\n\n",
+                       V10_VERSION, cfg.npu.name, (unsigned long long)cfg.seed,
+                       (unsigned long long)cfg.requests, cfg.contention ? "on" : "off");
+            v10_tab_write(cmp, fmt, stdout);
+        }
+    }
+    cJSON_Delete(arr);
+    v10_tab_destroy(cmp);
+    v10_trace_fini(&trace);
+    if (fflush(stdout) != 0)
+        return V10_EXIT_FAIL;
+    return rc;
+}

@@ -1,0 +1,152 @@
+/*
+ * prema.c — PREMA (Choi & Rhu, "PREMA: A Predictive Multi-task Scheduling
+ * Algorithm For Preemptible Neural Processing Units", HPCA 2020), whole-core
+ * temporal sharing.
+ *
+ * At every scheduling point (each quantum, and whenever a request ends)
+ * waiting tasks earn tokens: priority x (time waited / estimated isolated
+ * time).  The threshold is the highest priority level not above the largest
+ * token; among tasks whose tokens reach it, the shortest estimated remaining
+ * job runs.  To preempt, PREMA chooses dynamically: it DRAINs (lets the
+ * running request finish, no switch cost) when that request would end
+ * within a fraction of the quantum, and CHECKPOINTs (task context switch)
+ * otherwise.
+ */
+#include "policy/common.h"
+
+typedef struct prema_state {
+    int owner;                      /* -1 none */
+    int draining;                   /* 1: owner finishes its request first */
+    uint64_t last;                  /* last token update */
+    double token[V10_MAX_TENANTS];
+} prema_state;
+
+static double remaining_work(const v10_engine *e, int t)
+{
+    const tenant *x = &e->tenants[t];
+    return (double)x->req_work - x->req_done_work;
+}
+
+static void earn(v10_engine *e, prema_state *s)
+{
+    double dt = (double)(e->now - s->last);
+    for (int i = 0; i < e->n_tenants; i++)
+        if (i != s->owner && policy_has_work(e, i))
+            s->token[i] += e->tenants[i].priority * dt / (double)e->tenants[i].req_work;
+    s->last = e->now;
+}
+
+/* PREMA's candidate selection; -1 if nobody has work. */
+static int choose(const v10_engine *e, const prema_state *s)
+{
+    double top = -1;
+    for (int i = 0; i < e->n_tenants; i++)
+        if (policy_has_work(e, i) && s->token[i] > top)
+            top = s->token[i];
+    if (top < 0)
+        return -1;
+    double thr = 0;
+    for (int i = 0; i < e->n_tenants; i++)
+        if (e->tenants[i].priority <= top && e->tenants[i].priority > thr)
+            thr = e->tenants[i].priority;
+    int best = -1;
+    for (int i = 0; i < e->n_tenants; i++) {
+        if (!policy_has_work(e, i) || s->token[i] < thr)
+            continue;
+        if (best < 0 || remaining_work(e, i) < remaining_work(e, best))
+            best = i;
+    }
+    return best;
+}
+
+static void schedule(v10_engine *e, prema_state *s, int at_boundary)
+{
+    earn(e, s);
+    int next = choose(e, s);
+    if (next < 0 || next == s->owner)
+        return;
+    if (s->owner < 0 || at_boundary) {
+        s->owner = next; /* request boundary: nothing to save */
+        s->draining = 0;
+        return;
+    }
+    double quantum = (double)policy_pmt_slice_cycles(e);
+    if (remaining_work(e, s->owner) <= e->cfg->params.prema_drain_frac * quantum) {
+        s->draining = 1;
+        return;
+    }
+    policy_core_switch(e, v10_npu_pmt_switch_cycles(e->npu));
+    s->owner = next;
+}
+
+static int prema_init(v10_engine *e, void *st, v10_err *err)
+{
+    (void)err;
+    prema_state *s = st;
+    s->owner = -1;
+    for (int i = 0; i < e->n_tenants; i++)
+        s->token[i] = e->tenants[i].priority;
+    v10_engine_set_timer(e, policy_pmt_slice_cycles(e));
+    return 0;
+}
+
+static int prema_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+{
+    (void)f;
+    prema_state *s = st;
+    if (s->owner < 0)
+        schedule(e, s, 1);
+    for (int i = 0; i < n; i++)
+        if (cand[i] == s->owner)
+            return s->owner;
+    return -1;
+}
+
+static int prema_may_run(const v10_engine *e, const void *st, int t, int f)
+{
+    (void)f;
+    const prema_state *s = st;
+    if (s->owner >= 0 && t != s->owner)
+        return 0;
+    for (int k = 0; k < e->n_fus; k++)
+        if (e->fus[k].state == FU_BUSY && e->fus[k].tenant != t)
+            return 0;
+    return 1;
+}
+
+static void prema_timer(v10_engine *e, void *st)
+{
+    prema_state *s = st;
+    if (!s->draining)
+        schedule(e, s, 0);
+    v10_engine_set_timer(e, e->now + policy_pmt_slice_cycles(e));
+}
+
+static void prema_event(v10_engine *e, void *st, v10_ev_kind k, int t)
+{
+    prema_state *s = st;
+    if (k != V10_EV_REQ_DONE && k != V10_EV_ARRIVAL)
+        return;
+    if (k == V10_EV_REQ_DONE) {
+        s->token[t] = e->tenants[t].priority; /* a new task starts afresh */
+        if (t == s->owner) {
+            s->draining = 0;
+            schedule(e, s, 1);
+        }
+    } else if (s->owner < 0 || !policy_has_work(e, s->owner)) {
+        s->owner = -1;
+        schedule(e, s, 1);
+    }
+}
+
+const v10_policy_ops v10_policy_prema = {
+    .name = "prema",
+    .summary = "PREMA (HPCA'20): token-based priority, shortest job, checkpoint or drain",
+    .params = "--pmt-slice-us X (quantum, 1000), --prema-drain-frac F (0.25)",
+    .state_size = sizeof(prema_state),
+    .init = prema_init,
+    .pick = prema_pick,
+    .on_timer = prema_timer,
+    .on_event = prema_event,
+    .may_run = prema_may_run,
+};

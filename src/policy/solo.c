@@ -1,0 +1,24 @@
+/* solo.c — one tenant alone on the NPU: the T_alone reference. */
+#include "policy/common.h"
+
+static int solo_init(v10_engine *e, void *st, v10_err *err)
+{
+    (void)st;
+    if (e->n_tenants != 1)
+        return v10_err_set(err, "policy solo runs exactly one tenant (got %d)", e->n_tenants);
+    return 0;
+}
+
+static int solo_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+{
+    (void)e, (void)st, (void)f, (void)n;
+    return cand[0];
+}
+
+const v10_policy_ops v10_policy_solo = {
+    .name = "solo",
+    .summary = "one tenant alone (standalone reference for normalization)",
+    .params = "none",
+    .init = solo_init,
+    .pick = solo_pick,
+};

@@ -1,0 +1,35 @@
+/*
+ * v10_base.c — V10 without fairness: an SA and a VU may serve different
+ * tenants at once; a freed FU goes round robin among the tenants whose next
+ * operator needs it.  No preemption.
+ */
+#include "policy/common.h"
+
+typedef struct base_state {
+    int last[V10_FU_TYPES]; /* last tenant served per FU type */
+} base_state;
+
+static int base_init(v10_engine *e, void *st, v10_err *err)
+{
+    (void)e, (void)err;
+    base_state *s = st;
+    s->last[V10_FU_SA] = s->last[V10_FU_VU] = -1;
+    return 0;
+}
+
+static int base_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+{
+    base_state *s = st;
+    int type = (int)e->fus[f].type;
+    s->last[type] = policy_round_robin(cand, n, s->last[type]);
+    return s->last[type];
+}
+
+const v10_policy_ops v10_policy_v10_base = {
+    .name = "v10-base",
+    .summary = "V10 operator scheduler: SA and VU serve different tenants; round robin",
+    .params = "none",
+    .state_size = sizeof(base_state),
+    .init = base_init,
+    .pick = base_pick,
+};

@@ -1,0 +1,241 @@
+/*
+ * run_report.c — one run's result as JSON (the schema documented in the
+ * README), a readable summary table, or CSV (one row per tenant).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "v10/report.h"
+
+static cJSON *num_or_null(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
+
+static void add_num(cJSON *o, const char *k, double v) { cJSON_AddItemToObject(o, k, num_or_null(v)); }
+
+static cJSON *config_json(const v10_run_config *cfg)
+{
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddItemToObject(c, "npu", v10_npu_to_json(&cfg->npu));
+    cJSON_AddStringToObject(c, "policy", cfg->policy);
+    cJSON *p = cJSON_AddObjectToObject(c, "params");
+    add_num(p, "slice_cycles", (double)(cfg->params.slice_cycles ? cfg->params.slice_cycles
+                                                                  : cfg->npu.slice_cycles));
+    add_num(p, "pmt_slice_us", cfg->params.pmt_slice_us);
+    cJSON_AddStringToObject(p, "pmt_share", cfg->params.pmt_share_priority ? "priority" : "equal");
+    add_num(p, "prema_drain_frac", cfg->params.prema_drain_frac);
+    cJSON *ts = cJSON_AddArrayToObject(c, "tenants");
+    for (size_t i = 0; i < cfg->n_tenants; i++) {
+        const v10_tenant_spec *s = &cfg->tenants[i];
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "model", s->model);
+        add_num(t, "priority", s->priority);
+        add_num(t, "rate_rps", s->rate_rps);
+        add_num(t, "outstanding", s->outstanding);
+        add_num(t, "slo_us", s->slo_us);
+        cJSON_AddItemToArray(ts, t);
+    }
+    add_num(c, "requests", (double)cfg->requests);
+    add_num(c, "warmup", (double)cfg->warmup);
+    add_num(c, "seed", (double)cfg->seed);
+    cJSON_AddBoolToObject(c, "contention", cfg->contention);
+    return c;
+}
+
+cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "version", V10_VERSION);
+    cJSON_AddItemToObject(o, "config", config_json(cfg));
+    add_num(o, "seed", (double)cfg->seed);
+    cJSON_AddStringToObject(o, "policy", cfg->policy);
+    add_num(o, "window_cycles", (double)(r->window_end - r->window_start));
+    cJSON *w = cJSON_AddObjectToObject(o, "window");
+    add_num(w, "start_cycle", (double)r->window_start);
+    add_num(w, "end_cycle", (double)r->window_end);
+    add_num(w, "run_end_cycle", (double)r->end_cycle);
+    cJSON *u = cJSON_AddObjectToObject(o, "utilization");
+    add_num(u, "sa", r->util_sa);
+    add_num(u, "vu", r->util_vu);
+    add_num(u, "hbm", r->util_hbm);
+    add_num(u, "overall", r->util_overall);
+    add_num(u, "overlap", r->overlap);
+    add_num(u, "sa_flops", r->util_sa_flops);
+    cJSON *s = cJSON_AddObjectToObject(o, "system");
+    add_num(s, "stp", r->stp);
+    add_num(s, "antt", r->antt);
+    add_num(s, "fairness", r->fairness);
+    add_num(s, "jain", r->jain);
+    cJSON *ov = cJSON_AddObjectToObject(o, "overheads");
+    add_num(ov, "preemptions", (double)r->preemptions);
+    add_num(ov, "context_switches", (double)r->context_switches);
+    add_num(ov, "switch_cycles", (double)r->switch_cycles);
+    cJSON *ts = cJSON_AddArrayToObject(o, "tenants");
+    for (size_t i = 0; i < r->n_tenants; i++) {
+        const v10_tenant_result *t = &r->tenants[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "name", t->name);
+        cJSON_AddStringToObject(j, "model", t->model);
+        add_num(j, "batch", t->batch);
+        add_num(j, "priority", t->priority);
+        add_num(j, "completed", (double)t->completed);
+        add_num(j, "throughput_rps", t->throughput_rps);
+        add_num(j, "np", t->np);
+        add_num(j, "alone_latency_us", v10_npu_cycles_to_us(&cfg->npu, (double)t->alone_cycles));
+        cJSON *l = cJSON_AddObjectToObject(j, "latency_us");
+        add_num(l, "avg", t->lat_avg_us);
+        add_num(l, "p50", t->lat_p50_us);
+        add_num(l, "p95", t->lat_p95_us);
+        add_num(l, "p99", t->lat_p99_us);
+        if (t->slo_attainment >= 0)
+            add_num(j, "slo_attainment", t->slo_attainment);
+        else
+            cJSON_AddNullToObject(j, "slo_attainment");
+        add_num(j, "preemptions", (double)t->preemptions);
+        add_num(j, "active_cycles", (double)t->active_cycles);
+        cJSON_AddItemToArray(ts, j);
+    }
+    cJSON *fs = cJSON_AddArrayToObject(o, "fus");
+    int idx[V10_FU_TYPES] = {0, 0};
+    for (size_t i = 0; i < r->n_fus; i++) {
+        const v10_fu_result *f = &r->fus[i];
+        cJSON *j = cJSON_CreateObject();
+        char name[32];
+        snprintf(name, sizeof name, "%s%d", f->type == V10_FU_SA ? "SA" : "VU", idx[f->type]++);
+        cJSON_AddStringToObject(j, "name", name);
+        add_num(j, "owner", f->owner);
+        add_num(j, "speed", f->speed);
+        add_num(j, "exec_cycles", (double)f->exec_cycles);
+        add_num(j, "switch_cycles", (double)f->switch_cycles);
+        cJSON_AddItemToArray(fs, j);
+    }
+    cJSON *p = cJSON_AddObjectToObject(o, "perf");
+    add_num(p, "events", (double)r->events);
+    add_num(p, "wall_seconds", r->wall_seconds);
+    return o;
+}
+
+static void tenant_cols(v10_tab *t)
+{
+    v10_tab_col(t, "tenant", V10_COL_STR, 0);
+    v10_tab_col(t, "batch", V10_COL_INT, 0);
+    v10_tab_col(t, "prio", V10_COL_REAL, 2);
+    v10_tab_col(t, "done", V10_COL_INT, 0);
+    v10_tab_col(t, "thru_rps", V10_COL_REAL, 2);
+    v10_tab_col(t, "np", V10_COL_REAL, 3);
+    v10_tab_col(t, "lat_avg_us", V10_COL_REAL, 1);
+    v10_tab_col(t, "lat_p50_us", V10_COL_REAL, 1);
+    v10_tab_col(t, "lat_p95_us", V10_COL_REAL, 1);
+    v10_tab_col(t, "lat_p99_us", V10_COL_REAL, 1);
+    v10_tab_col(t, "slo", V10_COL_REAL, 3);
+    v10_tab_col(t, "preempt", V10_COL_INT, 0);
+}
+
+static void tenant_row(v10_tab *t, const v10_tenant_result *x)
+{
+    v10_tab_row(t);
+    v10_tab_str(t, x->name);
+    v10_tab_int(t, x->batch);
+    v10_tab_real(t, x->priority);
+    v10_tab_int(t, (int64_t)x->completed);
+    v10_tab_real(t, x->throughput_rps);
+    v10_tab_real(t, x->np);
+    v10_tab_real(t, x->lat_avg_us);
+    v10_tab_real(t, x->lat_p50_us);
+    v10_tab_real(t, x->lat_p95_us);
+    v10_tab_real(t, x->lat_p99_us);
+    v10_tab_real(t, x->slo_attainment >= 0 ? x->slo_attainment : NAN);
+    v10_tab_int(t, (int64_t)x->preemptions);
+}
+
+static int write_table(const v10_run_config *cfg, const v10_run_result *r, FILE *f)
+{
+    double us = v10_npu_cycles_to_us(&cfg->npu, (double)(r->window_end - r->window_start));
+    fprintf(f, "v10sim %s  policy %s  npu %s  seed %llu  contention %s\n", V10_VERSION,
+            cfg->policy, cfg->npu.name, (unsigned long long)cfg->seed,
+            cfg->contention ? "on" : "off");
+    fprintf(f, "window: cycles %llu..%llu (%.1f us), %llu requests/tenant, %llu warm-up\n\n",
+            (unsigned long long)r->window_start, (unsigned long long)r->window_end, us,
+            (unsigned long long)cfg->requests, (unsigned long long)cfg->warmup);
+    fprintf(f, "utilization  SA %5.1f%%  VU %5.1f%%  overall %5.1f%%  HBM %5.1f%%  "
+               "SA+VU overlap %5.1f%%  SA FLOPs %5.1f%%\n",
+            100 * r->util_sa, 100 * r->util_vu, 100 * r->util_overall, 100 * r->util_hbm,
+            100 * r->overlap, 100 * r->util_sa_flops);
+    fprintf(f, "system       STP %.3f  ANTT %.3f  fairness %.3f  Jain %.3f\n", r->stp, r->antt,
+            r->fairness, r->jain);
+    fprintf(f, "overheads    %llu preemptions, %llu context switches, %llu FU-cycles switching\n\n",
+            (unsigned long long)r->preemptions, (unsigned long long)r->context_switches,
+            (unsigned long long)r->switch_cycles);
+    v10_tab *t = v10_tab_create();
+    tenant_cols(t);
+    for (size_t i = 0; i < r->n_tenants; i++)
+        tenant_row(t, &r->tenants[i]);
+    int rc = v10_tab_write(t, V10_FMT_TABLE, f);
+    v10_tab_destroy(t);
+    fprintf(f, "\n%llu events in %.3f s\n", (unsigned long long)r->events, r->wall_seconds);
+    return rc;
+}
+
+void v10_report_compare_cols(v10_tab *t)
+{
+    v10_tab_col(t, "policy", V10_COL_STR, 0);
+    v10_tab_col(t, "sa", V10_COL_REAL, 3);
+    v10_tab_col(t, "vu", V10_COL_REAL, 3);
+    v10_tab_col(t, "hbm", V10_COL_REAL, 3);
+    v10_tab_col(t, "overall", V10_COL_REAL, 3);
+    v10_tab_col(t, "overlap", V10_COL_REAL, 3);
+    v10_tab_col(t, "stp", V10_COL_REAL, 3);
+    v10_tab_col(t, "antt", V10_COL_REAL, 3);
+    v10_tab_col(t, "fairness", V10_COL_REAL, 3);
+    v10_tab_col(t, "preemptions", V10_COL_INT, 0);
+    v10_tab_col(t, "tenant", V10_COL_STR, 0);
+    v10_tab_col(t, "np", V10_COL_REAL, 3);
+    v10_tab_col(t, "lat_avg_us", V10_COL_REAL, 1);
+    v10_tab_col(t, "lat_p95_us", V10_COL_REAL, 1);
+}
+
+void v10_report_compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r)
+{
+    for (size_t i = 0; i < r->n_tenants; i++) {
+        const v10_tenant_result *x = &r->tenants[i];
+        v10_tab_row(t);
+        v10_tab_str(t, cfg->policy);
+        v10_tab_real(t, r->util_sa);
+        v10_tab_real(t, r->util_vu);
+        v10_tab_real(t, r->util_hbm);
+        v10_tab_real(t, r->util_overall);
+        v10_tab_real(t, r->overlap);
+        v10_tab_real(t, r->stp);
+        v10_tab_real(t, r->antt);
+        v10_tab_real(t, r->fairness);
+        v10_tab_int(t, (int64_t)r->preemptions);
+        v10_tab_str(t, x->name);
+        v10_tab_real(t, x->np);
+        v10_tab_real(t, x->lat_avg_us);
+        v10_tab_real(t, x->lat_p95_us);
+    }
+}
+
+int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_format fmt, FILE *f)
+{
+    if (fmt == V10_FMT_TABLE)
+        return write_table(cfg, r, f);
+    if (fmt == V10_FMT_CSV) {
+        v10_tab *t = v10_tab_create();
+        v10_report_compare_cols(t);
+        v10_report_compare_row(t, cfg, r);
+        int rc = v10_tab_write(t, V10_FMT_CSV, f);
+        v10_tab_destroy(t);
+        return rc;
+    }
+    cJSON *j = v10_report_run_json(cfg, r);
+    char *s = j ? cJSON_Print(j) : NULL;
+    cJSON_Delete(j);
+    if (!s)
+        return -1;
+    fputs(s, f);
+    fputc('\n', f);
+    free(s);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * tenant.c — tenant specs: "MODEL[:batch=N][:priority=P][:rate=RPS]
+ * [:outstanding=N][:slo_us=X]".  The model part keeps its batch option so
+ * that v10_model_load sees it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "v10/sim.h"
+
+static int num(const char *spec, const char *key, const char *v, double lo, double hi,
+               int integer, double *out, v10_err *err)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (!*v || *end || errno || !isfinite(d) || d < lo || d > hi || (integer && d != floor(d)))
+        return v10_err_set(err, "tenant '%s': %s: expected %s in [%g, %g], got '%s'", spec, key,
+                           integer ? "an integer" : "a number", lo, hi, v);
+    *out = d;
+    return 0;
+}
+
+int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->priority = 1.0;
+    out->outstanding = 1;
+    if (strlen(s) >= sizeof out->model)
+        return v10_err_set(err, "tenant '%.40s...': spec too long", s);
+    char buf[V10_SPEC_MAX];
+    strcpy(buf, s);
+    char *colon = strchr(buf, ':');
+    size_t name_len = colon ? (size_t)(colon - buf) : strlen(buf);
+    if (name_len == 0)
+        return v10_err_set(err, "tenant '%s': expected MODEL[:key=value...]", s);
+    memcpy(out->model, buf, name_len);
+    out->model[name_len] = 0;
+    for (char *kv = colon ? colon + 1 : NULL; kv;) {
+        char *next = strchr(kv, ':');
+        if (next)
+            *next++ = 0;
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            return v10_err_set(err, "tenant '%s': option '%s': expected key=value", s, kv);
+        *eq = 0;
+        const char *v = eq + 1;
+        double d;
+        if (!strcmp(kv, "batch")) {
+            if (num(s, kv, v, 1, 65536, 1, &d, err))
+                return -1;
+            out->batch = (uint32_t)d;
+            size_t l = strlen(out->model);
+            snprintf(out->model + l, sizeof out->model - l, ":batch=%u", out->batch);
+        } else if (!strcmp(kv, "priority")) {
+            if (num(s, kv, v, 1e-3, 1000, 0, &out->priority, err))
+                return -1;
+        } else if (!strcmp(kv, "rate")) {
+            if (num(s, kv, v, 1e-6, 1e9, 0, &out->rate_rps, err))
+                return -1;
+        } else if (!strcmp(kv, "outstanding")) {
+            if (num(s, kv, v, 1, 1 << 20, 1, &d, err))
+                return -1;
+            out->outstanding = (uint32_t)d;
+        } else if (!strcmp(kv, "slo_us")) {
+            if (num(s, kv, v, 1e-3, 1e12, 0, &out->slo_us, err))
+                return -1;
+        } else {
+            return v10_err_set(err, "tenant '%s': unknown option '%s' (expected batch, "
+                                    "priority, rate, outstanding or slo_us)", s, kv);
+        }
+        kv = next;
+    }
+    return 0;
+}
