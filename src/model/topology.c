@@ -1,0 +1,242 @@
+/*
+ * topology.c — SCALE-Sim topology CSV reader (see topology.h for the file
+ * rules); every error names the file and the 1-based line.
+ */
+#include "model/topology.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELDS 9 /* one more than conv's 8, to see "too many" */
+
+static const char *const conv_cols[] = {"name", "ifmap_h", "ifmap_w", "filter_h",
+                                        "filter_w", "channels", "num_filter", "stride"};
+static const char *const gemm_cols[] = {"name", "M", "N", "K"};
+
+/* Checked multiply (kept local so the reader links without the model IR);
+ * returns -1 on overflow. */
+static int mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (a && b > UINT64_MAX / a)
+        return -1;
+    *out = a * b;
+    return 0;
+}
+
+/* Strips leading and trailing whitespace in place; returns the start. */
+static char *strip(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+/* Splits a line on ',' into stripped fields (at most MAX_FIELDS are kept;
+ * the count is exact).  A last field that is empty is dropped. */
+static size_t split(char *line, char **f)
+{
+    size_t n = 0;
+    char *p = line, *last;
+    for (;;) {
+        char *c = strchr(p, ',');
+        if (c)
+            *c = '\0';
+        last = strip(p);
+        if (n < MAX_FIELDS)
+            f[n] = last;
+        n++;
+        if (!c)
+            break;
+        p = c + 1;
+    }
+    if (*last == '\0')
+        n--;
+    return n;
+}
+
+/* Parses a positive decimal integer; -1 with err set otherwise. */
+static int parse_dim(const char *path, unsigned line, const char *col, const char *s,
+                     uint64_t *out, v10_err *err)
+{
+    if (*s == '-' && isdigit((unsigned char)s[1]))
+        return v10_err_set(err, "%s:%u: %s must be a positive integer, got '%s' (negative)",
+                           path, line, col, s);
+    for (const char *p = s; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return v10_err_set(err, "%s:%u: %s must be a positive integer, got '%s'", path,
+                               line, col, s);
+    if (!*s)
+        return v10_err_set(err, "%s:%u: %s is empty, expected a positive integer", path,
+                           line, col);
+    errno = 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    if (errno == ERANGE || v > UINT64_MAX)
+        return v10_err_set(err, "%s:%u: %s = %s does not fit in 64 bits", path, line, col, s);
+    if (v == 0)
+        return v10_err_set(err, "%s:%u: %s must be >= 1, got 0", path, line, col);
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* Fills *L from the fields of one data line; -1 with err set if invalid. */
+static int parse_layer(const char *path, unsigned line, int gemm, char **f, size_t n,
+                       v10_topo_layer *L, v10_err *err)
+{
+    size_t want = gemm ? 4 : 8;
+    if (n != want)
+        return v10_err_set(err,
+                           "%s:%u: expected %zu fields (%s), got %zu", path, line, want,
+                           gemm ? "gemm: name, M, N, K"
+                                : "conv: name, ifmap_h, ifmap_w, filter_h, filter_w, "
+                                  "channels, num_filter, stride",
+                           n);
+    memset(L, 0, sizeof *L);
+    L->line = line;
+    if (!f[0][0])
+        return v10_err_set(err, "%s:%u: empty layer name", path, line);
+    if (strlen(f[0]) >= sizeof L->name)
+        return v10_err_set(err, "%s:%u: layer name longer than %d characters", path, line,
+                           V10_TOPO_NAME_MAX - 1);
+    strcpy(L->name, f[0]);
+
+    uint64_t v[7];
+    for (size_t i = 1; i < want; i++)
+        if (parse_dim(path, line, gemm ? gemm_cols[i] : conv_cols[i], f[i], &v[i - 1], err))
+            return -1;
+    if (gemm) {
+        /* SCALE-Sim's -i gemm: ifmap M x K, filter 1 x K, 1 channel, N filters */
+        L->ifmap_h = v[0], L->ifmap_w = v[2];
+        L->filter_h = 1, L->filter_w = v[2];
+        L->channels = 1, L->num_filter = v[1], L->stride = 1;
+    } else {
+        L->ifmap_h = v[0], L->ifmap_w = v[1];
+        L->filter_h = v[2], L->filter_w = v[3];
+        L->channels = v[4], L->num_filter = v[5], L->stride = v[6];
+    }
+    if (L->filter_h > L->ifmap_h || L->filter_w > L->ifmap_w)
+        return v10_err_set(err, "%s:%u: layer %s: filter %llux%llu is larger than ifmap %llux%llu",
+                           path, line, L->name, (unsigned long long)L->filter_h,
+                           (unsigned long long)L->filter_w, (unsigned long long)L->ifmap_h,
+                           (unsigned long long)L->ifmap_w);
+    /* ceil((ifmap - filter + stride) / stride) = 1 + ceil((ifmap - filter) / stride),
+     * written so that it cannot overflow */
+    uint64_t dh = L->ifmap_h - L->filter_h, dw = L->ifmap_w - L->filter_w;
+    L->ofmap_h = 1 + dh / L->stride + (dh % L->stride != 0);
+    L->ofmap_w = 1 + dw / L->stride + (dw % L->stride != 0);
+    L->N = L->num_filter;
+    if (mul_u64(L->ofmap_h, L->ofmap_w, &L->M) ||
+        mul_u64(L->filter_h, L->filter_w, &L->K) ||
+        mul_u64(L->K, L->channels, &L->K) || mul_u64(L->M, L->N, &L->macs) ||
+        mul_u64(L->macs, L->K, &L->macs))
+        return v10_err_set(err, "%s:%u: layer %s: MAC count overflows 64 bits", path, line,
+                           L->name);
+    return 0;
+}
+
+static int push(v10_topo *t, size_t *cap, const v10_topo_layer *L)
+{
+    if (t->n_layers == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        if (nc > SIZE_MAX / sizeof *t->layers)
+            return -1;
+        v10_topo_layer *nl = realloc(t->layers, nc * sizeof *nl);
+        if (!nl)
+            return -1;
+        t->layers = nl;
+        *cap = nc;
+    }
+    t->layers[t->n_layers++] = *L;
+    return 0;
+}
+
+int v10_topology_read(const char *path, int force_gemm, v10_topo **out, v10_err *err)
+{
+    *out = NULL;
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return v10_err_set(err, "%s: cannot open topology: %s", path, strerror(errno));
+    v10_topo *t = calloc(1, sizeof *t);
+    char *buf = NULL;
+    size_t bufcap = 0, cap = 0;
+    unsigned line = 0;
+    int gemm = force_gemm, rc = -1;
+    if (!t) {
+        v10_err_set(err, "%s: out of memory", path);
+        goto done;
+    }
+    for (;;) {
+        errno = 0;
+        ssize_t len = getline(&buf, &bufcap, fp);
+        if (len < 0) {
+            if (ferror(fp)) {
+                v10_err_set(err, "%s:%u: read error: %s", path, line + 1, strerror(errno));
+                goto done;
+            }
+            break;
+        }
+        line++;
+        if ((size_t)len != strlen(buf)) {
+            v10_err_set(err, "%s:%u: NUL byte in line (not a text CSV)", path, line);
+            goto done;
+        }
+        char *f[MAX_FIELDS];
+        if (line == 1) { /* header */
+            size_t n = split(buf, f);
+            if (gemm == V10_TOPO_AUTO) {
+                if (n == 4)
+                    gemm = V10_TOPO_GEMM;
+                else if (n == 8)
+                    gemm = V10_TOPO_CONV;
+                else {
+                    v10_err_set(err,
+                                "%s:1: header has %zu fields; expected 8 (conv) or 4 (gemm) "
+                                "to detect the format",
+                                path, n);
+                    goto done;
+                }
+            }
+            continue;
+        }
+        if (*strip(buf) == '\0')
+            continue;
+        size_t n = split(buf, f);
+        v10_topo_layer L;
+        if (parse_layer(path, line, gemm == V10_TOPO_GEMM, f, n, &L, err))
+            goto done;
+        if (push(t, &cap, &L)) {
+            v10_err_set(err, "%s:%u: out of memory", path, line);
+            goto done;
+        }
+    }
+    if (line == 0) {
+        v10_err_set(err, "%s:1: empty file: expected a header line and layers", path);
+        goto done;
+    }
+    if (t->n_layers == 0) {
+        v10_err_set(err, "%s:%u: no layers after the header", path, line);
+        goto done;
+    }
+    t->is_gemm = gemm == V10_TOPO_GEMM;
+    *out = t;
+    t = NULL;
+    rc = 0;
+done:
+    free(buf);
+    fclose(fp);
+    v10_topology_free(t);
+    return rc;
+}
+
+void v10_topology_free(v10_topo *t)
+{
+    if (!t)
+        return;
+    free(t->layers);
+    free(t);
+}
