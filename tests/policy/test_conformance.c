@@ -1,0 +1,228 @@
+/*
+ * test_conformance.c — every registered policy on several tenant mixes,
+ * checked against the engine's invariants from the recorded timeline:
+ * each request completes exactly once, operators run in stream order, no FU
+ * runs two things at once, FU busy cycles equal the work executed plus the
+ * charged switch costs, utilizations lie in [0, 1], and a run is
+ * deterministic.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "v10/report.h"
+#include "v10/sim.h"
+
+#define D "tests/data/engine/"
+
+typedef struct mix {
+    const char *name;
+    const char *specs[4];
+} mix;
+
+static const mix mixes[] = {
+    {"pair", {D "sa_vu.csv", D "vu_heavy.csv"}},
+    {"same-2to1", {D "sa_vu.csv:priority=2", D "sa_vu.csv"}},
+    {"three", {D "long_sa.csv", D "sa_vu.csv:priority=3", D "membound.csv"}},
+    {"poisson", {D "sa_vu.csv:rate=20000", D "vu_heavy.csv:rate=30000:outstanding=1"}},
+    {"closed-2", {D "membound.csv:outstanding=2", D "long_sa.csv"}},
+};
+
+static int run_mix(const char *policy, const mix *m, int contention, uint64_t seed,
+                   v10_run_config *cfg, v10_tenant_spec *specs, v10_trace *tr,
+                   v10_run_result *res)
+{
+    v10_run_config_default(cfg);
+    size_t n = 0;
+    v10_err err;
+    for (; n < 4 && m->specs[n]; n++)
+        assert_int_equal(v10_tenant_spec_parse(m->specs[n], &specs[n], &err), 0);
+    if (!strcmp(policy, "solo"))
+        n = 1;
+    snprintf(cfg->policy, sizeof cfg->policy, "%s", policy);
+    cfg->tenants = specs;
+    cfg->n_tenants = n;
+    cfg->requests = 12;
+    cfg->warmup = 2;
+    cfg->seed = seed;
+    cfg->contention = contention;
+    cfg->check = 1;
+    cfg->params.pmt_slice_us = 100;
+    cfg->trace = tr;
+    memset(tr, 0, sizeof *tr);
+    int rc = v10_run(cfg, res, &err);
+    if (rc)
+        fprintf(stderr, "%s on %s: %s\n", policy, m->name, err.msg);
+    return rc;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const v10_trace_rec *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return (x->end > y->end) - (x->end < y->end);
+}
+
+static void check_timeline(const v10_run_config *cfg, const v10_run_result *r, v10_trace *tr)
+{
+    size_t nt = cfg->n_tenants;
+    qsort(tr->recs, tr->n, sizeof *tr->recs, cmp_rec);
+    /* Each request exactly once, per tenant. */
+    for (size_t t = 0; t < nt; t++) {
+        char *seen = calloc(cfg->requests, 1);
+        size_t count = 0;
+        for (size_t k = 0; k < tr->n; k++) {
+            const v10_trace_rec *e = &tr->recs[k];
+            if (e->kind != V10_TR_REQUEST || (size_t)e->tenant != t)
+                continue;
+            assert_true(e->op < cfg->requests);
+            assert_int_equal(seen[e->op], 0);
+            seen[e->op] = 1;
+            count++;
+        }
+        assert_int_equal(count, cfg->requests);
+        assert_int_equal(r->tenants[t].completed, cfg->requests);
+        free(seen);
+    }
+    /* No FU runs two things at once; busy cycles add up. */
+    for (size_t f = 0; f < r->n_fus; f++) {
+        uint64_t last_end = 0, exec = 0, sw = 0;
+        for (size_t k = 0; k < tr->n; k++) {
+            const v10_trace_rec *e = &tr->recs[k];
+            if (e->fu != (int32_t)f || e->kind == V10_TR_PREEMPT || e->kind == V10_TR_REQUEST)
+                continue;
+            assert_true(e->start >= last_end);
+            assert_true(e->end >= e->start);
+            last_end = e->end;
+            if (e->kind == V10_TR_OP) {
+                exec += e->end - e->start;
+                if (r->fus[f].owner >= 0)
+                    assert_int_equal(e->tenant, r->fus[f].owner);
+            } else {
+                sw += e->end - e->start;
+            }
+        }
+        assert_int_equal(exec, r->fus[f].exec_cycles);
+        /* A switch still running at the end is counted but not traced. */
+        assert_true(sw <= r->fus[f].switch_cycles);
+    }
+    /* Stream order: a tenant's segments never overlap, and op indices only
+     * advance within a request (wrapping to 0 at the next request). */
+    for (size_t t = 0; t < nt; t++) {
+        uint64_t last_end = 0;
+        long last_op = -1;
+        for (size_t k = 0; k < tr->n; k++) {
+            const v10_trace_rec *e = &tr->recs[k];
+            if (e->kind != V10_TR_OP || (size_t)e->tenant != t)
+                continue;
+            assert_true(e->start >= last_end);
+            assert_true((long)e->op == last_op || (long)e->op == last_op + 1 || e->op == 0);
+            last_end = e->end;
+            last_op = e->op;
+        }
+    }
+    double u[] = {r->util_sa, r->util_vu, r->util_hbm, r->util_overall, r->overlap,
+                  r->util_sa_flops};
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+        if (i == 2 && !cfg->contention)
+            continue; /* idealized HBM: demand may exceed the bandwidth */
+        if (!(u[i] >= 0.0 && u[i] <= 1.0 + 1e-9))
+            print_message("%s: utilization %zu = %g\n", cfg->policy, i, u[i]);
+        assert_true(u[i] >= 0.0);
+        assert_true(u[i] <= 1.0 + 1e-9);
+    }
+    assert_true(r->window_end > r->window_start);
+}
+
+static void test_all_policies_all_mixes(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < v10_policy_count(); p++) {
+        const char *name = v10_policy_name(v10_policy_at(p));
+        for (size_t m = 0; m < sizeof mixes / sizeof mixes[0]; m++)
+            for (int cont = 0; cont <= 1; cont++) {
+                v10_run_config cfg;
+                v10_tenant_spec specs[4];
+                v10_trace tr;
+                v10_run_result res;
+                assert_int_equal(run_mix(name, &mixes[m], cont, 7, &cfg, specs, &tr, &res), 0);
+                check_timeline(&cfg, &res, &tr);
+                if (!cont) {
+                    /* Without contention, FU time = standalone work + nothing else. */
+                    for (size_t f = 0; f < res.n_fus; f++)
+                        if (res.fus[f].speed == 1.0)
+                            assert_true(fabs((double)res.fus[f].exec_cycles - res.fus[f].work) <
+                                        1e-6 * res.fus[f].work + 1);
+                }
+                v10_trace_fini(&tr);
+                v10_run_result_fini(&res);
+            }
+    }
+}
+
+static char *run_json(const char *policy, const mix *m, uint64_t seed)
+{
+    v10_run_config cfg;
+    v10_tenant_spec specs[4];
+    v10_trace tr;
+    v10_run_result res;
+    assert_int_equal(run_mix(policy, m, 1, seed, &cfg, specs, &tr, &res), 0);
+    cJSON *j = v10_report_run_json(&cfg, &res);
+    cJSON_DeleteItemFromObject(j, "perf");
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    v10_trace_fini(&tr);
+    v10_run_result_fini(&res);
+    return s;
+}
+
+static void test_deterministic(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < v10_policy_count(); p++) {
+        const char *name = v10_policy_name(v10_policy_at(p));
+        char *a = run_json(name, &mixes[3], 42), *b = run_json(name, &mixes[3], 42);
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
+    }
+    /* A different seed changes Poisson arrivals. */
+    char *a = run_json("v10-fair", &mixes[3], 1), *b = run_json("v10-fair", &mixes[3], 2);
+    assert_true(strcmp(a, b) != 0);
+    free(a);
+    free(b);
+}
+
+static void test_registry_complete(void **state)
+{
+    (void)state;
+    const char *want[] = {"solo", "fcfs", "pmt", "prema", "spatial", "v10-base", "v10-fair",
+                          "v10-full"};
+    assert_int_equal(v10_policy_count(), sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const v10_policy_ops *p = v10_policy_find(want[i]);
+        assert_non_null(p);
+        assert_non_null(p->pick);
+        assert_true(strlen(p->summary) > 10);
+        assert_non_null(p->params);
+    }
+    assert_null(v10_policy_find("nope"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry_complete),
+        cmocka_unit_test(test_all_policies_all_mixes),
+        cmocka_unit_test(test_deterministic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
