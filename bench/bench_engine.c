@@ -1,0 +1,59 @@
+/*
+ * bench_engine.c — engine speed: events per second and peak memory for 2
+ * tenants on v10-isca23 and 8 tenants on v10-isca23-8x, over thousands of
+ * requests, under v10-full (the busiest policy: timer + preemptions).
+ * Not part of the test run.  Usage: bench_engine [requests]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include "v10/sim.h"
+
+static void bench(const char *label, const char *npu, const char *const *models, size_t n,
+                  uint64_t requests, const char *policy, int contention)
+{
+    v10_tenant_spec specs[16];
+    v10_run_config cfg;
+    v10_err err;
+    v10_run_config_default(&cfg);
+    if (v10_npu_preset(npu, &cfg.npu, &err))
+        goto fail;
+    for (size_t i = 0; i < n; i++)
+        if (v10_tenant_spec_parse(models[i], &specs[i], &err))
+            goto fail;
+    snprintf(cfg.policy, sizeof cfg.policy, "%s", policy);
+    cfg.tenants = specs;
+    cfg.n_tenants = n;
+    cfg.requests = requests;
+    cfg.warmup = requests / 10;
+    cfg.contention = contention;
+    v10_run_result r;
+    if (v10_run(&cfg, &r, &err))
+        goto fail;
+    printf("%-28s %-9s contention=%d  %8llu events  %7.3f s  %6.2f M events/s  STP %.3f\n",
+           label, policy, contention, (unsigned long long)r.events, r.wall_seconds,
+           (double)r.events / r.wall_seconds / 1e6, r.stp);
+    v10_run_result_fini(&r);
+    return;
+fail:
+    fprintf(stderr, "bench_engine: %s\n", err.msg);
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t requests = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000;
+    const char *two[] = {"bert", "ncf"};
+    const char *eight[] = {"resnet50", "bert", "ncf", "dlrm",
+                           "efficientnet", "transformer", "mnist", "retinanet"};
+    for (int c = 1; c >= 0; c--) {
+        bench("2 tenants, v10-isca23", "v10-isca23", two, 2, requests, "v10-full", c);
+        bench("8 tenants, v10-isca23-8x", "v10-isca23-8x", eight, 8, requests / 4, "v10-full", c);
+    }
+    bench("2 tenants, v10-isca23", "v10-isca23", two, 2, requests, "pmt", 1);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("peak RSS: %.1f MiB\n", (double)ru.ru_maxrss / 1024.0);
+    return 0;
+}

@@ -1,0 +1,50 @@
+/*
+ * pool.h — runs many independent simulations on N threads.  The engine keeps
+ * no global state, so points are independent; results land at their own
+ * index, so the outcome is the same whatever the thread count.
+ *
+ * The same machinery serves `run --policy all`, `repro`, `fleet` and
+ * `sweep`.  A progress bar with ETA goes to stderr when `progress` is set
+ * and stderr is a terminal (or V10_PROGRESS=1).
+ */
+#ifndef V10_POOL_H
+#define V10_POOL_H
+
+#include <stddef.h>
+
+#include "v10/sim.h"
+
+/* Called (from a worker thread, serialized by the pool) after point i
+ * finishes; may record it durably.  Returns 0, or -1 to stop the pool
+ * (the error is then reported by v10_pool_run). */
+typedef int (*v10_pool_done_fn)(void *ctx, size_t i, const v10_run_result *r, v10_err *err);
+
+typedef struct v10_pool_job {
+    const v10_run_config *cfgs; /* n configurations */
+    v10_run_result *results;    /* n results (may be NULL if done() keeps them) */
+    int *skip;                  /* optional: skip[i] != 0 means already done */
+    size_t n;
+    int threads;                /* >= 1 */
+    const char *progress;       /* label for the progress bar, or NULL */
+    v10_pool_done_fn done;      /* optional */
+    void *ctx;
+} v10_pool_job;
+
+/* Runs every non-skipped point.  Returns 0, or -1 with err set to the first
+ * failing point's message (by index order among failures seen). */
+int v10_pool_run(const v10_pool_job *job, v10_err *err);
+
+/* A progress bar on stderr: [#####     ] 12/50  24%  ETA 0:31  label */
+typedef struct v10_progress {
+    const char *label;
+    size_t total, done;
+    double t0;
+    int enabled;
+    double last_draw;
+} v10_progress;
+
+void v10_progress_start(v10_progress *p, const char *label, size_t total);
+void v10_progress_step(v10_progress *p, size_t done);
+void v10_progress_end(v10_progress *p);
+
+#endif
