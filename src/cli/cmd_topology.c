@@ -1,0 +1,257 @@
+/*
+ * cmd_topology.c — `v10sim topology FILE.csv`: costs a SCALE-Sim topology
+ * layer by layer on one systolic array (compute cycles, ideal memory), so
+ * the cost model can be checked against SCALE-Sim's own figures.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli/cli.h"
+#include "model/topology.h"
+#include "v10/cost.h"
+
+#define CMD "topology"
+#define ARRAY_DIM_MAX 65536u /* PEs per side: generous, keeps rows*cols exact */
+
+static void usage(void)
+{
+    printf("usage: v10sim topology FILE.csv [--array RxC] [--dataflow ws|os|is]\n"
+           "                        [--gemm|--conv] [--mode scalesim|tpu]\n"
+           "                        [--format table|csv|json]\n\n"
+           "Reads a SCALE-Sim v2 topology CSV (conv: name, ifmap_h, ifmap_w, filter_h,\n"
+           "filter_w, channels, num_filter, stride; gemm: name, M, N, K) and prints, per\n"
+           "layer in file order, the GEMM it lowers to, its MACs, the array folds, the\n"
+           "compute cycles with ideal memory and the utilisation\n"
+           "macs / (cycles x rows x cols), then a total row (M, N, K are 0 there).\n\n"
+           "  --array RxC      array rows x cols (default 128x128)\n"
+           "  --dataflow DF    ws, os or is (default ws)\n"
+           "  --gemm, --conv   force the file format (default: from the header)\n"
+           "  --mode MODE      scalesim (default): SCALE-Sim v2's cycle count, i.e. its\n"
+           "                   reported total_cycles + 1 (it reports the last cycle's\n"
+           "                   0-based index); tpu: next fold's weights load while the\n"
+           "                   current fold streams\n"
+           "  --format FMT     table (default), csv or json\n");
+}
+
+/* Parses "RxC" strictly; -1 (usage error printed) otherwise. */
+static int parse_array(const char *s, uint32_t *rows, uint32_t *cols)
+{
+    unsigned long long r, c;
+    char *end;
+    if (!isdigit((unsigned char)s[0]))
+        goto bad;
+    errno = 0;
+    r = strtoull(s, &end, 10);
+    if (errno || (*end != 'x' && *end != 'X') || !isdigit((unsigned char)end[1]))
+        goto bad;
+    c = strtoull(end + 1, &end, 10);
+    if (errno || *end || r < 1 || c < 1 || r > ARRAY_DIM_MAX || c > ARRAY_DIM_MAX)
+        goto bad;
+    *rows = (uint32_t)r;
+    *cols = (uint32_t)c;
+    return 0;
+bad:
+    cli_usage_error(CMD, "--array: expected ROWSxCOLS with each in [1, %u], got '%s'",
+                    ARRAY_DIM_MAX, s);
+    return -1;
+}
+
+typedef struct totals {
+    uint64_t macs, folds, cycles;
+} totals;
+
+static double util(uint64_t macs, uint64_t cycles, uint32_t rows, uint32_t cols)
+{
+    return (double)macs / ((double)cycles * (double)rows * (double)cols);
+}
+
+static void tab_cols(v10_tab *t)
+{
+    v10_tab_col(t, "layer", V10_COL_STR, 0);
+    v10_tab_col(t, "M", V10_COL_INT, 0);
+    v10_tab_col(t, "N", V10_COL_INT, 0);
+    v10_tab_col(t, "K", V10_COL_INT, 0);
+    v10_tab_col(t, "macs", V10_COL_INT, 0);
+    v10_tab_col(t, "folds", V10_COL_INT, 0);
+    v10_tab_col(t, "cycles", V10_COL_INT, 0);
+    v10_tab_col(t, "util", V10_COL_REAL, 4);
+}
+
+/* Costs every layer into t (one row each) and sums into *tot; -1 with err
+ * set if a figure does not fit the table's signed 64-bit integers. */
+static int cost_layers(const char *path, const v10_topo *topo, uint32_t rows, uint32_t cols,
+                       v10_dataflow df, v10_sa_mode mode, v10_tab *t, totals *tot,
+                       v10_err *err)
+{
+    memset(tot, 0, sizeof *tot);
+    for (size_t i = 0; i < topo->n_layers; i++) {
+        const v10_topo_layer *L = &topo->layers[i];
+        uint64_t folds;
+        uint64_t cyc = v10_cost_gemm_cycles(L->M, L->N, L->K, rows, cols, df, mode, &folds);
+        if (cyc == UINT64_MAX || cyc > INT64_MAX || L->macs > INT64_MAX ||
+            L->M > INT64_MAX || L->N > INT64_MAX || L->K > INT64_MAX)
+            return v10_err_set(err, "%s:%u: layer %s: cycle or MAC count does not fit in "
+                                    "63 bits",
+                               path, L->line, L->name);
+        if (v10_add_u64(tot->macs, L->macs, &tot->macs) || tot->macs > INT64_MAX ||
+            v10_add_u64(tot->folds, folds, &tot->folds) || tot->folds > INT64_MAX ||
+            v10_add_u64(tot->cycles, cyc, &tot->cycles) || tot->cycles > INT64_MAX)
+            return v10_err_set(err, "%s:%u: layer %s: totals do not fit in 63 bits", path,
+                               L->line, L->name);
+        v10_tab_row(t);
+        v10_tab_str(t, L->name);
+        v10_tab_int(t, (int64_t)L->M);
+        v10_tab_int(t, (int64_t)L->N);
+        v10_tab_int(t, (int64_t)L->K);
+        v10_tab_int(t, (int64_t)L->macs);
+        v10_tab_int(t, (int64_t)folds);
+        v10_tab_int(t, (int64_t)cyc);
+        v10_tab_real(t, util(L->macs, cyc, rows, cols));
+    }
+    return 0;
+}
+
+/* {"file", "array": {"rows","cols"}, "dataflow", "mode", "layers": [...],
+ *  "totals": {...}} on stdout. */
+static int write_json(const char *path, uint32_t rows, uint32_t cols, v10_dataflow df,
+                      v10_sa_mode mode, const v10_tab *t, size_t n_layers, const totals *tot)
+{
+    cJSON *o = cJSON_CreateObject(), *arr = cJSON_CreateObject(), *tj = cJSON_CreateObject();
+    cJSON *layers = v10_tab_to_json(t);
+    int rc = -1;
+    if (!o || !arr || !tj || !layers) {
+        cJSON_Delete(arr);
+        cJSON_Delete(tj);
+        cJSON_Delete(layers);
+        goto out;
+    }
+    cJSON_AddStringToObject(o, "file", path);
+    cJSON_AddNumberToObject(arr, "rows", rows);
+    cJSON_AddNumberToObject(arr, "cols", cols);
+    cJSON_AddItemToObject(o, "array", arr);
+    cJSON_AddStringToObject(o, "dataflow", v10_dataflow_name(df));
+    cJSON_AddStringToObject(o, "mode", mode == V10_SA_TPU ? "tpu" : "scalesim");
+    cJSON_AddItemToObject(o, "layers", layers);
+    cJSON_AddNumberToObject(tj, "layers", (double)n_layers);
+    cJSON_AddNumberToObject(tj, "macs", (double)tot->macs);
+    cJSON_AddNumberToObject(tj, "folds", (double)tot->folds);
+    cJSON_AddNumberToObject(tj, "cycles", (double)tot->cycles);
+    cJSON_AddNumberToObject(tj, "util", util(tot->macs, tot->cycles, rows, cols));
+    cJSON_AddItemToObject(o, "totals", tj);
+    char *s = cJSON_Print(o);
+    if (s) {
+        rc = fputs(s, stdout) < 0 || fputc('\n', stdout) == EOF ? -1 : 0;
+        cJSON_free(s);
+    }
+out:
+    cJSON_Delete(o);
+    return rc;
+}
+
+int cmd_topology(int argc, char **argv)
+{
+    enum { OPT_ARRAY = 256, OPT_DATAFLOW, OPT_GEMM, OPT_CONV, OPT_MODE, OPT_FORMAT };
+    static const struct option opts[] = {
+        {"array", required_argument, NULL, OPT_ARRAY},
+        {"dataflow", required_argument, NULL, OPT_DATAFLOW},
+        {"gemm", no_argument, NULL, OPT_GEMM},
+        {"conv", no_argument, NULL, OPT_CONV},
+        {"mode", required_argument, NULL, OPT_MODE},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    uint32_t rows = 128, cols = 128;
+    v10_dataflow df = V10_DF_WS;
+    v10_sa_mode mode = V10_SA_SCALESIM;
+    v10_format fmt = V10_FMT_TABLE;
+    int force = V10_TOPO_AUTO, c;
+
+    optind = 1; /* other commands may have run getopt in this process */
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            usage();
+            return V10_EXIT_OK;
+        case OPT_ARRAY:
+            if (parse_array(optarg, &rows, &cols))
+                return V10_EXIT_USAGE;
+            break;
+        case OPT_DATAFLOW:
+            if (v10_dataflow_parse(optarg, &df))
+                return cli_usage_error(CMD, "--dataflow: expected ws, os or is, got '%s'",
+                                       optarg);
+            break;
+        case OPT_GEMM:
+        case OPT_CONV: {
+            int want = c == OPT_GEMM ? V10_TOPO_GEMM : V10_TOPO_CONV;
+            if (force != V10_TOPO_AUTO && force != want)
+                return cli_usage_error(CMD, "--gemm and --conv are exclusive");
+            force = want;
+            break;
+        }
+        case OPT_MODE:
+            if (!strcmp(optarg, "scalesim"))
+                mode = V10_SA_SCALESIM;
+            else if (!strcmp(optarg, "tpu"))
+                mode = V10_SA_TPU;
+            else
+                return cli_usage_error(CMD, "--mode: expected scalesim or tpu, got '%s'",
+                                       optarg);
+            break;
+        case OPT_FORMAT:
+            if (cli_format(CMD, optarg, &fmt))
+                return V10_EXIT_USAGE;
+            break;
+        case ':':
+            return cli_usage_error(CMD, "%s needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(CMD, "missing the topology FILE.csv");
+    if (optind + 1 < argc)
+        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
+    const char *path = argv[optind];
+
+    v10_err err = {{0}};
+    v10_topo *topo = NULL;
+    if (v10_topology_read(path, force, &topo, &err))
+        return cli_fail(&err);
+    v10_tab *t = v10_tab_create();
+    tab_cols(t);
+    totals tot;
+    int rc = V10_EXIT_OK;
+    if (cost_layers(path, topo, rows, cols, df, mode, t, &tot, &err)) {
+        rc = cli_fail(&err);
+    } else if (fmt == V10_FMT_JSON) {
+        if (write_json(path, rows, cols, df, mode, t, topo->n_layers, &tot))
+            rc = cli_fail(&(v10_err){"topology: cannot write the JSON output"});
+    } else {
+        v10_tab_row(t);
+        v10_tab_str(t, "total");
+        v10_tab_int(t, 0);
+        v10_tab_int(t, 0);
+        v10_tab_int(t, 0);
+        v10_tab_int(t, (int64_t)tot.macs);
+        v10_tab_int(t, (int64_t)tot.folds);
+        v10_tab_int(t, (int64_t)tot.cycles);
+        v10_tab_real(t, util(tot.macs, tot.cycles, rows, cols));
+        v10_tab_footer(t);
+        if (v10_tab_write(t, fmt, stdout))
+            rc = cli_fail(&(v10_err){"topology: cannot write the output"});
+    }
+    if (rc == V10_EXIT_OK && fflush(stdout))
+        rc = cli_fail(&(v10_err){"topology: cannot write the output"});
+    v10_tab_destroy(t);
+    v10_topology_free(topo);
+    return rc;
+}
