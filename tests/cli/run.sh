@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# `v10sim run` end to end: JSON schema, table and CSV, the Perfetto trace,
+# determinism, --check, and bad input (exit codes and messages).
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+D=tests/data/engine
+
+"$bin" run --help | grep -q usage
+
+# JSON carries every documented key.
+"$bin" run --tenant bert --tenant ncf --policy v10-full --requests 6 --format json --check \
+  > "$tmp/run.json"
+python3 - "$tmp/run.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ["version", "config", "seed", "policy", "window_cycles", "utilization", "system",
+          "overheads", "tenants", "perf"]:
+    assert k in r, k
+for k in ["sa", "vu", "hbm", "overall", "overlap", "sa_flops"]:
+    assert 0 <= r["utilization"][k] <= 1, (k, r["utilization"][k])
+for k in ["stp", "antt", "fairness", "jain"]:
+    assert k in r["system"], k
+for k in ["preemptions", "context_switches", "switch_cycles"]:
+    assert k in r["overheads"], k
+assert [t["model"] for t in r["tenants"]] == ["bert", "ncf"]
+for t in r["tenants"]:
+    for k in ["name", "model", "batch", "priority", "completed", "throughput_rps", "np",
+              "latency_us", "slo_attainment"]:
+        assert k in t, k
+    assert t["completed"] == 6
+    for k in ["avg", "p50", "p95", "p99"]:
+        assert t["latency_us"][k] > 0
+assert r["tenants"][0]["batch"] == 32
+assert set(r["perf"]) >= {"events", "wall_seconds"}
+PY
+
+# Same seed, same output (perf aside).
+strip() { python3 -c 'import json,sys; r=json.load(sys.stdin); r.pop("perf"); print(json.dumps(r, sort_keys=True))'; }
+a=$("$bin" run --tenant $D/sa_vu.csv:rate=20000 --tenant ncf:batch=8 --policy v10-fair --requests 8 --seed 5 --format json | strip)
+b=$("$bin" run --tenant $D/sa_vu.csv:rate=20000 --tenant ncf:batch=8 --policy v10-fair --requests 8 --seed 5 --format json | strip)
+[ "$a" = "$b" ]
+
+# Table and CSV.
+"$bin" run --tenant resnet50:batch=4 --tenant ncf --policy pmt --requests 4 | grep -q "STP"
+"$bin" run --tenant resnet50:batch=4 --tenant ncf --policy all --requests 4 --format csv > "$tmp/all.csv"
+python3 - "$tmp/all.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+pols = sorted({r["policy"] for r in rows})
+assert pols == sorted(["fcfs", "pmt", "prema", "spatial", "v10-base", "v10-fair", "v10-full"]), pols
+assert len(rows) == 14
+PY
+
+# The trace opens as Chrome trace-event JSON with named FU tracks.
+"$bin" run --tenant $D/long_sa.csv --tenant $D/sa_vu.csv --policy v10-full --requests 4 \
+  --trace "$tmp/t.json" > /dev/null
+python3 - "$tmp/t.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+ev = t["traceEvents"]
+names = {e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+assert {"SA0", "VU0"} <= names, names
+ops = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "op"]
+assert ops and all(":" in e["name"] for e in ops)
+assert any("preempt" in e["name"] for e in ev if e.get("ph") == "i")
+assert any(e.get("cat") == "request" for e in ev)
+PY
+
+# Bad input: clear message, right exit code, no partial trace file.
+expect() { # code, pattern, command...
+  local code=$1 pat=$2; shift 2
+  set +e; "$@" > /dev/null 2> "$tmp/err"; local rc=$?; set -e
+  if [ "$rc" -ne "$code" ] || ! grep -q -- "$pat" "$tmp/err"; then
+    echo "expected exit $code and '$pat' from: $*"; echo "got $rc:"; cat "$tmp/err"; exit 1
+  fi
+}
+expect 2 "at least one --tenant" "$bin" run
+expect 1 "nosuchmodel" "$bin" run --tenant nosuchmodel
+expect 1 "priority" "$bin" run --tenant bert:priority=0
+expect 1 "unknown option 'speed'" "$bin" run --tenant bert:speed=2
+expect 2 "unknown policy 'fast'" "$bin" run --tenant bert --policy fast
+expect 2 "requests" "$bin" run --tenant bert --requests 0
+expect 1 "solo runs exactly one tenant" "$bin" run --tenant ncf --tenant ncf --policy solo
+expect 1 "no/such/dir" "$bin" run --tenant ncf --requests 2 --trace no/such/dir/t.json
+[ ! -e no/such/dir ]
+echo "cli run: ok"
