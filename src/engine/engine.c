@@ -179,12 +179,20 @@ int v10_engine_eligible(const v10_engine *e, int ti, int f)
 static void update_rates(v10_engine *e)
 {
     int idx[V10_MAX_FUS], n = 0;
+    double rate[V10_MAX_FUS];
     for (int f = 0; f < e->n_fus; f++)
-        if (e->fus[f].state == FU_BUSY) {
-            sync_fu(e, &e->fus[f]);
+        if (e->fus[f].state == FU_BUSY)
             idx[n++] = f;
+    double total = 0;
+    for (int i = 0; i < n; i++)
+        total += e->fus[idx[i]].demand;
+    if (!e->cfg->contention || total <= e->hbm_bytes_per_cycle) {
+        for (int i = 0; i < n; i++) {
+            rate[i] = e->fus[idx[i]].full_rate;
+            e->fus[idx[i]].alloc = e->fus[idx[i]].demand;
         }
-    if (e->cfg->contention) {
+    } else {
+        /* Max-min fair shares of the bandwidth (water-filling). */
         double left = e->hbm_bytes_per_cycle;
         int unsat = n;
         for (int i = 0; i < n; i++)
@@ -209,19 +217,20 @@ static void update_rates(v10_engine *e)
             }
         }
         for (int i = 0; i < n; i++) {
-            fu *u = &e->fus[idx[i]];
+            const fu *u = &e->fus[idx[i]];
             double r = u->demand > 0 ? u->full_rate * (u->alloc / u->demand) : u->full_rate;
-            u->rate = r > u->full_rate ? u->full_rate : r;
-        }
-    } else {
-        for (int i = 0; i < n; i++) {
-            fu *u = &e->fus[idx[i]];
-            u->rate = u->full_rate;
-            u->alloc = u->demand;
+            rate[i] = r > u->full_rate ? u->full_rate : r;
         }
     }
-    for (int i = 0; i < n; i++)
-        ev_set(e->heap, idx[i], e->now + time_to_stop(e, &e->fus[idx[i]]));
+    /* Only operators whose rate changed (or that just started) move. */
+    for (int i = 0; i < n; i++) {
+        fu *u = &e->fus[idx[i]];
+        if (e->heap->pos[idx[i]] >= 0 && rate[i] == u->rate)
+            continue;
+        sync_fu(e, u);
+        u->rate = rate[i];
+        ev_set(e->heap, idx[i], e->now + time_to_stop(e, u));
+    }
     e->rates_dirty = 0;
 }
 
@@ -509,16 +518,39 @@ static void arrival_event(v10_engine *e, int ti)
         ev_set(e->heap, slot_tenant(e, ti), e->now + interarrival(t));
 }
 
-/* Offers every free FU to the policy, in FU order. */
+/*
+ * Offers every free FU to the policy, in FU order, with the tenants whose
+ * next operator needs that FU type (filtered per FU for partitions and
+ * vetoes).  A tenant picked for one FU is no longer a candidate.
+ */
 static void dispatch(v10_engine *e)
 {
+    int ready[V10_MAX_TENANTS][V10_FU_TYPES], nr[V10_FU_TYPES] = {0, 0}, any_free = 0;
+    for (int f = 0; f < e->n_fus && !any_free; f++)
+        any_free = e->fus[f].state == FU_FREE;
+    if (!any_free)
+        return;
+    for (int i = 0; i < e->n_tenants; i++) {
+        const tenant *t = &e->tenants[i];
+        if (t->state == T_READY) {
+            int ty = v10_tenant_next_fu(t);
+            ready[nr[ty]++][ty] = i;
+        }
+    }
+    if (!nr[V10_FU_SA] && !nr[V10_FU_VU])
+        return;
     for (int f = 0; f < e->n_fus; f++) {
-        if (e->fus[f].state != FU_FREE)
+        fu *u = &e->fus[f];
+        int ty = (int)u->type;
+        if (u->state != FU_FREE || !nr[ty])
             continue;
         int n = 0;
-        for (int i = 0; i < e->n_tenants; i++)
-            if (v10_engine_eligible(e, i, f))
+        for (int k = 0; k < nr[ty]; k++) {
+            int i = ready[k][ty];
+            if (e->tenants[i].state == T_READY && (u->owner < 0 || u->owner == i) &&
+                (!e->policy->may_run || e->policy->may_run(e, e->pstate, i, f)))
                 e->cand[n++] = i;
+        }
         if (!n)
             continue;
         int pick = e->policy->pick(e, e->pstate, f, e->cand, n);
