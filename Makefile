@@ -2,7 +2,7 @@
 # runs every test twice: a strict-warnings build and an ASan+UBSan build.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all release asan test test-release test-asan bench clean deps
+.PHONY: all release asan test test-release test-asan bench clean deps fuzz valgrind
 
 all: release
 
@@ -25,6 +25,12 @@ test: test-release test-asan
 
 bench: release
 	bash bench/run.sh
+
+# libFuzzer on every parser, FUZZ_SECONDS each (default 60); new corpus
+# entries stay in build-fuzz/, crashes land in fuzz/crashes/NAME/ (commit them).
+FUZZ_SECONDS ?= 60
+fuzz:
+	bash fuzz/run.sh $(FUZZ_SECONDS)
 
 # Installs the Debian packages the build and tests need (run as root).
 deps:
