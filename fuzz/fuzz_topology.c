@@ -5,10 +5,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *path = fuzz_file(data, size, ".csv");
+    FILE *f = fuzz_stream(data, size);
     v10_topo *t = NULL;
     v10_err err;
-    if (v10_topology_read(path, V10_TOPO_AUTO, &t, &err) == 0) {
+    if (v10_topology_parse(f, "fuzz.csv", V10_TOPO_AUTO, &t, &err) == 0) {
         for (size_t i = 0; i < t->n_layers; i++) {
             const v10_topo_layer *l = &t->layers[i];
             if (!l->M || !l->N || !l->K)
@@ -21,5 +21,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (!err.msg[0]) {
         abort();
     }
+    fclose(f);
     return 0;
 }

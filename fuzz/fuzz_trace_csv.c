@@ -5,12 +5,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *path = fuzz_file(data, size, ".csv");
+    FILE *f = fuzz_stream(data, size);
     v10_npu npu;
     v10_npu_preset("v10-isca23", &npu, NULL);
     v10_model m;
     v10_err err;
-    if (v10_trace_csv_read(path, &npu, &m, &err) == 0) {
+    if (v10_trace_csv_parse(f, "fuzz.csv", &npu, &m, &err) == 0) {
         if (m.n_ops == 0)
             abort();
         if (v10_cost_model(&npu, &m, &err) == 0)
@@ -21,5 +21,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (!err.msg[0]) {
         abort();
     }
+    fclose(f);
     return 0;
 }

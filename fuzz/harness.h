@@ -1,6 +1,6 @@
 /*
- * harness.h — shared by the fuzz harnesses: loaders that read a path get
- * the input through a per-process temporary file.
+ * harness.h — shared by the fuzz harnesses: loaders read the input from
+ * an in-memory stream.
  */
 #ifndef V10_FUZZ_HARNESS_H
 #define V10_FUZZ_HARNESS_H
@@ -10,22 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Writes data to a temporary file (same path each call); returns the path. */
-static inline const char *fuzz_file(const uint8_t *data, size_t size, const char *ext)
+/* The input as a read-only stream (fmemopen). */
+static inline FILE *fuzz_stream(const uint8_t *data, size_t size)
 {
-    static char path[64];
-    snprintf(path, sizeof path, "/tmp/v10fuzz-%d%s", (int)getpid(), ext);
-    FILE *f = fopen(path, "wb");
+    static const char empty[1];
+    FILE *f = fmemopen(size ? (void *)(uintptr_t)data : (void *)(uintptr_t)empty, size ? size : 1, "r");
     if (!f)
         abort();
-    if (size && fwrite(data, 1, size, f) != size)
-        abort();
-    fclose(f);
-    return path;
+    if (!size)
+        fgetc(f); /* fmemopen needs a non-empty buffer: consume the dummy byte */
+    return f;
 }
 
 /* A NUL-terminated copy of data (caller frees). */

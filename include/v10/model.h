@@ -12,6 +12,7 @@
 #define V10_MODEL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "v10/err.h"
@@ -127,6 +128,9 @@ int v10_zoo_build(const char *name, uint32_t batch, v10_model *out,
  * same NPU reproduces the profile exactly. */
 int v10_trace_csv_read(const char *path, const v10_npu *npu, v10_model *out,
                        v10_err *err);
+/* The same from an open stream; `path` names it in messages. */
+int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model *out,
+                        v10_err *err);
 int v10_trace_csv_write(const v10_model *m, const v10_npu *npu, FILE *f);
 
 const char *v10_fu_name(v10_fu_type fu);

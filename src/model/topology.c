@@ -161,6 +161,15 @@ int v10_topology_read(const char *path, int force_gemm, v10_topo **out, v10_err 
     FILE *fp = fopen(path, "r");
     if (!fp)
         return v10_err_set(err, "%s: cannot open topology: %s", path, strerror(errno));
+    int rc = v10_topology_parse(fp, path, force_gemm, out, err);
+    fclose(fp);
+    return rc;
+}
+
+int v10_topology_parse(FILE *fp, const char *path, int force_gemm, v10_topo **out,
+                       v10_err *err)
+{
+    *out = NULL;
     v10_topo *t = calloc(1, sizeof *t);
     char *buf = NULL;
     size_t bufcap = 0, cap = 0;
@@ -228,7 +237,6 @@ int v10_topology_read(const char *path, int force_gemm, v10_topo **out, v10_err 
     rc = 0;
 done:
     free(buf);
-    fclose(fp);
     v10_topology_free(t);
     return rc;
 }

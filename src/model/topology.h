@@ -22,6 +22,7 @@
 #define V10_TOPOLOGY_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "v10/err.h"
@@ -61,6 +62,10 @@ typedef struct v10_topo {
  */
 int v10_topology_read(const char *path, int force_gemm, struct v10_topo **out,
                       v10_err *err);
+
+/* The same from an open stream; `path` names it in messages. */
+int v10_topology_parse(FILE *fp, const char *path, int force_gemm, struct v10_topo **out,
+                       v10_err *err);
 
 /* Frees a topology from v10_topology_read (NULL is fine). */
 void v10_topology_free(v10_topo *t);

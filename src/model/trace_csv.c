@@ -71,6 +71,14 @@ int v10_trace_csv_read(const char *path, const v10_npu *npu, v10_model *out, v10
     FILE *f = fopen(path, "r");
     if (!f)
         return v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    int rc = v10_trace_csv_parse(f, path, npu, out, err);
+    fclose(f);
+    return rc;
+}
+
+int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model *out,
+                        v10_err *err)
+{
     const char *base = strrchr(path, '/');
     v10_model_init(out, base ? base + 1 : path, 1);
     int col[C_N];
@@ -204,10 +212,8 @@ int v10_trace_csv_read(const char *path, const v10_npu *npu, v10_model *out, v10
         v10_err_set(err, "%s: no operators after the header", path);
         goto fail;
     }
-    fclose(f);
     return 0;
 fail:
-    fclose(f);
     v10_model_fini(out);
     return -1;
 }
