@@ -32,6 +32,9 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	bash fuzz/run.sh $(FUZZ_SECONDS)
 
+valgrind: release
+	bash tests/valgrind.sh
+
 # Installs the Debian packages the build and tests need (run as root).
 deps:
 	apt-get update
