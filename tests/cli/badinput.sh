@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# badinput.sh — every kind of user mistake gives a non-zero exit (1 for bad
+# input, 2 for a bad command line), a message naming the culprit on stderr,
+# nothing on stdout for bad input, and never a signal.
+# Usage: badinput.sh PATH/TO/v10sim   (run from the repository root by ctest)
+set -euo pipefail
+
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# expect CODE NEEDLE ARGS...: runs v10sim ARGS, checks the exit code, that
+# the first stderr line names NEEDLE, and (for exit 1) that stderr is one line.
+expect() {
+    local want=$1 needle=$2
+    shift 2
+    set +e
+    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    set -e
+    local first
+    first=$(head -n1 "$tmp/err")
+    if [ "$rc" -ge 128 ]; then
+        echo "FAIL: v10sim $*: killed by signal $((rc - 128))" >&2; fails=$((fails + 1))
+    elif [ "$rc" -ne "$want" ]; then
+        echo "FAIL: v10sim $*: exit $rc, expected $want; stderr: $first" >&2
+        fails=$((fails + 1))
+    elif ! grep -qF -- "$needle" <<<"$first"; then
+        echo "FAIL: v10sim $*: first stderr line does not name '$needle': $first" >&2
+        fails=$((fails + 1))
+    elif [ "$want" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+        echo "FAIL: v10sim $*: expected a one-line message, got:" >&2
+        cat "$tmp/err" >&2; fails=$((fails + 1))
+    elif [ "$want" -eq 1 ] && [ -s "$tmp/out" ]; then
+        echo "FAIL: v10sim $*: wrote to stdout despite failing" >&2; fails=$((fails + 1))
+    fi
+}
+
+# unknown model (zoo name or spec option)
+expect 1 nosuchmodel profile nosuchmodel
+expect 1 nosuchmodel models nosuchmodel
+expect 1 batch profile resnet50:batch=0
+expect 1 frobnicate profile resnet50:frobnicate=1
+# unknown preset
+expect 1 v10-isca99 npu --npu v10-isca99
+expect 1 v10-isca99 models --npu v10-isca99
+expect 1 v10-isca99 profile resnet50 --npu v10-isca99
+# bad JSON files
+expect 1 malformed.json:4 npu --npu tests/data/npu/malformed.json
+expect 1 sa_rowz npu --npu tests/data/npu/unknown_key.json
+expect 1 sa_count npu --npu tests/data/npu/zero_sa.json
+expect 1 hbm_gbps models --npu tests/data/npu/negative_bw.json
+expect 1 tpuv9-core profile resnet50 --npu tests/data/npu/unknown_base.json
+# missing files
+expect 1 no_such.json npu --npu "$tmp/no_such.json"
+expect 1 no_such.csv profile "$tmp/no_such.csv"
+expect 1 no_such.csv models "$tmp/no_such.csv"
+# bad trace CSVs name file:line
+expect 1 bad_fu.csv:3 profile tests/data/trace/bad_fu.csv
+expect 1 long_line.csv:3 profile tests/data/trace/long_line.csv
+expect 1 empty.csv profile tests/data/trace/empty.csv
+# bad --format, missing values, stray arguments
+expect 2 xml npu --format xml
+expect 2 xml models --format xml
+expect 2 xml profile resnet50 --format xml
+expect 2 csv npu --format csv
+expect 2 --npu npu --npu
+expect 2 --format models --format
+expect 2 MODEL profile
+expect 2 extra profile resnet50 extra
+expect 2 extra npu extra
+expect 2 bogus-command bogus-command
+# an unknown flag on every sub-command
+"$bin" --help >"$tmp/help"
+for c in $(awk '/^commands:/{on=1; next} on && /^$/{exit} on {print $1}' "$tmp/help"); do
+    expect 2 --bogus-flag "$c" --bogus-flag
+done
+expect 2 -Z npu -Z
+
+if [ "$fails" -ne 0 ]; then
+    echo "cli badinput: $fails failure(s)" >&2
+    exit 1
+fi
+echo "cli badinput: ok"

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# models.sh — `v10sim models`, `profile` and `npu` end to end: JSON and CSV
+# shapes, the profile -> trace CSV -> profile round trip on every zoo model,
+# and --help / --version on every sub-command.
+# Usage: models.sh PATH/TO/v10sim   (run from the repository root by ctest)
+set -euo pipefail
+
+bin=$1
+min_models=${MIN_MODELS:-13}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# ---- models: json -----------------------------------------------------------
+"$bin" models --format json >"$tmp/models.json"
+python3 - "$tmp/models.json" "$min_models" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["npu"]["name"] == "v10-isca23", d["npu"]
+assert "version" in d
+models = d["models"]
+assert len(models) >= int(sys.argv[2]), f"{len(models)} models, expected >= {sys.argv[2]}"
+names = [m["name"] for m in models]
+assert len(set(names)) == len(names), names
+keys = ["name", "batch", "ops", "sa_ops", "vu_ops", "macs", "hbm_bytes",
+        "latency_cycles", "latency_us", "sa_busy", "vu_busy"]
+for m in models:
+    for k in keys:
+        assert k in m, (m["name"], k)
+    for k in ("sa_op_len_us", "vu_op_len_us"):
+        s = m[k]
+        assert set(s) == {"mean", "min", "max"}, (m["name"], k, s)
+        assert s["min"] <= s["mean"] + 0.01 and s["mean"] <= s["max"] + 0.01, (m["name"], k, s)
+    assert m["batch"] >= 1 and m["ops"] >= 1, m
+    assert m["ops"] == m["sa_ops"] + m["vu_ops"], m
+    assert m["sa_ops"] >= 1, (m["name"], "no SA operator")
+    assert abs(m["sa_busy"] + m["vu_busy"] - 1) < 0.002, m
+    assert abs(m["latency_us"] * 700 - m["latency_cycles"]) <= 0.05 * 700 + 1, m
+    assert m["macs"] > 0 and m["hbm_bytes"] > 0, m
+print(f"models json: {len(models)} models ok")
+PY
+
+# ---- models: csv and table agree with json ----------------------------------
+"$bin" models --format csv >"$tmp/models.csv"
+python3 - "$tmp/models.csv" "$tmp/models.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+d = json.load(open(sys.argv[2]))["models"]
+assert len(rows) == len(d), (len(rows), len(d))
+for r, j in zip(rows, d):
+    assert r["name"] == j["name"]
+    assert int(r["latency_cycles"]) == j["latency_cycles"]
+    assert int(r["ops"]) == j["ops"]
+    float(r["sa_op_len_us.mean"]); float(r["vu_op_len_us.max"])
+PY
+"$bin" models >"$tmp/models.txt"
+for name in $(python3 -c 'import json,sys; print(" ".join(m["name"] for m in json.load(open(sys.argv[1]))["models"]))' "$tmp/models.json"); do
+    grep -q "^$name " "$tmp/models.txt" || fail "table lacks $name"
+done
+
+# a bigger array changes the profile; explicit specs list only those models
+"$bin" models --npu configs/big-array.json --format csv >"$tmp/big.csv"
+cmp -s "$tmp/models.csv" "$tmp/big.csv" && fail "--npu configs/big-array.json changed nothing"
+first=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["models"][0]["name"])' "$tmp/models.json")
+"$bin" models "$first:batch=1" --format csv >"$tmp/one.csv"
+[ "$(wc -l <"$tmp/one.csv")" -eq 2 ] || fail "models $first:batch=1 did not give one row"
+grep -q "^$first,1," "$tmp/one.csv" || fail "models $first:batch=1: batch not 1"
+
+# ---- profile: table, json, and the trace-CSV round trip on every model -------
+"$bin" profile "$first" >"$tmp/p.txt"
+grep -q ' total ' "$tmp/p.txt" || fail "profile table has no total row"
+"$bin" profile "$first" --format json >"$tmp/p.json"
+python3 - "$tmp/p.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ops, tot = d["ops"], d["totals"]
+for o in ops:
+    for k in ("index", "name", "fu", "cycles", "us", "compute_cycles", "mem_cycles",
+              "hbm_bytes", "bound", "tiles", "macs"):
+        assert k in o, k
+    assert o["fu"] in ("SA", "VU") and o["bound"] in ("compute", "memory"), o
+    assert o["cycles"] > max(o["compute_cycles"], o["mem_cycles"]), o
+    assert (o["bound"] == "compute") == (o["compute_cycles"] >= o["mem_cycles"]), o
+assert [o["index"] for o in ops] == list(range(len(ops)))
+assert tot["latency_cycles"] == sum(o["cycles"] for o in ops)
+assert tot["ops"] == len(ops)
+PY
+
+python3 -c 'import json,sys; print("\n".join(m["name"] for m in json.load(open(sys.argv[1]))["models"]))' \
+    "$tmp/models.json" >"$tmp/names"
+while read -r name; do
+    "$bin" profile "$name" --format csv >"$tmp/$name.csv"
+    "$bin" profile "$name" --format json >"$tmp/a.json"
+    "$bin" profile "$tmp/$name.csv" --format json >"$tmp/b.json"
+    python3 - "$tmp/a.json" "$tmp/b.json" "$name" <<'PY' || fail "profile round trip of $name"
+import json, sys
+a, b = (json.load(open(p))["ops"] for p in sys.argv[1:3])
+assert len(a) == len(b), (len(a), len(b))
+for x, y in zip(a, b):
+    for k in ("cycles", "compute_cycles", "mem_cycles", "hbm_bytes", "tiles", "fu", "macs"):
+        assert x[k] == y[k], (sys.argv[3], x["index"], k, x[k], y[k])
+PY
+    # CSV of the CSV: identical but for the comment naming the model
+    "$bin" profile "$tmp/$name.csv" --format csv >"$tmp/again.csv"
+    diff <(grep -v '^#' "$tmp/$name.csv") <(grep -v '^#' "$tmp/again.csv") >/dev/null ||
+        fail "trace CSV of $name is not a fixed point"
+done <"$tmp/names"
+
+# on another NPU the round trip holds too
+"$bin" profile "$first" --npu tpuv4-core --format csv >"$tmp/t4.csv"
+a=$("$bin" profile "$first" --npu tpuv4-core --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["latency_cycles"])')
+b=$("$bin" profile "$tmp/t4.csv" --npu tpuv4-core --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["latency_cycles"])')
+[ "$a" = "$b" ] || fail "tpuv4 round trip: $a != $b"
+
+# ---- npu --------------------------------------------------------------------
+"$bin" npu --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["sa_rows"] == 128 and d["hbm_gbps"] == 330 and d["clock_mhz"] == 700, d
+x = d["derived"]
+assert abs(x["peak_sa_tflops"] - 2 * 128 * 128 * 700e6 / 1e12) < 1e-9, x
+assert abs(x["hbm_bytes_per_cycle"] - 330e9 / 700e6) < 1e-9, x
+assert x["pmt_switch_cycles"] == round(d["pmt_switch_us"] * 700), x
+' || fail "npu --format json"
+"$bin" npu --npu configs/isca23-64mib.json | grep -q '^vmem_bytes  *67108864' || fail "npu table vmem"
+"$bin" npu --npu configs/big-array.json --format json |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["sa_rows"] == d["sa_cols"] == 256' ||
+    fail "big-array config"
+"$bin" npu --list | grep -q '^v10-isca23-8x ' || fail "npu --list"
+"$bin" npu --list --format csv | head -n1 | grep -q '^name,' || fail "npu --list csv"
+
+# ---- --help on every sub-command, --version ----------------------------------
+"$bin" --help >"$tmp/help"
+cmds=$(awk '/^commands:/{on=1; next} on && /^$/{exit} on {print $1}' "$tmp/help")
+[ -n "$cmds" ] || fail "no commands in v10sim --help"
+for c in $cmds; do
+    set +e
+    "$bin" "$c" --help >"$tmp/h" 2>"$tmp/e"; rc=$?
+    set -e
+    [ "$rc" -eq 0 ] || fail "$c --help exit $rc"
+    grep -qi usage "$tmp/h" || fail "$c --help does not mention usage"
+done
+"$bin" --version | grep -Eq '^v10sim [0-9]+\.[0-9]+' || fail "--version"
+
+echo "cli models: ok"
