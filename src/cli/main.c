@@ -13,6 +13,7 @@ static const cli_command commands[] = {
     {"topology", "cost a SCALE-Sim topology CSV layer by layer", cmd_topology},
     {"npu", "print the resolved NPU configuration", cmd_npu},
     {"policies", "list the scheduling policies and their parameters", cmd_policies},
+    {"sweep", "run the product of a spec's axes, resumable, on threads or MPI", cmd_sweep},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

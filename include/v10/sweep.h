@@ -1,0 +1,114 @@
+/*
+ * sweep.h — parameter sweeps (DESIGN §8): a JSON spec declares axes, the
+ * sweep is their Cartesian product, one simulation per point, and results
+ * are recorded durably in a directory so an interrupted sweep resumes
+ * without losing or repeating a point.  The spec format is in docs/sweep.md.
+ *
+ * Ownership: _parse/_open create, _destroy/_close free.  Everything here is
+ * safe to call from several threads on distinct points, except the store,
+ * whose calls the caller serializes (v10_sweep_run_local does).
+ */
+#ifndef V10_SWEEP_H
+#define V10_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "v10/err.h"
+#include "v10/sim.h"
+
+#define V10_SWEEP_TENANTS_MAX 16
+#define V10_SWEEP_POINTS_MAX 100000000u
+
+typedef struct v10_sweep v10_sweep;
+
+/*
+ * Parses and validates a spec (JSON text; `origin` names it in messages).
+ * Every key is checked: unknown keys, empty axes ("empty product"), wrong
+ * types, unknown policies, presets and models are errors naming the key,
+ * e.g. "sweep.json: axes.policy[2]: unknown policy 'pmtt'".
+ */
+int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err);
+void v10_sweep_destroy(v10_sweep *s);
+
+size_t v10_sweep_points(const v10_sweep *s);
+const char *v10_sweep_name(const v10_sweep *s);
+/* FNV-1a 64 of the canonical spec, 16 hex digits: equal for specs that differ
+ * only in whitespace, key order or "description". */
+const char *v10_sweep_hash(const v10_sweep *s);
+/* The canonical spec as pretty JSON (keys sorted). */
+const char *v10_sweep_canonical(const v10_sweep *s);
+
+/*
+ * One point, materialized.  cfg.tenants points into `tenants`, so a point
+ * must not be copied by value.  `id` hashes the point's canonical settings.
+ */
+typedef struct v10_sweep_point {
+    size_t index;
+    char id[17];
+    v10_run_config cfg;
+    v10_tenant_spec tenants[V10_SWEEP_TENANTS_MAX];
+} v10_sweep_point;
+
+/* Point i's identity only (cheap: no NPU resolution); id has 17 bytes. */
+void v10_sweep_point_id(const v10_sweep *s, size_t i, char *id);
+/* Point i's settings as compact JSON (malloc'd), keys in enumeration order. */
+char *v10_sweep_point_text(const v10_sweep *s, size_t i);
+int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_err *err);
+
+/*
+ * Runs point i and returns its result row (malloc'd, one line of JSON ending
+ * in '\n'): {"index", "id", "point": the spec's settings, "result": the
+ * run report (config, seed, metrics), "perf": events and wall time}.
+ * Everything but "perf" is a pure function of the spec and i.
+ */
+int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err);
+
+/*
+ * The result store: DIR/spec.json (the canonical spec and its hash) and
+ * DIR/results.jsonl, one row per finished point, appended and fsync'ed
+ * before the point counts as done.  On open with `resume`, complete rows
+ * are kept (a torn last line is cut off, invalid or duplicate rows are
+ * dropped), and a spec that differs from DIR's is refused.  Without
+ * `resume`, a DIR that is not empty is refused.
+ */
+typedef struct v10_sweep_store v10_sweep_store;
+
+int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
+                         v10_sweep_store **out, v10_err *err);
+/* done[i] != 0: point i is recorded. */
+const unsigned char *v10_sweep_store_done(const v10_sweep_store *st);
+size_t v10_sweep_store_count(const v10_sweep_store *st);
+/* Rows dropped when the store was opened (torn, invalid or duplicate). */
+size_t v10_sweep_store_dropped(const v10_sweep_store *st);
+/* Records point i's row durably.  A row for an index already done is ignored. */
+int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_err *err);
+/* When every point is recorded, writes DIR/results.csv (sorted by index)
+ * atomically; returns 0 without writing if some points are missing. */
+int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err);
+void v10_sweep_store_close(v10_sweep_store *st);
+
+/*
+ * Hands out the missing points of a store one at a time (dynamic load
+ * balancing) and records finished ones; thread-safe.  Threads call
+ * v10_sweep_work to run points until none remain; the MPI coordinator uses
+ * _take and _record for remote ranks.
+ */
+typedef struct v10_sweep_queue v10_sweep_queue;
+
+v10_sweep_queue *v10_sweep_queue_create(const v10_sweep *s, v10_sweep_store *st,
+                                        const char *progress);
+/* Next missing index, or -1 when none remain or a point failed. */
+int64_t v10_sweep_queue_take(v10_sweep_queue *q);
+/* Records a finished point (row != NULL) or a failure (row == NULL, msg). */
+void v10_sweep_queue_record(v10_sweep_queue *q, size_t i, const char *row, const char *msg);
+/* Runs points from the queue on the calling thread until none remain. */
+void v10_sweep_work(v10_sweep_queue *q);
+/* Ends the progress bar; returns 0, or -1 with the first failure's message. */
+int v10_sweep_queue_destroy(v10_sweep_queue *q, v10_err *err);
+
+/* Runs every missing point on `threads` threads (the caller's included). */
+int v10_sweep_run_local(const v10_sweep *s, v10_sweep_store *st, int threads,
+                        const char *progress, v10_err *err);
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * cmd_sweep.c — `v10sim sweep SPEC.json [-j N] [--out DIR] [--resume]`: the
+ * product of a spec's axes, one simulation per point on N threads, results
+ * recorded durably in DIR (docs/sweep.md).  main_mpi.c reuses the helpers.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cmd_sweep.h"
+
+static void usage(FILE *f, int mpi)
+{
+    fprintf(f,
+        "usage: %s sweep SPEC.json [options]\n\n"
+        "Runs one simulation per point of the product of the spec's axes and\n"
+        "records one row per point in DIR/results.jsonl (durably, as each point\n"
+        "finishes) and, once all are done, DIR/results.csv sorted by index.\n"
+        "A killed sweep continues with --resume.  Format: docs/sweep.md.\n\n"
+        "options:\n", mpi ? "mpirun -np K v10sim-mpi" : "v10sim");
+    if (!mpi)
+        fprintf(f, "  -j, --jobs N     threads (default: the number of CPUs)\n");
+    fprintf(f,
+        "  --out DIR        result directory (default sweep-NAME, NAME from the spec)\n"
+        "  --resume         continue the sweep in DIR: run only the missing points\n"
+        "  --list           print the points (index, id, settings) and exit\n"
+        "  --quiet          no progress bar (it shows when stderr is a terminal or\n"
+        "                   V10_PROGRESS=1)\n"
+        "  --help           this text\n");
+}
+
+enum { O_OUT = 1000, O_RESUME, O_LIST, O_QUIET, O_HELP };
+
+static const struct option opts[] = {
+    {"jobs", required_argument, 0, 'j'},  {"out", required_argument, 0, O_OUT},
+    {"resume", no_argument, 0, O_RESUME}, {"list", no_argument, 0, O_LIST},
+    {"quiet", no_argument, 0, O_QUIET},   {"help", no_argument, 0, O_HELP},
+    {0, 0, 0, 0},
+};
+
+double sweep_cli_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
+{
+    memset(a, 0, sizeof *a);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    a->threads = ncpu > 0 ? (int)ncpu : 1;
+    const char *out = NULL;
+    unsigned long long u;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, mpi ? "" : "j:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            if (mpi)
+                return cli_usage_error("sweep", "-j: under MPI each rank runs one point at "
+                                       "a time; use more ranks");
+            if (cli_u64("sweep", "-j", optarg, 1, 256, &u))
+                return V10_EXIT_USAGE;
+            a->threads = (int)u;
+            break;
+        case O_OUT: out = optarg; break;
+        case O_RESUME: a->resume = 1; break;
+        case O_LIST: a->list = 1; break;
+        case O_QUIET: a->quiet = 1; break;
+        case O_HELP: usage(stdout, mpi); return V10_EXIT_OK;
+        default: return cli_usage_error("sweep", "unknown option");
+        }
+    }
+    if (optind == argc)
+        return cli_usage_error("sweep", "give the spec file: sweep SPEC.json");
+    if (optind + 1 < argc)
+        return cli_usage_error("sweep", "unexpected argument '%s'", argv[optind + 1]);
+    a->spec = argv[optind];
+    if (out) {
+        if (!*out || strlen(out) >= sizeof a->out)
+            return cli_usage_error("sweep", "--out: expected a directory path");
+        snprintf(a->out, sizeof a->out, "%s", out);
+    }
+    return -1;
+}
+
+static char *read_text(const char *path, v10_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        v10_err_set(err, "%s: cannot open", path);
+        return NULL;
+    }
+    size_t cap = 1 << 14, n = 0;
+    char *b = malloc(cap);
+    while (b) {
+        n += fread(b + n, 1, cap - n - 1, f);
+        if (n + 1 < cap)
+            break;
+        char *nb = cap < (64u << 20) ? realloc(b, cap *= 2) : NULL;
+        if (!nb)
+            free(b);
+        b = nb;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!b || bad) {
+        free(b);
+        v10_err_set(err, "%s: %s", path, bad ? "read error" : "too large");
+        return NULL;
+    }
+    b[n] = 0;
+    return b;
+}
+
+int sweep_cli_load(sweep_args *a, v10_sweep **s)
+{
+    v10_err err;
+    char *text = read_text(a->spec, &err);
+    if (!text)
+        return cli_fail(&err);
+    int rc = v10_sweep_parse(text, a->spec, s, &err);
+    free(text);
+    if (rc)
+        return cli_fail(&err);
+    if (!a->out[0])
+        snprintf(a->out, sizeof a->out, "sweep-%s", v10_sweep_name(*s));
+    return V10_EXIT_OK;
+}
+
+int sweep_cli_list(const v10_sweep *s)
+{
+    for (size_t i = 0; i < v10_sweep_points(s); i++) {
+        char id[17];
+        v10_sweep_point_id(s, i, id);
+        char *t = v10_sweep_point_text(s, i);
+        printf("{\"index\":%zu,\"id\":\"%s\",\"point\":%s}\n", i, id, t ? t : "null");
+        free(t);
+    }
+    return fflush(stdout) ? V10_EXIT_FAIL : V10_EXIT_OK;
+}
+
+int sweep_cli_open(const sweep_args *a, const v10_sweep *s, v10_sweep_store **st)
+{
+    v10_err err;
+    if (v10_sweep_store_open(a->out, s, a->resume, st, &err))
+        return cli_fail(&err);
+    size_t n = v10_sweep_points(s), done = v10_sweep_store_count(*st);
+    if (a->resume || done)
+        fprintf(stderr, "v10sim sweep: %s: %zu of %zu points already done, %zu to run%s\n",
+                a->out, done, n, n - done, "");
+    if (v10_sweep_store_dropped(*st))
+        fprintf(stderr, "v10sim sweep: %s: dropped %zu incomplete or invalid row(s) "
+                "(those points run again)\n", a->out, v10_sweep_store_dropped(*st));
+    return V10_EXIT_OK;
+}
+
+int sweep_cli_finish(const sweep_args *a, const v10_sweep *s, v10_sweep_store *st, size_t ran,
+                     double seconds, const char *how)
+{
+    v10_err err;
+    if (v10_sweep_store_finish(st, &err))
+        return cli_fail(&err);
+    printf("sweep %s: %zu points (%zu run now, %s) in %.2f s; spec %s\n"
+           "results: %s/results.jsonl, %s/results.csv\n",
+           v10_sweep_name(s), v10_sweep_points(s), ran, how, seconds, v10_sweep_hash(s),
+           a->out, a->out);
+    return fflush(stdout) ? V10_EXIT_FAIL : V10_EXIT_OK;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    sweep_args a;
+    int rc = sweep_cli_args(argc, argv, 0, &a);
+    if (rc >= 0)
+        return rc;
+    v10_sweep *s = NULL;
+    if ((rc = sweep_cli_load(&a, &s)))
+        return rc;
+    if (a.list) {
+        rc = sweep_cli_list(s);
+        v10_sweep_destroy(s);
+        return rc;
+    }
+    v10_sweep_store *st = NULL;
+    if ((rc = sweep_cli_open(&a, s, &st))) {
+        v10_sweep_destroy(s);
+        return rc;
+    }
+    size_t before = v10_sweep_store_count(st);
+    double t0 = sweep_cli_now();
+    v10_err err;
+    if (v10_sweep_run_local(s, st, a.threads, a.quiet ? NULL : v10_sweep_name(s), &err))
+        rc = cli_fail(&err);
+    double dt = sweep_cli_now() - t0;
+    char how[64];
+    snprintf(how, sizeof how, "%d thread%s", a.threads, a.threads == 1 ? "" : "s");
+    if (rc == V10_EXIT_OK)
+        rc = sweep_cli_finish(&a, s, st, v10_sweep_store_count(st) - before, dt, how);
+    v10_sweep_store_close(st);
+    v10_sweep_destroy(s);
+    return rc;
+}
