@@ -38,7 +38,7 @@ valgrind: release
 # Installs the Debian packages the build and tests need (run as root).
 deps:
 	apt-get update
-	apt-get install -y cmake gcc make libcjson-dev libcmocka-dev
+	apt-get install -y cmake gcc make libcjson-dev libcmocka-dev libopenmpi-dev openmpi-bin
 
 clean:
 	rm -rf build build-asan

@@ -1,0 +1,475 @@
+/*
+ * test_sweep.c — sweep specs (enumeration order, ids, canonical hash, every
+ * kind of malformed spec rejected with the key named) and the result store
+ * (thread-count independence, torn and invalid rows, refusals).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "v10/sweep.h"
+
+/* Small and fast: trace CSVs and tiny zoo models. */
+static const char *spec_a =
+    "{\"name\": \"unit\", \"description\": \"d\",\n"
+    " \"axes\": {\"mix\": [[\"tests/data/engine/sa_vu.csv\", \"ncf:batch=8\"],\n"
+    "                     [\"tests/data/engine/vu_heavy.csv\", \"tests/data/engine/sa_heavy.csv\"]],\n"
+    "          \"policy\": [\"pmt\", \"v10-full\", \"fcfs\"],\n"
+    "          \"seed\": [1, 2]},\n"
+    " \"fixed\": {\"requests\": 5}}";
+
+/* The same spec: other whitespace, key order and description. */
+static const char *spec_a2 =
+    "{\"fixed\":{\"requests\":5},\"axes\":{\"seed\":[1,2],\"policy\":[\"pmt\",\"v10-full\","
+    "\"fcfs\"],\"mix\":[[\"tests/data/engine/sa_vu.csv\",\"ncf:batch=8\"],"
+    "[\"tests/data/engine/vu_heavy.csv\",\"tests/data/engine/sa_heavy.csv\"]]},"
+    "\"name\":\"unit\",\"description\":\"another\"}";
+
+static v10_sweep *parse_ok(const char *text)
+{
+    v10_sweep *s = NULL;
+    v10_err err = {{0}};
+    int rc = v10_sweep_parse(text, "spec.json", &s, &err);
+    if (rc)
+        fprintf(stderr, "unexpected error: %s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_non_null(s);
+    return s;
+}
+
+static void test_points_and_order(void **state)
+{
+    (void)state;
+    v10_sweep *s = parse_ok(spec_a);
+    assert_int_equal(v10_sweep_points(s), 2 * 3 * 2);
+    assert_string_equal(v10_sweep_name(s), "unit");
+    /* Row-major over mix, policy, ..., seed: the seed varies fastest. */
+    v10_sweep_point p;
+    v10_err err;
+    assert_int_equal(v10_sweep_point_get(s, 0, &p, &err), 0);
+    assert_string_equal(p.cfg.policy, "pmt");
+    assert_int_equal(p.cfg.seed, 1);
+    assert_int_equal(p.cfg.requests, 5);
+    assert_int_equal(p.cfg.n_tenants, 2);
+    assert_string_equal(p.tenants[1].model, "ncf:batch=8");
+    assert_ptr_equal(p.cfg.tenants, p.tenants);
+    assert_int_equal(v10_sweep_point_get(s, 1, &p, &err), 0);
+    assert_string_equal(p.cfg.policy, "pmt");
+    assert_int_equal(p.cfg.seed, 2);
+    assert_int_equal(v10_sweep_point_get(s, 2, &p, &err), 0);
+    assert_string_equal(p.cfg.policy, "v10-full");
+    assert_int_equal(p.cfg.seed, 1);
+    assert_int_equal(v10_sweep_point_get(s, 11, &p, &err), 0);
+    assert_string_equal(p.cfg.policy, "fcfs");
+    assert_int_equal(p.cfg.seed, 2);
+    assert_string_equal(p.tenants[0].model, "tests/data/engine/vu_heavy.csv");
+    /* Ids are distinct and stable. */
+    char ids[12][17];
+    for (size_t i = 0; i < 12; i++) {
+        v10_sweep_point_id(s, i, ids[i]);
+        assert_int_equal(strlen(ids[i]), 16);
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(ids[i], ids[j]);
+    }
+    assert_int_equal(v10_sweep_point_get(s, 11, &p, &err), 0);
+    assert_string_equal(p.id, ids[11]);
+    char *t = v10_sweep_point_text(s, 11);
+    assert_non_null(strstr(t, "\"policy\":\"fcfs\""));
+    free(t);
+    v10_sweep_destroy(s);
+}
+
+static void test_canonical_hash(void **state)
+{
+    (void)state;
+    v10_sweep *a = parse_ok(spec_a), *b = parse_ok(spec_a2);
+    assert_string_equal(v10_sweep_hash(a), v10_sweep_hash(b));
+    char ia[17], ib[17];
+    v10_sweep_point_id(a, 5, ia);
+    v10_sweep_point_id(b, 5, ib);
+    assert_string_equal(ia, ib);
+    /* The canonical text parses back to the same spec. */
+    v10_sweep *c = parse_ok(v10_sweep_canonical(a));
+    assert_string_equal(v10_sweep_hash(a), v10_sweep_hash(c));
+    v10_sweep_destroy(c);
+    /* A changed value changes the hash. */
+    char *changed = strdup(spec_a);
+    char *at = strstr(changed, "\"requests\": 5");
+    at[12] = '6';
+    c = parse_ok(changed);
+    assert_string_not_equal(v10_sweep_hash(a), v10_sweep_hash(c));
+    free(changed);
+    v10_sweep_destroy(a);
+    v10_sweep_destroy(b);
+    v10_sweep_destroy(c);
+}
+
+static void test_overrides(void **state)
+{
+    (void)state;
+    v10_sweep *s = parse_ok(
+        "{\"axes\": {\"npu\": [\"v10-isca23\", {\"base\": \"v10-isca23\", \"vmem_bytes\": 16777216}],"
+        " \"npu.hbm_gbps\": [100, 330], \"priority\": [[2, 1]], \"pmt_share\": [\"equal\"],"
+        " \"slice_cycles\": [4096], \"pmt_slice_us\": [250], \"prema_drain_frac\": [0.5],"
+        " \"contention\": [false], \"warmup\": [1]},"
+        " \"fixed\": {\"mix\": [\"tests/data/engine/sa_vu.csv\", \"ncf\"], \"requests\": 4}}");
+    assert_int_equal(v10_sweep_points(s), 4);
+    v10_sweep_point p;
+    v10_err err;
+    assert_int_equal(v10_sweep_point_get(s, 0, &p, &err), 0);
+    assert_true(p.cfg.npu.hbm_gbps == 100);
+    assert_int_equal(p.cfg.npu.vmem_bytes, 33554432);
+    assert_true(p.tenants[0].priority == 2 && p.tenants[1].priority == 1);
+    assert_int_equal(p.cfg.params.pmt_share_priority, 0);
+    assert_int_equal(p.cfg.params.slice_cycles, 4096);
+    assert_true(p.cfg.params.pmt_slice_us == 250 && p.cfg.params.prema_drain_frac == 0.5);
+    assert_int_equal(p.cfg.contention, 0);
+    assert_int_equal(p.cfg.warmup, 1);
+    assert_int_equal(v10_sweep_point_get(s, 3, &p, &err), 0);
+    assert_int_equal(p.cfg.npu.vmem_bytes, 16777216);
+    assert_true(p.cfg.npu.hbm_gbps == 330);
+    assert_non_null(strstr(p.cfg.npu.name, "vmem_bytes"));
+    v10_sweep_destroy(s);
+}
+
+/* Each malformed spec is rejected and the message names the key. */
+static void test_malformed(void **state)
+{
+    (void)state;
+    static const struct { const char *spec, *want; } cases[] = {
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"polcy\": [\"pmt\"]}}", "axes.polcy"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"seed\": []}}", "empty product"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"seed\": []}}", "axes.seed"},
+        {"{\"axes\": {\"mix\": []}}", "axes.mix: empty"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"policy\": [3]}}", "axes.policy[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"policy\": [\"pmt\", \"nope\"]}}",
+         "axes.policy[1]: unknown policy 'nope'"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"seed\": [1, \"2\"]}}", "axes.seed[1]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"seed\": [1.5]}}", "axes.seed[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"seed\": 3}}", "axes.seed: expected a list"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]]}, \"fixed\": {\"requests\": \"ten\"}}",
+         "fixed.requests"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]]}, \"fixed\": {\"requests\": 0}}", "fixed.requests"},
+        {"{\"axes\": {\"mix\": [[\"ncf\", 7]]}}", "axes.mix[0][1]"},
+        {"{\"axes\": {\"mix\": [[\"no-such-model\"]]}}", "axes.mix[0][0]"},
+        {"{\"axes\": {\"mix\": [\"ncf\"]}}", "axes.mix[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf:batch=x\"]]}}", "axes.mix[0][0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\", \"dlrm\"]], \"priority\": [[1, 1], [1, 2, 3]]}}",
+         "axes.priority[1]: 3 priorities"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"priority\": [[0]]}}", "axes.priority[0][0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"npu\": [\"tpu-nope\"]}}", "axes.npu[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"npu\": [{\"vmem_bytez\": 1}]}}", "vmem_bytez"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"npu\": [{\"vmem_bytes\": \"x\"}]}}", "axes.npu[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"npu.sa_rowz\": [1]}}", "sa_rowz"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"npu.sa_rows\": [-4]}}", "axes.npu.sa_rows[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"pmt_share\": [\"fair\"]}}", "axes.pmt_share[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"contention\": [1]}}", "axes.contention[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"prema_drain_frac\": [-1]}}",
+         "axes.prema_drain_frac[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"seed\": [1]}, \"fixed\": {\"seed\": 2}}",
+         "fixed.seed: given twice"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"warmup\": [5]}, \"fixed\": {\"requests\": 5}}",
+         "axes.warmup[0]"},
+        {"{\"axes\": {\"policy\": [\"pmt\"]}}", "no tenant mix"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]]}, \"runs\": 3}", "runs: unknown key"},
+        {"{\"mix\": [[\"ncf\"]]}", "mix: unknown key"},
+        {"{\"name\": \"x\"}", "axes: missing"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]]}, \"name\": 3}", "name:"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]]}, \"fixed\": []}", "fixed: expected an object"},
+        {"[1, 2]", "expected a JSON object"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]],\n \"seed\": [1,}}", "spec.json:2: malformed JSON"},
+        {"", "malformed JSON"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        v10_sweep *s = NULL;
+        v10_err err = {{0}};
+        int rc = v10_sweep_parse(cases[i].spec, "spec.json", &s, &err);
+        if (rc == 0 || !strstr(err.msg, cases[i].want) || strncmp(err.msg, "spec.json", 9))
+            fprintf(stderr, "case %zu: rc %d, message '%s', wanted '%s'\n", i, rc, err.msg,
+                    cases[i].want);
+        assert_int_equal(rc, -1);
+        assert_null(s);
+        assert_non_null(strstr(err.msg, cases[i].want));
+        assert_int_equal(strncmp(err.msg, "spec.json", 9), 0);
+    }
+}
+
+/* ---- the store ---- */
+
+static char *tmpdir(void)
+{
+    char tmpl[] = "/tmp/v10_sweep_XXXXXX";
+    char *d = mkdtemp(tmpl);
+    assert_non_null(d);
+    return strdup(d);
+}
+
+static void rm_rf(const char *d)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+}
+
+static char *file_text(const char *dir, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = 0;
+    fclose(f);
+    return b;
+}
+
+static void append_text(const char *dir, const char *name, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "ab");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The rows of results.jsonl without "perf", sorted by index, one per line. */
+static char *canonical_rows(const char *dir, size_t n)
+{
+    char *t = file_text(dir, "results.jsonl");
+    assert_non_null(t);
+    char **by = calloc(n, sizeof *by);
+    size_t count = 0;
+    for (char *line = strtok(t, "\n"); line; line = strtok(NULL, "\n")) {
+        cJSON *o = cJSON_Parse(line);
+        assert_non_null(o);
+        cJSON_DeleteItemFromObject(o, "perf");
+        size_t i = (size_t)cJSON_GetObjectItem(o, "index")->valuedouble;
+        assert_true(i < n);
+        assert_null(by[i]); /* no duplicates */
+        by[i] = cJSON_PrintUnformatted(o);
+        cJSON_Delete(o);
+        count++;
+    }
+    assert_int_equal(count, n);
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(by[i]) + 1;
+    char *out = calloc(len + 1, 1);
+    for (size_t i = 0; i < n; i++) {
+        strcat(out, by[i]);
+        strcat(out, "\n");
+        free(by[i]);
+    }
+    free(by);
+    free(t);
+    return out;
+}
+
+static void run_into(const char *dir, const v10_sweep *s, int resume, int threads)
+{
+    v10_sweep_store *st;
+    v10_err err;
+    int rc = v10_sweep_store_open(dir, s, resume, &st, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(v10_sweep_run_local(s, st, threads, NULL, &err), 0);
+    assert_int_equal(v10_sweep_store_count(st), v10_sweep_points(s));
+    assert_int_equal(v10_sweep_store_finish(st, &err), 0);
+    v10_sweep_store_close(st);
+}
+
+static void test_threads_equal(void **state)
+{
+    (void)state;
+    v10_sweep *s = parse_ok(spec_a);
+    char *d1 = tmpdir(), *d3 = tmpdir();
+    run_into(d1, s, 0, 1);
+    run_into(d3, s, 0, 3);
+    char *a = canonical_rows(d1, 12), *b = canonical_rows(d3, 12);
+    assert_string_equal(a, b);
+    char *c1 = file_text(d1, "results.csv"), *c3 = file_text(d3, "results.csv");
+    assert_string_equal(c1, c3);
+    assert_non_null(strstr(c1, "index,id,mix,priority,npu,policy"));
+    /* Header plus one line per point. */
+    size_t lines = 0;
+    for (char *p = c1; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 13);
+    free(a);
+    free(b);
+    free(c1);
+    free(c3);
+    rm_rf(d1);
+    rm_rf(d3);
+    free(d1);
+    free(d3);
+    v10_sweep_destroy(s);
+}
+
+static void test_store_repair(void **state)
+{
+    (void)state;
+    v10_sweep *s = parse_ok(spec_a);
+    char *full = tmpdir(), *d = tmpdir();
+    run_into(full, s, 0, 2);
+    char *want = canonical_rows(full, 12);
+
+    /* A partial run: 5 rows kept, one duplicate, one garbage line, a row of
+     * another sweep and a torn tail. */
+    char *t = file_text(full, "results.jsonl");
+    char *lines[12];
+    size_t n = 0;
+    for (char *l = strtok(t, "\n"); l; l = strtok(NULL, "\n"))
+        lines[n++] = l;
+    assert_int_equal(n, 12);
+    v10_sweep_store *st;
+    v10_err err;
+    assert_int_equal(v10_sweep_store_open(d, s, 0, &st, &err), 0);
+    v10_sweep_store_close(st);
+    char buf[1 << 16];
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(buf, sizeof buf, "%s\n", lines[i]);
+        append_text(d, "results.jsonl", buf);
+    }
+    snprintf(buf, sizeof buf, "%s\n", lines[2]);
+    append_text(d, "results.jsonl", buf);
+    append_text(d, "results.jsonl", "{\"index\": 7, garbage\n");
+    append_text(d, "results.jsonl",
+                "{\"index\": 8, \"id\": \"0000000000000000\", \"result\": {}}\n");
+    strncpy(buf, lines[9], 100);
+    buf[100] = 0;
+    append_text(d, "results.jsonl", buf);
+
+    /* Without --resume the directory is refused. */
+    assert_int_equal(v10_sweep_store_open(d, s, 0, &st, &err), -1);
+    assert_non_null(strstr(err.msg, "--resume"));
+    /* With it, 5 rows count and 4 are dropped. */
+    assert_int_equal(v10_sweep_store_open(d, s, 1, &st, &err), 0);
+    assert_int_equal(v10_sweep_store_count(st), 5);
+    assert_int_equal(v10_sweep_store_dropped(st), 4);
+    const unsigned char *done = v10_sweep_store_done(st);
+    size_t ndone = 0;
+    for (size_t i = 0; i < 12; i++)
+        ndone += done[i] != 0;
+    assert_int_equal(ndone, 5);
+    /* finish() writes nothing while points are missing. */
+    assert_int_equal(v10_sweep_store_finish(st, &err), 0);
+    char *csv = file_text(d, "results.csv");
+    assert_null(csv);
+    v10_sweep_store_close(st);
+
+    run_into(d, s, 1, 2);
+    char *got = canonical_rows(d, 12);
+    assert_string_equal(got, want);
+    /* A complete directory resumes to nothing new. */
+    run_into(d, s, 1, 2);
+    free(got);
+    got = canonical_rows(d, 12);
+    assert_string_equal(got, want);
+
+    free(got);
+    free(want);
+    free(t);
+    rm_rf(full);
+    rm_rf(d);
+    free(full);
+    free(d);
+    v10_sweep_destroy(s);
+}
+
+static void test_store_torn_tail_only(void **state)
+{
+    (void)state;
+    v10_sweep *s = parse_ok(spec_a);
+    char *d = tmpdir();
+    v10_sweep_store *st;
+    v10_err err;
+    assert_int_equal(v10_sweep_store_open(d, s, 0, &st, &err), 0);
+    char *row;
+    assert_int_equal(v10_sweep_run_point(s, 3, &row, &err), 0);
+    assert_int_equal(v10_sweep_store_append(st, 3, row, &err), 0);
+    assert_int_equal(v10_sweep_store_append(st, 3, row, &err), 0); /* ignored */
+    v10_sweep_store_close(st);
+    char half[64];
+    snprintf(half, sizeof half, "%.40s", row);
+    append_text(d, "results.jsonl", half);
+    assert_int_equal(v10_sweep_store_open(d, s, 1, &st, &err), 0);
+    assert_int_equal(v10_sweep_store_count(st), 1);
+    assert_int_equal(v10_sweep_store_dropped(st), 1);
+    assert_true(v10_sweep_store_done(st)[3]);
+    v10_sweep_store_close(st);
+    char *t = file_text(d, "results.jsonl");
+    assert_string_equal(t, row); /* the torn tail was cut off */
+    free(t);
+    free(row);
+    rm_rf(d);
+    free(d);
+    v10_sweep_destroy(s);
+}
+
+static void test_store_refusals(void **state)
+{
+    (void)state;
+    v10_sweep *a = parse_ok(spec_a);
+    char *changed = strdup(spec_a);
+    strstr(changed, "\"seed\": [1, 2]")[12] = '3';
+    v10_sweep *b = parse_ok(changed);
+    free(changed);
+    char *d = tmpdir();
+    v10_sweep_store *st;
+    v10_err err;
+    assert_int_equal(v10_sweep_store_open(d, a, 0, &st, &err), 0);
+    v10_sweep_store_close(st);
+    assert_int_equal(v10_sweep_store_open(d, b, 1, &st, &err), -1);
+    assert_non_null(strstr(err.msg, "different spec"));
+    assert_int_equal(v10_sweep_store_open(d, b, 0, &st, &err), -1);
+    assert_non_null(strstr(err.msg, "already holds a sweep"));
+    /* A directory holding something else is refused, with or without resume. */
+    char *other = tmpdir();
+    append_text(other, "notes.txt", "mine\n");
+    assert_int_equal(v10_sweep_store_open(other, a, 0, &st, &err), -1);
+    assert_non_null(strstr(err.msg, "not empty"));
+    assert_int_equal(v10_sweep_store_open(other, a, 1, &st, &err), -1);
+    /* --resume on an empty or new directory starts the sweep. */
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/new/deeper", other);
+    assert_int_equal(v10_sweep_store_open(sub, a, 1, &st, &err), 0);
+    v10_sweep_store_close(st);
+    rm_rf(d);
+    rm_rf(other);
+    free(d);
+    free(other);
+    v10_sweep_destroy(a);
+    v10_sweep_destroy(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_points_and_order),
+        cmocka_unit_test(test_canonical_hash),
+        cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_threads_equal),
+        cmocka_unit_test(test_store_repair),
+        cmocka_unit_test(test_store_torn_tail_only),
+        cmocka_unit_test(test_store_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
