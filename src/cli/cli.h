@@ -27,6 +27,9 @@ int cmd_profile(int argc, char **argv);
 int cmd_topology(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_repro(int argc, char **argv);
+int cmd_collocate(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 
 /* Prints "v10sim: <msg>" to stderr and returns V10_EXIT_FAIL. */

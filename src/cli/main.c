@@ -13,6 +13,9 @@ static const cli_command commands[] = {
     {"topology", "cost a SCALE-Sim topology CSV layer by layer", cmd_topology},
     {"npu", "print the resolved NPU configuration", cmd_npu},
     {"policies", "list the scheduling policies and their parameters", cmd_policies},
+    {"repro", "reproduce the V10 paper's experiments: CSVs, plots, report", cmd_repro},
+    {"collocate", "clustering-based collocation: predict beneficial pairs", cmd_collocate},
+    {"fleet", "place services on NPUs (clustering, greedy, random) and simulate", cmd_fleet},
     {"sweep", "run the product of a spec's axes, resumable, on threads or MPI", cmd_sweep},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -1,0 +1,461 @@
+/*
+ * collocate.c — clustering-based collocation (V10 paper §5, DESIGN §1 item 4):
+ * standalone profiles, the pairwise ground truth (V10-Full vs PMT STP), and
+ * the leave-two-workloads-out evaluation of clustering against a
+ * utilization heuristic and random prediction.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fleet/fleet.h"
+#include "v10/cost.h"
+#include "v10/pool.h"
+
+const char *const v10_profile_feature_names[V10_PROFILE_FEATS] = {
+    "util_sa", "util_vu", "util_hbm", "log10_op_mean", "log10_op_min", "log10_op_max",
+};
+
+void v10_profile_features(const v10_profile *p, double *f)
+{
+    f[0] = p->util_sa;
+    f[1] = p->util_vu;
+    f[2] = p->util_hbm;
+    f[3] = log10(p->op_mean_cycles > 1 ? p->op_mean_cycles : 1);
+    f[4] = log10(p->op_min_cycles > 1 ? p->op_min_cycles : 1);
+    f[5] = log10(p->op_max_cycles > 1 ? p->op_max_cycles : 1);
+}
+
+double v10_profile_pair_bound(const v10_profile *a, const v10_profile *b)
+{
+    double m = 1;
+    m = fmax(m, a->util_sa + b->util_sa);
+    m = fmax(m, a->util_vu + b->util_vu);
+    m = fmax(m, a->util_hbm + b->util_hbm);
+    return 2 / m;
+}
+
+void v10_colloc_opts_default(v10_colloc_opts *o)
+{
+    o->k = 5;            /* paper: five clusters */
+    o->threshold = 1.3;  /* paper: beneficial = at least 1.3x throughput */
+    o->keep_var = 0.9;
+    o->seed = 1;
+    o->restarts = 10;
+}
+
+double v10_confusion_accuracy(const v10_confusion *c)
+{
+    unsigned n = c->tp + c->fp + c->tn + c->fn;
+    return n ? (double)(c->tp + c->tn) / n : 0;
+}
+
+int v10_profile_models(const char *const *specs, size_t n, const v10_npu *npu, int threads,
+                       const char *progress, v10_profile *out, v10_err *err)
+{
+    v10_tenant_spec *ts = calloc(n ? n : 1, sizeof *ts);
+    v10_run_config *cfgs = calloc(n ? n : 1, sizeof *cfgs);
+    v10_run_result *res = calloc(n ? n : 1, sizeof *res);
+    int rc = -1;
+    if (!ts || !cfgs || !res) {
+        v10_err_set(err, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        snprintf(out[i].model, sizeof out[i].model, "%s", specs[i]);
+        if (v10_tenant_spec_parse(specs[i], &ts[i], err))
+            goto done;
+        v10_model m;
+        if (v10_model_load(ts[i].model, npu, &m, err))
+            goto done;
+        double sum = 0, lo = INFINITY, hi = 0;
+        for (size_t j = 0; j < m.n_ops; j++) {
+            double c = (double)m.ops[j].cycles;
+            sum += c;
+            lo = fmin(lo, c);
+            hi = fmax(hi, c);
+        }
+        out[i].n_ops = m.n_ops;
+        out[i].alone_cycles = v10_model_cycles(&m);
+        out[i].op_mean_cycles = m.n_ops ? sum / (double)m.n_ops : 0;
+        out[i].op_min_cycles = m.n_ops ? lo : 0;
+        out[i].op_max_cycles = hi;
+        v10_model_fini(&m);
+        v10_run_config_default(&cfgs[i]);
+        cfgs[i].npu = *npu;
+        snprintf(cfgs[i].policy, sizeof cfgs[i].policy, "solo");
+        cfgs[i].tenants = &ts[i];
+        cfgs[i].n_tenants = 1;
+        cfgs[i].requests = 2;
+        cfgs[i].warmup = 0;
+    }
+    v10_pool_job job = {.cfgs = cfgs, .results = res, .n = n, .threads = threads,
+                        .progress = progress};
+    if (v10_pool_run(&job, err))
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        out[i].util_sa = res[i].util_sa;
+        out[i].util_vu = res[i].util_vu;
+        out[i].util_hbm = res[i].util_hbm;
+    }
+    rc = 0;
+done:
+    if (res)
+        for (size_t i = 0; i < n; i++)
+            v10_run_result_fini(&res[i]);
+    free(res);
+    free(cfgs);
+    free(ts);
+    return rc;
+}
+
+int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_config *base,
+                            uint64_t group_ops, int threads, const char *progress, double *gain,
+                            double *stp_pmt, double *stp_full, v10_err *err)
+{
+    v10_groups grp;
+    v10_groups_init(&grp, &base->npu);
+    size_t np = n * (n - 1) / 2, nr = 2 * np;
+    v10_tenant_spec *ts = calloc(n, sizeof *ts);
+    v10_tenant_spec *pairs = calloc(2 * np + 1, sizeof *pairs);
+    v10_run_config *cfgs = calloc(nr + 1, sizeof *cfgs);
+    v10_run_result *res = calloc(nr + 1, sizeof *res);
+    int rc = -1;
+    if (!ts || !pairs || !cfgs || !res) {
+        v10_err_set(err, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (v10_tenant_spec_parse(specs[i], &ts[i], err))
+            goto done;
+    size_t p = 0;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++, p++) {
+            pairs[2 * p] = ts[a];
+            pairs[2 * p + 1] = ts[b];
+            uint32_t grp_k[2];
+            if (v10_groups_apply(&grp, &pairs[2 * p], 2, group_ops, grp_k, err))
+                goto done;
+            for (int k = 0; k < 2; k++) {
+                v10_run_config *c = &cfgs[2 * p + (size_t)k];
+                *c = *base;
+                c->trace = NULL;
+                c->tenants = &pairs[2 * p];
+                c->n_tenants = 2;
+                snprintf(c->policy, sizeof c->policy, "%s", k ? "v10-full" : "pmt");
+            }
+        }
+    v10_pool_job job = {.cfgs = cfgs, .results = res, .n = nr, .threads = threads,
+                        .progress = progress};
+    if (v10_pool_run(&job, err))
+        goto done;
+    for (size_t i = 0; i < n * n; i++) {
+        gain[i] = 0;
+        if (stp_pmt)
+            stp_pmt[i] = 0;
+        if (stp_full)
+            stp_full[i] = 0;
+    }
+    p = 0;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++, p++) {
+            double sp = res[2 * p].stp, sf = res[2 * p + 1].stp;
+            double g = sp > 0 ? sf / sp : 0;
+            gain[a * n + b] = gain[b * n + a] = g;
+            if (stp_pmt)
+                stp_pmt[a * n + b] = stp_pmt[b * n + a] = sp;
+            if (stp_full)
+                stp_full[a * n + b] = stp_full[b * n + a] = sf;
+        }
+    rc = 0;
+done:
+    if (res)
+        for (size_t i = 0; i < nr; i++)
+            v10_run_result_fini(&res[i]);
+    free(res);
+    free(cfgs);
+    free(pairs);
+    free(ts);
+    v10_groups_fini(&grp);
+    return rc;
+}
+
+static void tally(v10_confusion *c, int pred, int truth)
+{
+    if (pred && truth)
+        c->tp++;
+    else if (pred)
+        c->fp++;
+    else if (truth)
+        c->fn++;
+    else
+        c->tn++;
+}
+
+/* Clusters the models not excluded (ex[i] = 1), assigns every model to a
+ * cluster (excluded ones by nearest centroid), writes cl[n]. */
+static void cluster_models(const double *F, size_t n, const int *ex, const v10_colloc_opts *o,
+                           int *cl, v10_pca *pca_out, v10_kmeans *km_out,
+                           double coord[][V10_FEAT_MAX])
+{
+    double Xt[64 * V10_PROFILE_FEATS] = {0}, P[64 * V10_FEAT_MAX] = {0};
+    size_t nt = 0, idx[64];
+    for (size_t i = 0; i < n; i++)
+        if (!ex[i]) {
+            memcpy(&Xt[nt * V10_PROFILE_FEATS], &F[i * V10_PROFILE_FEATS],
+                   sizeof(double) * V10_PROFILE_FEATS);
+            idx[nt++] = i;
+        }
+    v10_pca pca;
+    v10_pca_fit(&pca, Xt, nt, V10_PROFILE_FEATS, o->keep_var);
+    for (size_t i = 0; i < nt; i++)
+        v10_pca_project(&pca, &Xt[i * V10_PROFILE_FEATS], &P[i * pca.k]);
+    v10_kmeans km;
+    int asg[64];
+    v10_kmeans_fit(&km, P, nt, pca.k, o->k, o->seed, o->restarts, asg);
+    for (size_t i = 0; i < nt; i++)
+        cl[idx[i]] = asg[i];
+    for (size_t i = 0; i < n; i++) {
+        double y[V10_FEAT_MAX] = {0};
+        v10_pca_project(&pca, &F[i * V10_PROFILE_FEATS], y);
+        if (ex[i])
+            cl[i] = (int)v10_kmeans_nearest(&km, y);
+        if (coord)
+            memcpy(coord[i], y, sizeof y);
+    }
+    if (pca_out)
+        *pca_out = pca;
+    if (km_out)
+        *km_out = km;
+}
+
+int v10_colloc_evaluate(const v10_profile *prof, size_t n, const double *gain,
+                        const v10_colloc_opts *o, v10_colloc_result *r, v10_err *err)
+{
+    memset(r, 0, sizeof *r);
+    if (n < 4 || n > 64)
+        return v10_err_set(err, "collocation needs 4 to 64 models (got %zu)", n);
+    if (o->k < 1 || o->k > V10_K_MAX)
+        return v10_err_set(err, "k = %zu: expected 1..%d", o->k, V10_K_MAX);
+    double F[64 * V10_PROFILE_FEATS];
+    for (size_t i = 0; i < n; i++) {
+        v10_profile_features(&prof[i], &F[i * V10_PROFILE_FEATS]);
+        r->sa_heavy[i] = prof[i].util_sa >= prof[i].util_vu;
+    }
+    r->n = n;
+    int none[64] = {0};
+    cluster_models(F, n, none, o, r->cluster, &r->pca, &r->km, r->coord);
+    r->n_pairs = n * (n - 1) / 2;
+    r->pairs = calloc(r->n_pairs, sizeof *r->pairs);
+    if (!r->pairs)
+        return v10_err_set(err, "out of memory");
+    uint64_t rng = o->seed ^ 0x72616e646f6dull; /* "random" */
+    size_t p = 0;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++, p++) {
+            v10_colloc_pair *q = &r->pairs[p];
+            q->a = a;
+            q->b = b;
+            q->gain = gain[a * n + b];
+            q->truth = q->gain >= o->threshold;
+            r->n_beneficial += (unsigned)q->truth;
+            /* Leave a and b out: cluster the rest, score cluster pairs. */
+            int ex[64] = {0}, cl[64];
+            ex[a] = ex[b] = 1;
+            cluster_models(F, n, ex, o, cl, NULL, NULL, NULL);
+            double sum[V10_K_MAX][V10_K_MAX] = {{0}}, all = 0;
+            unsigned cnt[V10_K_MAX][V10_K_MAX] = {{0}}, nall = 0;
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = i + 1; j < n; j++) {
+                    if (ex[i] || ex[j])
+                        continue;
+                    int x = cl[i] < cl[j] ? cl[i] : cl[j], y = cl[i] < cl[j] ? cl[j] : cl[i];
+                    sum[x][y] += gain[i * n + j];
+                    cnt[x][y]++;
+                    all += gain[i * n + j];
+                    nall++;
+                }
+            int x = cl[a] < cl[b] ? cl[a] : cl[b], y = cl[a] < cl[b] ? cl[b] : cl[a];
+            q->score = cnt[x][y] ? sum[x][y] / cnt[x][y] : nall ? all / nall : 1;
+            q->pred_cluster = q->score >= o->threshold;
+            q->pred_heuristic = r->sa_heavy[a] != r->sa_heavy[b];
+            q->pred_random = v10_rng_unit(&rng) < 0.5;
+            tally(&r->cm_cluster, q->pred_cluster, q->truth);
+            tally(&r->cm_heuristic, q->pred_heuristic, q->truth);
+            tally(&r->cm_random, q->pred_random, q->truth);
+        }
+    r->acc_cluster = v10_confusion_accuracy(&r->cm_cluster);
+    r->acc_heuristic = v10_confusion_accuracy(&r->cm_heuristic);
+    r->acc_random = v10_confusion_accuracy(&r->cm_random);
+    /* Expected accuracy of coin flipping, estimated over 1000 seeded draws. */
+    uint64_t rng2 = o->seed ^ 0x6578706563746564ull; /* "expected" */
+    double acc = 0;
+    for (int t = 0; t < 1000; t++) {
+        unsigned ok = 0;
+        for (size_t i = 0; i < r->n_pairs; i++)
+            ok += (v10_rng_unit(&rng2) < 0.5) == r->pairs[i].truth;
+        acc += (double)ok / (double)r->n_pairs;
+    }
+    r->acc_random_mean = acc / 1000;
+    return 0;
+}
+
+void v10_colloc_result_fini(v10_colloc_result *r)
+{
+    free(r->pairs);
+    r->pairs = NULL;
+}
+
+/* ---- grouped tenants (src/fleet/fleet.h) --------------------------------------------- */
+
+void v10_groups_init(v10_groups *g, const v10_npu *npu)
+{
+    memset(g, 0, sizeof *g);
+    g->npu = *npu;
+    v10_policy_params pp;
+    v10_policy_params_default(&pp);
+    g->min_cycles = 4 * (double)v10_npu_us_to_cycles(npu, pp.pmt_slice_us);
+}
+
+void v10_groups_fini(v10_groups *g)
+{
+    for (size_t i = 0; i < g->n_files; i++)
+        unlink(g->files[i].path);
+    if (g->dir[0])
+        rmdir(g->dir);
+    free(g->models);
+    free(g->files);
+    memset(g, 0, sizeof *g);
+}
+
+int v10_groups_model(v10_groups *g, const char *spec, v10_err *err)
+{
+    for (size_t i = 0; i < g->n_models; i++)
+        if (!strcmp(g->models[i].spec, spec))
+            return (int)i;
+    if (g->n_models == g->cap_models) {
+        size_t nc = g->cap_models ? 2 * g->cap_models : 16;
+        v10_group_model *m = realloc(g->models, nc * sizeof *m);
+        if (!m)
+            return v10_err_set(err, "out of memory");
+        g->models = m;
+        g->cap_models = nc;
+    }
+    v10_model mod;
+    if (v10_model_load(spec, &g->npu, &mod, err))
+        return -1;
+    v10_group_model *m = &g->models[g->n_models];
+    snprintf(m->spec, sizeof m->spec, "%s", spec);
+    m->alone_cycles = v10_model_cycles(&mod);
+    m->n_ops = mod.n_ops;
+    v10_model_fini(&mod);
+    return (int)g->n_models++;
+}
+
+static uint32_t pow2_floor(double x)
+{
+    uint32_t k = 1;
+    while ((double)k * 2 <= x && k < (1u << 30))
+        k *= 2;
+    return k;
+}
+
+/* Writes (once) the trace CSV of k back-to-back inferences of model mi. */
+static const char *group_file(v10_groups *g, size_t mi, uint32_t k, v10_err *err)
+{
+    for (size_t i = 0; i < g->n_files; i++)
+        if (g->files[i].model == mi && g->files[i].k == k)
+            return g->files[i].path;
+    if (!g->dir[0]) {
+        const char *td = getenv("TMPDIR");
+        snprintf(g->dir, sizeof g->dir, "%s/v10sim-groups.XXXXXX", td && *td ? td : "/tmp");
+        if (!mkdtemp(g->dir)) {
+            v10_err_set(err, "%s: cannot create a temporary directory: %s", g->dir,
+                        strerror(errno));
+            g->dir[0] = 0;
+            return NULL;
+        }
+    }
+    if (g->n_files == g->cap_files) {
+        size_t nc = g->cap_files ? 2 * g->cap_files : 16;
+        v10_group_file *f = realloc(g->files, nc * sizeof *f);
+        if (!f)
+            return v10_err_set(err, "out of memory"), NULL;
+        g->files = f;
+        g->cap_files = nc;
+    }
+    v10_group_file *gf = &g->files[g->n_files];
+    gf->model = mi;
+    gf->k = k;
+    snprintf(gf->path, sizeof gf->path, "%s/m%zu_x%u.csv", g->dir, mi, k);
+    v10_model mod;
+    if (v10_model_load(g->models[mi].spec, &g->npu, &mod, err))
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    int bad = !mf || v10_trace_csv_write(&mod, &g->npu, mf);
+    if (mf)
+        bad |= fclose(mf) != 0;
+    v10_model_fini(&mod);
+    /* The comment and header lines once, then the operator lines k times. */
+    char *body = bad ? NULL : strchr(buf, '\n');
+    body = body ? strchr(body + 1, '\n') : NULL;
+    FILE *f = body ? fopen(gf->path, "w") : NULL;
+    if (!f) {
+        free(buf);
+        return v10_err_set(err, "%s: cannot write the grouped trace", gf->path), NULL;
+    }
+    body++;
+    size_t head = (size_t)(body - buf);
+    fwrite(buf, 1, head, f);
+    for (uint32_t i = 0; i < k; i++)
+        fwrite(body, 1, len - head, f);
+    bad = ferror(f) != 0;
+    bad |= fclose(f) != 0;
+    free(buf);
+    g->n_files++; /* registered even on failure, so fini removes it */
+    if (bad)
+        return v10_err_set(err, "%s: write failed", gf->path), NULL;
+    return gf->path;
+}
+
+int v10_groups_apply(v10_groups *g, v10_tenant_spec *ts, size_t n, uint64_t ops_cap,
+                     uint32_t *k, v10_err *err)
+{
+    int mi[64];
+    if (n > 64)
+        return v10_err_set(err, "%zu tenants: at most 64", n);
+    double lmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((mi[i] = v10_groups_model(g, ts[i].model, err)) < 0)
+            return -1;
+        lmax = fmax(lmax, (double)g->models[mi[i]].alone_cycles);
+    }
+    lmax = fmax(lmax, g->min_cycles);
+    for (size_t i = 0; i < n; i++) {
+        const v10_group_model *m = &g->models[mi[i]];
+        k[i] = 1;
+        if (ts[i].rate_rps > 0 || ts[i].outstanding > 1 || m->alone_cycles == 0)
+            continue;
+        double r = lmax / (double)m->alone_cycles;
+        if (r < 1.5)
+            continue;
+        uint32_t kk = pow2_floor(r);
+        if ((double)kk * 2 / r < r / (double)kk) /* nearer, geometrically */
+            kk *= 2;
+        uint32_t cap = pow2_floor((double)ops_cap / (double)(m->n_ops ? m->n_ops : 1));
+        kk = kk < cap ? kk : cap;
+        if (kk <= 1)
+            continue;
+        const char *path = group_file(g, (size_t)mi[i], kk, err);
+        if (!path)
+            return -1;
+        snprintf(ts[i].model, sizeof ts[i].model, "%s", path);
+        k[i] = kk;
+    }
+    return 0;
+}

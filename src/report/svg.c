@@ -1,0 +1,295 @@
+/*
+ * svg.c — grouped-bar and line charts as standalone SVG (see v10/svg.h).
+ * Layout: a plot area with a left margin for y tick labels, a bottom margin
+ * for x labels (rotated when crowded) and a legend column on the right.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "v10/svg.h"
+
+/* A qualitative palette (Okabe-Ito, colour-blind safe). */
+static const char *const palette[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
+                                      "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
+#define N_PALETTE (sizeof palette / sizeof palette[0])
+
+void v10_xml_escape(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+/* A "nice" step (1, 2 or 5 times a power of ten) giving about `n` ticks over span. */
+static double nice_step(double span, int n)
+{
+    if (!(span > 0))
+        return 1;
+    double raw = span / n, p = pow(10, floor(log10(raw))), m = raw / p;
+    return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
+}
+
+static int finite_val(double v) { return isfinite(v); }
+
+/* Prints a number compactly: integers without decimals, else up to 3 significant. */
+static void num(FILE *f, double v)
+{
+    if (fabs(v - round(v)) < 1e-9 * (fabs(v) + 1))
+        fprintf(f, "%.0f", v);
+    else
+        fprintf(f, "%.3g", v);
+}
+
+typedef struct frame {
+    double x0, y0, w, h;  /* plot area, pixels (y0 is the top) */
+    double lo, hi, step;  /* y range and tick step */
+} frame;
+
+static double ymap(const frame *fr, double v)
+{
+    return fr->y0 + fr->h * (1 - (v - fr->lo) / (fr->hi - fr->lo));
+}
+
+static void y_range(const v10_svg_chart *c, frame *fr)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t s = 0; s < c->n_series; s++)
+        for (size_t i = 0; i < c->n_x; i++)
+            if (finite_val(c->series[s].y[i])) {
+                lo = fmin(lo, c->series[s].y[i]);
+                hi = fmax(hi, c->series[s].y[i]);
+            }
+    if (isfinite(c->ref_y)) {
+        lo = fmin(lo, c->ref_y);
+        hi = fmax(hi, c->ref_y);
+    }
+    if (!isfinite(lo)) {
+        lo = 0;
+        hi = 1;
+    }
+    if (c->kind == V10_SVG_BARS || (lo >= 0 && lo < 0.5 * hi))
+        lo = fmin(lo, 0);
+    if (hi - lo < 1e-12)
+        hi = lo + (fabs(lo) > 0 ? fabs(lo) * 0.5 : 1);
+    double step = nice_step(hi - lo, 5);
+    fr->lo = floor(lo / step) * step;
+    fr->hi = ceil(hi / step - 1e-9) * step;
+    if (fr->hi <= fr->lo)
+        fr->hi = fr->lo + step;
+    fr->step = step;
+}
+
+static void axes(FILE *f, const v10_svg_chart *c, const frame *fr)
+{
+    /* Horizontal grid and y tick labels. */
+    for (double v = fr->lo; v <= fr->hi + fr->step * 1e-6; v += fr->step) {
+        double y = ymap(fr, v);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+                fr->x0, y, fr->x0 + fr->w, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">",
+                fr->x0 - 6, y + 4);
+        num(f, fabs(v) < fr->step * 1e-9 ? 0 : v);
+        fputs("</text>\n", f);
+    }
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+            fr->x0, fr->y0, fr->x0, fr->y0 + fr->h);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+            fr->x0, fr->y0 + fr->h, fr->x0 + fr->w, fr->y0 + fr->h);
+    if (isfinite(c->ref_y) && c->ref_y >= fr->lo && c->ref_y <= fr->hi) {
+        double y = ymap(fr, c->ref_y);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#900\" "
+                   "stroke-dasharray=\"6,4\"/>\n",
+                fr->x0, y, fr->x0 + fr->w, y);
+    }
+    if (c->ylabel) {
+        double cy = fr->y0 + fr->h / 2;
+        fprintf(f, "<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\" "
+                   "transform=\"rotate(-90 16 %.1f)\">",
+                cy, cy);
+        v10_xml_escape(f, c->ylabel);
+        fputs("</text>\n", f);
+    }
+}
+
+static void legend(FILE *f, const v10_svg_chart *c, const frame *fr)
+{
+    double x = fr->x0 + fr->w + 14, y = fr->y0 + 6;
+    for (size_t s = 0; s < c->n_series; s++, y += 18) {
+        const char *col = palette[s % N_PALETTE];
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", x, y,
+                col);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", x + 17, y + 10);
+        v10_xml_escape(f, c->series[s].name);
+        fputs("</text>\n", f);
+    }
+}
+
+static void x_label(FILE *f, const v10_svg_chart *c, const frame *fr, int H)
+{
+    if (!c->xlabel)
+        return;
+    fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\">",
+            fr->x0 + fr->w / 2, H - 8);
+    v10_xml_escape(f, c->xlabel);
+    fputs("</text>\n", f);
+}
+
+/* A category / tick label under the axis, rotated when labels are crowded. */
+static void tick_label(FILE *f, double x, double y, const char *s, int rotate)
+{
+    if (rotate)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\" "
+                   "transform=\"rotate(-35 %.1f %.1f)\">",
+                x, y, x, y);
+    else
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">", x,
+                y + 4);
+    v10_xml_escape(f, s);
+    fputs("</text>\n", f);
+}
+
+static void bars(FILE *f, const v10_svg_chart *c, const frame *fr, int rotate)
+{
+    double gw = fr->w / (double)c->n_x, bw = gw * 0.8 / (double)c->n_series;
+    double base = ymap(fr, fr->lo > 0 ? fr->lo : fr->hi < 0 ? fr->hi : 0);
+    for (size_t i = 0; i < c->n_x; i++) {
+        double gx = fr->x0 + gw * (double)i + gw * 0.1;
+        for (size_t s = 0; s < c->n_series; s++) {
+            double v = c->series[s].y[i];
+            if (!finite_val(v))
+                continue;
+            double y = ymap(fr, v), top = fmin(y, base), h = fabs(base - y);
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+                       "<title>",
+                    gx + bw * (double)s, top, bw, h, palette[s % N_PALETTE]);
+            v10_xml_escape(f, c->cats[i]);
+            fputs(" / ", f);
+            v10_xml_escape(f, c->series[s].name);
+            fputs(": ", f);
+            num(f, v);
+            fputs("</title></rect>\n", f);
+        }
+        tick_label(f, fr->x0 + gw * ((double)i + 0.5), fr->y0 + fr->h + 12, c->cats[i], rotate);
+    }
+}
+
+static double xval(const v10_svg_chart *c, double x) { return c->log2_x ? log2(x) : x; }
+
+static void lines(FILE *f, const v10_svg_chart *c, const frame *fr, int rotate)
+{
+    double xl = xval(c, c->x[0]), xh = xval(c, c->x[c->n_x - 1]);
+    if (!(xh > xl)) {
+        xl -= 1;
+        xh += 1;
+    }
+    double pad = fr->w * 0.03, span = fr->w - 2 * pad;
+#define XMAP(v) (fr->x0 + pad + span * ((xval(c, (v)) - xl) / (xh - xl)))
+    for (size_t i = 0; i < c->n_x; i++) {
+        char buf[32];
+        const char *lab = c->x_labels ? c->x_labels[i] : NULL;
+        if (!lab) {
+            snprintf(buf, sizeof buf, "%.4g", c->x[i]);
+            lab = buf;
+        }
+        double x = XMAP(c->x[i]);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", x,
+                fr->y0 + fr->h, x, fr->y0 + fr->h + 4);
+        tick_label(f, x, fr->y0 + fr->h + 14, lab, rotate);
+    }
+    for (size_t s = 0; s < c->n_series; s++) {
+        const char *col = palette[s % N_PALETTE];
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+        for (size_t i = 0; i < c->n_x; i++)
+            if (finite_val(c->series[s].y[i]))
+                fprintf(f, "%.1f,%.1f ", XMAP(c->x[i]), ymap(fr, c->series[s].y[i]));
+        fputs("\"/>\n", f);
+        for (size_t i = 0; i < c->n_x; i++) {
+            double v = c->series[s].y[i];
+            if (!finite_val(v))
+                continue;
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>",
+                    XMAP(c->x[i]), ymap(fr, v), col);
+            v10_xml_escape(f, c->series[s].name);
+            fprintf(f, " @ %.6g: ", c->x[i]);
+            num(f, v);
+            fputs("</title></circle>\n", f);
+        }
+    }
+#undef XMAP
+}
+
+char *v10_svg_render(const v10_svg_chart *c)
+{
+    if (!c->n_x || !c->n_series || !c->series)
+        return NULL;
+    if (c->kind == V10_SVG_BARS && !c->cats)
+        return NULL;
+    if (c->kind == V10_SVG_LINES && !c->x)
+        return NULL;
+    for (size_t i = 0; c->kind == V10_SVG_LINES && c->log2_x && i < c->n_x; i++)
+        if (!(c->x[i] > 0))
+            return NULL;
+    int W = c->width > 0 ? c->width : 800, H = c->height > 0 ? c->height : 400;
+    size_t maxlab = 0;
+    for (size_t i = 0; i < c->n_x; i++) {
+        const char *l = c->kind == V10_SVG_BARS ? c->cats[i] : c->x_labels ? c->x_labels[i] : "";
+        size_t n = l ? strlen(l) : 0;
+        maxlab = n > maxlab ? n : maxlab;
+    }
+    size_t maxleg = 0;
+    for (size_t s = 0; s < c->n_series; s++) {
+        size_t n = c->series[s].name ? strlen(c->series[s].name) : 0;
+        maxleg = n > maxleg ? n : maxleg;
+    }
+    frame fr;
+    fr.x0 = 64;
+    fr.y0 = 36;
+    fr.w = W - fr.x0 - 40 - 6.5 * (double)(maxleg < 40 ? maxleg : 40);
+    double slot = fr.w / (double)c->n_x;
+    int rotate = (double)maxlab * 6.0 > slot * 0.95;
+    double bottom = rotate ? 30 + 5.0 * (double)(maxlab < 30 ? maxlab : 30) : 44;
+    fr.h = H - fr.y0 - bottom;
+    if (fr.w < 100 || fr.h < 80)
+        return NULL;
+    y_range(c, &fr);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\" font-family=\"Helvetica, Arial, sans-serif\">\n"
+               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            W, H, W, H);
+    if (c->title) {
+        fprintf(f, "<text x=\"%.1f\" y=\"20\" text-anchor=\"middle\" font-size=\"14\" "
+                   "font-weight=\"bold\">",
+                fr.x0 + fr.w / 2);
+        v10_xml_escape(f, c->title);
+        fputs("</text>\n", f);
+    }
+    axes(f, c, &fr);
+    if (c->kind == V10_SVG_BARS)
+        bars(f, c, &fr, rotate);
+    else
+        lines(f, c, &fr, rotate);
+    legend(f, c, &fr);
+    x_label(f, c, &fr, H);
+    fputs("</svg>\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
