@@ -96,6 +96,7 @@ typedef struct repro {
         i_vmem[NPP][NVMEM][2], i_scale[NSCALE][NTEN][2], i_cont[NPP][2];
     v10_colloc_result col, col_med;
     double med_threshold;
+    double max_resident_mib;  /* largest vmem_bytes of any operator */
     v10_repro_out *out;
 } repro;
 
@@ -348,6 +349,14 @@ static int add_chart(repro *R, charts *cs, const char *name, const v10_svg_chart
     return add_file(R, name, copy, strlen(copy), err);
 }
 
+/* Upper bound on STP(V10-Full) / STP(PMT) for pair p: the perfect-overlap
+ * STP bound of the standalone profiles over the simulated PMT STP. */
+static double bound_ratio(const repro *R, size_t p)
+{
+    return ratio(v10_profile_pair_bound(&R->prof[R->pairs[p].a], &R->prof[R->pairs[p].b]),
+                 res_at(R, R->i_pairs[p][P_PMT])->stp);
+}
+
 /* Mean ratios of V10-Full over PMT over the paper's pairs. */
 typedef struct ratios {
     double util, sa, vu, hbm, stp, lat, p95, overlap, switch_frac, bound;
@@ -375,7 +384,7 @@ static void mean_ratios(const repro *R, ratios *q)
         mean_add(&mp, q->p95_pair[p]);
         q->overlap += b->overlap / NPP;
         q->switch_frac += switch_frac(b) / NPP;
-        q->bound += v10_profile_pair_bound(&R->prof[R->pairs[p].a], &R->prof[R->pairs[p].b]) / NPP;
+        q->bound += bound_ratio(R, (size_t)p) / NPP;
     }
     q->lat = mean_get(&ml);
     q->p95 = mean_get(&mp);
@@ -516,10 +525,10 @@ static int render_pairs(repro *R, charts *cs, v10_err *err)
     for (size_t i = 0; i < NPAIR; i++) {
         names[i] = R->pairs[ord[i]].name;
         gs[i] = g[ord[i]];
-        bs[i] = v10_profile_pair_bound(&R->prof[R->pairs[ord[i]].a], &R->prof[R->pairs[ord[i]].b]);
+        bs[i] = bound_ratio(R, ord[i]);
     }
     v10_svg_series sa[2] = {{"V10-Full / PMT (simulated)", gs},
-                            {"bound: 2 / max(1, sum SA, sum VU, sum HBM)", bs}};
+                            {"bound: 2 / max(1, sum SA, sum VU, sum HBM) / STP(PMT)", bs}};
     v10_svg_chart ca = {.kind = V10_SVG_BARS, .title = "STP gain of V10-Full over PMT, all 55 pairs",
                         .ylabel = "STP(V10-Full) / STP(PMT)", .n_x = NPAIR, .cats = names,
                         .series = sa, .n_series = 2, .ref_y = 1.3, .width = 1100,
@@ -894,10 +903,12 @@ static char *summary_md(repro *R, const ratios *q)
         return NULL;
     fprintf(f, "# V10 reproduction: summary\n\n"
                "v10sim %s, NPU `%s` (1 SA 128x128, 1 VU, %.0f GB/s HBM, %.0f MHz), seed %llu, "
-               "%llu requests per tenant (warm-up %llu)%s.  %zu simulations.\n\n",
+               "%llu requests per tenant (warm-up %llu)%s.  %zu simulations plus %d standalone "
+               "profiles.\n\n",
             V10_VERSION, R->npu.name, R->npu.hbm_gbps, R->npu.clock_mhz,
             (unsigned long long)R->o->seed, (unsigned long long)R->requests,
-            (unsigned long long)R->warmup, R->o->quick ? ", **--quick** (noisier)" : "", R->n);
+            (unsigned long long)R->warmup, R->o->quick ? ", **--quick** (noisier)" : "", R->n,
+            NM);
     fprintf(f, "## V10-Full over PMT, mean over the paper's 11 pairs\n\n"
                "Per pair: utilization and STP ratios V10-Full / PMT; latency ratios PMT / "
                "V10-Full (mean of the two tenants); then the mean over the pairs.\n\n"
@@ -912,20 +923,24 @@ static char *summary_md(repro *R, const ratios *q)
     fprintf(f, "| SA and VU busy together (V10-Full) | %.1f%% | %.0f%% | %+.0f%% |\n",
             100 * q->overlap, 100 * PAPER_OVERLAP, 100 * (q->overlap / PAPER_OVERLAP - 1));
     fprintf(f, "| context-switch time (V10-Full) | %.2f%% | < 2%% | |\n", 100 * q->switch_frac);
-    fprintf(f, "| STP bound from standalone utilizations | ×%.3f | | |\n\n", q->bound);
+    fprintf(f, "| bound on the STP ratio from standalone profiles | ×%.3f | | |\n\n", q->bound);
     if (q->lat_skipped)
         fprintf(f, "%u pair(s) had a tenant without a measured request under one policy; the "
                    "latency means leave them out.\n\n", q->lat_skipped);
 
-    fprintf(f, "Per pair (V10-Full over PMT):\n\n| pair | SA / VU alone (1) | SA / VU alone (2) "
-               "| STP | bound | utilization | avg latency ÷ | p95 latency ÷ | overlap |\n"
-               "|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(f, "Per pair (V10-Full over PMT; bound = 2 / max(1, SA₁+SA₂, VU₁+VU₂, HBM₁+HBM₂) "
+               "/ STP(PMT), the most perfect overlap could give):\n\n"
+               "| pair | SA / VU alone (1) | SA / VU alone (2) | STP PMT | STP V10-Full "
+               "| STP ratio | bound | utilization | avg latency ÷ | p95 latency ÷ | overlap |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t p = 0; p < NPP; p++) {
         const v10_profile *a = &R->prof[R->pairs[p].a], *b = &R->prof[R->pairs[p].b];
-        fprintf(f, "| %s | %.2f / %.2f | %.2f / %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f%% |\n",
-                R->pairs[p].name, a->util_sa, a->util_vu, b->util_sa, b->util_vu, q->stp_pair[p],
-                v10_profile_pair_bound(a, b), q->util_pair[p], q->lat_pair[p], q->p95_pair[p],
-                100 * res_at(R, R->i_pairs[p][P_FULL])->overlap);
+        fprintf(f, "| %s | %.2f / %.2f | %.2f / %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f "
+                   "| %.3f | %.1f%% |\n",
+                R->pairs[p].name, a->util_sa, a->util_vu, b->util_sa, b->util_vu,
+                res_at(R, R->i_pairs[p][P_PMT])->stp, res_at(R, R->i_pairs[p][P_FULL])->stp,
+                q->stp_pair[p], bound_ratio(R, p), q->util_pair[p], q->lat_pair[p],
+                q->p95_pair[p], 100 * res_at(R, R->i_pairs[p][P_FULL])->overlap);
     }
     double gmin = INFINITY, gmax = 0, gmean = 0;
     unsigned nben = 0;
@@ -978,8 +993,8 @@ static char *summary_md(repro *R, const ratios *q)
                "whose operator costs are *synthesized* from their published architectures "
                "(GEMMs on a 128×128 weight-stationary array, fused element-wise work on a "
                "1024-lane VU), keep the SA busy %.0f%% of the time on average and the VU only "
-               "%.0f%% (%u of 11 are SA-heavy), so the mean bound over the paper's pairs is "
-               "×%.2f; we reach ×%.2f of it.  The paper profiles real TPU executions, in which "
+               "%.0f%% (%u of 11 are SA-heavy), so even perfect overlap could raise STP over PMT by "
+               "×%.2f on average over the paper's pairs; V10-Full reaches ×%.2f.  The paper profiles real TPU executions, in which "
                "vector work (layout changes, normalization, embedding and data formatting "
                "inside XLA fusions) takes a much larger share, leaving far more room to "
                "overlap.  We did not tune any cost constant toward the paper's figure.\n",
@@ -1004,6 +1019,73 @@ static char *summary_md(repro *R, const ratios *q)
                "tenant completes its requests; %llu requests per tenant%s.\n\n",
             (unsigned long long)R->requests,
             R->o->quick ? " in --quick mode, so figures are noisier than the full run's" : "");
+    /* Sensitivity studies, in numbers. */
+    fprintf(f, "## Sensitivity studies (means over the 11 paper pairs)\n\n");
+    {
+        double best = 0, bslice = 0, st[NSLICE], sw0 = 0;
+        for (int k = 0; k < NSLICE; k++) {
+            mean m = {0};
+            for (size_t p = 0; p < NPP; p++)
+                mean_add(&m, ratio(res_at(R, R->i_slice[p][k])->stp,
+                                   res_at(R, R->i_pairs[p][P_PMT])->stp));
+            st[k] = mean_get(&m);
+            if (st[k] > best) {
+                best = st[k];
+                bslice = (double)(512ull << k);
+            }
+        }
+        for (size_t p = 0; p < NPP; p++)
+            sw0 += switch_frac(res_at(R, R->i_slice[p][0])) / NPP;
+        fprintf(f, "* **Time slice**: STP over PMT ×%.3f at 512 cycles (context switching "
+                   "%.1f%% of the time), best ×%.3f at %.0f cycles, ×%.3f at 1M cycles "
+                   "(coarse slices let long operators hold an FU).\n",
+                st[0], 100 * sw0, best, bslice, st[NSLICE - 1]);
+        double sh[2][NSPLIT] = {{0}};
+        for (int k = 0; k < NSPLIT; k++)
+            for (size_t p = 0; p < NPP; p++)
+                for (int pol = 0; pol < 2; pol++) {
+                    const v10_run_result *r = res_at(R, R->i_prio[p][k][pol]);
+                    sh[pol][k] += r->tenants[0].np / (r->tenants[0].np + r->tenants[1].np) / NPP;
+                }
+        fprintf(f, "* **Priorities**: the high-priority tenant's share of normalized progress, "
+                   "NP₁/(NP₁+NP₂), goes from %.2f to %.2f under PMT (slices proportional to "
+                   "priority) and from %.2f to %.2f under V10-Full as the split goes from 50-50 "
+                   "to 90-10.  V10 is work-conserving: Algorithm 1 orders tenants by "
+                   "active_rate / priority only when they compete for the same FU, so the "
+                   "low-priority tenant still runs on whichever FU the other is not using.\n",
+                sh[0][0], sh[0][NSPLIT - 1], sh[1][0], sh[1][NSPLIT - 1]);
+        double vs[NVMEM] = {0}, vh[NVMEM] = {0};
+        for (int v = 0; v < NVMEM; v++)
+            for (size_t p = 0; p < NPP; p++) {
+                vs[v] += res_at(R, R->i_vmem[p][v][1])->stp / NPP;
+                vh[v] += res_at(R, R->i_vmem[p][v][1])->util_hbm / NPP;
+            }
+        fprintf(f, "* **Vector memory**: V10-Full STP %.3f / %.3f / %.3f / %.3f at 8 / 16 / 32 / "
+                   "64 MiB (HBM utilization %.3f / %.3f / %.3f / %.3f).  The largest resident "
+                   "GEMM operand among the eleven models is %.2f MiB; smaller shares re-stream "
+                   "operands (more HBM traffic), but the operators that spill are compute-bound, "
+                   "so the extra traffic hides under compute and throughput barely moves.\n",
+                vs[0], vs[1], vs[2], vs[3], vh[0], vh[1], vh[2], vh[3], R->max_resident_mib);
+        const v10_run_result *s1 = res_at(R, R->i_scale[0][NTEN - 1][1]),
+                             *s8 = res_at(R, R->i_scale[NSCALE - 1][NTEN - 1][1]),
+                             *p8 = res_at(R, R->i_scale[NSCALE - 1][NTEN - 1][0]);
+        fprintf(f, "* **Scalability**: with 16 workloads, V10-Full reaches STP %.2f on one SA + "
+                   "one VU and %.2f on 8 + 8 (utilization %.2f and %.2f).  PMT gives the "
+                   "whole core to one tenant at a time and a tenant's in-order operator stream "
+                   "occupies one FU at a time, so PMT's STP stays near 1 (%.2f on 8 + 8) and "
+                   "the STP ratio there (×%.1f) measures PMT's idle FUs more than V10.\n",
+                s1->stp, s8->stp, s1->util_overall, s8->util_overall, p8->stp,
+                ratio(s8->stp, p8->stp));
+        double con[2] = {0};
+        for (size_t p = 0; p < NPP; p++) {
+            con[1] += ratio(res_at(R, R->i_pairs[p][P_FULL])->stp,
+                            res_at(R, R->i_pairs[p][P_PMT])->stp) / NPP;
+            con[0] += ratio(res_at(R, R->i_cont[p][1])->stp, res_at(R, R->i_cont[p][0])->stp) / NPP;
+        }
+        fprintf(f, "* **Contention**: STP over PMT ×%.3f with operators sharing HBM bandwidth, "
+                   "×%.3f without.\n\n",
+                con[1], con[0]);
+    }
     fprintf(f, "Files: pairs.csv (every pair × policy), slice.csv, priority.csv, vmem.csv, "
                "scalability.csv, contention.csv, profiles.csv, collocation.csv, the SVG plots "
                "and report.html.\n");
@@ -1093,6 +1175,15 @@ int v10_repro_run(const v10_repro_opts *o, v10_repro_out *out, v10_err *err)
     if (v10_profile_models(models, NM, &R->npu, o->threads,
                            o->progress ? "repro: profiling" : NULL, R->prof, err))
         goto done;
+    for (int m = 0; m < NM; m++) {
+        v10_model mod;
+        if (v10_model_load(models[m], &R->npu, &mod, err))
+            goto done;
+        for (size_t j = 0; j < mod.n_ops; j++)
+            R->max_resident_mib = fmax(R->max_resident_mib,
+                                       (double)mod.ops[j].vmem_bytes / (1024.0 * 1024.0));
+        v10_model_fini(&mod);
+    }
     if (build(R, err))
         goto done;
     R->res = calloc(R->n, sizeof *R->res);

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `v10sim collocate`: JSON schema, confusion counts adding up, determinism
+# for a seed, options and bad input.
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+D=tests/data/engine
+M="$D/sa_heavy.csv,$D/vu_heavy.csv,$D/sa_vu.csv,$D/membound.csv,$D/long_sa.csv,ncf,dlrm,mnist"
+
+"$bin" collocate --help | grep -q usage
+"$bin" collocate --models "$M" --requests 4 --seed 3 --format json > "$tmp/a.json"
+"$bin" collocate --models "$M" --requests 4 --seed 3 --format json -j 1 > "$tmp/b.json"
+cmp "$tmp/a.json" "$tmp/b.json"   # deterministic for a seed, whatever the threads
+
+python3 - "$tmp/a.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+acc = r["accuracy"]
+for k in ["clustering", "heuristic", "random"]:
+    assert 0 <= acc[k] <= 1, k
+    c = r["confusion"][k]
+    assert c["tp"] + c["fp"] + c["tn"] + c["fn"] == 28 == r["pairs_total"], c
+    assert abs((c["tp"] + c["tn"]) / 28 - acc[k]) < 1e-12
+assert len(r["models"]) == 8 and len(r["pairs"]) == 28
+assert r["config"]["k"] == 5 and r["config"]["threshold"] == 1.3
+assert all(0 <= m["cluster"] < 5 for m in r["models"])
+assert r["beneficial"] == sum(p["beneficial"] for p in r["pairs"])
+for p in r["pairs"]:
+    assert p["beneficial"] == (p["gain"] >= 1.3)
+PY
+
+# --k and --threshold take effect; a different seed may move random only.
+"$bin" collocate --models "$M" --requests 4 --k 2 --threshold 1.05 --format json > "$tmp/c.json"
+python3 - "$tmp/c.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["config"]["k"] == 2 and r["config"]["threshold"] == 1.05
+assert all(m["cluster"] in (0, 1) for m in r["models"])
+for p in r["pairs"]:
+    assert p["beneficial"] == (p["gain"] >= 1.05)
+PY
+"$bin" collocate --models "$M" --requests 4 | grep -q "Leave-two-workloads-out accuracy"
+
+set +e
+"$bin" collocate --models ncf,dlrm --requests 4 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "at least 4" "$tmp/err" || { echo "too few models: rc=$rc"; exit 1; }
+"$bin" collocate --k 0 > /dev/null 2>&1; [ $? -eq 2 ] || { echo "--k 0"; exit 1; }
+"$bin" collocate --format csv > /dev/null 2>&1; [ $? -eq 2 ] || { echo "--format csv"; exit 1; }
+"$bin" collocate --models ncf,dlrm,mnist,nosuch --requests 4 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "nosuch" "$tmp/err" || { echo "unknown model: rc=$rc"; exit 1; }
+set -e
+echo ok

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# `v10sim fleet`: every service placed exactly once under each placement,
+# two or more per NPU, consistent per-service records, determinism, and bad
+# services files named by file and line.
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+D=tests/data/engine
+
+cat > "$tmp/svc.csv" <<CSV
+# a small fleet
+name,model,batch,rate_rps,priority
+a,$D/sa_heavy.csv,0,0,1
+b,$D/vu_heavy.csv,0,0,1
+c,$D/sa_vu.csv,0,0,2
+d,$D/membound.csv,0,0,1
+e,ncf,32,0,1
+f,dlrm,8,0,1
+g,mnist,0,0,1
+CSV
+
+"$bin" fleet --help | grep -q "name,model,batch,rate_rps"
+"$bin" fleet --services "$tmp/svc.csv" --npus 3 --requests 4 --format json > "$tmp/a.json"
+"$bin" fleet --services "$tmp/svc.csv" --npus 3 --requests 4 --format json -j 1 > "$tmp/b.json"
+cmp "$tmp/a.json" "$tmp/b.json"
+python3 - "$tmp/a.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+names = ["a", "b", "c", "d", "e", "f", "g"]
+pl = {p["placement"]: p for p in r["placements"]}
+assert sorted(pl) == ["cluster", "greedy", "random"]
+for name, p in pl.items():
+    members = [s for n in p["npus"] for s in n["services"]]
+    assert sorted(members) == names, (name, members)        # each placed exactly once
+    assert len(p["npus"]) == 3
+    assert all(len(n["services"]) >= 2 for n in p["npus"]), name
+    for s in p["services"]:
+        npu = p["npus"][s["npu"]]
+        assert s["name"] in npu["services"], (name, s)
+        assert s["np"] > 0 and s["lat_p95_us"] > 0
+    assert abs(sum(n["stp"] for n in p["npus"]) - p["stp_total"]) < 1e-9
+    assert 0 < p["util_overall"] <= 1
+PY
+"$bin" fleet --services "$tmp/svc.csv" --npus 2 --requests 4 | grep -q "placement"
+"$bin" fleet --services examples/services.csv --npus 4 --requests 3 --format json > "$tmp/ex.json"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert all(len([s for n in p['npus'] for s in n['services']])==10 for p in r['placements'])" "$tmp/ex.json"
+
+expect_fail() { # rc message args...
+    local want=$1 msg=$2; shift 2
+    set +e
+    "$bin" fleet "$@" > /dev/null 2> "$tmp/err"; local rc=$?
+    set -e
+    [ $rc -eq "$want" ] && grep -q -- "$msg" "$tmp/err" || { echo "fleet $*: rc=$rc"; cat "$tmp/err"; exit 1; }
+}
+expect_fail 1 "need at least two per NPU" --services "$tmp/svc.csv" --npus 4 --requests 4
+expect_fail 2 "give --services" --npus 2
+expect_fail 2 "give --npus" --services "$tmp/svc.csv"
+expect_fail 1 "cannot open" --services "$tmp/none.csv" --npus 1
+printf 'name,model,batch,rate_rps\nx,ncf,32,0\nx,ncf,32,0\n' > "$tmp/dup.csv"
+expect_fail 1 "dup.csv:3: duplicate" --services "$tmp/dup.csv" --npus 1
+printf 'name,model,batch,rate_rps\nx,ncf,-3,0\n' > "$tmp/neg.csv"
+expect_fail 1 "neg.csv:2: batch" --services "$tmp/neg.csv" --npus 1
+printf 'name,model\nx,ncf\n' > "$tmp/hdr.csv"
+expect_fail 1 "hdr.csv:1: expected the header" --services "$tmp/hdr.csv" --npus 1
+printf 'name,model,batch,rate_rps\nx,ncf,32\n' > "$tmp/short.csv"
+expect_fail 1 "short.csv:2: expected 4 fields" --services "$tmp/short.csv" --npus 1
+echo ok

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `v10sim repro --quick`: every output file is produced, CSVs have the
+# documented columns and rows, every SVG parses as XML, report.html embeds
+# every plot inline, summary.md sets our ratios beside the paper's.
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$bin" repro --help | grep -q usage
+set +e
+"$bin" repro --bogus > /dev/null 2>&1; [ $? -eq 2 ] || { echo "bad option: expected exit 2"; exit 1; }
+"$bin" repro -j 0 > /dev/null 2>&1; [ $? -eq 2 ] || { echo "-j 0: expected exit 2"; exit 1; }
+set -e
+
+start=$(date +%s)
+"$bin" repro --quick --out "$tmp/out" -j 2 > "$tmp/log"
+end=$(date +%s)
+echo "repro --quick: $((end - start)) s"
+grep -q "simulations" "$tmp/log"
+# No temporary files left behind (atomic writes, grouped traces cleaned up).
+! ls "$tmp/out" | grep -q '\.tmp\.'
+
+python3 - "$tmp/out" <<'PY'
+import csv, os, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+need = ["pairs.csv", "slice.csv", "priority.csv", "vmem.csv", "scalability.csv",
+        "contention.csv", "profiles.csv", "collocation.csv", "summary.md", "report.html",
+        "throughput.svg", "utilization.svg", "latency_avg.svg", "latency_p95.svg",
+        "overlap.svg", "util_breakdown.svg", "all_pairs.svg", "slice.svg", "priority.svg",
+        "vmem.svg", "scalability.svg", "scalability_util.svg", "contention.svg",
+        "collocation.svg"]
+for f in need:
+    p = os.path.join(d, f)
+    assert os.path.isfile(p) and os.path.getsize(p) > 0, f
+
+rows = list(csv.DictReader(open(os.path.join(d, "pairs.csv"))))
+for c in ["pair", "policy", "sa", "vu", "hbm", "overall", "overlap", "stp", "lat_avg_us_1",
+          "lat_avg_us_2", "lat_p95_us_1", "lat_p95_us_2"]:
+    assert c in rows[0], c
+assert len(rows) == 55 * 4, len(rows)
+paper = ["bert+ncf", "bert+retinanet", "resnet50+retinanet", "ncf+resnet50",
+         "bert+transformer", "bert+dlrm", "resnet-rs+shapemask", "efficientnet+resnet50",
+         "mnist+ncf", "dlrm+resnet50", "resnet-rs+maskrcnn"]
+pairs = []
+for r in rows:
+    if r["pair"] not in pairs:
+        pairs.append(r["pair"])
+assert pairs[:11] == paper, pairs[:11]
+assert len(set(pairs)) == 55
+assert sorted({r["policy"] for r in rows}) == ["pmt", "v10-base", "v10-fair", "v10-full"]
+for r in rows:
+    for c in ["sa", "vu", "hbm", "overall", "overlap"]:
+        assert 0 <= float(r[c]) <= 1.0001, (r["pair"], r["policy"], c, r[c])
+    assert float(r["stp"]) > 0, r
+    if r["policy"] == "pmt":
+        assert float(r["overlap"]) < 1e-9, r   # temporal sharing never overlaps
+
+def n_rows(f):
+    return len(list(csv.DictReader(open(os.path.join(d, f)))))
+assert n_rows("slice.csv") == 11 * 12
+assert n_rows("priority.csv") == 11 * 5 * 2
+assert n_rows("vmem.csv") == 11 * 4 * 2
+assert n_rows("scalability.csv") == 4 * 4 * 2
+assert n_rows("contention.csv") == 11 * 2 * 2
+assert n_rows("profiles.csv") == 11
+assert n_rows("collocation.csv") == 55
+slices = sorted({int(r["slice_cycles"]) for r in csv.DictReader(open(os.path.join(d, "slice.csv")))})
+assert slices[0] == 512 and slices[-1] == 1048576, slices
+sc = list(csv.DictReader(open(os.path.join(d, "scalability.csv"))))
+assert sorted({int(r["sas"]) for r in sc}) == [1, 2, 4, 8]
+assert sorted({int(r["tenants"]) for r in sc}) == [2, 4, 8, 16]
+
+svgs = [f for f in os.listdir(d) if f.endswith(".svg")]
+for f in svgs:
+    root = ET.parse(os.path.join(d, f)).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg", (f, root.tag)
+    assert len(list(root.iter("{http://www.w3.org/2000/svg}text"))) > 3, f
+
+html = open(os.path.join(d, "report.html")).read()
+assert html.count("<svg") == len(svgs), (html.count("<svg"), len(svgs))
+assert html.count("<figcaption>") == len(svgs)
+assert "<script" not in html and "src=" not in html and "href=" not in html
+# The embedded SVGs are well-formed too.
+import re
+for m in re.finditer(r"<svg.*?</svg>", html, re.S):
+    ET.fromstring(m.group(0))
+
+md = open(os.path.join(d, "summary.md")).read()
+for s in ["×1.64", "×1.57", "÷1.56", "÷1.74", "63%", "84.73%", "Where and why"]:
+    assert s in md, s
+import re as _re
+assert not _re.search(r"\bnan\b", md.lower()), "NaN in summary.md"
+PY
+
+
+
+
+
+echo ok

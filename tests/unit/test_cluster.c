@@ -1,0 +1,233 @@
+/*
+ * test_cluster.c — the numerical core of collocation: the Jacobi solver
+ * against known spectra, PCA on data with a known principal axis, k-means
+ * on separated blobs, determinism for a seed, and the leave-two-out
+ * evaluation on synthetic profiles whose ground truth clustering can learn.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "fleet/fleet.h"
+#include "v10/fleet.h"
+
+static void test_eig_known(void **state)
+{
+    (void)state;
+    /* [[2,1],[1,2]]: eigenvalues 3 and 1, vectors (1,1)/sqrt2 and (1,-1)/sqrt2. */
+    double A[4] = {2, 1, 1, 2}, w[2], V[4];
+    v10_eig_sym(A, 2, w, V);
+    assert_true(fabs(w[0] - 3) < 1e-12 && fabs(w[1] - 1) < 1e-12);
+    assert_true(fabs(V[0] - sqrt(0.5)) < 1e-12 && fabs(V[2] - sqrt(0.5)) < 1e-12);
+    /* A random symmetric 6x6: A V = V diag(w), V orthonormal, trace preserved. */
+    uint64_t rng = 7;
+    double B[36], W[6], U[36];
+    for (int i = 0; i < 6; i++)
+        for (int j = i; j < 6; j++)
+            B[i * 6 + j] = B[j * 6 + i] = v10_rng_unit(&rng) * 2 - 1;
+    v10_eig_sym(B, 6, W, U);
+    double tr = 0, tw = 0;
+    for (int i = 0; i < 6; i++) {
+        tr += B[i * 6 + i];
+        tw += W[i];
+        if (i)
+            assert_true(W[i] <= W[i - 1] + 1e-12);
+    }
+    assert_true(fabs(tr - tw) < 1e-10);
+    for (int c = 0; c < 6; c++)
+        for (int r = 0; r < 6; r++) {
+            double av = 0;
+            for (int k = 0; k < 6; k++)
+                av += B[r * 6 + k] * U[k * 6 + c];
+            assert_true(fabs(av - W[c] * U[r * 6 + c]) < 1e-9);
+        }
+    for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++) {
+            double d = 0;
+            for (int k = 0; k < 6; k++)
+                d += U[k * 6 + a] * U[k * 6 + b];
+            assert_true(fabs(d - (a == b)) < 1e-9);
+        }
+}
+
+static void test_pca_axis(void **state)
+{
+    (void)state;
+    /* Points along (1, 1, 0) with independent noise in z. */
+    double X[40 * 3];
+    uint64_t rng = 3;
+    for (int i = 0; i < 40; i++) {
+        double t = i - 20;
+        X[i * 3 + 0] = t;
+        X[i * 3 + 1] = 5 + t;
+        X[i * 3 + 2] = 0.01 * (v10_rng_unit(&rng) - 0.5);
+    }
+    v10_pca p;
+    v10_pca_fit(&p, X, 40, 3, 0.6);
+    assert_true(p.k >= 2); /* at least two components are always kept */
+    /* x and y standardize to the same column: the first axis weighs them
+     * equally and carries at least their shared variance of 2 (of 3). */
+    assert_true(fabs(p.axis[0][0] - p.axis[0][1]) < 1e-9);
+    assert_true(p.axis[0][0] > 0.5);
+    assert_true(p.var[0] >= 2 - 1e-9);
+    assert_true(fabs(p.var[0] + p.var[1] + p.var[2] - 3) < 1e-9);
+    double y[V10_FEAT_MAX];
+    v10_pca_project(&p, &X[0], y);
+    assert_true(y[0] < 0);
+    /* A constant column contributes nothing and does not produce NaN. */
+    for (int i = 0; i < 40; i++)
+        X[i * 3 + 2] = 4;
+    v10_pca_fit(&p, X, 40, 3, 0.9);
+    v10_pca_project(&p, &X[3], y);
+    assert_true(isfinite(y[0]) && isfinite(y[1]));
+    assert_true(p.sd[2] == 0);
+}
+
+static void test_kmeans_blobs(void **state)
+{
+    (void)state;
+    /* Three well-separated blobs of 7 points. */
+    double X[21 * 2];
+    uint64_t rng = 11;
+    const double cx[3] = {0, 10, 0}, cy[3] = {0, 0, 10};
+    for (int i = 0; i < 21; i++) {
+        X[i * 2] = cx[i % 3] + v10_rng_unit(&rng) - 0.5;
+        X[i * 2 + 1] = cy[i % 3] + v10_rng_unit(&rng) - 0.5;
+    }
+    int a[21], b[21];
+    v10_kmeans km, km2;
+    v10_kmeans_fit(&km, X, 21, 2, 3, 42, 5, a);
+    assert_int_equal(km.k, 3);
+    for (int i = 3; i < 21; i++)
+        assert_int_equal(a[i], a[i % 3]);
+    assert_true(a[0] != a[1] && a[1] != a[2] && a[0] != a[2]);
+    assert_true(km.inertia < 21 * 0.5);
+    /* Same seed, same answer; k is clamped to n. */
+    v10_kmeans_fit(&km2, X, 21, 2, 3, 42, 5, b);
+    assert_memory_equal(a, b, sizeof a);
+    assert_memory_equal(&km, &km2, sizeof km);
+    v10_kmeans_fit(&km2, X, 2, 2, 5, 1, 1, b);
+    assert_int_equal(km2.k, 2);
+    assert_true(b[0] != b[1]);
+    assert_int_equal(v10_kmeans_nearest(&km, &X[2 * 4]), (size_t)a[4]);
+}
+
+/* Synthetic profiles: half SA-heavy, half VU-heavy; a pair gains 1.6 when
+ * it mixes the two kinds and 1.05 otherwise. */
+static void synth(v10_profile *p, double *gain, size_t n)
+{
+    memset(p, 0, n * sizeof *p);
+    for (size_t i = 0; i < n; i++) {
+        int sa = i % 2 == 0;
+        double j = 0.01 * (double)i;
+        p[i].util_sa = sa ? 0.8 + j : 0.2 + j;
+        p[i].util_vu = sa ? 0.15 + j : 0.7 - j;
+        p[i].util_hbm = 0.3 + j;
+        p[i].op_mean_cycles = sa ? 5000 : 800;
+        p[i].op_min_cycles = 100 + 10 * (double)i;
+        p[i].op_max_cycles = sa ? 60000 : 9000;
+    }
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            gain[a * n + b] = a == b ? 0 : (a % 2 != b % 2) ? 1.6 : 1.05;
+}
+
+static void test_colloc_learns(void **state)
+{
+    (void)state;
+    v10_profile p[10];
+    double gain[100];
+    synth(p, gain, 10);
+    v10_colloc_opts o;
+    v10_colloc_opts_default(&o);
+    o.k = 3;
+    v10_colloc_result r, r2;
+    v10_err err;
+    assert_int_equal(v10_colloc_evaluate(p, 10, gain, &o, &r, &err), 0);
+    assert_int_equal(r.n_pairs, 45);
+    assert_int_equal(r.n_beneficial, 25);
+    assert_true(r.acc_cluster >= 0.95);
+    assert_true(r.acc_heuristic >= 0.95); /* the heuristic's own assumption holds here */
+    const v10_confusion *c = &r.cm_cluster;
+    assert_int_equal(c->tp + c->fp + c->tn + c->fn, 45);
+    assert_true(r.acc_random_mean > 0.4 && r.acc_random_mean < 0.6);
+    /* Deterministic for a seed. */
+    assert_int_equal(v10_colloc_evaluate(p, 10, gain, &o, &r2, &err), 0);
+    assert_memory_equal(r.pairs, r2.pairs, r.n_pairs * sizeof *r.pairs);
+    assert_memory_equal(r.cluster, r2.cluster, sizeof r.cluster);
+    assert_true(r.acc_random == r2.acc_random);
+    v10_colloc_result_fini(&r2);
+    /* Too few models is an error, not a crash. */
+    assert_int_equal(v10_colloc_evaluate(p, 3, gain, &o, &r2, &err), -1);
+    assert_non_null(strstr(err.msg, "4 to 64"));
+    v10_colloc_result_fini(&r);
+}
+
+static void test_pair_bound(void **state)
+{
+    (void)state;
+    v10_profile a = {.util_sa = 0.9, .util_vu = 0.1}, b = {.util_sa = 0.1, .util_vu = 0.9};
+    assert_true(fabs(v10_profile_pair_bound(&a, &b) - 2) < 1e-12);
+    assert_true(fabs(v10_profile_pair_bound(&a, &a) - 2 / 1.8) < 1e-12);
+}
+
+static void test_rng(void **state)
+{
+    (void)state;
+    uint64_t s1 = 5, s2 = 5;
+    for (int i = 0; i < 100; i++) {
+        double u = v10_rng_unit(&s1);
+        assert_true(u >= 0 && u < 1);
+        assert_true(u == v10_rng_unit(&s2));
+    }
+}
+
+/* Grouping: a short closed-loop tenant is rewritten to a grouped trace,
+ * rate-driven tenants are left alone, files are removed at fini. */
+static void test_groups(void **state)
+{
+    (void)state;
+    v10_npu npu;
+    v10_err err;
+    assert_int_equal(v10_npu_preset("v10-isca23", &npu, &err), 0);
+    v10_groups g;
+    v10_groups_init(&g, &npu);
+    g.min_cycles = 0;
+    v10_tenant_spec ts[3];
+    assert_int_equal(v10_tenant_spec_parse("tests/data/engine/long_sa.csv", &ts[0], &err), 0);
+    assert_int_equal(v10_tenant_spec_parse("tests/data/engine/sa_vu.csv", &ts[1], &err), 0);
+    assert_int_equal(v10_tenant_spec_parse("tests/data/engine/sa_vu.csv:rate=100", &ts[2], &err),
+                     0);
+    uint32_t k[3];
+    assert_int_equal(v10_groups_apply(&g, ts, 3, 100000, k, &err), 0);
+    assert_int_equal(k[0], 1);
+    assert_true(k[1] > 1 && (k[1] & (k[1] - 1)) == 0);
+    assert_int_equal(k[2], 1);
+    v10_model m, m1;
+    assert_int_equal(v10_model_load(ts[1].model, &npu, &m, &err), 0);
+    assert_int_equal(v10_model_load("tests/data/engine/sa_vu.csv", &npu, &m1, &err), 0);
+    assert_int_equal(m.n_ops, m1.n_ops * k[1]);
+    v10_model_fini(&m);
+    v10_model_fini(&m1);
+    char path[V10_SPEC_MAX];
+    snprintf(path, sizeof path, "%s", ts[1].model);
+    v10_groups_fini(&g);
+    FILE *f = fopen(path, "r");
+    assert_null(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eig_known),     cmocka_unit_test(test_pca_axis),
+        cmocka_unit_test(test_kmeans_blobs),  cmocka_unit_test(test_colloc_learns),
+        cmocka_unit_test(test_pair_bound),    cmocka_unit_test(test_rng),
+        cmocka_unit_test(test_groups),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,155 @@
+/*
+ * test_svg.c — the SVG chart and HTML report writers: documents are
+ * complete and balanced, labels are escaped, missing values are skipped,
+ * degenerate charts are refused, and the HTML embeds charts inline.
+ * (tests/cli/repro.sh parses every generated SVG with an XML parser.)
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "v10/svg.h"
+
+static size_t count(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* Every '<' opens a tag that closes with '>' before the next '<', and the
+ * document has as many <text> as </text> elements. */
+static void assert_balanced(const char *s)
+{
+    int open = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '<') {
+            assert_int_equal(open, 0);
+            open = 1;
+        } else if (*p == '>') {
+            assert_int_equal(open, 1);
+            open = 0;
+        }
+    }
+    assert_int_equal(open, 0);
+    assert_int_equal(count(s, "<text"), count(s, "</text>"));
+    assert_int_equal(count(s, "<svg"), 1);
+    assert_int_equal(count(s, "</svg>"), 1);
+    assert_int_equal(count(s, "<title>"), count(s, "</title>"));
+}
+
+static void test_bars(void **state)
+{
+    (void)state;
+    const char *cats[3] = {"bert+ncf", "a<b & \"c\"", "mnist+ncf"};
+    double y1[3] = {1.0, 1.5, NAN}, y2[3] = {0.9, 2.25, 1.1};
+    v10_svg_series s[2] = {{"pmt", y1}, {"v10-full", y2}};
+    v10_svg_chart c = {.kind = V10_SVG_BARS, .title = "STP & more", .xlabel = "pair",
+                       .ylabel = "ratio", .n_x = 3, .cats = cats, .series = s, .n_series = 2,
+                       .ref_y = 1};
+    char *svg = v10_svg_render(&c);
+    assert_non_null(svg);
+    assert_true(!strncmp(svg, "<?xml", 5));
+    assert_balanced(svg);
+    /* Five finite values, five bars (plus the white background rect and two legend keys). */
+    assert_int_equal(count(svg, "<rect"), 1 + 5 + 2);
+    assert_non_null(strstr(svg, "a&lt;b &amp; &quot;c&quot;"));
+    assert_null(strstr(svg, "a<b"));
+    assert_non_null(strstr(svg, "STP &amp; more"));
+    assert_non_null(strstr(svg, "stroke-dasharray")); /* the reference line */
+    assert_null(strstr(svg, "nan"));
+    free(svg);
+}
+
+static void test_lines(void **state)
+{
+    (void)state;
+    double x[4] = {512, 4096, 32768, 1048576}, y[4] = {1.1, 1.2, NAN, 1.0};
+    const char *lab[4] = {"512", "4K", "32K", "1M"};
+    v10_svg_series s[1] = {{"STP / PMT", y}};
+    v10_svg_chart c = {.kind = V10_SVG_LINES, .title = "slice", .n_x = 4, .x = x, .log2_x = 1,
+                       .x_labels = lab, .series = s, .n_series = 1, .ref_y = NAN};
+    char *svg = v10_svg_render(&c);
+    assert_non_null(svg);
+    assert_balanced(svg);
+    assert_int_equal(count(svg, "<circle"), 3);
+    assert_int_equal(count(svg, "<polyline"), 1);
+    assert_null(strstr(svg, "stroke-dasharray"));
+    assert_non_null(strstr(svg, ">1M<"));
+    free(svg);
+    /* log2 axis with a non-positive x, no series, no points: refused. */
+    x[0] = 0;
+    assert_null(v10_svg_render(&c));
+    x[0] = 512;
+    c.n_series = 0;
+    assert_null(v10_svg_render(&c));
+    c.n_series = 1;
+    c.n_x = 0;
+    assert_null(v10_svg_render(&c));
+    /* All values missing still renders axes. */
+    double none[2] = {NAN, NAN};
+    v10_svg_series s2[1] = {{"none", none}};
+    v10_svg_chart c2 = {.kind = V10_SVG_LINES, .n_x = 2, .x = x, .series = s2, .n_series = 1,
+                        .ref_y = NAN};
+    svg = v10_svg_render(&c2);
+    assert_non_null(svg);
+    assert_balanced(svg);
+    free(svg);
+}
+
+static void test_html(void **state)
+{
+    (void)state;
+    const char *cats[1] = {"x"};
+    double y[1] = {2};
+    v10_svg_series s[1] = {{"s", y}};
+    v10_svg_chart c = {.kind = V10_SVG_BARS, .n_x = 1, .cats = cats, .series = s, .n_series = 1,
+                       .ref_y = NAN};
+    char *svg = v10_svg_render(&c);
+    assert_non_null(svg);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    v10_html_begin(f, "Report <1>");
+    v10_html_p(f, "a & b");
+    v10_html_figure(f, svg, "caption & more");
+    v10_tab *t = v10_tab_create();
+    v10_tab_col(t, "name", V10_COL_STR, 0);
+    v10_tab_col(t, "v", V10_COL_REAL, 2);
+    v10_tab_row(t);
+    v10_tab_str(t, "<x>");
+    v10_tab_real(t, 1.5);
+    assert_int_equal(v10_html_table(f, t), 0);
+    v10_tab_destroy(t);
+    v10_html_end(f);
+    fclose(f);
+    assert_non_null(strstr(buf, "<title>Report &lt;1&gt;</title>"));
+    assert_non_null(strstr(buf, "<p>a &amp; b</p>"));
+    assert_non_null(strstr(buf, "<figcaption>caption &amp; more</figcaption>"));
+    assert_non_null(strstr(buf, "<td>&lt;x&gt;</td><td>1.5</td>"));
+    assert_int_equal(count(buf, "<svg"), 1);
+    assert_null(strstr(buf, "<?xml")); /* the prologue is dropped when embedding */
+    assert_null(strstr(buf, "<script"));
+    assert_null(strstr(buf, "href="));
+    assert_non_null(strstr(buf, "</html>"));
+    free(buf);
+    free(svg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bars),
+        cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_html),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
