@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# `v10sim sweep` end to end: the same results for -j 1 and -j 2, kill -9 at
+# several moments then --resume equal to an uninterrupted run (no loss, no
+# duplicates, no torn rows), a changed spec refused, malformed specs
+# rejected with the key named, the progress bar.
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+# Each run is bounded, so an engine that hangs fails the test instead of
+# stalling it (the kill-and-resume runs below use "$bin" directly).
+v10() { timeout 300 "$bin" "$@"; }
+pids=()
+trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
+D=tests/data/sweep
+
+# Rows without "perf", sorted by index; fails on a duplicate, torn or missing row.
+rows() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+path, n = sys.argv[1], int(sys.argv[2])
+text = open(path).read()
+assert text.endswith("\n"), "torn last row"
+by = {}
+for line in text.splitlines():
+    r = json.loads(line)
+    r.pop("perf")
+    assert r["index"] not in by, ("duplicate", r["index"])
+    by[r["index"]] = json.dumps(r, sort_keys=True)
+assert sorted(by) == list(range(n)), ("missing", sorted(set(range(n)) - set(by)))
+for i in range(n):
+    print(by[i])
+PY
+}
+nlines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+
+v10 sweep --help | grep -q "usage: v10sim sweep"
+[ "$(v10 sweep $D/tiny.json --list | wc -l)" = 48 ]
+
+# -j 1 and -j 2 give the same rows and byte-identical results.csv.
+v10 sweep $D/tiny.json -j 1 --out "$tmp/j1" > "$tmp/j1.out"
+grep -q "48 points (48 run now, 1 thread)" "$tmp/j1.out"
+v10 sweep $D/tiny.json -j 2 --out "$tmp/j2" > /dev/null
+rows "$tmp/j1/results.jsonl" 48 > "$tmp/j1.rows"
+rows "$tmp/j2/results.jsonl" 48 > "$tmp/j2.rows"
+cmp "$tmp/j1.rows" "$tmp/j2.rows"
+cmp "$tmp/j1/results.csv" "$tmp/j2/results.csv"
+python3 - "$tmp/j1/results.csv" "$tmp/j1/results.jsonl" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["index"]) for r in rows] == list(range(48))
+for k in ["id", "mix", "npu", "policy", "seed", "requests", "system_stp", "system_antt",
+          "utilization_overall", "t0_np", "t1_latency_us_p95", "t2_model"]:
+    assert k in rows[0], k
+assert rows[0]["mix"] == "tests/data/engine/sa_vu.csv+ncf:batch=8", rows[0]["mix"]
+assert rows[1]["seed"] == "7" and rows[0]["policy"] == "fcfs"
+assert rows[-1]["t2_model"] == "ncf" and rows[0]["t2_model"] == ""
+j = [json.loads(l) for l in open(sys.argv[2])]
+full = next(r for r in j if r["index"] == 47)
+assert full["result"]["config"]["seed"] == 7 and full["result"]["policy"] == "v10-full"
+assert full["point"]["npu"]["vmem_bytes"] == 16777216
+assert full["result"]["config"]["npu"]["vmem_bytes"] == 16777216
+PY
+
+# A finished directory: a fresh run into it is refused, --resume runs nothing.
+if v10 sweep $D/tiny.json --out "$tmp/j1" 2> "$tmp/err"; then exit 1; fi
+grep -q "already holds a sweep" "$tmp/err"
+v10 sweep $D/tiny.json --out "$tmp/j1" --resume > "$tmp/again.out"
+grep -q "(0 run now" "$tmp/again.out"
+cmp "$tmp/j1/results.csv" "$tmp/j2/results.csv"
+
+# A changed spec is refused on --resume.
+sed 's/"requests": 6/"requests": 7/' $D/tiny.json > "$tmp/changed.json"
+if v10 sweep "$tmp/changed.json" --out "$tmp/j1" --resume 2> "$tmp/err"; then exit 1; fi
+grep -q "different spec" "$tmp/err"
+# ...but whitespace and description changes are not changes.
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); s["description"]="other"; print(json.dumps(s))' \
+  $D/tiny.json > "$tmp/same.json"
+v10 sweep "$tmp/same.json" --out "$tmp/j1" --resume > /dev/null
+
+# Kill -9 at several moments, then --resume: the final set equals an
+# uninterrupted run.  examples/sweep-small.json takes a few seconds on one core.
+S=examples/sweep-small.json
+n=$(v10 sweep $S --list | wc -l)
+[ "$n" -ge 50 ]
+v10 sweep $S -j 2 --out "$tmp/ref" > /dev/null
+rows "$tmp/ref/results.jsonl" "$n" > "$tmp/ref.rows"
+K="$tmp/killed"
+# 1: killed almost at once (maybe before spec.json exists).
+"$bin" sweep $S -j 1 --out "$K" > /dev/null 2>&1 & pids+=($!)
+sleep 0.02; kill -9 "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
+# 2, 3: killed after some rows, resuming each time.
+for want in 3 25; do
+  "$bin" sweep $S -j 1 --out "$K" --resume > /dev/null 2>&1 & pids+=($!)
+  for _ in $(seq 1 1000); do
+    [ "$(nlines "$K/results.jsonl")" -ge "$want" ] && break
+    sleep 0.01
+  done
+  kill -9 "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
+done
+done_rows=$(nlines "$K/results.jsonl")
+[ "$done_rows" -ge 25 ] && [ "$done_rows" -lt "$n" ]
+[ ! -f "$K/results.csv" ]
+# A torn row, as if the kill had landed in the middle of a write.
+head -n 1 "$K/results.jsonl" | head -c 300 >> "$K/results.jsonl"
+v10 sweep $S -j 2 --out "$K" --resume > "$tmp/resume.out" 2> "$tmp/resume.err"
+grep -q "$done_rows of $n points already done" "$tmp/resume.err"
+grep -q "dropped 1 incomplete" "$tmp/resume.err"
+grep -q "($((n - done_rows)) run now" "$tmp/resume.out"
+rows "$K/results.jsonl" "$n" > "$tmp/killed.rows"
+cmp "$tmp/ref.rows" "$tmp/killed.rows"
+cmp "$tmp/ref/results.csv" "$K/results.csv"
+
+# The progress bar, with an ETA, on stderr.
+V10_PROGRESS=1 v10 sweep $D/tiny.json -j 2 --out "$tmp/bar" > /dev/null 2> "$tmp/bar.err"
+grep -q "48/48 100%  ETA" "$tmp/bar.err"
+
+# Malformed specs: exit 1 and a message naming the key.
+expect_fail() { # file, message
+  if v10 sweep "$1" --out "$tmp/bad" 2> "$tmp/err"; then echo "accepted $1"; exit 1; fi
+  grep -qF -- "$2" "$tmp/err" || { echo "wanted '$2', got: $(cat "$tmp/err")"; exit 1; }
+}
+expect_fail $D/bad_unknown_axis.json "axes.polcy: unknown key"
+expect_fail $D/bad_empty_product.json "axes.seed: empty list, so the product is empty (empty product"
+expect_fail $D/bad_type.json "axes.requests[0]: expected an integer"
+expect_fail $D/bad_priority.json "axes.priority[1]: 1 priorities, but axes.mix[0] has 2 tenants"
+expect_fail $D/bad_npu_field.json "axes.npu[0]: unknown key 'sa_rowz'"
+expect_fail $D/bad_json.json "bad_json.json:2: malformed JSON"
+expect_fail "$tmp/missing.json" "missing.json: cannot open"
+[ ! -e "$tmp/bad" ]
+
+# Command-line errors: exit 2.
+set +e
+v10 sweep > /dev/null 2>&1; [ $? = 2 ] || exit 1
+v10 sweep $D/tiny.json -j 0 > /dev/null 2>&1; [ $? = 2 ] || exit 1
+v10 sweep $D/tiny.json --bogus > /dev/null 2>&1; [ $? = 2 ] || exit 1
+set -e
+echo ok
