@@ -347,12 +347,30 @@ static uint64_t interarrival(tenant *t)
     return c < 1.8e19 ? (uint64_t)llround(c) : UINT64_MAX / 4;
 }
 
+/* Doubles a tenant's ring of pending requests, keeping each at its index. */
+static int grow_pending(v10_engine *e, tenant *t)
+{
+    uint64_t cap = t->pend_cap * 2;
+    uint64_t *p = malloc(cap * sizeof *p);
+    if (!p) {
+        e->oom = 1;
+        return -1;
+    }
+    for (uint64_t r = t->cur_req; r < t->issued; r++)
+        p[r & (cap - 1)] = t->pend[r & (t->pend_cap - 1)];
+    free(t->pend);
+    t->pend = p;
+    t->pend_cap = cap;
+    return 0;
+}
+
 /* A request of tenant ti arrives now. */
 static void issue(v10_engine *e, int ti)
 {
     tenant *t = &e->tenants[ti];
-    V10_ASSERT(t->issued < t->n_requests);
-    t->arrival[t->issued++] = e->now;
+    if (t->issued - t->cur_req == t->pend_cap && grow_pending(e, t))
+        return;
+    t->pend[t->issued++ & (t->pend_cap - 1)] = e->now;
     if (t->state == T_IDLE) {
         V10_ASSERT(t->cur_req == t->issued - 1);
         t->state = T_READY;
@@ -360,6 +378,22 @@ static void issue(v10_engine *e, int ti)
         t->remaining = 0;
     }
     notify(e, V10_EV_ARRIVAL, ti);
+}
+
+/* Records a latency measured in the window (amortized O(1)). */
+static void log_latency(v10_engine *e, tenant *t, uint64_t cycles)
+{
+    if (t->n_lat == t->cap_lat) {
+        uint64_t cap = t->cap_lat * 2;
+        uint64_t *l = realloc(t->lat, cap * sizeof *l);
+        if (!l) {
+            e->oom = 1;
+            return;
+        }
+        t->lat = l;
+        t->cap_lat = cap;
+    }
+    t->lat[t->n_lat++] = cycles;
 }
 
 /* ---- measurement window ------------------------------------------------------ */
@@ -384,40 +418,24 @@ static void snapshot(const v10_engine *e, v10_snapshot *s)
     }
     for (int i = 0; i < e->n_tenants; i++) {
         const tenant *t = &e->tenants[i];
-        double part = t->req_done_work;
+        double part = t->req_done_work; /* includes earlier segments of this op */
         if (t->state == T_RUNNING)
-            part += (double)t->work[t->op] - rem_now(e, &e->fus[t->fu]);
-        else if (t->state == T_READY && t->remaining > 0)
-            part += (double)t->work[t->op] - t->remaining;
+            part += e->fus[t->fu].seg_rem0 - rem_now(e, &e->fus[t->fu]);
         s->progress[i] = (double)t->completed + part / (double)t->req_work;
     }
 }
 
+/* The window opens once every tenant has completed its warm-up requests;
+ * it closes when the run ends (every tenant has reached its count). */
 static void check_window(v10_engine *e)
 {
-    if (!e->window_started) {
-        int all = 1;
-        for (int i = 0; i < e->n_tenants && all; i++)
-            all = e->tenants[i].completed >= e->cfg->warmup;
-        if (all) {
-            snapshot(e, &e->win[0]);
-            e->window_started = 1;
-        }
-    }
-    if (!e->window_ended) {
-        for (int i = 0; i < e->n_tenants; i++)
-            if (e->tenants[i].completed == e->tenants[i].n_requests) {
-                snapshot(e, &e->win[1]);
-                e->window_ended = 1;
-                if (!e->window_started) {
-                    /* Someone finished before everyone warmed up: measure
-                     * from the start of the run instead. */
-                    e->win[0] = e->win_zero;
-                    e->window_started = 1;
-                }
-                break;
-            }
-    }
+    if (e->window_started)
+        return;
+    for (int i = 0; i < e->n_tenants; i++)
+        if (e->tenants[i].completed < e->cfg->warmup)
+            return;
+    snapshot(e, &e->win[0]);
+    e->window_started = 1;
 }
 
 /* ---- event handlers -------------------------------------------------------------- */
@@ -493,18 +511,21 @@ static void fu_event(v10_engine *e, int f)
     }
     /* The request is complete. */
     uint64_t r = t->cur_req++;
-    V10_ASSERT(t->done[r] == 0);
-    t->done[r] = e->now;
+    uint64_t arrived = t->pend[r & (t->pend_cap - 1)];
+    V10_ASSERT(e->now >= arrived && e->now >= t->last_done);
+    t->last_done = e->now;
     t->completed++;
     t->op = 0;
     t->req_done_work = 0;
-    trace_push(e, V10_TR_REQUEST, t->arrival[r], e->now, -1, ti, (uint32_t)r);
+    if (e->window_started)
+        log_latency(e, t, e->now - arrived);
+    trace_push(e, V10_TR_REQUEST, arrived, e->now, -1, ti, (uint32_t)r);
     if (t->completed == t->n_requests) {
         t->finish_cycle = e->now;
         e->n_done++;
     }
     t->state = t->cur_req < t->issued ? T_READY : T_IDLE;
-    if (t->rate_per_cycle == 0 && t->issued < t->n_requests)
+    if (t->rate_per_cycle == 0)
         issue(e, ti); /* closed loop: the client sends its next request */
     notify(e, V10_EV_REQ_DONE, ti);
     check_window(e);
@@ -514,8 +535,7 @@ static void arrival_event(v10_engine *e, int ti)
 {
     tenant *t = &e->tenants[ti];
     issue(e, ti);
-    if (t->issued < t->n_requests)
-        ev_set(e->heap, slot_tenant(e, ti), e->now + interarrival(t));
+    ev_set(e->heap, slot_tenant(e, ti), e->now + interarrival(t));
 }
 
 /*
@@ -596,7 +616,7 @@ static void check_state(const v10_engine *e)
             snprintf(msg, sizeof msg, "tenant %d: remaining work out of range", i);
             check_fail(e, msg);
         }
-        if (t->completed > t->n_requests || t->cur_req > t->issued) {
+        if (t->cur_req > t->issued || t->completed != t->cur_req) {
             snprintf(msg, sizeof msg, "tenant %d: request counters out of order", i);
             check_fail(e, msg);
         }
@@ -615,14 +635,13 @@ static void check_end(const v10_engine *e)
     for (int i = 0; i < e->n_tenants; i++) {
         const tenant *t = &e->tenants[i];
         t_work += t->work_done;
-        want += (double)t->n_requests * (double)t->req_work;
-        for (uint64_t r = 0; r < t->n_requests; r++)
-            if (t->done[r] == 0 || t->done[r] < t->arrival[r] ||
-                (r && t->done[r] < t->done[r - 1])) {
-                snprintf(msg, sizeof msg, "tenant %d request %llu: not completed once, in order",
-                         i, (unsigned long long)r);
-                check_fail(e, msg);
-            }
+        /* Completed requests, plus what the request in service has done. */
+        want += (double)t->completed * (double)t->req_work + t->req_done_work;
+        if (t->completed < t->n_requests) {
+            snprintf(msg, sizeof msg, "tenant %d completed %llu of %llu requests", i,
+                     (unsigned long long)t->completed, (unsigned long long)t->n_requests);
+            check_fail(e, msg);
+        }
     }
     if (fabs(fu_work - t_work) > 1e-6 * want + 1 || fabs(t_work - want) > 1e-6 * want + 1) {
         snprintf(msg, sizeof msg, "work not conserved: FUs %.0f, tenants %.0f, requests %.0f",
@@ -741,14 +760,20 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
                          e->bytes_pool + off, err))
             return -1;
         off += models[i].n_ops;
-        e->tenants[i].arrival = e->req_pool + (size_t)i * 2 * cfg->requests;
-        e->tenants[i].done = e->tenants[i].arrival + cfg->requests;
+        tenant *t = &e->tenants[i];
+        t->pend_cap = 16;
+        while (t->pend_cap < t->outstanding)
+            t->pend_cap *= 2;
+        t->cap_lat = cfg->requests < 1024 ? 1024 : cfg->requests;
+        t->pend = malloc(t->pend_cap * sizeof *t->pend);
+        t->lat = malloc(t->cap_lat * sizeof *t->lat);
+        if (!t->pend || !t->lat)
+            return v10_err_set(err, "out of memory for tenant %d's request log", i);
     }
     if (policy->init && policy->init(e, e->pstate, err))
         return -1;
-    snapshot(e, &e->win_zero);
     if (cfg->warmup == 0) {
-        e->win[0] = e->win_zero;
+        snapshot(e, &e->win[0]);
         e->window_started = 1;
     }
     for (int i = 0; i < nt; i++) {
@@ -756,7 +781,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (t->rate_per_cycle > 0) {
             ev_set(e->heap, slot_tenant(e, i), interarrival(t));
         } else {
-            for (uint32_t k = 0; k < t->outstanding && t->issued < t->n_requests; k++)
+            for (uint32_t k = 0; k < t->outstanding; k++)
                 issue(e, i);
         }
     }
@@ -781,12 +806,30 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
             update_rates(e);
         if (cfg->check)
             check_state(e);
+        if (e->oom)
+            return v10_err_set(err, "out of memory growing a request log at cycle %llu",
+                               (unsigned long long)e->now);
     }
-    /* Let switches still running end, so that their cycles are counted. */
+    snapshot(e, &e->win[1]);
+    /* Operators still running (tenants past their count keep the load up)
+     * are traced up to the end; switches still running end, so that their
+     * cycles are counted. */
     e->end_cycle = e->now;
-    for (int f = 0; f < e->n_fus; f++)
-        if (e->fus[f].state == FU_SWITCH)
-            e->fus[f].switch_cycles += e->heap->time[f] - e->now;
+    for (int f = 0; f < e->n_fus; f++) {
+        fu *u = &e->fus[f];
+        if (u->state == FU_BUSY) {
+            /* Settle the partial segment so that work adds up at the end. */
+            tenant *t = &e->tenants[u->tenant];
+            double done = u->seg_rem0 - rem_now(e, u);
+            u->work += done;
+            u->macs += (double)t->model->ops[t->op].macs * done / (double)t->work[t->op];
+            t->work_done += done;
+            t->req_done_work += done;
+            trace_push(e, V10_TR_OP, u->seg_start, e->now, f, u->tenant, (uint32_t)t->op);
+        } else if (u->state == FU_SWITCH) {
+            u->switch_cycles += e->heap->time[f] - e->now;
+        }
+    }
     if (cfg->check)
         check_end(e);
     if (cfg->trace && cfg->trace->oom)
@@ -817,10 +860,6 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->work_pool = calloc(ops, sizeof *e->work_pool);
     e->bytes_pool = calloc(ops, sizeof *e->bytes_pool);
     e->pstate = calloc(1, state_size ? state_size : 1);
-    if (cfg->requests > (SIZE_MAX / 16) / (size_t)nt)
-        return v10_err_set(err, "%llu requests per tenant: too many",
-                           (unsigned long long)cfg->requests);
-    e->req_pool = calloc((size_t)nt * 2 * cfg->requests, sizeof *e->req_pool);
     if (e->heap) {
         e->heap->heap = calloc((size_t)slots, sizeof(int));
         e->heap->pos = malloc((size_t)slots * sizeof(int));
@@ -829,8 +868,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         e->heap->cap = slots;
     }
     if (!e->heap || !e->heap->heap || !e->heap->pos || !e->heap->time || !e->heap->seq ||
-        !e->tenants || !e->fus || !e->cand || !e->work_pool || !e->bytes_pool || !e->pstate ||
-        !e->req_pool)
+        !e->tenants || !e->fus || !e->cand || !e->work_pool || !e->bytes_pool || !e->pstate)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
                            (unsigned long long)cfg->requests);
     for (int s = 0; s < slots; s++)
@@ -854,6 +892,10 @@ void v10_engine_free(v10_engine *e)
         free(e->heap->time);
         free(e->heap->seq);
     }
+    for (int i = 0; e->tenants && i < e->n_tenants; i++) {
+        free(e->tenants[i].pend);
+        free(e->tenants[i].lat);
+    }
     free(e->heap);
     free(e->tenants);
     free(e->fus);
@@ -861,6 +903,5 @@ void v10_engine_free(v10_engine *e)
     free(e->work_pool);
     free(e->bytes_pool);
     free(e->pstate);
-    free(e->req_pool);
     memset(e, 0, sizeof *e);
 }

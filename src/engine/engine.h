@@ -36,7 +36,11 @@ typedef enum { T_IDLE = 0, T_READY, T_RUNNING } tenant_state;
 /*
  * One tenant: its model, its requests and its row of V10's context table.
  * Invariants: state == T_RUNNING iff fu >= 0; cur_req < issued when not
- * IDLE; 0 <= remaining <= work of the current operator.
+ * IDLE; 0 <= remaining <= work of the current operator; the arrival cycles
+ * of requests cur_req..issued-1 sit in the ring `pend` at index
+ * request & (pend_cap - 1).  A tenant keeps generating load after its
+ * n_requests-th completion until every tenant has reached its own, so the
+ * others never run alone at the end of a run.
  */
 typedef struct tenant {
     const v10_model *model;
@@ -46,10 +50,13 @@ typedef struct tenant {
     double priority;
     double rate_per_cycle;      /* Poisson arrivals; 0 = closed loop */
     uint32_t outstanding;
-    uint64_t n_requests;
-    uint64_t *arrival;          /* per request, cycles */
-    uint64_t *done;             /* per request, completion cycle (0 = not yet) */
+    uint64_t n_requests;        /* completions this tenant must reach */
+    uint64_t *pend;             /* ring: arrival cycle of each pending request */
+    uint64_t pend_cap;          /* power of two */
+    uint64_t *lat;              /* latencies (cycles) of requests completed in the window */
+    uint64_t n_lat, cap_lat;
     uint64_t issued, completed, cur_req;
+    uint64_t last_done;         /* completion cycle of the latest request */
     size_t op;                  /* current operator of the current request */
     double remaining;           /* standalone cycles left of the current op */
     double req_done_work;       /* work completed in the current request */
@@ -110,15 +117,16 @@ struct v10_engine {
     double hbm_bytes_moved;
     int busy_by_type[V10_FU_TYPES];
     /* measurement window */
-    v10_snapshot win_zero, win[2];
-    int window_started, window_ended;
+    v10_snapshot win[2];
+    int window_started;
     uint64_t end_cycle;
     double wall_seconds;
     /* internals (engine.c) */
     struct evheap *heap;
     int *cand;
-    uint64_t *work_pool, *bytes_pool, *req_pool;
+    uint64_t *work_pool, *bytes_pool;
     int rates_dirty;
+    int oom;                    /* a request log could not grow */
     int n_done;                 /* tenants whose requests all completed */
 };
 
@@ -132,6 +140,11 @@ void v10_engine_free(v10_engine *e);
 
 /* Policy-visible queries. */
 static inline int v10_tenant_next_fu(const tenant *t) { return (int)t->model->ops[t->op].fu; }
+/* Arrival cycle of the request the tenant is serving (state != T_IDLE). */
+static inline uint64_t v10_tenant_cur_arrival(const tenant *t)
+{
+    return t->pend[t->cur_req & (t->pend_cap - 1)];
+}
 /* V10 Algorithm 1: active_rate / priority (0 before any time has passed). */
 double v10_engine_score(const v10_engine *e, int t);
 /* 1 if tenant t is READY and its next operator may run on FU f. */

@@ -3,12 +3,12 @@
  * metrics over the measurement window (DESIGN §6).
  *
  * The window runs from the moment every tenant has completed its warm-up
- * requests to the moment the first tenant completes its last request, so
- * every tenant is competing throughout.  Throughput counts fractional
- * progress (a request in flight at either edge counts by the share of its
- * standalone work done), so short windows are not quantized to whole
- * requests.  Latency statistics cover every request after the warm-up,
- * including those that finish after the window.
+ * requests to the end of the run, when every tenant has completed its
+ * requests; tenants that reach their count keep generating load, so every
+ * tenant competes throughout.  Throughput counts fractional progress (a
+ * request in flight at either edge counts by the share of its standalone
+ * work done), so windows are not quantized to whole requests.  Latency
+ * statistics cover the requests completed in the window.
  */
 #include "metrics/metrics.h"
 
@@ -62,11 +62,11 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
     out->tenants = calloc((size_t)nt, sizeof *out->tenants);
     out->n_fus = (size_t)e->n_fus;
     out->fus = calloc((size_t)e->n_fus, sizeof *out->fus);
-    uint64_t max_req = 0;
+    uint64_t max_lat = 1;
     for (int i = 0; i < nt; i++)
-        if (e->tenants[i].n_requests > max_req)
-            max_req = e->tenants[i].n_requests;
-    double *lat = malloc((size_t)(max_req ? max_req : 1) * sizeof *lat);
+        if (e->tenants[i].n_lat > max_lat)
+            max_lat = e->tenants[i].n_lat;
+    double *lat = malloc((size_t)max_lat * sizeof *lat);
     if (!out->tenants || !out->fus || !lat) {
         free(lat);
         v10_run_result_fini(out);
@@ -98,10 +98,8 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
         r->work_done = t->work_done;
         size_t n = 0, ok = 0;
         double sum = 0;
-        for (uint64_t q = e->cfg->warmup; q < t->n_requests; q++) {
-            if (!t->done[q])
-                continue;
-            double us = v10_npu_cycles_to_us(npu, (double)(t->done[q] - t->arrival[q]));
+        for (uint64_t q = 0; q < t->n_lat; q++) {
+            double us = v10_npu_cycles_to_us(npu, (double)t->lat[q]);
             lat[n++] = us;
             sum += us;
             ok += sp->slo_us > 0 && us <= sp->slo_us;

@@ -24,7 +24,7 @@ static int earliest(const v10_engine *e)
         const tenant *t = &e->tenants[i];
         if (t->state == T_IDLE)
             continue;
-        if (best < 0 || t->arrival[t->cur_req] < e->tenants[best].arrival[e->tenants[best].cur_req])
+        if (best < 0 || v10_tenant_cur_arrival(t) < v10_tenant_cur_arrival(&e->tenants[best]))
             best = i;
     }
     return best;

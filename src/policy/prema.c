@@ -7,7 +7,12 @@
  * waiting tasks earn tokens: priority x (time waited / estimated isolated
  * time).  The threshold is the highest priority level not above the largest
  * token; among tasks whose tokens reach it, the shortest estimated remaining
- * job runs.  To preempt, PREMA chooses dynamically: it DRAINs (lets the
+ * job runs.  PREMA's levels are its priority classes; with equal priorities
+ * that alone is plain shortest-job-first, which starves a long task forever
+ * when a short one keeps re-issuing (closed loop).  Our choice, documented
+ * in docs/architecture.md: above the highest priority the levels continue as
+ * a doubling ladder, so a task that has waited long enough becomes the only
+ * candidate — PREMA's token aging, made to bound the wait.  To preempt, PREMA chooses dynamically: it DRAINs (lets the
  * running request finish, no switch cost) when that request would end
  * within a fraction of the quantum, and CHECKPOINTs (task context switch)
  * otherwise.
@@ -45,10 +50,18 @@ static int choose(const v10_engine *e, const prema_state *s)
             top = s->token[i];
     if (top < 0)
         return -1;
-    double thr = 0;
-    for (int i = 0; i < e->n_tenants; i++)
-        if (e->tenants[i].priority <= top && e->tenants[i].priority > thr)
-            thr = e->tenants[i].priority;
+    /* Threshold: the highest level reached, where the levels are the
+     * tenants' priorities and, above the highest, a doubling ladder. */
+    double thr = 0, maxp = 0;
+    for (int i = 0; i < e->n_tenants; i++) {
+        double p = e->tenants[i].priority;
+        if (p <= top && p > thr)
+            thr = p;
+        if (p > maxp)
+            maxp = p;
+    }
+    for (double lv = 2 * maxp; lv <= top; lv *= 2)
+        thr = lv;
     int best = -1;
     for (int i = 0; i < e->n_tenants; i++) {
         if (!policy_has_work(e, i) || s->token[i] < thr)

@@ -29,7 +29,7 @@ for t in r["tenants"]:
     for k in ["name", "model", "batch", "priority", "completed", "throughput_rps", "np",
               "latency_us", "slo_attainment"]:
         assert k in t, k
-    assert t["completed"] == 6
+    assert t["completed"] >= 6
     for k in ["avg", "p50", "p95", "p99"]:
         assert t["latency_us"][k] > 0
 assert r["tenants"][0]["batch"] == 32
