@@ -154,11 +154,10 @@ void v10_colloc_result_fini(v10_colloc_result *r);
 /* Simulates every pair (a < b) of the models under pmt and v10-full from
  * `base` (NPU, requests, seed, contention; its policy and tenants are
  * ignored) and fills gain[n * n] symmetrically (diagonal 0); stp_pmt and
- * stp_full (optional, n * n) get the raw STPs.  The shorter tenant of a
- * pair is served in groups of inferences of at most group_ops operators
- * (docs/repro.md, "Grouped tenants"). */
+ * stp_full (optional, n * n) get the raw STPs.  Short pairs run more
+ * requests so that a run spans several PMT slices (src/fleet/fleet.h). */
 int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_config *base,
-                            uint64_t group_ops, int threads, const char *progress, double *gain,
+                            int threads, const char *progress, double *gain,
                             double *stp_pmt, double *stp_full, v10_err *err);
 
 /* ---- fleet (src/fleet/fleet.c) ---------------------------------------------------- */
@@ -196,7 +195,6 @@ typedef struct v10_fleet_opts {
 
 typedef struct v10_fleet_service_result {
     size_t npu;                /* where it was placed */
-    uint32_t group;            /* inferences per simulated request (fleet.h, grouping) */
     double np, throughput_rps, lat_avg_us, lat_p95_us;
 } v10_fleet_service_result;
 

@@ -276,7 +276,7 @@ int cmd_collocate(int argc, char **argv)
     if (!prof || !gain)
         goto out;
     if (v10_profile_models(names, n, &base.npu, threads, "collocate: profiling", prof, &err) ||
-        v10_colloc_ground_truth(names, n, &base, 60000, threads, "collocate: pairs", gain, NULL,
+        v10_colloc_ground_truth(names, n, &base, threads, "collocate: pairs", gain, NULL,
                                 NULL, &err) ||
         v10_colloc_evaluate(prof, n, gain, &co, &r, &err)) {
         rc = cli_fail(&err);

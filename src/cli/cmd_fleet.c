@@ -89,7 +89,6 @@ static int print_json(const v10_fleet_result *r, const v10_service *svc, const v
             cJSON_AddNumberToObject(s, "throughput_rps", pp->svc[i].throughput_rps);
             cJSON_AddNumberToObject(s, "lat_avg_us", pp->svc[i].lat_avg_us);
             cJSON_AddNumberToObject(s, "lat_p95_us", pp->svc[i].lat_p95_us);
-            cJSON_AddNumberToObject(s, "group", pp->svc[i].group);
             cJSON_AddItemToArray(ss, s);
         }
         cJSON_AddItemToArray(pls, pl);

@@ -4,11 +4,9 @@
  * the leave-two-workloads-out evaluation of clustering against a
  * utilization heuristic and random prediction.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fleet/fleet.h"
 #include "v10/cost.h"
@@ -113,11 +111,11 @@ done:
 }
 
 int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_config *base,
-                            uint64_t group_ops, int threads, const char *progress, double *gain,
+                            int threads, const char *progress, double *gain,
                             double *stp_pmt, double *stp_full, v10_err *err)
 {
-    v10_groups grp;
-    v10_groups_init(&grp, &base->npu);
+    v10_span span;
+    v10_span_init(&span, &base->npu);
     size_t np = n * (n - 1) / 2, nr = 2 * np;
     v10_tenant_spec *ts = calloc(n, sizeof *ts);
     v10_tenant_spec *pairs = calloc(2 * np + 1, sizeof *pairs);
@@ -136,12 +134,13 @@ int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_co
         for (size_t b = a + 1; b < n; b++, p++) {
             pairs[2 * p] = ts[a];
             pairs[2 * p + 1] = ts[b];
-            uint32_t grp_k[2];
-            if (v10_groups_apply(&grp, &pairs[2 * p], 2, group_ops, grp_k, err))
+            uint64_t req = v10_span_requests(&span, &pairs[2 * p], 2, base->requests, err);
+            if (!req)
                 goto done;
             for (int k = 0; k < 2; k++) {
                 v10_run_config *c = &cfgs[2 * p + (size_t)k];
                 *c = *base;
+                c->requests = req;
                 c->trace = NULL;
                 c->tenants = &pairs[2 * p];
                 c->n_tenants = 2;
@@ -179,7 +178,7 @@ done:
     free(cfgs);
     free(pairs);
     free(ts);
-    v10_groups_fini(&grp);
+    v10_span_fini(&span);
     return rc;
 }
 
@@ -309,9 +308,9 @@ void v10_colloc_result_fini(v10_colloc_result *r)
     r->pairs = NULL;
 }
 
-/* ---- grouped tenants (src/fleet/fleet.h) --------------------------------------------- */
+/* ---- run spans (src/fleet/fleet.h) --------------------------------------------------- */
 
-void v10_groups_init(v10_groups *g, const v10_npu *npu)
+void v10_span_init(v10_span *g, const v10_npu *npu)
 {
     memset(g, 0, sizeof *g);
     g->npu = *npu;
@@ -320,25 +319,20 @@ void v10_groups_init(v10_groups *g, const v10_npu *npu)
     g->min_cycles = 4 * (double)v10_npu_us_to_cycles(npu, pp.pmt_slice_us);
 }
 
-void v10_groups_fini(v10_groups *g)
+void v10_span_fini(v10_span *g)
 {
-    for (size_t i = 0; i < g->n_files; i++)
-        unlink(g->files[i].path);
-    if (g->dir[0])
-        rmdir(g->dir);
     free(g->models);
-    free(g->files);
     memset(g, 0, sizeof *g);
 }
 
-int v10_groups_model(v10_groups *g, const char *spec, v10_err *err)
+int v10_span_model_index(v10_span *g, const char *spec, v10_err *err)
 {
     for (size_t i = 0; i < g->n_models; i++)
         if (!strcmp(g->models[i].spec, spec))
             return (int)i;
     if (g->n_models == g->cap_models) {
         size_t nc = g->cap_models ? 2 * g->cap_models : 16;
-        v10_group_model *m = realloc(g->models, nc * sizeof *m);
+        v10_span_model *m = realloc(g->models, nc * sizeof *m);
         if (!m)
             return v10_err_set(err, "out of memory");
         g->models = m;
@@ -347,115 +341,24 @@ int v10_groups_model(v10_groups *g, const char *spec, v10_err *err)
     v10_model mod;
     if (v10_model_load(spec, &g->npu, &mod, err))
         return -1;
-    v10_group_model *m = &g->models[g->n_models];
+    v10_span_model *m = &g->models[g->n_models];
     snprintf(m->spec, sizeof m->spec, "%s", spec);
     m->alone_cycles = v10_model_cycles(&mod);
-    m->n_ops = mod.n_ops;
     v10_model_fini(&mod);
     return (int)g->n_models++;
 }
 
-static uint32_t pow2_floor(double x)
+uint64_t v10_span_requests(v10_span *g, const v10_tenant_spec *ts, size_t n, uint64_t base,
+                           v10_err *err)
 {
-    uint32_t k = 1;
-    while ((double)k * 2 <= x && k < (1u << 30))
-        k *= 2;
-    return k;
-}
-
-/* Writes (once) the trace CSV of k back-to-back inferences of model mi. */
-static const char *group_file(v10_groups *g, size_t mi, uint32_t k, v10_err *err)
-{
-    for (size_t i = 0; i < g->n_files; i++)
-        if (g->files[i].model == mi && g->files[i].k == k)
-            return g->files[i].path;
-    if (!g->dir[0]) {
-        const char *td = getenv("TMPDIR");
-        snprintf(g->dir, sizeof g->dir, "%s/v10sim-groups.XXXXXX", td && *td ? td : "/tmp");
-        if (!mkdtemp(g->dir)) {
-            v10_err_set(err, "%s: cannot create a temporary directory: %s", g->dir,
-                        strerror(errno));
-            g->dir[0] = 0;
-            return NULL;
-        }
-    }
-    if (g->n_files == g->cap_files) {
-        size_t nc = g->cap_files ? 2 * g->cap_files : 16;
-        v10_group_file *f = realloc(g->files, nc * sizeof *f);
-        if (!f)
-            return v10_err_set(err, "out of memory"), NULL;
-        g->files = f;
-        g->cap_files = nc;
-    }
-    v10_group_file *gf = &g->files[g->n_files];
-    gf->model = mi;
-    gf->k = k;
-    snprintf(gf->path, sizeof gf->path, "%s/m%zu_x%u.csv", g->dir, mi, k);
-    v10_model mod;
-    if (v10_model_load(g->models[mi].spec, &g->npu, &mod, err))
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mf = open_memstream(&buf, &len);
-    int bad = !mf || v10_trace_csv_write(&mod, &g->npu, mf);
-    if (mf)
-        bad |= fclose(mf) != 0;
-    v10_model_fini(&mod);
-    /* The comment and header lines once, then the operator lines k times. */
-    char *body = bad ? NULL : strchr(buf, '\n');
-    body = body ? strchr(body + 1, '\n') : NULL;
-    FILE *f = body ? fopen(gf->path, "w") : NULL;
-    if (!f) {
-        free(buf);
-        return v10_err_set(err, "%s: cannot write the grouped trace", gf->path), NULL;
-    }
-    body++;
-    size_t head = (size_t)(body - buf);
-    fwrite(buf, 1, head, f);
-    for (uint32_t i = 0; i < k; i++)
-        fwrite(body, 1, len - head, f);
-    bad = ferror(f) != 0;
-    bad |= fclose(f) != 0;
-    free(buf);
-    g->n_files++; /* registered even on failure, so fini removes it */
-    if (bad)
-        return v10_err_set(err, "%s: write failed", gf->path), NULL;
-    return gf->path;
-}
-
-int v10_groups_apply(v10_groups *g, v10_tenant_spec *ts, size_t n, uint64_t ops_cap,
-                     uint32_t *k, v10_err *err)
-{
-    int mi[64];
-    if (n > 64)
-        return v10_err_set(err, "%zu tenants: at most 64", n);
     double lmax = 0;
     for (size_t i = 0; i < n; i++) {
-        if ((mi[i] = v10_groups_model(g, ts[i].model, err)) < 0)
-            return -1;
-        lmax = fmax(lmax, (double)g->models[mi[i]].alone_cycles);
+        int mi = v10_span_model_index(g, ts[i].model, err);
+        if (mi < 0)
+            return 0;
+        lmax = fmax(lmax, (double)g->models[mi].alone_cycles);
     }
-    lmax = fmax(lmax, g->min_cycles);
-    for (size_t i = 0; i < n; i++) {
-        const v10_group_model *m = &g->models[mi[i]];
-        k[i] = 1;
-        if (ts[i].rate_rps > 0 || ts[i].outstanding > 1 || m->alone_cycles == 0)
-            continue;
-        double r = lmax / (double)m->alone_cycles;
-        if (r < 1.5)
-            continue;
-        uint32_t kk = pow2_floor(r);
-        if ((double)kk * 2 / r < r / (double)kk) /* nearer, geometrically */
-            kk *= 2;
-        uint32_t cap = pow2_floor((double)ops_cap / (double)(m->n_ops ? m->n_ops : 1));
-        kk = kk < cap ? kk : cap;
-        if (kk <= 1)
-            continue;
-        const char *path = group_file(g, (size_t)mi[i], kk, err);
-        if (!path)
-            return -1;
-        snprintf(ts[i].model, sizeof ts[i].model, "%s", path);
-        k[i] = kk;
-    }
-    return 0;
+    if (lmax > 0 && (double)base * lmax < g->min_cycles)
+        return (uint64_t)ceil(g->min_cycles / lmax);
+    return base;
 }

@@ -324,9 +324,6 @@ static void place_random(size_t n, size_t m, uint64_t seed, size_t *npu_of)
     free(perm);
 }
 
-/* Operator budget of a grouped request (src/fleet/fleet.h). */
-#define GROUP_OPS 60000
-
 /* ---- the fleet run -------------------------------------------------------------------- */
 
 void v10_fleet_result_fini(v10_fleet_result *r)
@@ -387,10 +384,9 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
     v10_run_config *cfgs = NULL;
     v10_run_result *res = NULL;
     v10_tenant_spec *ten = NULL, *rep = NULL;
-    uint32_t *gk = NULL;
     size_t nruns = 0;
-    v10_groups grp;
-    v10_groups_init(&grp, &o->base.npu);
+    v10_span span;
+    v10_span_init(&span, &o->base.npu);
     r->prof = calloc(n, sizeof *r->prof);
     r->cluster = calloc(n, sizeof *r->cluster);
     if (!dspec || !dptr || !dof || !dprof || !S || !r->prof || !r->cluster) {
@@ -448,8 +444,7 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
     res = calloc(nruns, sizeof *res);
     rep = calloc(2 * ncp, sizeof *rep);
     ten = calloc(V10_PLACEMENTS * n, sizeof *ten);
-    gk = calloc(V10_PLACEMENTS * n, sizeof *gk);
-    if (!cfgs || !res || !rep || !ten || !gk) {
+    if (!cfgs || !res || !rep || !ten) {
         v10_err_set(err, "out of memory");
         goto done;
     }
@@ -459,12 +454,13 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
             if (v10_tenant_spec_parse(dspec[repm[a]], &rep[2 * q], err) ||
                 v10_tenant_spec_parse(dspec[repm[b]], &rep[2 * q + 1], err))
                 goto done;
-            uint32_t kk[2];
-            if (v10_groups_apply(&grp, &rep[2 * q], 2, GROUP_OPS, kk, err))
+            uint64_t req = v10_span_requests(&span, &rep[2 * q], 2, o->base.requests, err);
+            if (!req)
                 goto done;
             for (int pol = 0; pol < 2; pol++) {
                 v10_run_config *c = &cfgs[2 * q + (size_t)pol];
                 *c = o->base;
+                c->requests = req;
                 c->trace = NULL;
                 c->tenants = &rep[2 * q];
                 c->n_tenants = 2;
@@ -522,8 +518,7 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
                     t[off + cnt++] = svc[i].spec;
             V10_ASSERT(cnt >= 2);
             c->n_tenants = cnt;
-            if (v10_groups_apply(&grp, &t[off], cnt, GROUP_OPS * 2 / cnt,
-                                 &gk[(size_t)pl * n + off], err))
+            if (!(c->requests = v10_span_requests(&span, &t[off], cnt, o->base.requests, err)))
                 goto done;
             off += cnt;
         }
@@ -545,17 +540,14 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
             pp->util_vu += rr->util_vu / (double)m;
             pp->stp_total += rr->stp;
             size_t t = 0;
-            const uint32_t *kk = &gk[(size_t)pl * n + (size_t)(cfgs[base_i + (size_t)pl * m + j].tenants - &ten[(size_t)pl * n])];
             for (size_t i = 0; i < n; i++)
                 if (pp->npu_of[i] == j) {
-                    const v10_tenant_result *tr = &rr->tenants[t];
-                    double g = kk[t++];
+                    const v10_tenant_result *tr = &rr->tenants[t++];
                     pp->svc[i].npu = j;
                     pp->svc[i].np = tr->np;
-                    pp->svc[i].group = (uint32_t)g;
-                    pp->svc[i].throughput_rps = tr->throughput_rps * g;
-                    pp->svc[i].lat_avg_us = tr->lat_avg_us / g;
-                    pp->svc[i].lat_p95_us = tr->lat_p95_us / g;
+                    pp->svc[i].throughput_rps = tr->throughput_rps;
+                    pp->svc[i].lat_avg_us = tr->lat_avg_us;
+                    pp->svc[i].lat_p95_us = tr->lat_p95_us;
                     p95 += pp->svc[i].lat_p95_us / (double)n;
                 }
         }
@@ -570,8 +562,7 @@ done:
     free(cfgs);
     free(rep);
     free(ten);
-    free(gk);
-    v10_groups_fini(&grp);
+    v10_span_fini(&span);
     free(S);
     free(dprof);
     free(dof);

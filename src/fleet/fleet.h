@@ -1,61 +1,43 @@
 /*
- * fleet.h (internal) — grouped tenants, shared by repro, collocation and the
- * fleet.
+ * fleet.h (internal) — run spans, shared by repro, collocation and the fleet.
  *
- * Every tenant of a run completes the same number of requests and the
- * measurement window closes when the first one finishes, so a tenant whose
- * requests are far shorter than its partners' would close the window
- * almost at once.  A closed-loop tenant with one request outstanding is
- * therefore served in groups: its request becomes K back-to-back
- * inferences (K a power of two bringing its request length near the
- * longest tenant's, and at least min_cycles, bounded by an operator budget), given to the engine as
- * a trace CSV written to a private temporary directory.  The FUs see the
- * same operator stream; per-inference latency is the group's / K.
+ * Every tenant of a run completes at least the run's request count and keeps
+ * loading the NPU until all have (docs/architecture.md), so a run lasts
+ * about `requests` of its longest tenant's requests.  For a run of short
+ * models that could be less than one PMT slice, and temporal sharing would
+ * not be sampled at all; v10_span_requests raises the request count so that
+ * the longest tenant's requests span at least min_cycles.
  */
 #ifndef V10_FLEET_INTERNAL_H
 #define V10_FLEET_INTERNAL_H
 
 #include "v10/fleet.h"
 
-typedef struct v10_group_model {
+typedef struct v10_span_model {
     char spec[V10_SPEC_MAX];  /* model spec as given (name or CSV, :batch=N) */
-    uint64_t alone_cycles;    /* one inference, on the base NPU */
-    size_t n_ops;
-} v10_group_model;
+    uint64_t alone_cycles;    /* one request alone, on the span's NPU */
+} v10_span_model;
 
-typedef struct v10_group_file {
-    size_t model;             /* index into models */
-    uint32_t k;
-    char path[V10_SPEC_MAX];
-} v10_group_file;
-
-typedef struct v10_groups {
-    v10_npu npu;              /* the costing NPU of the written traces */
-    double min_cycles;        /* grouped requests last at least this long
-                                 (several PMT slices, so temporal sharing
-                                 is sampled); 0: no minimum */
-    char dir[256];            /* temporary directory ("" until first use) */
-    v10_group_model *models;
+typedef struct v10_span {
+    v10_npu npu;              /* the NPU the standalone lengths are taken on */
+    double min_cycles;        /* a run spans at least this long; 0: no minimum */
+    v10_span_model *models;   /* cache of standalone request lengths */
     size_t n_models, cap_models;
-    v10_group_file *files;
-    size_t n_files, cap_files;
-} v10_groups;
+} v10_span;
 
 /* min_cycles defaults to four PMT slices of the default policy parameters. */
-void v10_groups_init(v10_groups *g, const v10_npu *npu);
-/* Removes the written traces and the directory. */
-void v10_groups_fini(v10_groups *g);
+void v10_span_init(v10_span *g, const v10_npu *npu);
+void v10_span_fini(v10_span *g);
 
 /* Looks up (loading once) a model spec; returns its index or -1. */
-int v10_groups_model(v10_groups *g, const char *spec, v10_err *err);
+int v10_span_model_index(v10_span *g, const char *spec, v10_err *err);
 
 /*
- * Rewrites the closed-loop, single-outstanding tenants of one run so that
- * their requests last about as long as the longest tenant's; k[i] gets
- * each tenant's group size (1: unchanged).  ops_cap bounds K x operators
- * of any one grouped request.  Not thread-safe: call before the pool.
+ * The request count for a run of the n tenants: `base`, raised so that
+ * requests x the longest tenant's standalone request >= min_cycles.
+ * Not thread-safe: call before the pool.  0 on error.
  */
-int v10_groups_apply(v10_groups *g, v10_tenant_spec *ts, size_t n, uint64_t ops_cap,
-                     uint32_t *k, v10_err *err);
+uint64_t v10_span_requests(v10_span *g, const v10_tenant_spec *ts, size_t n, uint64_t base,
+                           v10_err *err);
 
 #endif

@@ -3,11 +3,10 @@
  * simulator can reproduce (DESIGN §7), run as one batch on the thread pool,
  * then rendered in memory as CSVs, SVG plots, summary.md and report.html.
  *
- * Request-length mismatch: a pair such as BERT (411 ms a request) + NCF
- * (4 µs) would be measured over a few µs, so the shorter tenant is served
- * in groups of K inferences (src/fleet/fleet.h).  Per-inference average
- * latency is the group latency / K exactly; the p95 we report for grouped
- * tenants is the p95 over groups / K (docs/repro.md).
+ * Request-length mismatch: in a pair such as BERT (411 ms a request) + NCF
+ * (4 µs), NCF keeps issuing requests until BERT has completed its count
+ * (the engine's window, docs/architecture.md); a run of short models gets
+ * more requests so that it spans several PMT slices (src/fleet/fleet.h).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -70,7 +69,6 @@ enum { S_PAIRS = 0, S_SLICE, S_PRIO, S_VMEM, S_SCALE, S_CONT };
 typedef struct point {
     int study;
     size_t n_t;
-    uint32_t k[MAXT]; /* inferences per request (grouping factor) per tenant */
 } point;
 
 typedef struct pair {
@@ -81,9 +79,9 @@ typedef struct pair {
 
 typedef struct repro {
     const v10_repro_opts *o;
-    uint64_t requests, warmup, ops_cap;
+    uint64_t requests, warmup;
     v10_npu npu;
-    v10_groups grp;
+    v10_span span;
     v10_profile prof[NM];
     pair pairs[NPAIR];
     v10_run_config *cfgs;
@@ -142,14 +140,15 @@ static size_t add_point(repro *R, int study, const int *ms, const double *prio, 
         if (v10_tenant_spec_parse(spec, &ts[t], err))
             return (size_t)-1;
     }
-    if (v10_groups_apply(&R->grp, ts, n_t, R->ops_cap * 2 / (n_t < 2 ? 2 : n_t), pt->k, err))
+    uint64_t req = v10_span_requests(&R->span, ts, n_t, R->requests, err);
+    if (!req)
         return (size_t)-1;
     v10_run_config *c = &R->cfgs[i];
     v10_run_config_default(c);
     c->npu = *npu;
     snprintf(c->policy, sizeof c->policy, "%s", pol);
     c->n_tenants = n_t;
-    c->requests = R->requests;
+    c->requests = req;
     c->warmup = R->warmup;
     c->seed = R->o->seed;
     R->n++;
@@ -244,14 +243,13 @@ static int build(repro *R, v10_err *err)
 
 static const v10_run_result *res_at(const repro *R, size_t i) { return &R->res[i]; }
 
-/* Per-inference latencies of tenant t of point i. */
 static double lat_avg(const repro *R, size_t i, size_t t)
 {
-    return R->res[i].tenants[t].lat_avg_us / R->pts[i].k[t];
+    return R->res[i].tenants[t].lat_avg_us;
 }
 static double lat_p95(const repro *R, size_t i, size_t t)
 {
-    return R->res[i].tenants[t].lat_p95_us / R->pts[i].k[t];
+    return R->res[i].tenants[t].lat_p95_us;
 }
 static double switch_frac(const v10_run_result *r)
 {
@@ -394,8 +392,8 @@ static void mean_ratios(const repro *R, ratios *q)
 static int render_pairs(repro *R, charts *cs, v10_err *err)
 {
     v10_tab *t = v10_tab_create();
-    const char *cols[] = {"pair", "paper", "policy", "model_1", "model_2", "group_1", "group_2"};
-    for (size_t i = 0; i < 7; i++)
+    const char *cols[] = {"pair", "paper", "policy", "model_1", "model_2", "requests"};
+    for (size_t i = 0; i < 6; i++)
         v10_tab_col(t, cols[i], i == 1 || i >= 5 ? V10_COL_INT : V10_COL_STR, 0);
     const char *rc[] = {"sa", "vu", "hbm", "overall", "overlap", "stp", "antt", "fairness",
                         "np_1", "np_2", "lat_avg_us_1", "lat_avg_us_2", "lat_p95_us_1",
@@ -413,8 +411,7 @@ static int render_pairs(repro *R, charts *cs, v10_err *err)
             v10_tab_str(t, pols[k]);
             v10_tab_str(t, models[R->pairs[p].a]);
             v10_tab_str(t, models[R->pairs[p].b]);
-            v10_tab_int(t, R->pts[i].k[0]);
-            v10_tab_int(t, R->pts[i].k[1]);
+            v10_tab_int(t, R->cfgs[i].requests);
             v10_tab_real(t, r->util_sa);
             v10_tab_real(t, r->util_vu);
             v10_tab_real(t, r->util_hbm);
@@ -1006,17 +1003,16 @@ static char *summary_md(repro *R, const ratios *q)
             q->util, PAPER_UTIL, 100 * q->overlap, q->sa, q->vu);
     fprintf(f, "* **Latency ÷%.2f / ÷%.2f vs ÷%.2f / ÷%.2f.**  Latency gains come from the same "
                "overlap plus V10's finer interleaving: under PMT (1 ms slices, 30 µs task "
-               "switch) a short request that misses its tenant's slice waits a whole slice.  "
-               "Tenants whose requests are much shorter than the partner's are served in groups "
-               "of K inferences (column group_1/group_2 of pairs.csv; see docs/repro.md), so "
-               "their p95 is a p95 over groups divided by K, which smooths the tail.\n",
+               "switch) a short request that misses its tenant's slice waits a whole slice.\n",
             q->lat, q->p95, PAPER_LAT, PAPER_P95);
     fprintf(f, "* **Collocation.**  With gains this small, few pairs (%u of %zu) pass 1.3×, "
                "so accuracy at 1.3× mostly measures the base rate; the median-gain threshold "
                "gives a balanced problem on which the three predictors can be compared.\n",
             R->col.n_beneficial, R->col.n_pairs);
-    fprintf(f, "* **Windows.**  Each run measures from the end of warm-up until the first "
-               "tenant completes its requests; %llu requests per tenant%s.\n\n",
+    fprintf(f, "* **Windows.**  Each run lasts until every tenant has completed %llu "
+               "requests (more for short pairs, so that a run spans four PMT slices; column "
+               "`requests` of pairs.csv), tenants that finish first keep loading the NPU, and "
+               "metrics cover the time after every tenant's warm-up%s.\n\n",
             (unsigned long long)R->requests,
             R->o->quick ? " in --quick mode, so figures are noisier than the full run's" : "");
     /* Sensitivity studies, in numbers. */
@@ -1162,16 +1158,15 @@ int v10_repro_run(const v10_repro_opts *o, v10_repro_out *out, v10_err *err)
         return v10_err_set(err, "out of memory");
     R->o = o;
     R->out = out;
-    /* Requests: enough for several PMT slices and many V10 time slices per
-     * window; grouping keeps tenants' request lengths comparable. */
+    /* Requests of the longest tenant of a run (shorter ones keep the load
+     * up meanwhile), raised for short runs to span several PMT slices. */
     R->requests = o->quick ? 3 : 12;
     R->warmup = o->quick ? 1 : 2;
-    R->ops_cap = o->quick ? 4000 : 60000;
     charts cs = {.n = 0};
     int rc = -1;
     if (v10_npu_preset("v10-isca23", &R->npu, err))
         goto done;
-    v10_groups_init(&R->grp, &R->npu);
+    v10_span_init(&R->span, &R->npu);
     if (v10_profile_models(models, NM, &R->npu, o->threads,
                            o->progress ? "repro: profiling" : NULL, R->prof, err))
         goto done;
@@ -1242,7 +1237,7 @@ done:
     if (R->res)
         for (size_t i = 0; i < R->n; i++)
             v10_run_result_fini(&R->res[i]);
-    v10_groups_fini(&R->grp);
+    v10_span_fini(&R->span);
     v10_colloc_result_fini(&R->col);
     v10_colloc_result_fini(&R->col_med);
     free(R->res);

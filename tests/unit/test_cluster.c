@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fleet/fleet.h"
+#include "v10/cost.h"
 #include "v10/fleet.h"
 
 static void test_eig_known(void **state)
@@ -187,38 +188,42 @@ static void test_rng(void **state)
     }
 }
 
-/* Grouping: a short closed-loop tenant is rewritten to a grouped trace,
- * rate-driven tenants are left alone, files are removed at fini. */
-static void test_groups(void **state)
+/* Run spans: a run of short models gets enough requests to span
+ * min_cycles; a run with a long model keeps the base count. */
+static void test_span(void **state)
 {
     (void)state;
     v10_npu npu;
     v10_err err;
     assert_int_equal(v10_npu_preset("v10-isca23", &npu, &err), 0);
-    v10_groups g;
-    v10_groups_init(&g, &npu);
-    g.min_cycles = 0;
-    v10_tenant_spec ts[3];
+    v10_span g;
+    v10_span_init(&g, &npu);
+    assert_true(g.min_cycles > 0);
+    v10_tenant_spec ts[2];
     assert_int_equal(v10_tenant_spec_parse("tests/data/engine/long_sa.csv", &ts[0], &err), 0);
     assert_int_equal(v10_tenant_spec_parse("tests/data/engine/sa_vu.csv", &ts[1], &err), 0);
-    assert_int_equal(v10_tenant_spec_parse("tests/data/engine/sa_vu.csv:rate=100", &ts[2], &err),
-                     0);
-    uint32_t k[3];
-    assert_int_equal(v10_groups_apply(&g, ts, 3, 100000, k, &err), 0);
-    assert_int_equal(k[0], 1);
-    assert_true(k[1] > 1 && (k[1] & (k[1] - 1)) == 0);
-    assert_int_equal(k[2], 1);
-    v10_model m, m1;
+    v10_model m;
     assert_int_equal(v10_model_load(ts[1].model, &npu, &m, &err), 0);
-    assert_int_equal(v10_model_load("tests/data/engine/sa_vu.csv", &npu, &m1, &err), 0);
-    assert_int_equal(m.n_ops, m1.n_ops * k[1]);
+    double len = (double)v10_model_cycles(&m);
     v10_model_fini(&m);
-    v10_model_fini(&m1);
-    char path[V10_SPEC_MAX];
-    snprintf(path, sizeof path, "%s", ts[1].model);
-    v10_groups_fini(&g);
-    FILE *f = fopen(path, "r");
-    assert_null(f);
+    assert_int_equal(v10_model_load(ts[0].model, &npu, &m, &err), 0);
+    double len0 = (double)v10_model_cycles(&m);
+    v10_model_fini(&m);
+    /* Short model alone: raised to ceil(min_cycles / len). */
+    uint64_t r = v10_span_requests(&g, &ts[1], 1, 3, &err);
+    assert_int_equal(r, (uint64_t)ceil(g.min_cycles / len));
+    assert_true((double)r * len >= g.min_cycles);
+    /* With the longer model, the longer one sets the span. */
+    uint64_t r2 = v10_span_requests(&g, ts, 2, 3, &err);
+    assert_int_equal(r2, 3.0 * len0 >= g.min_cycles ? 3 : (uint64_t)ceil(g.min_cycles / len0));
+    assert_true(r2 <= r);
+    /* A large base is kept. */
+    assert_int_equal(v10_span_requests(&g, &ts[1], 1, 1000000000, &err), 1000000000);
+    /* An unloadable model is an error (0). */
+    v10_tenant_spec bad;
+    assert_int_equal(v10_tenant_spec_parse("tests/data/engine/nope.csv", &bad, &err), 0);
+    assert_int_equal(v10_span_requests(&g, &bad, 1, 3, &err), 0);
+    v10_span_fini(&g);
 }
 
 int main(void)
@@ -227,7 +232,7 @@ int main(void)
         cmocka_unit_test(test_eig_known),     cmocka_unit_test(test_pca_axis),
         cmocka_unit_test(test_kmeans_blobs),  cmocka_unit_test(test_colloc_learns),
         cmocka_unit_test(test_pair_bound),    cmocka_unit_test(test_rng),
-        cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
