@@ -414,13 +414,14 @@ static int fold_epilogue(ctx *c, tensor **in, size_t n_in, uint64_t out_elems)
     return any;
 }
 
-/* A VU op over `out`: folded into the SA epilogue if possible, nothing if
- * every input is constant, else one (fusible) vector op reading the inputs
- * of full size. */
-static int vu_op(ctx *c, tensor **in, size_t n_in, const shape *out, uint64_t ops, int fusible)
+/* A VU op over `out`: nothing if every input is constant; for element-wise
+ * ops (`elementwise`), folded into the SA epilogue if possible; else one
+ * (fusible) vector op reading the inputs of full size. */
+static int vu_op(ctx *c, tensor **in, size_t n_in, const shape *out, uint64_t ops, int fusible,
+                 int elementwise)
 {
     uint64_t ne = numel(out);
-    if (c->all_const || fold_epilogue(c, in, n_in, ne))
+    if (c->all_const || (elementwise && fold_epilogue(c, in, n_in, ne)))
         return 0;
     uint64_t full = 0;
     for (size_t i = 0; i < n_in; i++)
@@ -444,9 +445,20 @@ static int h_unary(ctx *c, tensor **in, size_t n_in, const op_def *d)
     if (need(c, in, n_in, 0, "X"))
         return -1;
     shape s = in[0]->s;
-    if (vu_op(c, in, n_in, &s, d->ops, 1))
+    if (vu_op(c, in, n_in, &s, d->ops, 1, 1))
         return -1;
-    return def_out(c, 0, &s, NULL);
+    /* Neg and Abs of shape arithmetic (ONNX function expansions use them) */
+    int neg = !strcmp(d->op, "Neg"), abs_ = !strcmp(d->op, "Abs");
+    int64_t *vals = NULL;
+    uint64_t n = numel(&s);
+    if (in[0]->vals && (neg || abs_) && (vals = malloc((n ? n : 1) * sizeof *vals)))
+        for (uint64_t i = 0; i < n; i++) {
+            int64_t v = in[0]->vals[i];
+            vals[i] = v == INT64_MIN ? v : (neg || v < 0) ? -v : v;
+        }
+    int rc = def_out(c, 0, &s, vals);
+    free(vals);
+    return rc;
 }
 
 /* Identity, Dropout (inference): the output is the input. */
@@ -469,7 +481,7 @@ static int h_cast(ctx *c, tensor **in, size_t n_in, const op_def *d)
     int64_t to = attr_int(c, "to", 0);
     int int_type = to == 2 || to == 3 || to == 4 || to == 5 || to == 6 || to == 7 ||
                    to == 9 || to == 12 || to == 13;
-    if (vu_op(c, in, n_in, &in[0]->s, d->ops, 1))
+    if (vu_op(c, in, n_in, &in[0]->s, d->ops, 1, 1))
         return -1;
     return def_out(c, 0, &in[0]->s, int_type ? in[0]->vals : NULL);
 }
@@ -527,7 +539,7 @@ static int h_broadcast(ctx *c, tensor **in, size_t n_in, const op_def *d)
             }
     }
     uint64_t ops = d->ops * (n > 2 ? n - 1 : 1);
-    int rc = vu_op(c, in, n_in, &s, ops, 1);
+    int rc = vu_op(c, in, n_in, &s, ops, 1, 1);
     if (!rc)
         rc = def_out(c, 0, &s, vals);
     free(vals);
@@ -541,7 +553,8 @@ static int h_softmax(ctx *c, tensor **in, size_t n_in, const op_def *d)
     uint32_t ax;
     if (in[0]->s.rank && axis_of(c, attr_int(c, "axis", -1), in[0]->s.rank, "axis", &ax))
         return -1;
-    if (vu_op(c, in, 1, &in[0]->s, d->ops, 0))
+    /* fusible: a preceding scale or mask add joins it */
+    if (vu_op(c, in, 1, &in[0]->s, d->ops, 1, 0))
         return -1;
     return def_out(c, 0, &in[0]->s, NULL);
 }
@@ -558,12 +571,12 @@ static int h_batchnorm(ctx *c, tensor **in, size_t n_in, const op_def *d)
             return nerr(c, "input '%s' has %llu elements, expected the %lld channels of X",
                         in[i]->name, (unsigned long long)numel(&in[i]->s),
                         (long long)x->s.d[1]);
-    if (vu_op(c, in, n_in, &x->s, d->ops, 1))
+    if (vu_op(c, in, n_in, &x->s, d->ops, 1, 1))
         return -1;
     shape ch = {1, {x->s.d[1]}};
-    c->node_epi = 0;
     if (def_out(c, 0, &x->s, NULL))
         return -1;
+    c->node_epi = 0; /* training-mode running statistics */
     return def_out(c, 1, &ch, NULL) || def_out(c, 2, &ch, NULL) ? -1 : 0;
 }
 
@@ -575,7 +588,7 @@ static int h_layernorm(ctx *c, tensor **in, size_t n_in, const op_def *d)
     uint32_t ax;
     if (axis_of(c, attr_int(c, "axis", -1), x->s.rank, "axis", &ax))
         return -1;
-    if (vu_op(c, in, 1, &x->s, d->ops, 1))
+    if (vu_op(c, in, 1, &x->s, d->ops, 1, 0))
         return -1;
     shape st = x->s;
     for (uint32_t i = ax; i < st.rank; i++)
@@ -886,7 +899,7 @@ static int h_reduce(ctx *c, tensor **in, size_t n_in, const op_def *d)
         return -1;
     }
     if (na <= 0 && attr_int(c, "noop_with_empty_axes", 0)) {
-        if (vu_op(c, in, 1, &x->s, 1, 0))
+        if (vu_op(c, in, 1, &x->s, 1, 0, 0))
             return -1;
         return def_out(c, 0, &x->s, NULL);
     }
