@@ -53,7 +53,7 @@ typedef struct tensor {
     unsigned epi;
     size_t producer;  /* node index + 1; 0 for graph inputs and initializers */
     const Onnx__ValueInfoProto *declared; /* value_info / graph output entry */
-    char why[120];    /* unknown: why */
+    char why[160];    /* unknown: why */
 } tensor;
 
 typedef struct ctx {
