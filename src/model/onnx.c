@@ -21,6 +21,7 @@
 #define MAX_VALS 4096           /* integer constants evaluated at import time */
 #define MAX_ELEMS (INT64_C(1) << 50) /* largest tensor accepted, elements */
 #define MAX_FILE_BYTES ((size_t)1 << 31)
+#define MAX_WINDOW (INT64_C(1) << 24) /* kernel, stride, dilation, group bound */
 
 /* VU costs of ONNX element-wise ops not in the zoo (vu_ops.h for the rest). */
 #define OPS_DIV   (OPS_RECIP + 1)      /* reciprocal, multiply */
@@ -630,10 +631,10 @@ static int read_window(ctx *c, uint32_t ns, const int64_t *kernel_from, window *
         w->pb[i] = p ? p[i] : 0;
         w->pe[i] = p ? p[i + ns] : 0;
         if (w->k[i] < 1 || w->s[i] < 1 || w->dil[i] < 1 || w->pb[i] < 0 || w->pe[i] < 0 ||
-            w->k[i] > MAX_ELEMS || w->s[i] > MAX_ELEMS || w->dil[i] > MAX_ELEMS ||
+            w->k[i] > MAX_WINDOW || w->s[i] > MAX_WINDOW || w->dil[i] > MAX_WINDOW ||
             w->pb[i] > MAX_ELEMS || w->pe[i] > MAX_ELEMS)
-            return nerr(c, "kernel, strides and dilations must be positive and pads "
-                           "non-negative");
+            return nerr(c, "kernel, strides and dilations must be in [1, 2^24] and pads in "
+                           "[0, 2^50]");
     }
     attr_str(c, "auto_pad", w->auto_pad, sizeof w->auto_pad, "NOTSET");
     if (strcmp(w->auto_pad, "NOTSET") && strcmp(w->auto_pad, "VALID") &&
@@ -677,7 +678,7 @@ static int h_conv(ctx *c, tensor **in, size_t n_in, const op_def *d)
     if (read_window(c, ns, wt->s.d + 2, &w))
         return -1;
     int64_t g = attr_int(c, "group", 1), C = x->s.d[1], F = wt->s.d[0];
-    if (g < 1 || C % g || F % g || wt->s.d[1] * g != C)
+    if (g < 1 || g > MAX_WINDOW || C % g || F % g || wt->s.d[1] * g != C)
         return nerr(c, "group %lld does not divide X's %lld channels into W's %lld per group "
                        "(and %lld filters)", (long long)g, (long long)C,
                     (long long)wt->s.d[1], (long long)F);
@@ -731,10 +732,12 @@ static int h_conv_transpose(ctx *c, tensor **in, size_t n_in, const op_def *d)
     if (read_window(c, ns, wt->s.d + 2, &w))
         return -1;
     int64_t g = attr_int(c, "group", 1), C = x->s.d[1];
-    if (g < 1 || wt->s.d[0] != C || C % g)
+    if (g < 1 || g > MAX_WINDOW || wt->s.d[0] != C || C % g)
         return nerr(c, "W's first dim %lld must equal X's %lld channels, divisible by group "
                        "%lld", (long long)wt->s.d[0], (long long)C, (long long)g);
     int64_t F = wt->s.d[1] * g;
+    if (F > MAX_ELEMS)
+        return nerr(c, "%lld output channels", (long long)F);
     size_t nop, nos;
     const int64_t *op = attr_ints(c, "output_padding", &nop);
     const int64_t *os = attr_ints(c, "output_shape", &nos);
@@ -745,6 +748,8 @@ static int h_conv_transpose(ctx *c, tensor **in, size_t n_in, const op_def *d)
         int64_t dk = (w.k[i] - 1) * w.dil[i] + 1, in_i = x->s.d[2 + i];
         if (os)
             y.d[2 + i] = os[i + nos - ns];
+        else if (in_i > MAX_WINDOW || (op && (op[i] < 0 || op[i] > MAX_WINDOW)))
+            return nerr(c, "input size or output_padding over 2^24 in spatial dim %u", i);
         else if (!strcmp(w.auto_pad, "SAME_UPPER") || !strcmp(w.auto_pad, "SAME_LOWER"))
             y.d[2 + i] = in_i * w.s[i];
         else
@@ -1283,6 +1288,8 @@ static int h_split(ctx *c, tensor **in, size_t n_in, const op_def *d)
             if (split[i] < 0 || split[i] > MAX_ELEMS)
                 return nerr(c, "split entry %ld is %lld", i, (long long)split[i]);
             sum += split[i];
+            if (sum > MAX_ELEMS)
+                return nerr(c, "split sums over 2^50");
         }
         if (sum != dim)
             return nerr(c, "split sums to %lld, axis %u has %lld", (long long)sum, ax,
@@ -1366,8 +1373,9 @@ static int h_slice(ctx *c, tensor **in, size_t n_in, const op_def *d)
         if (done[a]++)
             return nerr(c, "axis %u repeated", a);
         int64_t s = sp ? sp[i] : 1;
-        if (s == 0 || s == INT64_MIN)
-            return nerr(c, "step %zu is %lld", i, (long long)s);
+        if (s == 0)
+            return nerr(c, "step %zu is 0", i);
+        s = s < -MAX_ELEMS ? -MAX_ELEMS : s > MAX_ELEMS ? MAX_ELEMS : s; /* same length */
         step[a] = s;
         int64_t b = st[i] < -MAX_ELEMS ? -MAX_ELEMS : st[i] > MAX_ELEMS ? MAX_ELEMS : st[i];
         int64_t e = en[i] < -MAX_ELEMS - 1 ? -MAX_ELEMS - 1 : en[i] > MAX_ELEMS ? MAX_ELEMS : en[i];

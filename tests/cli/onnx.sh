@@ -96,4 +96,14 @@ grep -q "~hardmax_1" "$tmp/out" || fail "approximated op not marked: $(cat "$tmp
 grep -q "approximated 1 ONNX node" "$tmp/err" || fail "approximation not reported: $(cat "$tmp/err")"
 "$bin" run --tenant "$tmp/tiny_symbolic.onnx:unknown=vu" --tenant ncf --requests 2 >/dev/null
 
+# ---- hostile attributes: a clear rejection or a clean import, never UB ------------
+for f in "$tmp"/adv_*.onnx; do
+  set +e
+  "$bin" profile "$f" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  set -e
+  [ $rc -le 1 ] || fail "$f: exit $rc: $(cat "$tmp/err")"
+  [ $rc -eq 0 ] || grep -qF "$f" "$tmp/err" || fail "$f: unclear: $(cat "$tmp/err")"
+done
+
 echo "onnx.sh: ok"

@@ -190,12 +190,41 @@ def tiny(outdir):
            [helper.make_tensor_value_info(y, TensorProto.FLOAT, ["N", "seq"])])
 
 
+def adversarial(outdir):
+    """Valid protobuf, hostile attributes: each must be rejected or imported
+    cleanly (no overflow) -- the CLI test runs them under ASan+UBSan."""
+    big = 2 ** 62
+    cases = {
+        "conv_group": ("Conv", [[1, 4, 8, 8], [4, 1, 3, 3]], dict(group=big)),
+        "conv_stride": ("Conv", [[1, 4, 8, 8], [4, 4, 3, 3]], dict(strides=[big, 1])),
+        "conv_dilation": ("Conv", [[1, 4, 8, 8], [4, 4, 3, 3]], dict(dilations=[big, big])),
+        "convt_stride": ("ConvTranspose", [[1, 4, 2 ** 40, 1], [4, 4, 3, 1]],
+                         dict(strides=[2 ** 24, 1], auto_pad="SAME_UPPER")),
+        "convt_pad": ("ConvTranspose", [[1, 4, 8, 8], [4, 4, 3, 3]],
+                      dict(output_padding=[big, 0])),
+        "pool_huge": ("MaxPool", [[1, 1, 8, 8]], dict(kernel_shape=[big, 1], ceil_mode=1)),
+        "slice_step": ("Slice", [[10]], dict(starts=[big], ends=[-big], axes=[0])),
+        "flatten_axis": ("Flatten", [[2, 3]], dict(axis=-big)),
+        "shape_range": ("Shape", [[2, 3]], dict(start=-big, end=big)),
+    }
+    for name, (op, shapes, attrs) in cases.items():
+        ins = [f"x{i}" for i in range(len(shapes))]
+        node = helper.make_node(op, ins, ["y"], name=name, **attrs)
+        graph = helper.make_graph(
+            [node], name,
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in zip(ins, shapes)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)])
+        onnx.save(model, os.path.join(outdir, f"adv_{name}.onnx"))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     resnet50(os.path.join(out, "resnet50.onnx"))
     bert_layer(os.path.join(out, "bert_layer.onnx"))
     tiny(out)
+    adversarial(out)
 
 
 if __name__ == "__main__":
