@@ -663,20 +663,27 @@ static int window_out(ctx *c, const window *w, uint32_t i, int64_t in, int ceil_
     return 0;
 }
 
+/* Conv and ConvTranspose: X (N, C, spatial...) and W of the same rank, the
+ * window attributes; *ns gets the number of spatial dims. */
+static int conv_inputs(ctx *c, tensor **in, size_t n_in, uint32_t *ns, window *w)
+{
+    if (need(c, in, n_in, 0, "X") || need(c, in, n_in, 1, "W") ||
+        need_rank(c, in[0], 3, MAX_RANK))
+        return -1;
+    *ns = in[0]->s.rank - 2;
+    if (in[1]->s.rank != in[0]->s.rank)
+        return nerr(c, "W has rank %u, X rank %u", in[1]->s.rank, in[0]->s.rank);
+    return read_window(c, *ns, in[1]->s.d + 2, w);
+}
+
 static int h_conv(ctx *c, tensor **in, size_t n_in, const op_def *d)
 {
     (void)d;
-    if (need(c, in, n_in, 0, "X") || need(c, in, n_in, 1, "W"))
+    uint32_t ns;
+    window w;
+    if (conv_inputs(c, in, n_in, &ns, &w))
         return -1;
     const tensor *x = in[0], *wt = in[1];
-    if (need_rank(c, x, 3, MAX_RANK))
-        return -1;
-    uint32_t ns = x->s.rank - 2;
-    if (wt->s.rank != x->s.rank)
-        return nerr(c, "W has rank %u, X rank %u", wt->s.rank, x->s.rank);
-    window w;
-    if (read_window(c, ns, wt->s.d + 2, &w))
-        return -1;
     int64_t g = attr_int(c, "group", 1), C = x->s.d[1], F = wt->s.d[0];
     if (g < 1 || g > MAX_WINDOW || C % g || F % g || wt->s.d[1] * g != C)
         return nerr(c, "group %lld does not divide X's %lld channels into W's %lld per group "
@@ -720,17 +727,11 @@ static int h_conv(ctx *c, tensor **in, size_t n_in, const op_def *d)
 static int h_conv_transpose(ctx *c, tensor **in, size_t n_in, const op_def *d)
 {
     (void)d;
-    if (need(c, in, n_in, 0, "X") || need(c, in, n_in, 1, "W"))
+    uint32_t ns;
+    window w;
+    if (conv_inputs(c, in, n_in, &ns, &w))
         return -1;
     const tensor *x = in[0], *wt = in[1];
-    if (need_rank(c, x, 3, MAX_RANK))
-        return -1;
-    uint32_t ns = x->s.rank - 2;
-    if (wt->s.rank != x->s.rank)
-        return nerr(c, "W has rank %u, X rank %u", wt->s.rank, x->s.rank);
-    window w;
-    if (read_window(c, ns, wt->s.d + 2, &w))
-        return -1;
     int64_t g = attr_int(c, "group", 1), C = x->s.d[1];
     if (g < 1 || g > MAX_WINDOW || wt->s.d[0] != C || C % g)
         return nerr(c, "W's first dim %lld must equal X's %lld channels, divisible by group "
