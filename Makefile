@@ -38,7 +38,8 @@ valgrind: release
 # Installs the Debian packages the build and tests need (run as root).
 deps:
 	apt-get update
-	apt-get install -y cmake gcc make libcjson-dev libcmocka-dev libopenmpi-dev openmpi-bin
+	apt-get install -y cmake gcc make libcjson-dev libcmocka-dev libopenmpi-dev openmpi-bin \
+	  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata python3-onnx
 
 clean:
 	rm -rf build build-asan

@@ -112,6 +112,7 @@ int v10_model_gather(v10_model *m, const char *name, uint64_t rows,
  * Loads a model from a spec, costed for `npu`:
  *   NAME[:batch=N]      a built-in zoo model
  *   PATH.csv[:batch=N]  an operator-trace CSV (batch is recorded only)
+ *   PATH.onnx[:batch=N][:unknown=vu]  an ONNX graph (v10/onnx.h, docs/onnx.md)
  * Errors name the model, file and line.
  */
 int v10_model_load(const char *spec, const v10_npu *npu, v10_model *out,

@@ -14,6 +14,21 @@ int cli_fail(const v10_err *err)
     return V10_EXIT_FAIL;
 }
 
+void cli_note_approx(const v10_model *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_ops; i++)
+        n += m->ops[i].name[0] == '~';
+    if (!n)
+        return;
+    fprintf(stderr, "v10sim: note: %s: approximated %zu ONNX node%s as VU operators "
+                    "(unknown=vu):", m->name, n, n > 1 ? "s" : "");
+    for (size_t i = 0, k = 0; i < m->n_ops && k < 8; i++)
+        if (m->ops[i].name[0] == '~')
+            fprintf(stderr, "%s %s", k++ ? "," : "", m->ops[i].name + 1);
+    fprintf(stderr, "%s\n", n > 8 ? ", ..." : "");
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

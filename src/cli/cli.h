@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "v10/err.h"
+#include "v10/model.h"
 #include "v10/table.h"
 
 #define V10_EXIT_OK 0
@@ -34,6 +35,10 @@ int cmd_sweep(int argc, char **argv);
 
 /* Prints "v10sim: <msg>" to stderr and returns V10_EXIT_FAIL. */
 int cli_fail(const v10_err *err);
+
+/* Reports on stderr the operators of `m` that ONNX unknown=vu approximated
+ * (named "~NODE", docs/onnx.md); nothing if there are none. */
+void cli_note_approx(const v10_model *m);
 /* Prints "v10sim CMD: <msg>" and a hint to use --help; returns V10_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

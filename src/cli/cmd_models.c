@@ -101,6 +101,7 @@ static int load(const char *spec, const v10_npu *npu, v10_model *m, summary *s)
     v10_err err;
     if (v10_model_load(spec, npu, m, &err))
         return cli_fail(&err);
+    cli_note_approx(m);
     if (s && summarize(m, s, &err)) {
         v10_model_fini(m);
         return cli_fail(&err);
@@ -133,7 +134,8 @@ static void models_usage(void)
     printf("usage: v10sim models [SPEC...] [--npu NAME|FILE.json]\n"
            "                     [--format table|json|csv]\n\n"
            "Lists every built-in model (or the given model specs: NAME[:batch=N] or\n"
-           "PATH.csv[:batch=N]) with its standalone profile for one request (one\n"
+           "PATH.csv[:batch=N] or PATH.onnx[:batch=N][:unknown=vu], docs/onnx.md)\n"
+           "with its standalone profile for one request (one\n"
            "inference of a batch) on the NPU:\n"
            "  ops, sa_ops, vu_ops          operator counts\n"
            "  macs, hbm_bytes              work and HBM traffic per request\n"
@@ -260,8 +262,9 @@ static void profile_usage(void)
 {
     printf("usage: v10sim profile MODEL[:batch=N] [--npu NAME|FILE.json]\n"
            "                      [--format table|json|csv]\n\n"
-           "Per-operator breakdown of one request of MODEL (a built-in model name or\n"
-           "an operator-trace CSV) run alone: FU, standalone cycles and us, compute\n"
+           "Per-operator breakdown of one request of MODEL (a built-in model name,\n"
+           "an operator-trace CSV or an ONNX file, PATH.onnx[:unknown=vu] as in\n"
+           "docs/onnx.md) run alone: FU, standalone cycles and us, compute\n"
            "and HBM cycles, HBM bytes, whether compute or memory bound, tiles\n"
            "(preemption points) and MACs; the table ends with the totals.\n\n"
            "--format csv writes the operator-trace CSV (docs/formats.md), so\n"

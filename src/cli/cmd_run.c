@@ -17,7 +17,8 @@ static void usage(FILE *f)
         "Simulates tenants sharing one NPU core and prints utilization, throughput,\n"
         "latency and fairness.\n\n"
         "  SPEC = MODEL[:batch=N][:priority=P][:rate=RPS][:outstanding=N][:slo_us=X]\n"
-        "         MODEL is a built-in model (v10sim models) or an operator-trace CSV;\n"
+        "         MODEL is a built-in model (v10sim models), an operator-trace CSV\n"
+        "         or an ONNX file (PATH.onnx[:unknown=vu], docs/onnx.md);\n"
         "         no rate = closed loop with N outstanding requests (default 1).\n\n"
         "options:\n"
         "  --policy NAME        scheduling policy (default v10-full); 'all' or a\n"
@@ -160,6 +161,14 @@ int cmd_run(int argc, char **argv)
         cfg.warmup = cfg.requests / 10;
     cfg.tenants = specs;
     cfg.n_tenants = n_specs;
+    for (size_t i = 0; i < n_specs; i++) /* report ONNX approximations once */
+        if (strstr(specs[i].model, ":unknown=vu")) {
+            v10_model m;
+            if (v10_model_load(specs[i].model, &cfg.npu, &m, &err))
+                return cli_fail(&err);
+            cli_note_approx(&m);
+            v10_model_fini(&m);
+        }
 
     char names[16][V10_NAME_MAX];
     int n_pol = policy_list(policy_arg, names, 16);

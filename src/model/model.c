@@ -1,6 +1,6 @@
 /*
  * model.c — the operator IR's storage and builders (see v10/model.h), and
- * model specs ("NAME[:batch=N]", "PATH.csv").
+ * model specs ("NAME[:batch=N]", "PATH.csv", "PATH.onnx[:unknown=vu]").
  *
  * Byte accounting: tensors are bf16 (2 bytes) and live in HBM between
  * operators, except inside a fused chain of element-wise VU ops, whose
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "v10/cost.h"
+#include "v10/onnx.h"
 
 #define BYTES_PER_ELEM 2 /* bf16 */
 
@@ -200,11 +201,13 @@ int v10_model_gather(v10_model *m, const char *name, uint64_t rows, uint64_t dim
     return v10_model_push(m, &op, err);
 }
 
-/* Splits "NAME[:batch=N]" into name and batch (0 if absent). */
+/* Splits "NAME[:batch=N][:unknown=vu]" into name, batch (0 if absent) and
+ * the ONNX unknown-operator mode (docs/onnx.md). */
 static int parse_spec(const char *spec, char *name, size_t name_sz, uint32_t *batch,
-                      v10_err *err)
+                      int *unknown_vu, v10_err *err)
 {
     *batch = 0;
+    *unknown_vu = 0;
     const char *colon = strchr(spec, ':');
     size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
     if (len == 0)
@@ -230,28 +233,42 @@ static int parse_spec(const char *spec, char *name, size_t name_sz, uint32_t *ba
                 return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536], "
                                         "got '%s'", spec, num);
             *batch = (uint32_t)v;
+        } else if (kl == 10 && !strncmp(kv, "unknown=vu", 10)) {
+            *unknown_vu = 1;
         } else {
-            return v10_err_set(err, "model '%s': unknown option '%.*s' (expected batch=N)",
-                               spec, (int)kl, kv);
+            return v10_err_set(err, "model '%s': unknown option '%.*s' (expected batch=N "
+                                    "or, for .onnx, unknown=vu)", spec, (int)kl, kv);
         }
     }
     return 0;
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t l = strlen(s), k = strlen(suffix);
+    return l > k && !strcmp(s + l - k, suffix);
+}
+
 static int is_path(const char *name)
 {
-    size_t l = strlen(name);
-    return strchr(name, '/') || (l > 4 && !strcmp(name + l - 4, ".csv"));
+    return strchr(name, '/') || ends_with(name, ".csv");
 }
 
 int v10_model_load(const char *spec, const v10_npu *npu, v10_model *out, v10_err *err)
 {
     char name[1024];
     uint32_t batch;
+    int unknown_vu;
     memset(out, 0, sizeof *out);
-    if (parse_spec(spec, name, sizeof name, &batch, err))
+    if (parse_spec(spec, name, sizeof name, &batch, &unknown_vu, err))
         return -1;
-    if (is_path(name)) {
+    if (unknown_vu && !ends_with(name, ".onnx"))
+        return v10_err_set(err, "model '%s': unknown=vu applies to .onnx models only", spec);
+    if (ends_with(name, ".onnx")) {
+        v10_onnx_opts o = {batch, unknown_vu};
+        if (v10_onnx_read(name, &o, out, NULL, err))
+            return -1;
+    } else if (is_path(name)) {
         if (v10_trace_csv_read(name, npu, out, err))
             return -1;
         if (batch)

@@ -54,6 +54,11 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
             out->batch = (uint32_t)d;
             size_t l = strlen(out->model);
             snprintf(out->model + l, sizeof out->model - l, ":batch=%u", out->batch);
+        } else if (!strcmp(kv, "unknown")) {
+            /* ONNX: approximate unsupported nodes (docs/onnx.md); the model
+             * loader checks the value and the file type. */
+            size_t l = strlen(out->model);
+            snprintf(out->model + l, sizeof out->model - l, ":unknown=%s", v);
         } else if (!strcmp(kv, "priority")) {
             if (num(s, kv, v, 1e-3, 1000, 0, &out->priority, err))
                 return -1;
@@ -69,7 +74,7 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                 return -1;
         } else {
             return v10_err_set(err, "tenant '%s': unknown option '%s' (expected batch, "
-                                    "priority, rate, outstanding or slo_us)", s, kv);
+                                    "priority, rate, outstanding, slo_us or unknown)", s, kv);
         }
         kv = next;
     }

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# onnx.sh — ONNX import end to end (docs/onnx.md): ResNet-50 and a BERT-large
+# encoder layer built by tests/onnx/make_models.py (Debian's python3-onnx)
+# match the zoo's MACs within 1% (ResNet-50 whole model, same batch; the
+# BERT layer vs the zoo's layer0.* operators); `run` accepts them next to a
+# zoo tenant; batch override, unknown=vu, and errors naming file and node.
+# Usage: onnx.sh PATH/TO/v10sim   (run from the repository root by ctest)
+set -euo pipefail
+bin=$1
+py=/usr/bin/python3   # Debian's python3-onnx lives there (not in a pyenv)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$py" tests/onnx/make_models.py "$tmp"
+
+# ---- MACs against the zoo -----------------------------------------------------
+for b in 1 32; do
+  "$bin" models "$tmp/resnet50.onnx:batch=$b" "resnet50:batch=$b" --format json >"$tmp/m.json"
+  "$bin" profile "$tmp/bert_layer.onnx:batch=$b" --format json >"$tmp/bl.json"
+  "$bin" profile "bert:batch=$b" --format json >"$tmp/bert.json"
+  "$py" - "$tmp" "$b" <<'PY'
+import json, sys
+d, b = sys.argv[1], int(sys.argv[2])
+m = json.load(open(f"{d}/m.json"))["models"]
+onnx_r, zoo_r = m[0], m[1]
+assert onnx_r["batch"] == b and zoo_r["batch"] == b, (onnx_r["batch"], zoo_r["batch"])
+r = onnx_r["macs"] / zoo_r["macs"]
+print(f"batch {b}: ResNet-50 ONNX {onnx_r['macs']} MACs, zoo {zoo_r['macs']}: ratio {r:.6f}; "
+      f"ops {onnx_r['ops']} vs {zoo_r['ops']}")
+assert abs(r - 1) < 0.01, r
+layer = json.load(open(f"{d}/bl.json"))
+zoo = json.load(open(f"{d}/bert.json"))
+lm = sum(o["macs"] for o in layer["ops"])
+zm = sum(o["macs"] for o in zoo["ops"] if o["name"].startswith("layer0."))
+allm = sum(o["macs"] for o in zoo["ops"] if o["name"].startswith("layer"))
+assert abs(zm * 24 - allm) <= 24, (zm, allm)   # 24 identical layers
+r = lm / zm
+print(f"batch {b}: BERT-large layer ONNX {lm} MACs, zoo layer0 {zm}: ratio {r:.6f}")
+assert abs(r - 1) < 0.01, r
+# Fusion as the zoo: every matmul-like node is one SA op carrying its bias
+# (and GELU); the VU ops are the mask+softmax and the two add+layernorms.
+fus = [(o["fu"]) for o in layer["ops"]]
+assert fus.count("SA") == 8 and fus.count("VU") == 3, fus
+PY
+done
+
+# ---- run next to a zoo tenant ----------------------------------------------
+for f in resnet50 bert_layer; do
+  "$bin" run --tenant "$tmp/$f.onnx" --tenant ncf --policy v10-full --requests 4 \
+    --format json --check >"$tmp/run.json"
+  "$py" - "$tmp/run.json" "$tmp/$f.onnx" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["tenants"]
+assert t[0]["model"] == sys.argv[2] and t[1]["model"] == "ncf", [x["model"] for x in t]
+assert all(x["completed"] >= 4 for x in t), t
+PY
+done
+"$bin" run --tenant "$tmp/bert_layer.onnx:batch=8:priority=2" --tenant resnet50 \
+  --policy v10-full --requests 3 >/dev/null
+
+# ---- batch override: symbolic batch scales MACs linearly ------------------------
+m1=$("$bin" models "$tmp/tiny_cnn.onnx" --format csv | awk -F, 'NR==2{print $6}')
+m4=$("$bin" models "$tmp/tiny_cnn.onnx:batch=4" --format csv | awk -F, 'NR==2{print $6}')
+"$bin" models "$tmp/tiny_cnn.onnx" --format csv | head -1 | cut -d, -f6 | grep -qx macs \
+  || fail "models csv: column 6 is not macs"
+[ "$m1" -gt 0 ] && [ "$m4" -eq $((4 * m1)) ] || fail "batch override: $m1 -> $m4 MACs"
+# conv 3x3 3->8 on 8x8 (+bias, relu fused) and fc 128->10, by hand
+[ "$m1" -eq $((8 * 8 * 8 * 3 * 3 * 3 + 128 * 10)) ] || fail "tiny_cnn MACs $m1"
+"$bin" profile "$tmp/tiny_embed.onnx" | grep -q "VU" || fail "tiny_embed: no gather on the VU"
+
+# ---- errors name the file, the node and what is missing --------------------------
+expect_err() { # expect_err PATTERN ARGS...
+  local pat=$1; shift
+  set +e
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  set -e
+  [ $rc -ne 0 ] || fail "$* succeeded"
+  grep -q -- "$pat" "$tmp/err" || fail "$*: expected '$pat' in: $(cat "$tmp/err")"
+}
+expect_err "tiny_unknown.onnx: node 'hardmax_1' (Hardmax): unsupported operator" \
+  profile "$tmp/tiny_unknown.onnx"
+expect_err "node 'relu_1' (Relu): input 'x' has an unknown shape (graph input 'x' dim 1 is symbolic 'seq')" \
+  run --tenant "$tmp/tiny_symbolic.onnx" --tenant ncf
+expect_err "nope.onnx: cannot open" models "$tmp/nope.onnx"
+printf 'not a protobuf \377\377\377' >"$tmp/junk.onnx"
+expect_err "junk.onnx: not an ONNX model" profile "$tmp/junk.onnx"
+expect_err "unknown=vu applies to .onnx models only" profile "ncf:unknown=vu"
+expect_err "unknown option 'unknown=xx'" profile "$tmp/tiny_unknown.onnx:unknown=xx"
+
+# ---- unknown=vu: an explicit, reported approximation -----------------------------
+"$bin" profile "$tmp/tiny_unknown.onnx:unknown=vu" >"$tmp/out" 2>"$tmp/err"
+grep -q "~hardmax_1" "$tmp/out" || fail "approximated op not marked: $(cat "$tmp/out")"
+grep -q "approximated 1 ONNX node" "$tmp/err" || fail "approximation not reported: $(cat "$tmp/err")"
+"$bin" run --tenant "$tmp/tiny_symbolic.onnx:unknown=vu" --tenant ncf --requests 2 >/dev/null
+
+# ---- hostile attributes: a clear rejection or a clean import, never UB ------------
+for f in "$tmp"/adv_*.onnx; do
+  set +e
+  "$bin" profile "$f" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  set -e
+  [ $rc -le 1 ] || fail "$f: exit $rc: $(cat "$tmp/err")"
+  [ $rc -eq 0 ] || grep -qF "$f" "$tmp/err" || fail "$f: unclear: $(cat "$tmp/err")"
+done
+
+echo "onnx.sh: ok"
