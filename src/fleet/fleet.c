@@ -48,6 +48,15 @@ int v10_services_read(const char *path, v10_service **out, size_t *n, v10_err *e
     FILE *f = fopen(path, "r");
     if (!f)
         return v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    int rc = v10_services_parse(f, path, out, n, err);
+    fclose(f);
+    return rc;
+}
+
+int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, v10_err *err)
+{
+    *out = NULL;
+    *n = 0;
     char line[2048];
     size_t cap = 0, lineno = 0;
     int header = 0, rc = -1;
@@ -154,7 +163,6 @@ int v10_services_read(const char *path, v10_service **out, size_t *n, v10_err *e
     }
     rc = 0;
 done:
-    fclose(f);
     if (rc) {
         free(v);
         *n = 0;
