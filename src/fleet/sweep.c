@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/json.h"
 #include "v10/pool.h"
 #include "v10/report.h"
 #include "v10/sweep.h"
@@ -276,8 +277,13 @@ static int check_value(vctx *v, const setting *s, const char *path, const cJSON 
             return bad(v, path, "give the preset in the 'npu' key, not %s", s->key);
         if (!cJSON_IsNumber(j) && !cJSON_IsString(j) && !cJSON_IsBool(j))
             return bad(v, path, "expected a number, string or boolean for NPU field '%s'", f);
+        unsigned mark = v10_json_mark();
         cJSON *o = npu_object(NULL);
-        cJSON_AddItemToObject(o, f, cJSON_Duplicate(j, 1));
+        v10_json_add(o, f, cJSON_Duplicate(j, 1));
+        if (v10_json_failed_since(mark)) {
+            cJSON_Delete(o);
+            return v10_err_set(v->err, "%s: out of memory", v->origin);
+        }
         char org[256];
         snprintf(org, sizeof org, "%s: %s", v->origin, path);
         v10_npu n;
@@ -413,10 +419,8 @@ static int collect(vctx *v, v10_sweep *s, const cJSON *obj, int is_axis)
         } else {
             /* Wrap the fixed value in a list of one, owned by the tree. */
             cJSON *arr = cJSON_CreateArray();
-            if (!arr)
+            if (!v10_json_push(s->lists, arr) || !v10_json_push(arr, cJSON_Duplicate(c, 1)))
                 return v10_err_set(v->err, "out of memory");
-            cJSON_AddItemToArray(arr, cJSON_Duplicate(c, 1));
-            cJSON_AddItemToArray(s->lists, arr);
             st->values = arr;
         }
         st->n = (size_t)cJSON_GetArraySize(st->values);
@@ -436,7 +440,10 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
 {
     *out = NULL;
     vctx v = {origin, err};
+    unsigned mark = v10_json_mark();
     cJSON *in = cJSON_Parse(text);
+    if (!in && v10_json_failed_since(mark))
+        return v10_err_set(err, "%s: out of memory", origin);
     if (!in) {
         const char *at = cJSON_GetErrorPtr();
         int line = 1;
@@ -491,10 +498,10 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
     if (name)
         cJSON_AddStringToObject(s->root, "name", name->valuestring);
     cJSON *cax = cJSON_Duplicate(axes, 1), *cfx = fixed ? cJSON_Duplicate(fixed, 1) : NULL;
-    cJSON_AddItemToObject(s->root, "axes", cax);
-    if (cfx)
-        cJSON_AddItemToObject(s->root, "fixed", cfx);
-    if (sort_keys(s->root)) {
+    v10_json_add(s->root, "axes", cax);
+    if (fixed)
+        v10_json_add(s->root, "fixed", cfx);
+    if (v10_json_failed_since(mark) || sort_keys(s->root)) {
         v10_err_set(err, "out of memory");
         goto done;
     }
@@ -513,7 +520,7 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
         s->points *= s->set[i].n;
     }
     s->canonical = cJSON_Print(s->root);
-    if (!s->canonical) {
+    if (!s->canonical || v10_json_failed_since(mark)) {
         v10_err_set(err, "out of memory");
         goto done;
     }
@@ -568,22 +575,31 @@ static void point_values(const v10_sweep *s, size_t i, const cJSON **vals)
 /* The point's settings as a JSON object in enumeration order; caller owns. */
 static cJSON *point_json(const v10_sweep *s, const cJSON **vals)
 {
+    unsigned mark = v10_json_mark();
     cJSON *o = cJSON_CreateObject();
     for (size_t k = 0; o && k < s->n_set; k++)
-        cJSON_AddItemToObject(o, s->set[k].key, cJSON_Duplicate(vals[k], 1));
+        v10_json_add(o, s->set[k].key, cJSON_Duplicate(vals[k], 1));
+    if (v10_json_failed_since(mark)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
     return o;
 }
 
-void v10_sweep_point_id(const v10_sweep *s, size_t i, char *id)
+int v10_sweep_point_id(const v10_sweep *s, size_t i, char *id)
 {
     const cJSON *vals[MAX_SETTINGS];
     point_values(s, i, vals);
     cJSON *o = point_json(s, vals);
     char *t = o ? cJSON_PrintUnformatted(o) : NULL;
-    V10_ASSERT(t != NULL); /* out of memory */
+    cJSON_Delete(o);
+    if (!t) {
+        id[0] = 0;
+        return -1;
+    }
     hex16(fnv1a(t), id);
     free(t);
-    cJSON_Delete(o);
+    return 0;
 }
 
 char *v10_sweep_point_text(const v10_sweep *s, size_t i)
@@ -602,7 +618,9 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
     point_values(s, i, vals);
     memset(p, 0, sizeof *p);
     p->index = i;
-    v10_sweep_point_id(s, i, p->id);
+    unsigned mark = v10_json_mark();
+    if (v10_sweep_point_id(s, i, p->id))
+        return v10_err_set(err, "point %zu: out of memory", i);
     v10_run_config *c = &p->cfg;
     v10_run_config_default(c);
     const cJSON *pri = NULL;
@@ -621,7 +639,7 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
             if (!npu)
                 npu = npu_object(NULL);
             cJSON_DeleteItemFromObjectCaseSensitive(npu, s->set[k].key + 4);
-            cJSON_AddItemToObject(npu, s->set[k].key + 4, cJSON_Duplicate(v, 1));
+            v10_json_add(npu, s->set[k].key + 4, cJSON_Duplicate(v, 1));
             break;
         case K_POLICY: snprintf(c->policy, sizeof c->policy, "%s", v->valuestring); break;
         case K_SLICE: c->params.slice_cycles = (uint64_t)v->valuedouble; break;
@@ -639,6 +657,8 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
         for (const cJSON *x = pri->child; x && t < c->n_tenants; x = x->next)
             p->tenants[t++].priority = x->valuedouble;
     }
+    if (rc == 0 && v10_json_failed_since(mark))
+        rc = v10_err_set(err, "point %zu: out of memory", i);
     if (rc == 0 && npu) {
         char org[64];
         snprintf(org, sizeof org, "point %zu npu", i);
@@ -669,6 +689,7 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
     }
     const cJSON *vals[MAX_SETTINGS];
     point_values(s, i, vals);
+    unsigned mark = v10_json_mark();
     cJSON *o = cJSON_CreateObject();
     cJSON *rep = v10_report_run_json(&p->cfg, &r);
     int rc = -1;
@@ -676,12 +697,12 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
         cJSON *perf = cJSON_DetachItemFromObjectCaseSensitive(rep, "perf");
         cJSON_AddNumberToObject(o, "index", (double)i);
         cJSON_AddStringToObject(o, "id", p->id);
-        cJSON_AddItemToObject(o, "point", point_json(s, vals));
-        cJSON_AddItemToObject(o, "result", rep);
+        v10_json_add(o, "point", point_json(s, vals));
+        v10_json_add(o, "result", rep);
         rep = NULL;
-        if (perf)
-            cJSON_AddItemToObject(o, "perf", perf);
-        char *t = cJSON_PrintUnformatted(o);
+        v10_json_add(o, "perf", perf);
+        /* A row that lost a value to a failed allocation is not written. */
+        char *t = v10_json_failed_since(mark) ? NULL : cJSON_PrintUnformatted(o);
         size_t n = t ? strlen(t) : 0;
         char *line = t ? realloc(t, n + 2) : NULL;
         if (line) {
@@ -840,11 +861,14 @@ static int dir_has_files(const char *dir)
     return any;
 }
 
-/* Checks one complete row; returns its index, or -1 if it is not a valid
- * row of this sweep. */
+/* Checks one complete row; returns its index, -1 if it is not a valid row
+ * of this sweep, or -2 if memory ran out (the row may be fine: keep it). */
 static int64_t row_index(const v10_sweep *s, const char *line)
 {
+    unsigned mark = v10_json_mark();
     cJSON *o = cJSON_Parse(line);
+    if (!o && v10_json_failed_since(mark))
+        return -2;
     int64_t idx = -1;
     const cJSON *i = cJSON_GetObjectItemCaseSensitive(o, "index");
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
@@ -852,8 +876,9 @@ static int64_t row_index(const v10_sweep *s, const char *line)
         cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "result")) && i->valuedouble >= 0 &&
         i->valuedouble < (double)s->points && i->valuedouble == floor(i->valuedouble)) {
         char want[17];
-        v10_sweep_point_id(s, (size_t)i->valuedouble, want);
-        if (!strcmp(want, id->valuestring))
+        if (v10_sweep_point_id(s, (size_t)i->valuedouble, want))
+            idx = -2;
+        else if (!strcmp(want, id->valuestring))
             idx = (int64_t)i->valuedouble;
     }
     cJSON_Delete(o);
@@ -886,6 +911,11 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
         }
         *nl = 0;
         int64_t i = row_index(st->s, p);
+        if (i == -2) { /* never drop a row for want of memory */
+            free(keep);
+            free(b);
+            return v10_err_set(err, "%s: out of memory", path);
+        }
         if (i >= 0 && !st->done[i]) {
             st->done[i] = 1;
             st->count++;
@@ -961,12 +991,13 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         v10_err_set(err, "%s: directory is not empty and holds no sweep (no spec.json); "
                     "choose an empty or new --out", dir);
     } else {
+        unsigned mark = v10_json_mark();
         cJSON *rec = cJSON_CreateObject();
         cJSON_AddStringToObject(rec, "spec_hash", s->hash);
         cJSON_AddNumberToObject(rec, "points", (double)s->points);
         cJSON_AddStringToObject(rec, "version", V10_VERSION);
-        cJSON_AddItemToObject(rec, "spec", cJSON_Parse(s->canonical));
-        char *t = cJSON_Print(rec);
+        v10_json_add(rec, "spec", cJSON_Parse(s->canonical));
+        char *t = v10_json_failed_since(mark) ? NULL : cJSON_Print(rec);
         cJSON_Delete(rec);
         if (!t) {
             v10_err_set(err, "out of memory");
@@ -1116,6 +1147,7 @@ static void sb_json_cell(sbuf *b, const cJSON *j)
     } else {
         char *t = cJSON_PrintUnformatted(j);
         sb_cell(b, t ? t : "");
+        b->oom |= !t;
         free(t);
     }
 }
@@ -1156,8 +1188,8 @@ static void cfg_cell(sbuf *b, const cJSON *point, const cJSON *cfg, const char *
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(cfg, "tenants");
     if (!strcmp(key, "mix") || !strcmp(key, "priority")) {
         cJSON *arr = cJSON_CreateArray();
-        for (const cJSON *t = ts ? ts->child : NULL; t; t = t->next)
-            cJSON_AddItemToArray(arr, cJSON_Duplicate(
+        for (const cJSON *t = ts ? ts->child : NULL; arr && t; t = t->next)
+            v10_json_push(arr, cJSON_Duplicate(
                 cJSON_GetObjectItemCaseSensitive(t, key[0] == 'm' ? "model" : "priority"), 1));
         sb_json_cell(b, arr);
         cJSON_Delete(arr);
@@ -1172,6 +1204,7 @@ static void cfg_cell(sbuf *b, const cJSON *point, const cJSON *cfg, const char *
 
 static char *build_csv(const v10_sweep *s, cJSON **rows, size_t n)
 {
+    unsigned mark = v10_json_mark();
     size_t max_t = 0;
     for (size_t i = 0; i < n; i++) {
         size_t t = (size_t)cJSON_GetArraySize(path_get(path_get(rows[i], "result", NULL),
@@ -1235,7 +1268,7 @@ static char *build_csv(const v10_sweep *s, cJSON **rows, size_t n)
         }
         sb_str(&b, "\n");
     }
-    if (b.oom) {
+    if (b.oom || v10_json_failed_since(mark)) {
         free(b.p);
         return NULL;
     }
@@ -1257,9 +1290,13 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
     int rc = rows ? 0 : v10_err_set(err, "out of memory");
     for (char *p = b, *nl; rc == 0 && (nl = strchr(p, '\n')); p = nl + 1) {
         *nl = 0;
+        unsigned mark = v10_json_mark();
         cJSON *o = cJSON_Parse(p);
         const cJSON *i = cJSON_GetObjectItemCaseSensitive(o, "index");
-        if (!cJSON_IsNumber(i) || i->valuedouble < 0 || i->valuedouble >= (double)s->points) {
+        if (!o && v10_json_failed_since(mark)) {
+            rc = v10_err_set(err, "%s: out of memory", path);
+        } else if (!cJSON_IsNumber(i) || i->valuedouble < 0 ||
+                   i->valuedouble >= (double)s->points) {
             cJSON_Delete(o);
             rc = v10_err_set(err, "%s: invalid row", path);
         } else if (rows[(size_t)i->valuedouble]) {

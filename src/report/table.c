@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json.h"
 #include "v10/err.h"
 
 typedef struct col {
@@ -287,21 +288,18 @@ cJSON *v10_tab_to_json(const v10_tab *t)
 {
     if (v10_tab_status(t, NULL))
         return NULL;
+    unsigned mark = v10_json_mark();
     cJSON *arr = cJSON_CreateArray();
-    if (!arr)
-        return NULL;
-    for (size_t i = 0; i < t->n_rows; i++) {
+    for (size_t i = 0; arr && i < t->n_rows; i++) {
         cJSON *obj = cJSON_CreateObject();
-        if (!obj || !cJSON_AddItemToArray(arr, obj))
-            goto oom;
+        if (!v10_json_push(arr, obj))
+            break;
         for (size_t j = 0; j < t->n_cols; j++) {
             const col *c = &t->cols[j];
             cJSON *v = cell_json(c, &t->cells[i * t->n_cols + j]);
-            if (!v)
-                goto oom;
             const char *dot = strchr(c->name, '.');
             if (!dot) {
-                cJSON_AddItemToObject(obj, c->name, v);
+                v10_json_add(obj, c->name, v);
                 continue;
             }
             char head[128];
@@ -313,19 +311,17 @@ cJSON *v10_tab_to_json(const v10_tab *t)
             cJSON *sub = cJSON_GetObjectItemCaseSensitive(obj, head);
             if (!sub) {
                 sub = cJSON_CreateObject();
-                if (!sub) {
-                    cJSON_Delete(v);
-                    goto oom;
-                }
-                cJSON_AddItemToObject(obj, head, sub);
+                if (!v10_json_add(obj, head, sub))
+                    sub = NULL;
             }
-            cJSON_AddItemToObject(sub, dot + 1, v);
+            v10_json_add(sub, dot + 1, v);
         }
     }
+    if (v10_json_failed_since(mark)) {
+        cJSON_Delete(arr);
+        return NULL;
+    }
     return arr;
-oom:
-    cJSON_Delete(arr);
-    return NULL;
 }
 
 int v10_tab_write(const v10_tab *t, v10_format fmt, FILE *f)
