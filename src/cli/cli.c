@@ -112,3 +112,14 @@ void cli_out_abort(cli_out *o)
     o->f = NULL;
     unlink(o->tmp);
 }
+
+int cli_stdout_done(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    int e = errno;
+    fprintf(stderr, "v10sim: standard output: write failed%s%s\n", e ? ": " : "",
+            e ? strerror(e) : "");
+    return rc == V10_EXIT_OK ? V10_EXIT_FAIL : rc;
+}

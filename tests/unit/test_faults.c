@@ -17,9 +17,12 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,15 +494,18 @@ static int op_svg_html(v10_err *err, char **out, size_t *len)
 
 /* The sweep's result directory: spec.json, results.jsonl and results.csv;
  * the output is results.csv, which must be complete or absent. */
+/* Four points: two policies x two seeds, a trace-CSV tenant and a zoo one. */
+static const char small_spec[] =
+    "{\"name\": \"small\", \"axes\": {\"policy\": [\"fcfs\", \"v10-full\"], \"seed\": [1, 2]},\n"
+    " \"fixed\": {\"mix\": [\"tests/data/engine/sa_vu.csv\", \"mnist:batch=4\"],"
+    " \"requests\": 3, \"npu\": {\"base\": \"v10-isca23\", \"vmem_bytes\": 16777216}}}\n";
+
 static int op_sweep_store(v10_err *err, char **out, size_t *len)
 {
-    size_t n;
-    char *text = slurp_real("tests/data/sweep/tiny.json", &n);
     v10_sweep *s;
-    int rc = v10_sweep_parse(text, "tiny.json", &s, err);
-    __real_free(text);
-    if (rc)
+    if (v10_sweep_parse(small_spec, "small.json", &s, err))
         return -1;
+    int rc;
     char dir[128];
     snprintf(dir, sizeof dir, "%s/sweep", tmp_dir);
     v10_sweep_store *st;
@@ -528,15 +534,22 @@ static int op_sweep_store(v10_err *err, char **out, size_t *len)
 
 /* ---- the CLI: files written whole or not at all ----------------------------------------- */
 
-static int cli(int (*cmd)(int, char **), int argc, const char **argv)
+/* Runs a sub-command with stdout on `out_path` and stderr discarded. */
+static int cli_to(int (*cmd)(int, char **), int argc, const char **argv, const char *out_path)
 {
     fflush(stdout);
     fflush(stderr);
     int so = dup(1), se = dup(2), nul = open("/dev/null", O_WRONLY);
-    dup2(nul, 1);
-    dup2(nul, 2);
+    int o = open(out_path, O_WRONLY);
+    assert_true(o >= 0);
+    dup2(o, 1);
+    close(o);
+    if (!getenv("FAULTS_VERBOSE"))
+        dup2(nul, 2);
+    clearerr(stdout);
     optind = 0; /* glibc: full getopt reset */
-    int rc = cmd(argc, (char **)(uintptr_t)argv);
+    errno = 0;
+    int rc = cli_stdout_done(cmd(argc, (char **)(uintptr_t)argv)); /* as main() does */
     fflush(stdout);
     fflush(stderr);
     dup2(so, 1);
@@ -544,7 +557,13 @@ static int cli(int (*cmd)(int, char **), int argc, const char **argv)
     close(so);
     close(se);
     close(nul);
+    clearerr(stdout);
     return rc;
+}
+
+static int cli(int (*cmd)(int, char **), int argc, const char **argv)
+{
+    return cli_to(cmd, argc, argv, "/dev/null");
 }
 
 /* v10sim run --trace FILE: on failure no FILE and no temporary. */
@@ -581,6 +600,103 @@ static int op_cli_run_trace(v10_err *err, char **out, size_t *len)
         return v10_err_set(err, "exit %d", rc);
     }
     return 0;
+}
+
+/* ---- I/O failures ------------------------------------------------------------------------- */
+
+/* Sets the soft file size limit (RLIM_INFINITY: back to the hard limit). */
+static void set_fsize(rlim_t bytes)
+{
+    struct rlimit rl;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &rl), 0);
+    rl.rlim_cur = bytes == RLIM_INFINITY ? rl.rlim_max : bytes;
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* An output path that cannot be created, a disk that fills up (the file
+ * size limit: writes fail with EFBIG, as with ENOSPC), and stdout on
+ * /dev/full: each is exit 1 and leaves no file or temporary behind. */
+static void io_failures(void **state)
+{
+    (void)state;
+    char path[256], files[1024];
+    snprintf(path, sizeof path, "%s/plain", tmp_dir);
+    write_file(path, "x");
+    snprintf(path, sizeof path, "%s/plain/t.json", tmp_dir); /* ENOTDIR */
+    const char *argv[] = {"run", "--tenant", "tests/data/engine/sa_vu.csv", "--tenant",
+                          "mnist:batch=4", "--requests", "3", "--trace", path, NULL};
+    assert_int_equal(cli(cmd_run, 9, argv), V10_EXIT_FAIL);
+    snprintf(path, sizeof path, "%s/plain", tmp_dir);
+    unlink(path);
+    dir_listing(tmp_dir, files, sizeof files);
+    assert_string_equal(files, "");
+
+    /* The disk fills up after 2 KB: the trace is larger. */
+    snprintf(path, sizeof path, "%s/t.json", tmp_dir);
+    signal(SIGXFSZ, SIG_IGN);
+    set_fsize(2048);
+    int rc = cli(cmd_run, 9, argv);
+    set_fsize(RLIM_INFINITY);
+    assert_int_equal(rc, V10_EXIT_FAIL);
+    dir_listing(tmp_dir, files, sizeof files);
+    assert_string_equal(files, ""); /* neither t.json nor t.json.tmp.* */
+
+    /* stdout on a full device: the report cannot be written. */
+    const char *argv_json[] = {"run", "--tenant", "mnist:batch=4", "--requests", "3",
+                               "--format", "json", NULL};
+    assert_int_equal(cli_to(cmd_run, 7, argv_json, "/dev/full"), V10_EXIT_FAIL);
+    const char *argv_all[] = {"run", "--tenant", "mnist:batch=4", "--requests", "3",
+                              "--policy", "fcfs,v10-full", "--format", "csv", NULL};
+    assert_int_equal(cli_to(cmd_run, 9, argv_all, "/dev/full"), V10_EXIT_FAIL);
+    const char *argv_models[] = {"models", "--format", "csv", NULL};
+    assert_int_equal(cli_to(cmd_models, 3, argv_models, "/dev/full"), V10_EXIT_FAIL);
+}
+
+/* A sweep whose disk fills up mid-way fails cleanly; resumed with space,
+ * it finishes with exactly the results of an undisturbed sweep. */
+static void sweep_disk_full(void **state)
+{
+    (void)state;
+    char spec[128], ref[128], dir[128];
+    snprintf(spec, sizeof spec, "%s/small.json", tmp_dir);
+    snprintf(ref, sizeof ref, "%s/ref", tmp_dir);
+    snprintf(dir, sizeof dir, "%s/full", tmp_dir);
+    write_file(spec, small_spec);
+    const char *a_ref[] = {"sweep", spec, "--out", ref, "--quiet", "-j", "1", NULL};
+    assert_int_equal(cli(cmd_sweep, 7, a_ref), 0);
+    /* spec.json fits; results.jsonl reaches the limit part-way through a row. */
+    const char *a_full[] = {"sweep", spec, "--out", dir, "--quiet", "-j", "1", NULL};
+    signal(SIGXFSZ, SIG_IGN);
+    set_fsize(6000);
+    int rc = cli(cmd_sweep, 7, a_full);
+    set_fsize(RLIM_INFINITY);
+    assert_int_equal(rc, V10_EXIT_FAIL);
+    char path[256];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    assert_int_not_equal(stat(path, &sb), 0);
+    const char *a_resume[] = {"sweep", spec, "--out", dir, "--quiet", "-j", "1", "--resume",
+                              NULL};
+    assert_int_equal(cli(cmd_sweep, 8, a_resume), 0);
+    size_t n1, n2;
+    char *want = slurp_real(path, &n2);
+    snprintf(path, sizeof path, "%s/results.csv", ref);
+    char *got = slurp_real(path, &n1);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(got, want, n1);
+    __real_free(got);
+    __real_free(want);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", ref, dir, spec);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void loaders(void **state)
@@ -640,6 +756,8 @@ int main(void)
         cmocka_unit_test(writers),
         cmocka_unit_test(sweep_store),
         cmocka_unit_test(cli_files),
+        cmocka_unit_test(io_failures),
+        cmocka_unit_test(sweep_disk_full),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
