@@ -249,8 +249,8 @@ static int check_value(vctx *v, const setting *s, const char *path, const cJSON 
         for (const cJSON *c = j->child; c; c = c->next, t++) {
             char p[160];
             snprintf(p, sizeof p, "%s[%d]", path, t);
-            if (!cJSON_IsNumber(c) || !(c->valuedouble > 0 && c->valuedouble <= 1000))
-                return bad(v, p, "expected a priority in %s", "(0, 1000]");
+            if (!cJSON_IsNumber(c) || !(c->valuedouble >= 1e-3 && c->valuedouble <= 1000))
+                return bad(v, p, "expected a priority in %s", "[0.001, 1000]");
         }
         return 0;
     }
