@@ -1202,122 +1202,179 @@ static void cfg_cell(sbuf *b, const cJSON *point, const cJSON *cfg, const char *
     }
 }
 
-static char *build_csv(const v10_sweep *s, cJSON **rows, size_t n)
+/* The header line of results.csv for rows of up to max_t tenants. */
+static void csv_header(sbuf *b, const v10_sweep *s, size_t max_t)
 {
-    unsigned mark = v10_json_mark();
-    size_t max_t = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t t = (size_t)cJSON_GetArraySize(path_get(path_get(rows[i], "result", NULL),
-                                                       "tenants", NULL));
-        max_t = t > max_t ? t : max_t;
-    }
-    sbuf b = {0};
     char col[128];
-    sb_str(&b, "index,id");
+    sb_str(b, "index,id");
     for (size_t k = 0; k < N_OF(cfg_cols); k++) {
-        sb_str(&b, ",");
-        sb_str(&b, cfg_cols[k]);
+        sb_str(b, ",");
+        sb_str(b, cfg_cols[k]);
         if (!strcmp(cfg_cols[k], "npu"))
             for (size_t j = 0; j < s->n_set; j++)
                 if (s->set[j].k == K_NPU_FIELD) {
-                    sb_str(&b, ",");
-                    sb_cell(&b, s->set[j].key);
+                    sb_str(b, ",");
+                    sb_cell(b, s->set[j].key);
                 }
     }
     for (size_t k = 0; k < N_OF(metric_cols); k++) {
         snprintf(col, sizeof col, ",%s%s%s", metric_cols[k][1] ? metric_cols[k][0] : "",
                  metric_cols[k][1] ? "_" : "",
                  metric_cols[k][1] ? metric_cols[k][1] : metric_cols[k][0]);
-        sb_str(&b, col);
+        sb_str(b, col);
     }
     for (size_t t = 0; t < max_t; t++)
         for (size_t k = 0; k < N_OF(tenant_cols); k++) {
             snprintf(col, sizeof col, ",t%zu_%s%s%s", t, tenant_cols[k][0],
                      tenant_cols[k][1] ? "_" : "", tenant_cols[k][1] ? tenant_cols[k][1] : "");
-            sb_str(&b, col);
+            sb_str(b, col);
         }
-    sb_str(&b, "\n");
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *r = rows[i], *point = path_get(r, "point", NULL);
-        const cJSON *res = path_get(r, "result", NULL), *cfg = path_get(res, "config", NULL);
-        sb_json_cell(&b, path_get(r, "index", NULL));
-        sb_str(&b, ",");
-        sb_json_cell(&b, path_get(r, "id", NULL));
-        for (size_t k = 0; k < N_OF(cfg_cols); k++) {
-            sb_str(&b, ",");
-            cfg_cell(&b, point, cfg, cfg_cols[k]);
-            if (!strcmp(cfg_cols[k], "npu"))
-                for (size_t j = 0; j < s->n_set; j++)
-                    if (s->set[j].k == K_NPU_FIELD) {
-                        sb_str(&b, ",");
-                        sb_json_cell(&b, cJSON_GetObjectItemCaseSensitive(point, s->set[j].key));
-                    }
-        }
-        for (size_t k = 0; k < N_OF(metric_cols); k++) {
-            sb_str(&b, ",");
-            sb_json_cell(&b, path_get(res, metric_cols[k][0], metric_cols[k][1]));
-        }
-        const cJSON *ts = path_get(res, "tenants", NULL);
-        for (size_t t = 0; t < max_t; t++) {
-            const cJSON *tj = cJSON_GetArrayItem(ts, (int)t);
-            for (size_t k = 0; k < N_OF(tenant_cols); k++) {
-                sb_str(&b, ",");
-                if (tj)
-                    sb_json_cell(&b, path_get(tj, tenant_cols[k][0], tenant_cols[k][1]));
-            }
-        }
-        sb_str(&b, "\n");
-    }
-    if (b.oom || v10_json_failed_since(mark)) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
+    sb_str(b, "\n");
 }
 
+/* One row of results.csv from one parsed results.jsonl row. */
+static void csv_row(sbuf *b, const v10_sweep *s, const cJSON *r, size_t max_t)
+{
+    const cJSON *point = path_get(r, "point", NULL);
+    const cJSON *res = path_get(r, "result", NULL), *cfg = path_get(res, "config", NULL);
+    sb_json_cell(b, path_get(r, "index", NULL));
+    sb_str(b, ",");
+    sb_json_cell(b, path_get(r, "id", NULL));
+    for (size_t k = 0; k < N_OF(cfg_cols); k++) {
+        sb_str(b, ",");
+        cfg_cell(b, point, cfg, cfg_cols[k]);
+        if (!strcmp(cfg_cols[k], "npu"))
+            for (size_t j = 0; j < s->n_set; j++)
+                if (s->set[j].k == K_NPU_FIELD) {
+                    sb_str(b, ",");
+                    sb_json_cell(b, cJSON_GetObjectItemCaseSensitive(point, s->set[j].key));
+                }
+    }
+    for (size_t k = 0; k < N_OF(metric_cols); k++) {
+        sb_str(b, ",");
+        sb_json_cell(b, path_get(res, metric_cols[k][0], metric_cols[k][1]));
+    }
+    const cJSON *ts = path_get(res, "tenants", NULL);
+    for (size_t t = 0; t < max_t; t++) {
+        const cJSON *tj = cJSON_GetArrayItem(ts, (int)t);
+        for (size_t k = 0; k < N_OF(tenant_cols); k++) {
+            sb_str(b, ",");
+            if (tj)
+                sb_json_cell(b, path_get(tj, tenant_cols[k][0], tenant_cols[k][1]));
+        }
+    }
+    sb_str(b, "\n");
+}
+
+/* Reads the results.jsonl line at `at` (or the next one if at < 0) and
+ * parses it; *o is NULL at the end of the file.  -1 with err set on a read
+ * error, an invalid row or out of memory. */
+static int read_row(FILE *in, const char *path, off_t at, char **line, size_t *cap,
+                    const v10_sweep *s, cJSON **o, size_t *index, v10_err *err)
+{
+    *o = NULL;
+    if (at >= 0 && fseeko(in, at, SEEK_SET))
+        return v10_err_set(err, "%s: %s", path, strerror(errno));
+    errno = 0;
+    ssize_t n = getline(line, cap, in);
+    if (n < 0)
+        return ferror(in) || errno == ENOMEM ? v10_err_set(err, "%s: %s", path,
+                                                           errno ? strerror(errno) : "read error")
+                                             : 0;
+    unsigned mark = v10_json_mark();
+    *o = cJSON_Parse(*line);
+    const cJSON *i = cJSON_GetObjectItemCaseSensitive(*o, "index");
+    if (!*o && v10_json_failed_since(mark))
+        return v10_err_set(err, "%s: out of memory", path);
+    if (!cJSON_IsNumber(i) || i->valuedouble < 0 || i->valuedouble >= (double)s->points) {
+        cJSON_Delete(*o);
+        *o = NULL;
+        return v10_err_set(err, "%s: invalid row", path);
+    }
+    *index = (size_t)i->valuedouble;
+    return 0;
+}
+
+/*
+ * Writes results.csv, one row per point in index order, streaming: a first
+ * pass over results.jsonl notes where each point's first row starts (and
+ * the most tenants in a row), a second reads the rows back in index order,
+ * one at a time, into DIR/results.csv.tmp, which is fsync'ed and renamed.
+ * Memory: one offset per point and one row.
+ */
 int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
 {
     const v10_sweep *s = st->s;
     if (st->count < s->points)
         return 0;
-    char path[4200];
+    char path[4200], tmp[4210], dst[4200];
     join(path, sizeof path, st->dir, "results.jsonl");
-    size_t len;
-    char *b = slurp(path, &len);
-    if (!b)
+    join(dst, sizeof dst, st->dir, "results.csv");
+    snprintf(tmp, sizeof tmp, "%s.tmp", dst);
+    FILE *in = fopen(path, "r"), *out = NULL;
+    if (!in)
         return v10_err_set(err, "%s: %s", path, strerror(errno));
-    cJSON **rows = calloc(s->points, sizeof *rows);
-    int rc = rows ? 0 : v10_err_set(err, "out of memory");
-    for (char *p = b, *nl; rc == 0 && (nl = strchr(p, '\n')); p = nl + 1) {
-        *nl = 0;
-        unsigned mark = v10_json_mark();
-        cJSON *o = cJSON_Parse(p);
-        const cJSON *i = cJSON_GetObjectItemCaseSensitive(o, "index");
-        if (!o && v10_json_failed_since(mark)) {
-            rc = v10_err_set(err, "%s: out of memory", path);
-        } else if (!cJSON_IsNumber(i) || i->valuedouble < 0 ||
-                   i->valuedouble >= (double)s->points) {
-            cJSON_Delete(o);
-            rc = v10_err_set(err, "%s: invalid row", path);
-        } else if (rows[(size_t)i->valuedouble]) {
-            cJSON_Delete(o); /* a duplicate: keep the first */
-        } else {
-            rows[(size_t)i->valuedouble] = o;
-        }
+    off_t *at = malloc(s->points * sizeof *at);
+    char *line = NULL;
+    size_t cap = 0, max_t = 0, idx;
+    sbuf b = {0};
+    cJSON *o;
+    int rc = at ? 0 : v10_err_set(err, "out of memory");
+    for (size_t i = 0; rc == 0 && i < s->points; i++)
+        at[i] = -1;
+    while (rc == 0) {
+        off_t pos = ftello(in);
+        if ((rc = read_row(in, path, -1, &line, &cap, s, &o, &idx, err)) || !o)
+            break;
+        size_t t = (size_t)cJSON_GetArraySize(path_get(path_get(o, "result", NULL), "tenants",
+                                                       NULL));
+        max_t = t > max_t ? t : max_t;
+        if (at[idx] < 0) /* a duplicate: keep the first */
+            at[idx] = pos;
+        cJSON_Delete(o);
     }
     for (size_t i = 0; rc == 0 && i < s->points; i++)
-        if (!rows[i])
+        if (at[i] < 0)
             rc = v10_err_set(err, "%s: point %zu is missing", path, i);
-    char *csv = rc == 0 ? build_csv(s, rows, s->points) : NULL;
-    if (rc == 0 && !csv)
-        rc = v10_err_set(err, "out of memory");
+    if (rc == 0) {
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        out = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!out) {
+            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+        }
+    }
     if (rc == 0)
-        rc = write_atomic(st->dir, "results.csv", csv, strlen(csv), err);
-    free(csv);
-    for (size_t i = 0; rows && i < s->points; i++)
-        cJSON_Delete(rows[i]);
-    free(rows);
-    free(b);
+        csv_header(&b, s, max_t);
+    for (size_t i = 0; rc == 0 && i < s->points; i++) {
+        if ((rc = read_row(in, path, at[i], &line, &cap, s, &o, &idx, err)))
+            break;
+        unsigned mark = v10_json_mark();
+        csv_row(&b, s, o, max_t);
+        cJSON_Delete(o);
+        if (b.oom || v10_json_failed_since(mark))
+            rc = v10_err_set(err, "%s: out of memory", dst);
+        else if (fwrite(b.p, 1, b.n, out) != b.n)
+            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
+        b.n = 0;
+    }
+    if (out) {
+        if (rc == 0 && (fflush(out) || fsync(fileno(out))))
+            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
+        if (fclose(out) && rc == 0)
+            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
+        if (rc == 0 && rename(tmp, dst))
+            rc = v10_err_set(err, "%s: %s", dst, strerror(errno));
+        if (rc)
+            unlink(tmp);
+        else if (fsync_dir(st->dir))
+            rc = v10_err_set(err, "%s: %s", st->dir, strerror(errno));
+    }
+    free(b.p);
+    free(line);
+    free(at);
+    fclose(in);
     return rc;
 }
 
