@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_fail(const v10_err *err)
@@ -79,6 +80,10 @@ int cli_out_open(cli_out *o, const char *path, v10_err *err)
     int fd = mkstemp(o->tmp);
     if (fd < 0)
         return v10_err_set(err, "%s: cannot create: %s", path, strerror(errno));
+    /* mkstemp makes the file 0600; give it the mode a plain fopen would. */
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
     o->f = fdopen(fd, "w");
     if (!o->f) {
         close(fd);
