@@ -74,7 +74,7 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
             v10_err_prefix(err, "tenant %zu", loaded);
             goto done;
         }
-    if (v10_run_check_horizon(cfg, models, err)) /* robust branch: 64-bit clock limit */
+    if (v10_run_check_horizon(cfg, models, err)) /* too long for the 64-bit clock */
         goto done;
     if (v10_engine_alloc(&e, cfg, models, policy->state_size, err))
         goto done;
