@@ -68,8 +68,8 @@ int main(int argc, char **argv)
             snprintf(names[n++], l, "%s/%s", argv[i], e->d_name);
         }
         closedir(d);
-        if (n) /* qsort needs a non-NULL array, even when empty */
-            qsort(names, n, sizeof *names, cmp);
+        if (n)
+            qsort(names, n, sizeof *names, cmp); /* qsort(NULL, 0) is undefined */
         for (size_t k = 0; k < n; k++) {
             count += replay_file(names[k]) == 0;
             free(names[k]);

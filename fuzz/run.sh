@@ -1,36 +1,62 @@
 #!/usr/bin/env bash
 # Builds every harness with clang's libFuzzer + ASan + UBSan and runs each
-# for $1 seconds, seeded from fuzz/corpus/NAME.  Prints executions and
-# findings per harness.  Not part of the test run.
+# for $1 seconds (FUZZ_JOBS at a time, default 2), seeded from
+# fuzz/corpus/NAME (and fuzz/NAME.dict if present).  Prints executions,
+# exec/s and findings per harness.  Not part of the test run.
+# Usage: fuzz/run.sh [SECONDS] [NAME...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
+shift || true
+jobs=${FUZZ_JOBS:-2}
 out=build-fuzz
 mkdir -p "$out"
+srcs=$(ls src/*/*.c | grep -v 'src/cli/')
 # The ONNX importer's protobuf code is generated here from Debian's onnx.proto
 # (as CMake does), compiled once without warnings, and linked with -lprotobuf-c.
 # fuzz/corpus/onnx/ seeds are written by tests/onnx/make_models.py (ours).
 mkdir -p "$out/gen"
 protoc-c --c_out="$out/gen" -I/usr/include onnx/onnx.proto
-clang -std=c11 -g -O1 -fsanitize=address,undefined -w -I"$out/gen" \
+clang -std=c11 -g -O1 -fsanitize=address,undefined -fsanitize=fuzzer-no-link -w -I"$out/gen" \
   -c "$out/gen/onnx/onnx.pb-c.c" -o "$out/onnx.pb-c.o"
-srcs="$(ls src/*/*.c | grep -v 'src/cli/') $out/onnx.pb-c.o"
 flags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-       -D_POSIX_C_SOURCE=200809L -DV10_VERSION=\"fuzz\" -Iinclude -Isrc -Ifuzz -I$out/gen"
-for h in fuzz/fuzz_${FUZZ_ONLY:-*}.c; do
-  name=$(basename "$h" .c); short=${name#fuzz_}
+       -D_POSIX_C_SOURCE=200809L -DV10_VERSION=\"fuzz\" -DV10_SOURCE_DIR=\"$PWD\"
+       -Iinclude -Isrc -Ifuzz -I$out/gen"
+if [ $# -gt 0 ]; then names="$*"; else
+  names=$(for h in fuzz/fuzz_*.c; do n=$(basename "$h" .c); echo "${n#fuzz_}"; done)
+fi
+# Build the library objects once, then link each harness.
+mkdir -p "$out/obj"
+objs="$out/onnx.pb-c.o"
+for s in $srcs; do
+  o="$out/obj/$(echo "$s" | tr / _).o"
   # shellcheck disable=SC2086
-  clang $flags $srcs "$h" -o "$out/$name" -lcjson -lprotobuf-c -lm -lpthread
+  [ "$o" -nt "$s" ] || clang $flags -fsanitize=fuzzer-no-link -c "$s" -o "$o" 2>/dev/null ||
+    clang $flags -c "$s" -o "$o"
+  objs="$objs $o"
+done
+for short in $names; do
+  # shellcheck disable=SC2086
+  clang $flags $objs "fuzz/fuzz_$short.c" -o "$out/fuzz_$short" -lcjson -lprotobuf-c -lm -lpthread
   mkdir -p "$out/corpus/$short" "fuzz/crashes/$short"
   cp -n fuzz/corpus/"$short"/* "$out/corpus/$short/" 2>/dev/null || true
+done
+one() {
+  short=$1; secs=$2; out=$3
   log="$out/$short.log"
+  dict=""
+  [ -f "fuzz/$short.dict" ] && dict="-dict=fuzz/$short.dict"
   set +e
-  "$out/$name" -max_total_time="$secs" -artifact_prefix="fuzz/crashes/$short/" \
-    -print_final_stats=1 "$out/corpus/$short" > "$log" 2>&1
+  # shellcheck disable=SC2086
+  "$out/fuzz_$short" -max_total_time="$secs" -artifact_prefix="fuzz/crashes/$short/" \
+    -print_final_stats=1 -rss_limit_mb=2048 -timeout=20 $dict "$out/corpus/$short" > "$log" 2>&1
   rc=$?
   set -e
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
   found=$(ls "fuzz/crashes/$short" | wc -l)
-  rate=$(grep -o 'exec/s: *[0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || echo '?')
   echo "$short: $runs executions in ${secs}s ($rate exec/s), exit $rc, $found crash files"
-done
+}
+export -f one
+# shellcheck disable=SC2086
+printf '%s\n' $names | xargs -P "$jobs" -I{} bash -c 'one {} '"$secs $out"

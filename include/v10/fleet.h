@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "v10/sim.h"
 
@@ -176,6 +177,8 @@ typedef struct v10_service {
  * *out is malloc'd.
  */
 int v10_services_read(const char *path, v10_service **out, size_t *n, v10_err *err);
+/* The same from an open stream; `path` names it in messages. */
+int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, v10_err *err);
 
 typedef enum v10_placement {
     V10_PLACE_CLUSTER = 0,  /* cluster-pair gains, greedy + pairwise swaps */

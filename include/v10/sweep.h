@@ -50,8 +50,9 @@ typedef struct v10_sweep_point {
     v10_tenant_spec tenants[V10_SWEEP_TENANTS_MAX];
 } v10_sweep_point;
 
-/* Point i's identity only (cheap: no NPU resolution); id has 17 bytes. */
-void v10_sweep_point_id(const v10_sweep *s, size_t i, char *id);
+/* Point i's identity only (cheap: no NPU resolution); id has 17 bytes.
+ * Returns -1 (id empty) if memory ran out. */
+int v10_sweep_point_id(const v10_sweep *s, size_t i, char *id);
 /* Point i's settings as compact JSON (malloc'd), keys in enumeration order. */
 char *v10_sweep_point_text(const v10_sweep *s, size_t i);
 int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_err *err);

@@ -5,6 +5,11 @@
  * Column names containing one '.' ("lat_us.p95") nest one level in JSON
  * ({"lat_us": {"p95": ...}}) and stay flat in CSV and text.  Cells are
  * appended row by row, left to right.  The table owns copies of all strings.
+ *
+ * Allocation failure is sticky, like a stream's error flag: the building
+ * calls never fail loudly; once one could not allocate, the rest do nothing
+ * and v10_tab_status, v10_tab_to_json and v10_tab_write report the failure.
+ * A NULL table (v10_tab_create out of memory) behaves as a failed one.
  */
 #ifndef V10_TABLE_H
 #define V10_TABLE_H
@@ -13,6 +18,8 @@
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
+
+#include "v10/err.h"
 
 typedef enum v10_format {
     V10_FMT_TABLE = 0,
@@ -42,6 +49,9 @@ void v10_tab_real(v10_tab *t, double v);
 void v10_tab_footer(v10_tab *t);
 
 size_t v10_tab_rows(const v10_tab *t);
+
+/* 0, or -1 with err set if building the table ran out of memory. */
+int v10_tab_status(const v10_tab *t, v10_err *err);
 
 /* The rows (footers included) as a JSON array of objects; caller owns it.
  * NULL on allocation failure. */

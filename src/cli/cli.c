@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_fail(const v10_err *err)
@@ -94,6 +95,10 @@ int cli_out_open(cli_out *o, const char *path, v10_err *err)
     int fd = mkstemp(o->tmp);
     if (fd < 0)
         return v10_err_set(err, "%s: cannot create: %s", path, strerror(errno));
+    /* mkstemp makes the file 0600; give it the mode a plain fopen would. */
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
     o->f = fdopen(fd, "w");
     if (!o->f) {
         close(fd);
@@ -126,4 +131,15 @@ void cli_out_abort(cli_out *o)
         fclose(o->f);
     o->f = NULL;
     unlink(o->tmp);
+}
+
+int cli_stdout_done(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    int e = errno;
+    fprintf(stderr, "v10sim: standard output: write failed%s%s\n", e ? ": " : "",
+            e ? strerror(e) : "");
+    return rc == V10_EXIT_OK ? V10_EXIT_FAIL : rc;
 }

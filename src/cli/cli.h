@@ -33,6 +33,11 @@ int cmd_collocate(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 
+/* Called with a command's exit code: if standard output could not be
+ * written (a full disk, a closed pipe), says so and returns V10_EXIT_FAIL
+ * (or rc if that already is a failure); otherwise returns rc. */
+int cli_stdout_done(int rc);
+
 /* Prints "v10sim: <msg>" to stderr and returns V10_EXIT_FAIL. */
 int cli_fail(const v10_err *err);
 

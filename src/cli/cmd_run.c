@@ -184,6 +184,11 @@ int cmd_run(int argc, char **argv)
     v10_trace trace = {0};
     v10_tab *cmp = n_pol > 1 ? v10_tab_create() : NULL;
     cJSON *arr = n_pol > 1 && fmt == V10_FMT_JSON ? cJSON_CreateArray() : NULL;
+    if (n_pol > 1 && (!cmp || (fmt == V10_FMT_JSON && !arr))) {
+        v10_tab_destroy(cmp);
+        cJSON_Delete(arr);
+        return cli_fail(&(v10_err){"out of memory"});
+    }
     if (cmp)
         v10_report_compare_cols(cmp);
     int rc = V10_EXIT_OK;
@@ -197,19 +202,28 @@ int cmd_run(int argc, char **argv)
         }
         if (trace_path) {
             cli_out out;
-            if (cli_out_open(&out, trace_path, &err) ||
-                v10_trace_write(&trace, &cfg, &res, out.f, &err) ||
-                cli_out_commit(&out, &err)) {
-                if (out.f)
-                    cli_out_abort(&out);
+            if (cli_out_open(&out, trace_path, &err))
+                rc = cli_fail(&err);
+            else if (v10_trace_write(&trace, &cfg, &res, out.f, &err)) {
+                cli_out_abort(&out);
+                v10_err_prefix(&err, "%s", trace_path);
+                rc = cli_fail(&err);
+            } else if (cli_out_commit(&out, &err)) {
                 rc = cli_fail(&err);
             }
         }
         if (rc == V10_EXIT_OK) {
             if (!cmp)
-                rc = v10_report_run(&cfg, &res, fmt, stdout) ? V10_EXIT_FAIL : V10_EXIT_OK;
-            else if (arr)
-                cJSON_AddItemToArray(arr, v10_report_run_json(&cfg, &res));
+                rc = v10_report_run(&cfg, &res, fmt, stdout)
+                         ? cli_fail(&(v10_err){"report: out of memory or write failed"})
+                         : V10_EXIT_OK;
+            else if (arr) {
+                cJSON *one = v10_report_run_json(&cfg, &res);
+                if (!one || !cJSON_AddItemToArray(arr, one)) {
+                    cJSON_Delete(one);
+                    rc = cli_fail(&(v10_err){"out of memory"});
+                }
+            }
             else
                 v10_report_compare_row(cmp, &cfg, &res);
         }
@@ -220,19 +234,21 @@ int cmd_run(int argc, char **argv)
             char *s = cJSON_Print(arr);
             if (s)
                 puts(s);
+            else
+                rc = cli_fail(&(v10_err){"out of memory"});
             free(s);
         } else {
             if (fmt == V10_FMT_TABLE)
                 printf("v10sim %s  npu %s  seed %llu  %llu requests/tenant  contention %s\n\n",
                        V10_VERSION, cfg.npu.name, (unsigned long long)cfg.seed,
                        (unsigned long long)cfg.requests, cfg.contention ? "on" : "off");
-            v10_tab_write(cmp, fmt, stdout);
+            if (v10_tab_write(cmp, fmt, stdout))
+                rc = v10_tab_status(cmp, &err) ? cli_fail(&err)
+                                               : cli_fail(&(v10_err){"write failed"});
         }
     }
     cJSON_Delete(arr);
     v10_tab_destroy(cmp);
     v10_trace_fini(&trace);
-    if (fflush(stdout) != 0)
-        return V10_EXIT_FAIL;
-    return rc;
+    return rc; /* main checks that stdout was written (cli_stdout_done) */
 }

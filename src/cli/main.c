@@ -40,15 +40,15 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);
-        return V10_EXIT_OK;
+        return cli_stdout_done(V10_EXIT_OK);
     }
     if (!strcmp(cmd, "--version")) {
         printf("v10sim %s\n", V10_VERSION);
-        return V10_EXIT_OK;
+        return cli_stdout_done(V10_EXIT_OK);
     }
     for (size_t i = 0; i < N_COMMANDS; i++)
         if (!strcmp(cmd, commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+            return cli_stdout_done(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "v10sim: unknown command '%s'\n", cmd);
     usage(stderr);
     return V10_EXIT_USAGE;

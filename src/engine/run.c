@@ -7,6 +7,7 @@
 
 #include "engine/engine.h"
 #include "metrics/metrics.h"
+#include "tenant/horizon.h"
 #include "v10/cost.h"
 
 void v10_policy_params_default(v10_policy_params *p)
@@ -73,6 +74,8 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
             v10_err_prefix(err, "tenant %zu", loaded);
             goto done;
         }
+    if (v10_run_check_horizon(cfg, models, err)) /* too long for the 64-bit clock */
+        goto done;
     if (v10_engine_alloc(&e, cfg, models, policy->state_size, err))
         goto done;
     if (v10_engine_run(&e, cfg, policy, models, err))

@@ -48,6 +48,15 @@ int v10_services_read(const char *path, v10_service **out, size_t *n, v10_err *e
     FILE *f = fopen(path, "r");
     if (!f)
         return v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    int rc = v10_services_parse(f, path, out, n, err);
+    fclose(f);
+    return rc;
+}
+
+int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, v10_err *err)
+{
+    *out = NULL;
+    *n = 0;
     char line[2048];
     size_t cap = 0, lineno = 0;
     int header = 0, rc = -1;
@@ -111,18 +120,19 @@ int v10_services_read(const char *path, v10_service **out, size_t *n, v10_err *e
             }
         snprintf(sv->name, sizeof sv->name, "%s", fld[0]);
         double batch, rate, prio = 1;
-        if (parse_num(fld[2], 0, 1e6, &batch) || batch != floor(batch)) {
-            v10_err_set(err, "%s:%zu: batch: expected an integer in [0, 1000000], got '%s'",
+        if (parse_num(fld[2], 0, 65536, &batch) || batch != floor(batch)) {
+            v10_err_set(err, "%s:%zu: batch: expected an integer in [0, 65536], got '%s'",
                         path, lineno, fld[2]);
             goto done;
         }
-        if (parse_num(fld[3], 0, 1e9, &rate)) {
-            v10_err_set(err, "%s:%zu: rate_rps: expected a number >= 0, got '%s'", path, lineno,
+        if (parse_num(fld[3], 0, 1e9, &rate) || (rate > 0 && rate < 1e-6)) {
+            v10_err_set(err, "%s:%zu: rate_rps: expected 0 (closed loop) or a number in "
+                             "[1e-06, 1e9], got '%s'", path, lineno,
                         fld[3]);
             goto done;
         }
-        if (header == 5 && parse_num(fld[4], 1e-9, 1000, &prio)) {
-            v10_err_set(err, "%s:%zu: priority: expected a number in (0, 1000], got '%s'", path,
+        if (header == 5 && parse_num(fld[4], 1e-3, 1000, &prio)) {
+            v10_err_set(err, "%s:%zu: priority: expected a number in [0.001, 1000], got '%s'", path,
                         lineno, fld[4]);
             goto done;
         }
@@ -154,7 +164,6 @@ int v10_services_read(const char *path, v10_service **out, size_t *n, v10_err *e
     }
     rc = 0;
 done:
-    fclose(f);
     if (rc) {
         free(v);
         *n = 0;

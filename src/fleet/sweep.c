@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/json.h"
 #include "v10/pool.h"
 #include "v10/report.h"
 #include "v10/sweep.h"
@@ -248,8 +249,8 @@ static int check_value(vctx *v, const setting *s, const char *path, const cJSON 
         for (const cJSON *c = j->child; c; c = c->next, t++) {
             char p[160];
             snprintf(p, sizeof p, "%s[%d]", path, t);
-            if (!cJSON_IsNumber(c) || !(c->valuedouble > 0 && c->valuedouble <= 1000))
-                return bad(v, p, "expected a priority in %s", "(0, 1000]");
+            if (!cJSON_IsNumber(c) || !(c->valuedouble >= 1e-3 && c->valuedouble <= 1000))
+                return bad(v, p, "expected a priority in %s", "[0.001, 1000]");
         }
         return 0;
     }
@@ -276,8 +277,13 @@ static int check_value(vctx *v, const setting *s, const char *path, const cJSON 
             return bad(v, path, "give the preset in the 'npu' key, not %s", s->key);
         if (!cJSON_IsNumber(j) && !cJSON_IsString(j) && !cJSON_IsBool(j))
             return bad(v, path, "expected a number, string or boolean for NPU field '%s'", f);
+        unsigned mark = v10_json_mark();
         cJSON *o = npu_object(NULL);
-        cJSON_AddItemToObject(o, f, cJSON_Duplicate(j, 1));
+        v10_json_add(o, f, cJSON_Duplicate(j, 1));
+        if (v10_json_failed_since(mark)) {
+            cJSON_Delete(o);
+            return v10_err_set(v->err, "%s: out of memory", v->origin);
+        }
         char org[256];
         snprintf(org, sizeof org, "%s: %s", v->origin, path);
         v10_npu n;
@@ -413,10 +419,8 @@ static int collect(vctx *v, v10_sweep *s, const cJSON *obj, int is_axis)
         } else {
             /* Wrap the fixed value in a list of one, owned by the tree. */
             cJSON *arr = cJSON_CreateArray();
-            if (!arr)
+            if (!v10_json_push(s->lists, arr) || !v10_json_push(arr, cJSON_Duplicate(c, 1)))
                 return v10_err_set(v->err, "out of memory");
-            cJSON_AddItemToArray(arr, cJSON_Duplicate(c, 1));
-            cJSON_AddItemToArray(s->lists, arr);
             st->values = arr;
         }
         st->n = (size_t)cJSON_GetArraySize(st->values);
@@ -436,7 +440,10 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
 {
     *out = NULL;
     vctx v = {origin, err};
+    unsigned mark = v10_json_mark();
     cJSON *in = cJSON_Parse(text);
+    if (!in && v10_json_failed_since(mark))
+        return v10_err_set(err, "%s: out of memory", origin);
     if (!in) {
         const char *at = cJSON_GetErrorPtr();
         int line = 1;
@@ -491,10 +498,10 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
     if (name)
         cJSON_AddStringToObject(s->root, "name", name->valuestring);
     cJSON *cax = cJSON_Duplicate(axes, 1), *cfx = fixed ? cJSON_Duplicate(fixed, 1) : NULL;
-    cJSON_AddItemToObject(s->root, "axes", cax);
-    if (cfx)
-        cJSON_AddItemToObject(s->root, "fixed", cfx);
-    if (sort_keys(s->root)) {
+    v10_json_add(s->root, "axes", cax);
+    if (fixed)
+        v10_json_add(s->root, "fixed", cfx);
+    if (v10_json_failed_since(mark) || sort_keys(s->root)) {
         v10_err_set(err, "out of memory");
         goto done;
     }
@@ -513,7 +520,7 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
         s->points *= s->set[i].n;
     }
     s->canonical = cJSON_Print(s->root);
-    if (!s->canonical) {
+    if (!s->canonical || v10_json_failed_since(mark)) {
         v10_err_set(err, "out of memory");
         goto done;
     }
@@ -568,22 +575,31 @@ static void point_values(const v10_sweep *s, size_t i, const cJSON **vals)
 /* The point's settings as a JSON object in enumeration order; caller owns. */
 static cJSON *point_json(const v10_sweep *s, const cJSON **vals)
 {
+    unsigned mark = v10_json_mark();
     cJSON *o = cJSON_CreateObject();
     for (size_t k = 0; o && k < s->n_set; k++)
-        cJSON_AddItemToObject(o, s->set[k].key, cJSON_Duplicate(vals[k], 1));
+        v10_json_add(o, s->set[k].key, cJSON_Duplicate(vals[k], 1));
+    if (v10_json_failed_since(mark)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
     return o;
 }
 
-void v10_sweep_point_id(const v10_sweep *s, size_t i, char *id)
+int v10_sweep_point_id(const v10_sweep *s, size_t i, char *id)
 {
     const cJSON *vals[MAX_SETTINGS];
     point_values(s, i, vals);
     cJSON *o = point_json(s, vals);
     char *t = o ? cJSON_PrintUnformatted(o) : NULL;
-    V10_ASSERT(t != NULL); /* out of memory */
+    cJSON_Delete(o);
+    if (!t) {
+        id[0] = 0;
+        return -1;
+    }
     hex16(fnv1a(t), id);
     free(t);
-    cJSON_Delete(o);
+    return 0;
 }
 
 char *v10_sweep_point_text(const v10_sweep *s, size_t i)
@@ -602,7 +618,9 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
     point_values(s, i, vals);
     memset(p, 0, sizeof *p);
     p->index = i;
-    v10_sweep_point_id(s, i, p->id);
+    unsigned mark = v10_json_mark();
+    if (v10_sweep_point_id(s, i, p->id))
+        return v10_err_set(err, "point %zu: out of memory", i);
     v10_run_config *c = &p->cfg;
     v10_run_config_default(c);
     const cJSON *pri = NULL;
@@ -621,7 +639,7 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
             if (!npu)
                 npu = npu_object(NULL);
             cJSON_DeleteItemFromObjectCaseSensitive(npu, s->set[k].key + 4);
-            cJSON_AddItemToObject(npu, s->set[k].key + 4, cJSON_Duplicate(v, 1));
+            v10_json_add(npu, s->set[k].key + 4, cJSON_Duplicate(v, 1));
             break;
         case K_POLICY: snprintf(c->policy, sizeof c->policy, "%s", v->valuestring); break;
         case K_SLICE: c->params.slice_cycles = (uint64_t)v->valuedouble; break;
@@ -639,6 +657,8 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
         for (const cJSON *x = pri->child; x && t < c->n_tenants; x = x->next)
             p->tenants[t++].priority = x->valuedouble;
     }
+    if (rc == 0 && v10_json_failed_since(mark))
+        rc = v10_err_set(err, "point %zu: out of memory", i);
     if (rc == 0 && npu) {
         char org[64];
         snprintf(org, sizeof org, "point %zu npu", i);
@@ -669,6 +689,7 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
     }
     const cJSON *vals[MAX_SETTINGS];
     point_values(s, i, vals);
+    unsigned mark = v10_json_mark();
     cJSON *o = cJSON_CreateObject();
     cJSON *rep = v10_report_run_json(&p->cfg, &r);
     int rc = -1;
@@ -676,12 +697,12 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
         cJSON *perf = cJSON_DetachItemFromObjectCaseSensitive(rep, "perf");
         cJSON_AddNumberToObject(o, "index", (double)i);
         cJSON_AddStringToObject(o, "id", p->id);
-        cJSON_AddItemToObject(o, "point", point_json(s, vals));
-        cJSON_AddItemToObject(o, "result", rep);
+        v10_json_add(o, "point", point_json(s, vals));
+        v10_json_add(o, "result", rep);
         rep = NULL;
-        if (perf)
-            cJSON_AddItemToObject(o, "perf", perf);
-        char *t = cJSON_PrintUnformatted(o);
+        v10_json_add(o, "perf", perf);
+        /* A row that lost a value to a failed allocation is not written. */
+        char *t = v10_json_failed_since(mark) ? NULL : cJSON_PrintUnformatted(o);
         size_t n = t ? strlen(t) : 0;
         char *line = t ? realloc(t, n + 2) : NULL;
         if (line) {
@@ -840,11 +861,14 @@ static int dir_has_files(const char *dir)
     return any;
 }
 
-/* Checks one complete row; returns its index, or -1 if it is not a valid
- * row of this sweep. */
+/* Checks one complete row; returns its index, -1 if it is not a valid row
+ * of this sweep, or -2 if memory ran out (the row may be fine: keep it). */
 static int64_t row_index(const v10_sweep *s, const char *line)
 {
+    unsigned mark = v10_json_mark();
     cJSON *o = cJSON_Parse(line);
+    if (!o && v10_json_failed_since(mark))
+        return -2;
     int64_t idx = -1;
     const cJSON *i = cJSON_GetObjectItemCaseSensitive(o, "index");
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
@@ -852,8 +876,9 @@ static int64_t row_index(const v10_sweep *s, const char *line)
         cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "result")) && i->valuedouble >= 0 &&
         i->valuedouble < (double)s->points && i->valuedouble == floor(i->valuedouble)) {
         char want[17];
-        v10_sweep_point_id(s, (size_t)i->valuedouble, want);
-        if (!strcmp(want, id->valuestring))
+        if (v10_sweep_point_id(s, (size_t)i->valuedouble, want))
+            idx = -2;
+        else if (!strcmp(want, id->valuestring))
             idx = (int64_t)i->valuedouble;
     }
     cJSON_Delete(o);
@@ -886,6 +911,11 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
         }
         *nl = 0;
         int64_t i = row_index(st->s, p);
+        if (i == -2) { /* never drop a row for want of memory */
+            free(keep);
+            free(b);
+            return v10_err_set(err, "%s: out of memory", path);
+        }
         if (i >= 0 && !st->done[i]) {
             st->done[i] = 1;
             st->count++;
@@ -961,12 +991,13 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         v10_err_set(err, "%s: directory is not empty and holds no sweep (no spec.json); "
                     "choose an empty or new --out", dir);
     } else {
+        unsigned mark = v10_json_mark();
         cJSON *rec = cJSON_CreateObject();
         cJSON_AddStringToObject(rec, "spec_hash", s->hash);
         cJSON_AddNumberToObject(rec, "points", (double)s->points);
         cJSON_AddStringToObject(rec, "version", V10_VERSION);
-        cJSON_AddItemToObject(rec, "spec", cJSON_Parse(s->canonical));
-        char *t = cJSON_Print(rec);
+        v10_json_add(rec, "spec", cJSON_Parse(s->canonical));
+        char *t = v10_json_failed_since(mark) ? NULL : cJSON_Print(rec);
         cJSON_Delete(rec);
         if (!t) {
             v10_err_set(err, "out of memory");
@@ -1116,6 +1147,7 @@ static void sb_json_cell(sbuf *b, const cJSON *j)
     } else {
         char *t = cJSON_PrintUnformatted(j);
         sb_cell(b, t ? t : "");
+        b->oom |= !t;
         free(t);
     }
 }
@@ -1156,8 +1188,8 @@ static void cfg_cell(sbuf *b, const cJSON *point, const cJSON *cfg, const char *
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(cfg, "tenants");
     if (!strcmp(key, "mix") || !strcmp(key, "priority")) {
         cJSON *arr = cJSON_CreateArray();
-        for (const cJSON *t = ts ? ts->child : NULL; t; t = t->next)
-            cJSON_AddItemToArray(arr, cJSON_Duplicate(
+        for (const cJSON *t = ts ? ts->child : NULL; arr && t; t = t->next)
+            v10_json_push(arr, cJSON_Duplicate(
                 cJSON_GetObjectItemCaseSensitive(t, key[0] == 'm' ? "model" : "priority"), 1));
         sb_json_cell(b, arr);
         cJSON_Delete(arr);
@@ -1170,117 +1202,179 @@ static void cfg_cell(sbuf *b, const cJSON *point, const cJSON *cfg, const char *
     }
 }
 
-static char *build_csv(const v10_sweep *s, cJSON **rows, size_t n)
+/* The header line of results.csv for rows of up to max_t tenants. */
+static void csv_header(sbuf *b, const v10_sweep *s, size_t max_t)
 {
-    size_t max_t = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t t = (size_t)cJSON_GetArraySize(path_get(path_get(rows[i], "result", NULL),
-                                                       "tenants", NULL));
-        max_t = t > max_t ? t : max_t;
-    }
-    sbuf b = {0};
     char col[128];
-    sb_str(&b, "index,id");
+    sb_str(b, "index,id");
     for (size_t k = 0; k < N_OF(cfg_cols); k++) {
-        sb_str(&b, ",");
-        sb_str(&b, cfg_cols[k]);
+        sb_str(b, ",");
+        sb_str(b, cfg_cols[k]);
         if (!strcmp(cfg_cols[k], "npu"))
             for (size_t j = 0; j < s->n_set; j++)
                 if (s->set[j].k == K_NPU_FIELD) {
-                    sb_str(&b, ",");
-                    sb_cell(&b, s->set[j].key);
+                    sb_str(b, ",");
+                    sb_cell(b, s->set[j].key);
                 }
     }
     for (size_t k = 0; k < N_OF(metric_cols); k++) {
         snprintf(col, sizeof col, ",%s%s%s", metric_cols[k][1] ? metric_cols[k][0] : "",
                  metric_cols[k][1] ? "_" : "",
                  metric_cols[k][1] ? metric_cols[k][1] : metric_cols[k][0]);
-        sb_str(&b, col);
+        sb_str(b, col);
     }
     for (size_t t = 0; t < max_t; t++)
         for (size_t k = 0; k < N_OF(tenant_cols); k++) {
             snprintf(col, sizeof col, ",t%zu_%s%s%s", t, tenant_cols[k][0],
                      tenant_cols[k][1] ? "_" : "", tenant_cols[k][1] ? tenant_cols[k][1] : "");
-            sb_str(&b, col);
+            sb_str(b, col);
         }
-    sb_str(&b, "\n");
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *r = rows[i], *point = path_get(r, "point", NULL);
-        const cJSON *res = path_get(r, "result", NULL), *cfg = path_get(res, "config", NULL);
-        sb_json_cell(&b, path_get(r, "index", NULL));
-        sb_str(&b, ",");
-        sb_json_cell(&b, path_get(r, "id", NULL));
-        for (size_t k = 0; k < N_OF(cfg_cols); k++) {
-            sb_str(&b, ",");
-            cfg_cell(&b, point, cfg, cfg_cols[k]);
-            if (!strcmp(cfg_cols[k], "npu"))
-                for (size_t j = 0; j < s->n_set; j++)
-                    if (s->set[j].k == K_NPU_FIELD) {
-                        sb_str(&b, ",");
-                        sb_json_cell(&b, cJSON_GetObjectItemCaseSensitive(point, s->set[j].key));
-                    }
-        }
-        for (size_t k = 0; k < N_OF(metric_cols); k++) {
-            sb_str(&b, ",");
-            sb_json_cell(&b, path_get(res, metric_cols[k][0], metric_cols[k][1]));
-        }
-        const cJSON *ts = path_get(res, "tenants", NULL);
-        for (size_t t = 0; t < max_t; t++) {
-            const cJSON *tj = cJSON_GetArrayItem(ts, (int)t);
-            for (size_t k = 0; k < N_OF(tenant_cols); k++) {
-                sb_str(&b, ",");
-                if (tj)
-                    sb_json_cell(&b, path_get(tj, tenant_cols[k][0], tenant_cols[k][1]));
-            }
-        }
-        sb_str(&b, "\n");
-    }
-    if (b.oom) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
+    sb_str(b, "\n");
 }
 
+/* One row of results.csv from one parsed results.jsonl row. */
+static void csv_row(sbuf *b, const v10_sweep *s, const cJSON *r, size_t max_t)
+{
+    const cJSON *point = path_get(r, "point", NULL);
+    const cJSON *res = path_get(r, "result", NULL), *cfg = path_get(res, "config", NULL);
+    sb_json_cell(b, path_get(r, "index", NULL));
+    sb_str(b, ",");
+    sb_json_cell(b, path_get(r, "id", NULL));
+    for (size_t k = 0; k < N_OF(cfg_cols); k++) {
+        sb_str(b, ",");
+        cfg_cell(b, point, cfg, cfg_cols[k]);
+        if (!strcmp(cfg_cols[k], "npu"))
+            for (size_t j = 0; j < s->n_set; j++)
+                if (s->set[j].k == K_NPU_FIELD) {
+                    sb_str(b, ",");
+                    sb_json_cell(b, cJSON_GetObjectItemCaseSensitive(point, s->set[j].key));
+                }
+    }
+    for (size_t k = 0; k < N_OF(metric_cols); k++) {
+        sb_str(b, ",");
+        sb_json_cell(b, path_get(res, metric_cols[k][0], metric_cols[k][1]));
+    }
+    const cJSON *ts = path_get(res, "tenants", NULL);
+    for (size_t t = 0; t < max_t; t++) {
+        const cJSON *tj = cJSON_GetArrayItem(ts, (int)t);
+        for (size_t k = 0; k < N_OF(tenant_cols); k++) {
+            sb_str(b, ",");
+            if (tj)
+                sb_json_cell(b, path_get(tj, tenant_cols[k][0], tenant_cols[k][1]));
+        }
+    }
+    sb_str(b, "\n");
+}
+
+/* Reads the results.jsonl line at `at` (or the next one if at < 0) and
+ * parses it; *o is NULL at the end of the file.  -1 with err set on a read
+ * error, an invalid row or out of memory. */
+static int read_row(FILE *in, const char *path, off_t at, char **line, size_t *cap,
+                    const v10_sweep *s, cJSON **o, size_t *index, v10_err *err)
+{
+    *o = NULL;
+    if (at >= 0 && fseeko(in, at, SEEK_SET))
+        return v10_err_set(err, "%s: %s", path, strerror(errno));
+    errno = 0;
+    ssize_t n = getline(line, cap, in);
+    if (n < 0)
+        return ferror(in) || errno == ENOMEM ? v10_err_set(err, "%s: %s", path,
+                                                           errno ? strerror(errno) : "read error")
+                                             : 0;
+    unsigned mark = v10_json_mark();
+    *o = cJSON_Parse(*line);
+    const cJSON *i = cJSON_GetObjectItemCaseSensitive(*o, "index");
+    if (!*o && v10_json_failed_since(mark))
+        return v10_err_set(err, "%s: out of memory", path);
+    if (!cJSON_IsNumber(i) || i->valuedouble < 0 || i->valuedouble >= (double)s->points) {
+        cJSON_Delete(*o);
+        *o = NULL;
+        return v10_err_set(err, "%s: invalid row", path);
+    }
+    *index = (size_t)i->valuedouble;
+    return 0;
+}
+
+/*
+ * Writes results.csv, one row per point in index order, streaming: a first
+ * pass over results.jsonl notes where each point's first row starts (and
+ * the most tenants in a row), a second reads the rows back in index order,
+ * one at a time, into DIR/results.csv.tmp, which is fsync'ed and renamed.
+ * Memory: one offset per point and one row.
+ */
 int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
 {
     const v10_sweep *s = st->s;
     if (st->count < s->points)
         return 0;
-    char path[4200];
+    char path[4200], tmp[4210], dst[4200];
     join(path, sizeof path, st->dir, "results.jsonl");
-    size_t len;
-    char *b = slurp(path, &len);
-    if (!b)
+    join(dst, sizeof dst, st->dir, "results.csv");
+    snprintf(tmp, sizeof tmp, "%s.tmp", dst);
+    FILE *in = fopen(path, "r"), *out = NULL;
+    if (!in)
         return v10_err_set(err, "%s: %s", path, strerror(errno));
-    cJSON **rows = calloc(s->points, sizeof *rows);
-    int rc = rows ? 0 : v10_err_set(err, "out of memory");
-    for (char *p = b, *nl; rc == 0 && (nl = strchr(p, '\n')); p = nl + 1) {
-        *nl = 0;
-        cJSON *o = cJSON_Parse(p);
-        const cJSON *i = cJSON_GetObjectItemCaseSensitive(o, "index");
-        if (!cJSON_IsNumber(i) || i->valuedouble < 0 || i->valuedouble >= (double)s->points) {
-            cJSON_Delete(o);
-            rc = v10_err_set(err, "%s: invalid row", path);
-        } else if (rows[(size_t)i->valuedouble]) {
-            cJSON_Delete(o); /* a duplicate: keep the first */
-        } else {
-            rows[(size_t)i->valuedouble] = o;
-        }
+    off_t *at = malloc(s->points * sizeof *at);
+    char *line = NULL;
+    size_t cap = 0, max_t = 0, idx;
+    sbuf b = {0};
+    cJSON *o;
+    int rc = at ? 0 : v10_err_set(err, "out of memory");
+    for (size_t i = 0; rc == 0 && i < s->points; i++)
+        at[i] = -1;
+    while (rc == 0) {
+        off_t pos = ftello(in);
+        if ((rc = read_row(in, path, -1, &line, &cap, s, &o, &idx, err)) || !o)
+            break;
+        size_t t = (size_t)cJSON_GetArraySize(path_get(path_get(o, "result", NULL), "tenants",
+                                                       NULL));
+        max_t = t > max_t ? t : max_t;
+        if (at[idx] < 0) /* a duplicate: keep the first */
+            at[idx] = pos;
+        cJSON_Delete(o);
     }
     for (size_t i = 0; rc == 0 && i < s->points; i++)
-        if (!rows[i])
+        if (at[i] < 0)
             rc = v10_err_set(err, "%s: point %zu is missing", path, i);
-    char *csv = rc == 0 ? build_csv(s, rows, s->points) : NULL;
-    if (rc == 0 && !csv)
-        rc = v10_err_set(err, "out of memory");
+    if (rc == 0) {
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        out = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!out) {
+            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+        }
+    }
     if (rc == 0)
-        rc = write_atomic(st->dir, "results.csv", csv, strlen(csv), err);
-    free(csv);
-    for (size_t i = 0; rows && i < s->points; i++)
-        cJSON_Delete(rows[i]);
-    free(rows);
-    free(b);
+        csv_header(&b, s, max_t);
+    for (size_t i = 0; rc == 0 && i < s->points; i++) {
+        if ((rc = read_row(in, path, at[i], &line, &cap, s, &o, &idx, err)))
+            break;
+        unsigned mark = v10_json_mark();
+        csv_row(&b, s, o, max_t);
+        cJSON_Delete(o);
+        if (b.oom || v10_json_failed_since(mark))
+            rc = v10_err_set(err, "%s: out of memory", dst);
+        else if (fwrite(b.p, 1, b.n, out) != b.n)
+            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
+        b.n = 0;
+    }
+    if (out) {
+        if (rc == 0 && (fflush(out) || fsync(fileno(out))))
+            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
+        if (fclose(out) && rc == 0)
+            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
+        if (rc == 0 && rename(tmp, dst))
+            rc = v10_err_set(err, "%s: %s", dst, strerror(errno));
+        if (rc)
+            unlink(tmp);
+        else if (fsync_dir(st->dir))
+            rc = v10_err_set(err, "%s: %s", st->dir, strerror(errno));
+    }
+    free(b.p);
+    free(line);
+    free(at);
+    fclose(in);
     return rc;
 }
 

@@ -148,8 +148,12 @@ int v10_model_conv(v10_model *m, const char *name, uint64_t batch, uint64_t h,
         return -1;
     /* The lowered GEMM reads the input once per pixel, not im2col's K-fold copy. */
     v10_op *op = &m->ops[m->n_ops - 1];
-    uint64_t wts = kh * kw * c * filters * BYTES_PER_ELEM, out = M * filters * BYTES_PER_ELEM;
-    op->hbm_bytes = in + wts + out;
+    uint64_t wts, out, sum;
+    if (MUL(&wts, K, filters, BYTES_PER_ELEM) || MUL(&out, M, filters, BYTES_PER_ELEM) ||
+        v10_add_u64(in, wts, &sum) || v10_add_u64(sum, out, &op->hbm_bytes)) {
+        m->n_ops--; /* take the half-built operator back */
+        return overflow(m, name, err);
+    }
     op->vmem_bytes = in < wts ? in : wts;
     op->restream_bytes = in < wts ? wts : in;
     return 0;
@@ -169,7 +173,9 @@ int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
     if (fusible && prev && prev->fusible && prev->kind == V10_OP_VECTOR && prev->elems == elems) {
         /* Fuse: the chained input stays in vector memory; extra inputs and
          * the per-element work add up; the output replaces the previous one. */
-        uint64_t extra = in_tensors ? (in_tensors - 1) * elems * BYTES_PER_ELEM : 0;
+        uint64_t extra = 0;
+        if (in_tensors && MUL(&extra, in_tensors - 1, elems, BYTES_PER_ELEM))
+            return overflow(m, name, err);
         if (v10_add_u64(prev->ops_per_elem, ops_per_elem, &prev->ops_per_elem) ||
             v10_add_u64(prev->hbm_bytes, extra, &prev->hbm_bytes))
             return overflow(m, name, err);

@@ -66,8 +66,16 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+/* An empty model named after the file's base name. */
+static void init_named(v10_model *m, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    v10_model_init(m, base ? base + 1 : path, 1);
+}
+
 int v10_trace_csv_read(const char *path, const v10_npu *npu, v10_model *out, v10_err *err)
 {
+    init_named(out, path); /* the caller's v10_model_fini is safe on every path */
     FILE *f = fopen(path, "r");
     if (!f)
         return v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
@@ -79,8 +87,7 @@ int v10_trace_csv_read(const char *path, const v10_npu *npu, v10_model *out, v10
 int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model *out,
                         v10_err *err)
 {
-    const char *base = strrchr(path, '/');
-    v10_model_init(out, base ? base + 1 : path, 1);
+    init_named(out, path);
     int col[C_N];
     for (int i = 0; i < C_N; i++)
         col[i] = -1;

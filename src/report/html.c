@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "util/json.h"
 #include "v10/svg.h"
 
 void v10_html_begin(FILE *f, const char *title)
@@ -90,6 +91,7 @@ static void cell(FILE *f, const cJSON *v, const char *tag)
 
 int v10_html_table(FILE *f, const v10_tab *t)
 {
+    unsigned mark = v10_json_mark();
     cJSON *rows = v10_tab_to_json(t);
     if (!rows)
         return -1;
@@ -112,7 +114,7 @@ int v10_html_table(FILE *f, const v10_tab *t)
     }
     fputs("</table>\n", f);
     cJSON_Delete(rows);
-    return 0;
+    return v10_json_failed_since(mark) ? -1 : 0; /* a cell could not be printed */
 }
 
 void v10_html_end(FILE *f)

@@ -6,16 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json.h"
 #include "v10/report.h"
 
 static cJSON *num_or_null(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
 
-static void add_num(cJSON *o, const char *k, double v) { cJSON_AddItemToObject(o, k, num_or_null(v)); }
+static void add_num(cJSON *o, const char *k, double v) { v10_json_add(o, k, num_or_null(v)); }
 
 static cJSON *config_json(const v10_run_config *cfg)
 {
     cJSON *c = cJSON_CreateObject();
-    cJSON_AddItemToObject(c, "npu", v10_npu_to_json(&cfg->npu));
+    v10_json_add(c, "npu", v10_npu_to_json(&cfg->npu));
     cJSON_AddStringToObject(c, "policy", cfg->policy);
     cJSON *p = cJSON_AddObjectToObject(c, "params");
     add_num(p, "slice_cycles", (double)(cfg->params.slice_cycles ? cfg->params.slice_cycles
@@ -32,7 +33,7 @@ static cJSON *config_json(const v10_run_config *cfg)
         add_num(t, "rate_rps", s->rate_rps);
         add_num(t, "outstanding", s->outstanding);
         add_num(t, "slo_us", s->slo_us);
-        cJSON_AddItemToArray(ts, t);
+        v10_json_push(ts, t);
     }
     add_num(c, "requests", (double)cfg->requests);
     add_num(c, "warmup", (double)cfg->warmup);
@@ -43,11 +44,12 @@ static cJSON *config_json(const v10_run_config *cfg)
 
 cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
 {
+    unsigned mark = v10_json_mark();
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
     cJSON_AddStringToObject(o, "version", V10_VERSION);
-    cJSON_AddItemToObject(o, "config", config_json(cfg));
+    v10_json_add(o, "config", config_json(cfg));
     add_num(o, "seed", (double)cfg->seed);
     cJSON_AddStringToObject(o, "policy", cfg->policy);
     add_num(o, "window_cycles", (double)(r->window_end - r->window_start));
@@ -94,7 +96,7 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
             cJSON_AddNullToObject(j, "slo_attainment");
         add_num(j, "preemptions", (double)t->preemptions);
         add_num(j, "active_cycles", (double)t->active_cycles);
-        cJSON_AddItemToArray(ts, j);
+        v10_json_push(ts, j);
     }
     cJSON *fs = cJSON_AddArrayToObject(o, "fus");
     int idx[V10_FU_TYPES] = {0, 0};
@@ -108,11 +110,15 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
         add_num(j, "speed", f->speed);
         add_num(j, "exec_cycles", (double)f->exec_cycles);
         add_num(j, "switch_cycles", (double)f->switch_cycles);
-        cJSON_AddItemToArray(fs, j);
+        v10_json_push(fs, j);
     }
     cJSON *p = cJSON_AddObjectToObject(o, "perf");
     add_num(p, "events", (double)r->events);
     add_num(p, "wall_seconds", r->wall_seconds);
+    if (v10_json_failed_since(mark)) { /* never a document with holes */
+        cJSON_Delete(o);
+        return NULL;
+    }
     return o;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json.h"
 #include "v10/err.h"
 
 typedef struct col {
@@ -31,31 +32,35 @@ struct v10_tab {
     size_t n_cells, cap_cells;
     unsigned char *footer; /* per row */
     size_t n_rows, cap_rows;
+    int oom;               /* an allocation failed: every later call is a no-op */
 };
 
-static void *xrealloc(void *p, size_t n)
+/* Grows *p to n bytes; on failure leaves *p alone, marks the table failed
+ * (sticky, like a stream's error flag) and returns -1. */
+static int grow(v10_tab *t, void *p, size_t n)
 {
-    void *q = realloc(p, n ? n : 1);
+    void *q = realloc(*(void **)p, n ? n : 1);
     if (!q) {
-        fprintf(stderr, "v10sim: out of memory\n");
-        exit(3);
+        t->oom = 1;
+        return -1;
     }
-    return q;
+    *(void **)p = q;
+    return 0;
 }
 
-static char *xstrdup(const char *s)
+static char *dup_str(v10_tab *t, const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *d = xrealloc(NULL, n);
+    char *d = NULL;
+    if (grow(t, &d, n))
+        return NULL;
     memcpy(d, s, n);
     return d;
 }
 
 v10_tab *v10_tab_create(void)
 {
-    v10_tab *t = xrealloc(NULL, sizeof *t);
-    memset(t, 0, sizeof *t);
-    return t;
+    return calloc(1, sizeof(v10_tab));
 }
 
 void v10_tab_destroy(v10_tab *t)
@@ -72,47 +77,91 @@ void v10_tab_destroy(v10_tab *t)
     free(t);
 }
 
+int v10_tab_status(const v10_tab *t, v10_err *err)
+{
+    if (!t || t->oom)
+        return v10_err_set(err, "out of memory building a result table");
+    return 0;
+}
+
 void v10_tab_col(v10_tab *t, const char *name, v10_col_kind kind, int digits)
 {
+    if (!t || t->oom)
+        return;
     V10_ASSERT(t->n_rows == 0);
-    t->cols = xrealloc(t->cols, (t->n_cols + 1) * sizeof *t->cols);
-    t->cols[t->n_cols++] = (col){xstrdup(name), kind, digits};
+    char *d = dup_str(t, name);
+    if (!d || grow(t, &t->cols, (t->n_cols + 1) * sizeof *t->cols)) {
+        free(d);
+        return;
+    }
+    t->cols[t->n_cols++] = (col){d, kind, digits};
 }
 
 void v10_tab_row(v10_tab *t)
 {
+    if (!t || t->oom)
+        return;
     V10_ASSERT(t->n_cells == t->n_rows * t->n_cols);
     if (t->n_rows == t->cap_rows) {
-        t->cap_rows = t->cap_rows ? 2 * t->cap_rows : 16;
-        t->footer = xrealloc(t->footer, t->cap_rows);
+        size_t cap = t->cap_rows ? 2 * t->cap_rows : 16;
+        if (grow(t, &t->footer, cap))
+            return;
+        t->cap_rows = cap;
     }
     t->footer[t->n_rows++] = 0;
 }
 
 void v10_tab_footer(v10_tab *t)
 {
+    if (!t || t->oom)
+        return;
     V10_ASSERT(t->n_rows > 0);
     t->footer[t->n_rows - 1] = 1;
 }
 
+/* The next cell of the current row, or NULL once the table has failed. */
 static cell *next_cell(v10_tab *t, v10_col_kind kind)
 {
+    if (!t || t->oom)
+        return NULL;
     V10_ASSERT(t->n_rows > 0 && t->n_cells < t->n_rows * t->n_cols);
     V10_ASSERT(t->cols[t->n_cells % t->n_cols].kind == kind);
     if (t->n_cells == t->cap_cells) {
-        t->cap_cells = t->cap_cells ? 2 * t->cap_cells : 64;
-        t->cells = xrealloc(t->cells, t->cap_cells * sizeof *t->cells);
+        size_t cap = t->cap_cells ? 2 * t->cap_cells : 64;
+        if (grow(t, &t->cells, cap * sizeof *t->cells))
+            return NULL;
+        t->cap_cells = cap;
     }
     cell *c = &t->cells[t->n_cells++];
     memset(c, 0, sizeof *c);
     return c;
 }
 
-void v10_tab_str(v10_tab *t, const char *s) { next_cell(t, V10_COL_STR)->s = xstrdup(s); }
-void v10_tab_int(v10_tab *t, int64_t v) { next_cell(t, V10_COL_INT)->i = v; }
-void v10_tab_real(v10_tab *t, double v) { next_cell(t, V10_COL_REAL)->r = v; }
+void v10_tab_str(v10_tab *t, const char *s)
+{
+    char *d = t && !t->oom ? dup_str(t, s) : NULL;
+    cell *c = d ? next_cell(t, V10_COL_STR) : NULL;
+    if (c)
+        c->s = d;
+    else
+        free(d);
+}
 
-size_t v10_tab_rows(const v10_tab *t) { return t->n_rows; }
+void v10_tab_int(v10_tab *t, int64_t v)
+{
+    cell *c = next_cell(t, V10_COL_INT);
+    if (c)
+        c->i = v;
+}
+
+void v10_tab_real(v10_tab *t, double v)
+{
+    cell *c = next_cell(t, V10_COL_REAL);
+    if (c)
+        c->r = v;
+}
+
+size_t v10_tab_rows(const v10_tab *t) { return t ? t->n_rows : 0; }
 
 /* Formats one cell as text into buf. */
 static void fmt_cell(const col *c, const cell *v, char *buf, size_t n)
@@ -237,21 +286,20 @@ static cJSON *cell_json(const col *c, const cell *v)
 
 cJSON *v10_tab_to_json(const v10_tab *t)
 {
-    cJSON *arr = cJSON_CreateArray();
-    if (!arr)
+    if (v10_tab_status(t, NULL))
         return NULL;
-    for (size_t i = 0; i < t->n_rows; i++) {
+    unsigned mark = v10_json_mark();
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; arr && i < t->n_rows; i++) {
         cJSON *obj = cJSON_CreateObject();
-        if (!obj || !cJSON_AddItemToArray(arr, obj))
-            goto oom;
+        if (!v10_json_push(arr, obj))
+            break;
         for (size_t j = 0; j < t->n_cols; j++) {
             const col *c = &t->cols[j];
             cJSON *v = cell_json(c, &t->cells[i * t->n_cols + j]);
-            if (!v)
-                goto oom;
             const char *dot = strchr(c->name, '.');
             if (!dot) {
-                cJSON_AddItemToObject(obj, c->name, v);
+                v10_json_add(obj, c->name, v);
                 continue;
             }
             char head[128];
@@ -263,23 +311,23 @@ cJSON *v10_tab_to_json(const v10_tab *t)
             cJSON *sub = cJSON_GetObjectItemCaseSensitive(obj, head);
             if (!sub) {
                 sub = cJSON_CreateObject();
-                if (!sub) {
-                    cJSON_Delete(v);
-                    goto oom;
-                }
-                cJSON_AddItemToObject(obj, head, sub);
+                if (!v10_json_add(obj, head, sub))
+                    sub = NULL;
             }
-            cJSON_AddItemToObject(sub, dot + 1, v);
+            v10_json_add(sub, dot + 1, v);
         }
     }
+    if (v10_json_failed_since(mark)) {
+        cJSON_Delete(arr);
+        return NULL;
+    }
     return arr;
-oom:
-    cJSON_Delete(arr);
-    return NULL;
 }
 
 int v10_tab_write(const v10_tab *t, v10_format fmt, FILE *f)
 {
+    if (v10_tab_status(t, NULL))
+        return -1;
     switch (fmt) {
     case V10_FMT_TABLE:
         return write_text(t, f);

@@ -1,0 +1,29 @@
+/*
+ * json.h — noticing allocation failure inside cJSON.  cJSON's builders fail
+ * quietly (cJSON_AddNumberToObject returns NULL, cJSON_Parse returns NULL as
+ * for bad syntax), so a half-built document could be written as if whole.
+ * v10 routes cJSON's allocations through a hook that counts failures per
+ * thread; a writer takes a mark before building and checks it after.
+ *
+ *   unsigned m = v10_json_mark();
+ *   ... build with cJSON ...
+ *   if (v10_json_failed_since(m)) -> out of memory, discard the document
+ *
+ * The hook (installed on the first mark, process-wide, since cJSON's hooks
+ * are global) calls malloc and free, so it changes nothing else.
+ */
+#ifndef V10_UTIL_JSON_H
+#define V10_UTIL_JSON_H
+
+#include <cjson/cJSON.h>
+
+unsigned v10_json_mark(void);
+int v10_json_failed_since(unsigned mark);
+
+/* cJSON_AddItemToObject / cJSON_AddItemToArray that delete `item` (and
+ * count a failure) when it cannot be added, instead of leaking it; a NULL
+ * item or container counts as a failure.  Return 1 if added, like cJSON. */
+cJSON_bool v10_json_add(cJSON *obj, const char *key, cJSON *item);
+cJSON_bool v10_json_push(cJSON *arr, cJSON *item);
+
+#endif
