@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tenant/horizon.h"
 #include "v10/cost.h"
 
 /* ---- indexed event heap ------------------------------------------------ */
@@ -368,8 +369,14 @@ static int grow_pending(v10_engine *e, tenant *t)
 static void issue(v10_engine *e, int ti)
 {
     tenant *t = &e->tenants[ti];
-    if (t->issued - t->cur_req == t->pend_cap && grow_pending(e, t))
-        return;
+    if (t->issued - t->cur_req == t->pend_cap) {
+        if (t->pend_cap >= V10_MAX_BACKLOG) {
+            e->backlog = ti + 1;
+            return;
+        }
+        if (grow_pending(e, t))
+            return;
+    }
     t->pend[t->issued++ & (t->pend_cap - 1)] = e->now;
     if (t->state == T_IDLE) {
         V10_ASSERT(t->cur_req == t->issued - 1);
@@ -581,6 +588,22 @@ static void dispatch(v10_engine *e)
     }
 }
 
+/* The run outlasted the stall guard: names the tenants still short. */
+static int stalled(const v10_engine *e, v10_err *err)
+{
+    int i = 0;
+    while (i < e->n_tenants && e->tenants[i].completed >= e->tenants[i].n_requests)
+        i++;
+    V10_ASSERT(i < e->n_tenants);
+    const tenant *t = &e->tenants[i];
+    return v10_err_set(err, "policy %s: tenant %d (%s) completed %llu of %llu requests by cycle "
+                            "%llu, %.0fx the run's estimated length; it is starved (or the "
+                            "NPU is overloaded), so the run cannot finish",
+                       e->policy->name, i, e->cfg->tenants[i].model,
+                       (unsigned long long)t->completed, (unsigned long long)t->n_requests,
+                       (unsigned long long)e->now, V10_STALL_FACTOR);
+}
+
 /* ---- invariants (--check) -------------------------------------------------------- */
 
 static void check_fail(const v10_engine *e, const char *what)
@@ -772,6 +795,15 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     }
     if (policy->init && policy->init(e, e->pstate, err))
         return -1;
+    /* The stall guard (tenant/horizon.h): the estimate, stretched by how
+     * small a share the least-favoured tenant may get. */
+    double psum = 0, pmin = INFINITY;
+    for (int i = 0; i < nt; i++) {
+        psum += e->tenants[i].priority;
+        pmin = fmin(pmin, e->tenants[i].priority);
+    }
+    double stall = V10_STALL_FACTOR * (1 + psum / pmin) * v10_run_estimate_cycles(cfg, models);
+    e->stall_cycle = stall < 0x1p62 ? (uint64_t)stall + 1000000 : 1ull << 62;
     if (cfg->warmup == 0) {
         snapshot(e, &e->win[0]);
         e->window_started = 1;
@@ -809,11 +841,18 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (e->oom)
             return v10_err_set(err, "out of memory growing a request log at cycle %llu",
                                (unsigned long long)e->now);
+        if (e->backlog)
+            return v10_err_set(err, "tenant %d (%s): more than %d requests waiting at cycle "
+                                    "%llu; its arrival rate exceeds what it is served, so "
+                                    "the queue grows without bound (lower its rate)",
+                               e->backlog - 1, cfg->tenants[e->backlog - 1].model,
+                               V10_MAX_BACKLOG, (unsigned long long)e->now);
+        if (e->now > e->stall_cycle)
+            return stalled(e, err);
     }
     snapshot(e, &e->win[1]);
-    /* Operators still running (tenants past their count keep the load up)
-     * are traced up to the end; switches still running end, so that their
-     * cycles are counted. */
+    /* Operators and switches still running (tenants past their count keep
+     * the load up) are counted and traced up to the end. */
     e->end_cycle = e->now;
     for (int f = 0; f < e->n_fus; f++) {
         fu *u = &e->fus[f];
@@ -827,7 +866,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
             t->req_done_work += done;
             trace_push(e, V10_TR_OP, u->seg_start, e->now, f, u->tenant, (uint32_t)t->op);
         } else if (u->state == FU_SWITCH) {
-            u->switch_cycles += e->heap->time[f] - e->now;
+            trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
         }
     }
     if (cfg->check)

@@ -16,6 +16,9 @@
 typedef struct v10_engine v10_engine;
 
 #define V10_MAX_TENANTS 64
+/* Requests one tenant may have waiting (an open-loop tenant arriving faster
+ * than it is served); past this the run fails (32 MiB of arrival times). */
+#define V10_MAX_BACKLOG (1 << 22)
 #define V10_MAX_FUS 192
 
 /* Cumulative counters at one instant; the window is the difference of two. */
@@ -127,6 +130,8 @@ struct v10_engine {
     uint64_t *work_pool, *bytes_pool;
     int rates_dirty;
     int oom;                    /* a request log could not grow */
+    int backlog;                /* 1 + tenant whose queue passed V10_MAX_BACKLOG */
+    uint64_t stall_cycle;       /* the run fails past this (tenant/horizon.h) */
     int n_done;                 /* tenants whose requests all completed */
 };
 

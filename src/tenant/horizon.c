@@ -6,7 +6,7 @@
 
 #include "v10/cost.h"
 
-int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models, v10_err *err)
+double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *models)
 {
     const v10_npu *npu = &cfg->npu;
     double hz = npu->clock_mhz * 1e6, work = 0, span = 0;
@@ -29,7 +29,12 @@ int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models, v1
         slice = pmt_slice;
     if (slice < 1)
         slice = 1;
-    double est = (4 * span + 4 * work) * (1 + sw / slice);
+    return (4 * span + 4 * work) * (1 + sw / slice);
+}
+
+int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models, v10_err *err)
+{
+    double hz = cfg->npu.clock_mhz * 1e6, est = v10_run_estimate_cycles(cfg, models);
     if (!(est <= (double)V10_HORIZON_MAX_CYCLES))
         return v10_err_set(err, "run too long: about %.3g cycles estimated (%.3g s simulated), "
                                 "over the limit of 2^60 cycles; use fewer requests, shorter "

@@ -112,9 +112,17 @@ static void random_configs(void **state)
         v10_run_result r;
         v10_err err;
         if (v10_run(&cfg, &r, &err)) {
-            /* The one documented refusal: spatial sharing cannot split an
-             * FU among more tenants than it can partition. */
-            if (strcmp(cfg.policy, "spatial") || !strstr(err.msg, "spatial"))
+            /* The documented refusals (docs/limits.md): spatial sharing
+             * cannot split an FU among more tenants than it can partition;
+             * an open-loop tenant offered more than it is served starves
+             * others or grows its queue without bound. */
+            int open_loop = 0;
+            for (size_t i = 0; i < cfg.n_tenants; i++)
+                open_loop |= ts[i].rate_rps > 0;
+            int ok = (!strcmp(cfg.policy, "spatial") && strstr(err.msg, "spatial")) ||
+                     (open_loop && (strstr(err.msg, "starved") ||
+                                    strstr(err.msg, "without bound")));
+            if (!ok)
                 fail_msg("config %d (%s): %s", k, desc, err.msg);
             refused++;
             continue;
@@ -137,9 +145,15 @@ static void random_configs(void **state)
         CHECK(r.jain >= 0 && r.jain <= 1 + eps);
         for (size_t i = 0; i < r.n_tenants; i++) {
             const v10_tenant_result *t = &r.tenants[i];
-            CHECK(t->completed == cfg.requests); /* every request finishes once */
+            CHECK(t->completed >= cfg.requests); /* each reaches its count; some keep going */
             CHECK(t->alone_cycles > 0);
             CHECK(t->np >= 0 && isfinite(t->np));
+            /* No request completed inside the window (a window shorter
+             * than a PMT slice, say): latency is undefined, NaN. */
+            if (isnan(t->lat_avg_us)) {
+                CHECK(isnan(t->lat_p50_us) && isnan(t->lat_p95_us) && isnan(t->lat_p99_us));
+                continue;
+            }
             CHECK(t->lat_p50_us <= t->lat_p95_us + eps && t->lat_p95_us <= t->lat_p99_us + eps);
             CHECK(t->lat_avg_us > 0);
         }
@@ -149,7 +163,7 @@ static void random_configs(void **state)
             CHECK(r.preemptions == 0);
         v10_run_result_fini(&r);
     }
-    print_message("%d random configurations, %d refused by spatial\n", runs, refused);
+    print_message("%d random configurations, %d refused (spatial, overload)\n", runs, refused);
     assert_true(refused < runs / 4);
 }
 
