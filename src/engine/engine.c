@@ -387,20 +387,12 @@ static void issue(v10_engine *e, int ti)
     notify(e, V10_EV_ARRIVAL, ti);
 }
 
-/* Records a latency measured in the window (amortized O(1)). */
-static void log_latency(v10_engine *e, tenant *t, uint64_t cycles)
+/* Records a latency measured in the window. */
+static void log_latency(v10_engine *e, tenant *t, int ti, uint64_t cycles)
 {
-    if (t->n_lat == t->cap_lat) {
-        uint64_t cap = t->cap_lat * 2;
-        uint64_t *l = realloc(t->lat, cap * sizeof *l);
-        if (!l) {
-            e->oom = 1;
-            return;
-        }
-        t->lat = l;
-        t->cap_lat = cap;
-    }
-    t->lat[t->n_lat++] = cycles;
+    v10_hist_add(&t->lat, cycles);
+    double slo = e->cfg->tenants[ti].slo_us;
+    t->slo_ok += slo > 0 && v10_npu_cycles_to_us(e->npu, (double)cycles) <= slo;
 }
 
 /* ---- measurement window ------------------------------------------------------ */
@@ -525,7 +517,7 @@ static void fu_event(v10_engine *e, int f)
     t->op = 0;
     t->req_done_work = 0;
     if (e->window_started)
-        log_latency(e, t, e->now - arrived);
+        log_latency(e, t, ti, e->now - arrived);
     trace_push(e, V10_TR_REQUEST, arrived, e->now, -1, ti, (uint32_t)r);
     if (t->completed == t->n_requests) {
         t->finish_cycle = e->now;
@@ -787,10 +779,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         t->pend_cap = 16;
         while (t->pend_cap < t->outstanding)
             t->pend_cap *= 2;
-        t->cap_lat = cfg->requests < 1024 ? 1024 : cfg->requests;
         t->pend = malloc(t->pend_cap * sizeof *t->pend);
-        t->lat = malloc(t->cap_lat * sizeof *t->lat);
-        if (!t->pend || !t->lat)
+        if (!t->pend || v10_hist_init(&t->lat))
             return v10_err_set(err, "out of memory for tenant %d's request log", i);
     }
     if (policy->init && policy->init(e, e->pstate, err))
@@ -933,7 +923,7 @@ void v10_engine_free(v10_engine *e)
     }
     for (int i = 0; e->tenants && i < e->n_tenants; i++) {
         free(e->tenants[i].pend);
-        free(e->tenants[i].lat);
+        v10_hist_fini(&e->tenants[i].lat);
     }
     free(e->heap);
     free(e->tenants);

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "metrics/hist.h"
 #include "v10/sim.h"
 
 typedef struct v10_engine v10_engine;
@@ -56,8 +57,8 @@ typedef struct tenant {
     uint64_t n_requests;        /* completions this tenant must reach */
     uint64_t *pend;             /* ring: arrival cycle of each pending request */
     uint64_t pend_cap;          /* power of two */
-    uint64_t *lat;              /* latencies (cycles) of requests completed in the window */
-    uint64_t n_lat, cap_lat;
+    v10_hist lat;               /* latencies (cycles) of requests completed in the window */
+    uint64_t slo_ok;            /* of those, within the tenant's SLO */
     uint64_t issued, completed, cur_req;
     uint64_t last_done;         /* completion cycle of the latest request */
     size_t op;                  /* current operator of the current request */

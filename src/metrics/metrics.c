@@ -18,21 +18,6 @@
 
 #include "v10/cost.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double v10_percentile(const double *sorted, size_t n, double p)
-{
-    if (!n)
-        return NAN;
-    double rank = ceil(p / 100.0 * (double)n);
-    size_t i = rank < 1 ? 0 : (size_t)rank - 1;
-    return sorted[i < n ? i : n - 1];
-}
-
 int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_result *out,
                         v10_err *err)
 {
@@ -62,13 +47,7 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
     out->tenants = calloc((size_t)nt, sizeof *out->tenants);
     out->n_fus = (size_t)e->n_fus;
     out->fus = calloc((size_t)e->n_fus, sizeof *out->fus);
-    uint64_t max_lat = 1;
-    for (int i = 0; i < nt; i++)
-        if (e->tenants[i].n_lat > max_lat)
-            max_lat = e->tenants[i].n_lat;
-    double *lat = malloc((size_t)max_lat * sizeof *lat);
-    if (!out->tenants || !out->fus || !lat) {
-        free(lat);
+    if (!out->tenants || !out->fus) {
         v10_run_result_fini(out);
         return v10_err_set(err, "out of memory computing metrics");
     }
@@ -96,20 +75,13 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
         r->preemptions = t->preemptions;
         r->active_cycles = t->active_cycles;
         r->work_done = t->work_done;
-        size_t n = 0, ok = 0;
-        double sum = 0;
-        for (uint64_t q = 0; q < t->n_lat; q++) {
-            double us = v10_npu_cycles_to_us(npu, (double)t->lat[q]);
-            lat[n++] = us;
-            sum += us;
-            ok += sp->slo_us > 0 && us <= sp->slo_us;
-        }
-        qsort(lat, n, sizeof *lat, cmp_double);
-        r->lat_avg_us = n ? sum / (double)n : NAN;
-        r->lat_p50_us = v10_percentile(lat, n, 50);
-        r->lat_p95_us = v10_percentile(lat, n, 95);
-        r->lat_p99_us = v10_percentile(lat, n, 99);
-        r->slo_attainment = sp->slo_us > 0 && n ? (double)ok / (double)n : -1;
+        const v10_hist *h = &t->lat;
+        double n = (double)h->n;
+        r->lat_avg_us = h->n ? v10_npu_cycles_to_us(npu, h->sum / n) : NAN;
+        r->lat_p50_us = v10_npu_cycles_to_us(npu, v10_hist_percentile(h, 50));
+        r->lat_p95_us = v10_npu_cycles_to_us(npu, v10_hist_percentile(h, 95));
+        r->lat_p99_us = v10_npu_cycles_to_us(npu, v10_hist_percentile(h, 99));
+        r->slo_attainment = sp->slo_us > 0 && h->n ? (double)t->slo_ok / n : -1;
         sum_np += r->np;
         sum_np2 += r->np * r->np;
         sum_inv += r->np > 0 ? 1.0 / r->np : INFINITY;
@@ -118,7 +90,6 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
         if (r->np > max_np)
             max_np = r->np;
     }
-    free(lat);
     out->stp = sum_np;
     out->antt = sum_inv / nt;
     out->fairness = max_np > 0 ? min_np / max_np : 0;

@@ -10,7 +10,4 @@
 int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_result *out,
                         v10_err *err);
 
-/* Nearest-rank percentile (p in [0, 100]) of n sorted values. */
-double v10_percentile(const double *sorted, size_t n, double p);
-
 #endif
