@@ -558,10 +558,11 @@ static void dispatch(v10_engine *e)
     }
     if (!nr[V10_FU_SA] && !nr[V10_FU_VU])
         return;
+    int idle[V10_FU_TYPES] = {0, 0}; /* an unowned FU of the type was left idle */
     for (int f = 0; f < e->n_fus; f++) {
         fu *u = &e->fus[f];
         int ty = (int)u->type;
-        if (u->state != FU_FREE || !nr[ty])
+        if (u->state != FU_FREE || !nr[ty] || (u->owner < 0 && idle[ty]))
             continue;
         int n = 0;
         for (int k = 0; k < nr[ty]; k++) {
@@ -570,13 +571,14 @@ static void dispatch(v10_engine *e)
                 (!e->policy->may_run || e->policy->may_run(e, e->pstate, i, f)))
                 e->cand[n++] = i;
         }
-        if (!n)
+        int pick = n ? e->policy->pick(e, e->pstate, f, e->cand, n) : -1;
+        if (pick < 0) {
+            idle[ty] |= u->owner < 0;
             continue;
-        int pick = e->policy->pick(e, e->pstate, f, e->cand, n);
-        if (pick < 0)
-            continue;
+        }
         V10_ASSERT(v10_engine_eligible(e, pick, f));
         start_op(e, f, pick);
+        idle[0] = idle[1] = 0;
     }
 }
 

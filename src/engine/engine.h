@@ -188,7 +188,10 @@ struct v10_policy_ops {
      * partitions).  Returns -1 with err set to refuse the configuration. */
     int (*init)(v10_engine *e, void *st, v10_err *err);
     /* Required.  FU f is free and cand[0..n) (n >= 1, ascending) are the
-     * tenants eligible for it.  Returns one of them, or -1 to leave f idle. */
+     * tenants eligible for it.  Returns one of them, or -1 to leave f idle.
+     * pick and may_run may look at f's type and owner, not at which FU it
+     * is: once an unowned FU of a type is left idle, the engine leaves the
+     * other unowned FUs of that type idle too until something is started. */
     int (*pick)(v10_engine *e, void *st, int f, const int *cand, int n);
     /* Optional.  The timer armed with v10_engine_set_timer fired. */
     void (*on_timer)(v10_engine *e, void *st);

@@ -1108,8 +1108,7 @@ static char *report_html(repro *R, const charts *cs, const ratios *q, const char
              "(/1.74), SA-VU overlap %.1f%% (63%%).",
              q->stp, q->util, q->lat, q->p95, 100 * q->overlap);
     v10_html_p(f, line);
-    v10_html_h2(f, "Summary");
-    v10_html_pre(f, md);
+    v10_html_markdown(f, md);
     v10_html_h2(f, "Figures");
     for (size_t i = 0; i < cs->n; i++) {
         char cap[512];

@@ -42,11 +42,121 @@ void v10_html_p(FILE *f, const char *text)
     fputs("</p>\n", f);
 }
 
-void v10_html_pre(FILE *f, const char *text)
+/* ---- the Markdown of summary.md, as HTML ----------------------------------------- */
+
+/* Escapes [s, e) and renders **bold** and `code` spans. */
+static void md_inline(FILE *f, const char *s, const char *e)
 {
-    fputs("<pre>", f);
-    v10_xml_escape(f, text);
-    fputs("</pre>\n", f);
+    int bold = 0, code = 0;
+    for (; s < e; s++) {
+        if (!code && s + 1 < e && s[0] == '*' && s[1] == '*') {
+            fputs(bold ? "</strong>" : "<strong>", f);
+            bold = !bold;
+            s++;
+        } else if (*s == '`') {
+            fputs(code ? "</code>" : "<code>", f);
+            code = !code;
+        } else if (*s == '&') {
+            fputs("&amp;", f);
+        } else if (*s == '<') {
+            fputs("&lt;", f);
+        } else if (*s == '>') {
+            fputs("&gt;", f);
+        } else {
+            fputc(*s, f);
+        }
+    }
+    if (code)
+        fputs("</code>", f);
+    if (bold)
+        fputs("</strong>", f);
+}
+
+/* One table row "| a | b |": header cells when th. */
+static void md_row(FILE *f, const char *s, const char *e, int th)
+{
+    fputs("<tr>", f);
+    const char *c = s + 1; /* past the leading '|' */
+    while (c < e) {
+        const char *d = memchr(c, '|', (size_t)(e - c));
+        if (!d)
+            break;
+        const char *a = c, *b = d;
+        while (a < b && *a == ' ')
+            a++;
+        while (b > a && b[-1] == ' ')
+            b--;
+        fputs(th ? "<th>" : "<td>", f);
+        md_inline(f, a, b);
+        fputs(th ? "</th>" : "</td>", f);
+        c = d + 1;
+    }
+    fputs("</tr>\n", f);
+}
+
+enum { MD_NONE, MD_P, MD_UL, MD_TABLE };
+
+static int md_close(FILE *f, int block)
+{
+    static const char *const end[] = {"", "</p>\n", "</li>\n</ul>\n", "</table>\n"};
+    fputs(end[block], f);
+    return MD_NONE;
+}
+
+void v10_html_markdown(FILE *f, const char *md)
+{
+    int block = MD_NONE, rows = 0;
+    for (const char *s = md; *s;) {
+        const char *e = strchr(s, '\n');
+        if (!e)
+            e = s + strlen(s);
+        const char *next = *e ? e + 1 : e;
+        size_t n = (size_t)(e - s);
+        if (!n) {
+            block = md_close(f, block);
+        } else if (*s == '#') {
+            block = md_close(f, block);
+            int level = 0;
+            while (s[level] == '#' && level < 4)
+                level++;
+            const char *t = s + level;
+            while (t < e && *t == ' ')
+                t++;
+            fprintf(f, "<h%d>", level + 1);
+            md_inline(f, t, e);
+            fprintf(f, "</h%d>\n", level + 1);
+        } else if (*s == '|') {
+            if (block != MD_TABLE) {
+                block = md_close(f, block);
+                fputs("<table>\n", f);
+                block = MD_TABLE;
+                rows = 0;
+            }
+            if (strspn(s, "|-: ") < n) /* not the |---|---| separator */
+                md_row(f, s, e, rows++ == 0);
+        } else if (n >= 2 && (*s == '*' || *s == '-') && s[1] == ' ') {
+            if (block == MD_UL) {
+                fputs("</li>\n", f);
+            } else {
+                block = md_close(f, block);
+                fputs("<ul>\n", f);
+                block = MD_UL;
+            }
+            fputs("<li>", f);
+            md_inline(f, s + 2, e);
+        } else {
+            if (block == MD_P || block == MD_UL) {
+                fputc(' ', f); /* a continued paragraph or list item */
+            } else {
+                block = md_close(f, block);
+                fputs("<p>", f);
+                block = MD_P;
+            }
+            md_inline(f, s, e);
+        }
+        s = next;
+    }
+    md_close(f, block);
 }
 
 void v10_html_figure(FILE *f, const char *svg, const char *caption)

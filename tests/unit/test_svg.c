@@ -144,12 +144,35 @@ static void test_html(void **state)
     free(svg);
 }
 
+/* summary.md's Markdown: headings one level down, tables with a header
+ * row and no separator row, lists, bold and code, everything escaped. */
+static void test_markdown(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    v10_html_markdown(f, "# Title <x>\n\npara **bold** and `a<b`\ncontinued\n\n"
+                         "| m | ours |\n|---|---|\n| stp | x1.1 & more |\n\n"
+                         "* one\n* two\n");
+    fclose(f);
+    const char *want = "<h2>Title &lt;x&gt;</h2>\n"
+                       "<p>para <strong>bold</strong> and <code>a&lt;b</code> continued</p>\n"
+                       "<table>\n<tr><th>m</th><th>ours</th></tr>\n"
+                       "<tr><td>stp</td><td>x1.1 &amp; more</td></tr>\n</table>\n"
+                       "<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n";
+    assert_string_equal(buf, want);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bars),
         cmocka_unit_test(test_lines),
         cmocka_unit_test(test_html),
+        cmocka_unit_test(test_markdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
