@@ -67,7 +67,7 @@ int main(int argc, char **argv)
     const char *shared = getenv("V10_SHARED");
     char path[4096];
     snprintf(path, sizeof path, "%s/data/topologies/Resnet50.csv",
-             shared && *shared ? shared : V10_SOURCE_DIR "/../shared");
+             shared && *shared ? shared : V10_SOURCE_DIR "/tests/data/shared");
     uint64_t total = 0;
     t0 = now_s();
     for (unsigned long long r = 0; r < repeats; r++) {

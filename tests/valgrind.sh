@@ -18,7 +18,7 @@ vg --help
 vg npu --npu configs/isca23-64mib.json --format json
 vg models --format json
 vg profile resnet50 --format csv
-vg topology ../shared/data/topologies/Resnet50.csv --format json
+vg topology tests/data/shared/data/topologies/Resnet50.csv --format json
 vg run --tenant bert --tenant ncf --policy v10-full --requests 4 --trace "$tmp/t.json" --check
 vg run --tenant resnet50:batch=8 --tenant dlrm --policy all --requests 3 --format csv
 vg run --tenant tests/data/engine/sa_vu.csv:rate=20000 --tenant mnist --policy prema --requests 5

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 bin=$1
-shared=${V10_SHARED:-../shared}
+shared=${V10_SHARED:-tests/data/shared}
 csv=$shared/data/topologies/Resnet50.csv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -21,7 +21,7 @@
 static const char *shared_dir(void)
 {
     const char *s = getenv("V10_SHARED");
-    return s && *s ? s : V10_SOURCE_DIR "/../shared";
+    return s && *s ? s : V10_SOURCE_DIR "/tests/data/shared";
 }
 
 static void shared_path(char *buf, size_t n, const char *rel)
