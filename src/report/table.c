@@ -182,6 +182,16 @@ static void fmt_cell(const col *c, const cell *v, char *buf, size_t n)
     }
 }
 
+/* As fmt_cell, for the readable table: an undefined figure (NaN, e.g. SLO
+ * attainment without an SLO) shows as "-". */
+static void fmt_text_cell(const col *c, const cell *v, char *buf, size_t n)
+{
+    if (c->kind == V10_COL_REAL && isnan(v->r))
+        snprintf(buf, n, "-");
+    else
+        fmt_cell(c, v, buf, n);
+}
+
 static int write_text(const v10_tab *t, FILE *f)
 {
     size_t *w = calloc(t->n_cols ? t->n_cols : 1, sizeof *w);
@@ -192,7 +202,7 @@ static int write_text(const v10_tab *t, FILE *f)
         w[j] = strlen(t->cols[j].name);
     for (size_t i = 0; i < t->n_rows; i++)
         for (size_t j = 0; j < t->n_cols; j++) {
-            fmt_cell(&t->cols[j], &t->cells[i * t->n_cols + j], buf, sizeof buf);
+            fmt_text_cell(&t->cols[j], &t->cells[i * t->n_cols + j], buf, sizeof buf);
             size_t l = strlen(buf);
             if (l > w[j])
                 w[j] = l;
@@ -217,7 +227,7 @@ static int write_text(const v10_tab *t, FILE *f)
             fputc('\n', f);
         }
         for (size_t j = 0; j < t->n_cols; j++) {
-            fmt_cell(&t->cols[j], &t->cells[i * t->n_cols + j], buf, sizeof buf);
+            fmt_text_cell(&t->cols[j], &t->cells[i * t->n_cols + j], buf, sizeof buf);
             if (t->cols[j].kind == V10_COL_STR)
                 fprintf(f, "%s%-*s", j ? "  " : "", (int)w[j], buf);
             else
