@@ -56,7 +56,8 @@ void v10_html_begin(FILE *f, const char *title);
 void v10_html_h2(FILE *f, const char *text);
 void v10_html_p(FILE *f, const char *text);
 /* The Markdown subset summary.md uses: # headings (one level down),
- * paragraphs, "* " lists, | tables |, **bold**, `code`; all text escaped. */
+ * paragraphs, "* " lists, | tables |, **bold**, *emphasis*, `code`; all
+ * text escaped. */
 void v10_html_markdown(FILE *f, const char *md);
 void v10_html_figure(FILE *f, const char *svg, const char *caption);
 /* The table's rows as an HTML table (via v10_tab_to_json). Returns -1 on

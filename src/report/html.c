@@ -44,15 +44,18 @@ void v10_html_p(FILE *f, const char *text)
 
 /* ---- the Markdown of summary.md, as HTML ----------------------------------------- */
 
-/* Escapes [s, e) and renders **bold** and `code` spans. */
+/* Escapes [s, e) and renders **bold**, *emphasis* and `code` spans. */
 static void md_inline(FILE *f, const char *s, const char *e)
 {
-    int bold = 0, code = 0;
+    int bold = 0, em = 0, code = 0;
     for (; s < e; s++) {
         if (!code && s + 1 < e && s[0] == '*' && s[1] == '*') {
             fputs(bold ? "</strong>" : "<strong>", f);
             bold = !bold;
             s++;
+        } else if (!code && *s == '*' && (em || (s + 1 < e && s[1] != ' '))) {
+            fputs(em ? "</em>" : "<em>", f);
+            em = !em;
         } else if (*s == '`') {
             fputs(code ? "</code>" : "<code>", f);
             code = !code;
@@ -68,6 +71,8 @@ static void md_inline(FILE *f, const char *s, const char *e)
     }
     if (code)
         fputs("</code>", f);
+    if (em)
+        fputs("</em>", f);
     if (bold)
         fputs("</strong>", f);
 }

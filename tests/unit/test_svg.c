@@ -153,12 +153,12 @@ static void test_markdown(void **state)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    v10_html_markdown(f, "# Title <x>\n\npara **bold** and `a<b`\ncontinued\n\n"
+    v10_html_markdown(f, "# Title <x>\n\npara **bold** and `a<b`\ncontinued *em* 2 * 3\n\n"
                          "| m | ours |\n|---|---|\n| stp | x1.1 & more |\n\n"
                          "* one\n* two\n");
     fclose(f);
     const char *want = "<h2>Title &lt;x&gt;</h2>\n"
-                       "<p>para <strong>bold</strong> and <code>a&lt;b</code> continued</p>\n"
+                       "<p>para <strong>bold</strong> and <code>a&lt;b</code> continued <em>em</em> 2 * 3</p>\n"
                        "<table>\n<tr><th>m</th><th>ours</th></tr>\n"
                        "<tr><td>stp</td><td>x1.1 &amp; more</td></tr>\n</table>\n"
                        "<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n";
