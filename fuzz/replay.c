@@ -3,12 +3,13 @@
  * test run (and its sanitizer build) replays every corpus entry and every
  * crash ever found.  Usage: fuzz_replay_X DIR_OR_FILE...
  */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "dirlist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,8 +38,6 @@ static int replay_file(const char *path)
     return 0;
 }
 
-static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 int main(int argc, char **argv)
 {
     size_t count = 0;
@@ -50,26 +49,8 @@ int main(int argc, char **argv)
             count += replay_file(argv[i]) == 0;
             continue;
         }
-        DIR *d = opendir(argv[i]);
-        if (!d)
-            continue;
-        char **names = NULL;
-        size_t n = 0;
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (e->d_name[0] == '.')
-                continue;
-            char **nn = realloc(names, (n + 1) * sizeof *names);
-            if (!nn)
-                break;
-            names = nn;
-            size_t l = strlen(argv[i]) + strlen(e->d_name) + 2;
-            names[n] = malloc(l);
-            snprintf(names[n++], l, "%s/%s", argv[i], e->d_name);
-        }
-        closedir(d);
-        if (n)
-            qsort(names, n, sizeof *names, cmp); /* qsort(NULL, 0) is undefined */
+        size_t n;
+        char **names = dirlist(argv[i], &n);
         for (size_t k = 0; k < n; k++) {
             count += replay_file(names[k]) == 0;
             free(names[k]);

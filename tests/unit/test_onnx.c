@@ -13,12 +13,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dirlist.h"
 #include "v10/cost.h"
 #include "v10/model.h"
 #include "v10/onnx.h"
@@ -165,31 +165,15 @@ static void check_model(const char *dir, const char *test, tally *t, FILE *log)
     v10_onnx_result_fini(&res);
 }
 
-static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 static void walk(const char *group, tally *t, FILE *log)
 {
     char dirpath[1024];
     snprintf(dirpath, sizeof dirpath, "%s/%s", testdata(), group);
-    DIR *d = opendir(dirpath);
-    if (!d)
-        return;
-    char **names = NULL;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        names = realloc(names, (n + 1) * sizeof *names);
-        assert_non_null(names);
-        names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp);
+    size_t n;
+    char **names = dirlist(dirpath, &n);
     for (size_t i = 0; i < n; i++) {
-        char dir[1024];
-        if ((size_t)snprintf(dir, sizeof dir, "%s/%s", dirpath, names[i]) < sizeof dir)
-            check_model(dir, names[i], t, log);
+        const char *name = strrchr(names[i], '/') + 1;
+        check_model(names[i], name, t, log);
         free(names[i]);
     }
     free(names);
