@@ -460,6 +460,15 @@ static void advance(v10_engine *e, uint64_t t)
     e->now = t;
 }
 
+/* Credits `done` cycles of the current operator's work to FU u and tenant t. */
+static void credit(fu *u, tenant *t, double done)
+{
+    u->work += done;
+    u->macs += (double)t->model->ops[t->op].macs * done / (double)t->work[t->op];
+    t->work_done += done;
+    t->req_done_work += done;
+}
+
 static void fu_event(v10_engine *e, int f)
 {
     fu *u = &e->fus[f];
@@ -471,14 +480,8 @@ static void fu_event(v10_engine *e, int f)
     V10_ASSERT(u->state == FU_BUSY);
     int ti = u->tenant;
     tenant *t = &e->tenants[ti];
-    const v10_op *op = &t->model->ops[t->op];
     t->remaining = u->stop_at; /* reached exactly */
-    double done = u->seg_rem0 - u->stop_at;
-    double W = (double)t->work[t->op];
-    u->work += done;
-    u->macs += (double)op->macs * done / W;
-    t->work_done += done;
-    t->req_done_work += done;
+    credit(u, t, u->seg_rem0 - u->stop_at);
     trace_push(e, V10_TR_OP, u->seg_start, e->now, f, ti, (uint32_t)t->op);
     u->state = FU_FREE;
     u->tenant = -1;
@@ -511,8 +514,7 @@ static void fu_event(v10_engine *e, int f)
     /* The request is complete. */
     uint64_t r = t->cur_req++;
     uint64_t arrived = t->pend[r & (t->pend_cap - 1)];
-    V10_ASSERT(e->now >= arrived && e->now >= t->last_done);
-    t->last_done = e->now;
+    V10_ASSERT(e->now >= arrived);
     t->completed++;
     t->op = 0;
     t->req_done_work = 0;
@@ -582,7 +584,7 @@ static void dispatch(v10_engine *e)
     }
 }
 
-/* The run outlasted the stall guard: names the tenants still short. */
+/* The run outlasted the stall guard: names the first tenant still short. */
 static int stalled(const v10_engine *e, v10_err *err)
 {
     int i = 0;
@@ -788,7 +790,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     if (policy->init && policy->init(e, e->pstate, err))
         return -1;
     /* The stall guard (tenant/horizon.h): the estimate, stretched by how
-     * small a share the least-favoured tenant may get. */
+     * small a share the least-favoured tenant may get, plus a million cycles
+     * so that tiny runs are never cut short. */
     double psum = 0, pmin = INFINITY;
     for (int i = 0; i < nt; i++) {
         psum += e->tenants[i].priority;
@@ -851,11 +854,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (u->state == FU_BUSY) {
             /* Settle the partial segment so that work adds up at the end. */
             tenant *t = &e->tenants[u->tenant];
-            double done = u->seg_rem0 - rem_now(e, u);
-            u->work += done;
-            u->macs += (double)t->model->ops[t->op].macs * done / (double)t->work[t->op];
-            t->work_done += done;
-            t->req_done_work += done;
+            credit(u, t, u->seg_rem0 - rem_now(e, u));
             trace_push(e, V10_TR_OP, u->seg_start, e->now, f, u->tenant, (uint32_t)t->op);
         } else if (u->state == FU_SWITCH) {
             trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);

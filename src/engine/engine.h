@@ -60,7 +60,6 @@ typedef struct tenant {
     v10_hist lat;               /* latencies (cycles) of requests completed in the window */
     uint64_t slo_ok;            /* of those, within the tenant's SLO */
     uint64_t issued, completed, cur_req;
-    uint64_t last_done;         /* completion cycle of the latest request */
     size_t op;                  /* current operator of the current request */
     double remaining;           /* standalone cycles left of the current op */
     double req_done_work;       /* work completed in the current request */
