@@ -243,14 +243,6 @@ static int build(repro *R, v10_err *err)
 
 static const v10_run_result *res_at(const repro *R, size_t i) { return &R->res[i]; }
 
-static double lat_avg(const repro *R, size_t i, size_t t)
-{
-    return R->res[i].tenants[t].lat_avg_us;
-}
-static double lat_p95(const repro *R, size_t i, size_t t)
-{
-    return R->res[i].tenants[t].lat_p95_us;
-}
 static double switch_frac(const v10_run_result *r)
 {
     double w = (double)(r->end_cycle ? r->end_cycle : 1);
@@ -278,9 +270,10 @@ static double mean_get(const mean *m) { return m->n ? m->sum / m->n : NAN; }
 static double lat_speedup(const repro *R, size_t base, size_t x, int p95)
 {
     double s = 0;
-    for (size_t t = 0; t < 2; t++)
-        s += p95 ? ratio(lat_p95(R, base, t), lat_p95(R, x, t))
-                 : ratio(lat_avg(R, base, t), lat_avg(R, x, t));
+    for (size_t t = 0; t < 2; t++) {
+        const v10_tenant_result *a = &R->res[base].tenants[t], *b = &R->res[x].tenants[t];
+        s += p95 ? ratio(a->lat_p95_us, b->lat_p95_us) : ratio(a->lat_avg_us, b->lat_avg_us);
+    }
     return s / 2;
 }
 
@@ -422,10 +415,10 @@ static int render_pairs(repro *R, charts *cs, v10_err *err)
             v10_tab_real(t, r->fairness);
             v10_tab_real(t, r->tenants[0].np);
             v10_tab_real(t, r->tenants[1].np);
-            v10_tab_real(t, lat_avg(R, i, 0));
-            v10_tab_real(t, lat_avg(R, i, 1));
-            v10_tab_real(t, lat_p95(R, i, 0));
-            v10_tab_real(t, lat_p95(R, i, 1));
+            v10_tab_real(t, r->tenants[0].lat_avg_us);
+            v10_tab_real(t, r->tenants[1].lat_avg_us);
+            v10_tab_real(t, r->tenants[0].lat_p95_us);
+            v10_tab_real(t, r->tenants[1].lat_p95_us);
             v10_tab_real(t, switch_frac(r));
             v10_tab_real(t, v10_profile_pair_bound(&R->prof[R->pairs[p].a],
                                                    &R->prof[R->pairs[p].b]));
