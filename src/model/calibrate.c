@@ -27,6 +27,7 @@
 #include "v10/calibrate.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -399,7 +400,7 @@ static void assign_bytes(v10_model *m, const double *rho_in, double target, doub
                 break;
             hi *= 2;
         }
-        for (int it = 0; it < 100; it++) {
+        for (int it = 0; it < 48; it++) { /* to 2^-48 of the bracket */
             double mid = 0.5 * (lo + hi), sum = 0;
             for (size_t i = 0; i < n; i++)
                 sum += bytes_at(&m->ops[i], fmax(rho_in[i], 1e-3 * bw), mid, bw);
@@ -645,8 +646,10 @@ int v10_isca23_profile(const char *name, v10_profile *p, uint32_t *batch, v10_er
     return 0;
 }
 
-int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v10_err *err)
+/* Builds isca23 model i from scratch (v10_isca23_build caches the result). */
+static int isca23_make(size_t i, v10_model *out, v10_calib_report *rep, v10_err *err)
 {
+    const char *name = ISCA23[i].name;
     v10_profile prof;
     uint32_t batch;
     v10_npu core;
@@ -666,4 +669,53 @@ int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v1
         return v10_err_prefix(err, "isca23/%s", name);
     snprintf(out->name, sizeof out->name, "isca23/%s", name);
     return 0;
+}
+
+/*
+ * The calibrated isca23 models, built once per process: a detector has up
+ * to ~10^6 operators and takes about a second to calibrate, and a repro
+ * or sweep loads each model hundreds of times.  The cache holds derived,
+ * immutable data (the same for every caller: no configuration enters it),
+ * so sharing it keeps runs independent and deterministic; a mutex guards
+ * the first build of each model, as runs load models on several threads.
+ */
+static struct {
+    pthread_mutex_t lock;
+    int built[ISCA23_N];
+    v10_model model[ISCA23_N];
+    v10_calib_report rep[ISCA23_N];
+} cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void cache_release(void)
+{
+    for (size_t i = 0; i < ISCA23_N; i++)
+        if (cache.built[i])
+            v10_model_fini(&cache.model[i]);
+}
+
+int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v10_err *err)
+{
+    int i = isca23_find(name, err);
+    memset(out, 0, sizeof *out);
+    if (i < 0)
+        return -1;
+    pthread_mutex_lock(&cache.lock);
+    int rc = 0;
+    if (!cache.built[i]) {
+        rc = isca23_make((size_t)i, &cache.model[i], &cache.rep[i], err);
+        if (!rc) {
+            int first = 1;
+            for (size_t j = 0; j < ISCA23_N; j++)
+                first &= !cache.built[j];
+            if (first)
+                atexit(cache_release);
+            cache.built[i] = 1;
+        }
+    }
+    pthread_mutex_unlock(&cache.lock);
+    if (rc)
+        return -1;
+    if (rep)
+        *rep = cache.rep[i];
+    return v10_model_copy(out, &cache.model[i], err);
 }

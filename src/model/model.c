@@ -79,11 +79,13 @@ int v10_model_push(v10_model *m, const v10_op *op, v10_err *err)
 int v10_model_copy(v10_model *dst, const v10_model *src, v10_err *err)
 {
     v10_model_init(dst, src->name, src->batch);
-    for (size_t i = 0; i < src->n_ops; i++)
-        if (v10_model_push(dst, &src->ops[i], err)) {
-            v10_model_fini(dst);
-            return -1;
-        }
+    if (!src->n_ops)
+        return 0;
+    dst->ops = malloc(src->n_ops * sizeof *dst->ops);
+    if (!dst->ops)
+        return v10_err_set(err, "%s: out of memory", src->name);
+    memcpy(dst->ops, src->ops, src->n_ops * sizeof *dst->ops);
+    dst->n_ops = dst->cap_ops = src->n_ops;
     return 0;
 }
 
