@@ -94,6 +94,10 @@ int v10_calibrate(const v10_model *in, const v10_profile *p, const v10_npu *npu,
  */
 extern const char *const v10_isca23_names[];
 int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v10_err *err);
+/* isca23 model `name` costed for `npu`, shared from a process-wide cache
+ * (out->shared: read-only; v10_model_fini releases nothing).  The first
+ * load of a model for an NPU builds it; later loads cost nothing. */
+int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_err *err);
 /* The embedded profile row of isca23 model `name`. */
 int v10_isca23_profile(const char *name, v10_profile *p, uint32_t *batch, v10_err *err);
 

@@ -571,7 +571,10 @@ int v10_calibrate(const v10_model *in, const v10_profile *prof, const v10_npu *n
     rep->added_vu_ops = n_add;
 
     /* Emission, then 4. HBM bytes, then the cost model's view of it all. */
-    if (emit_all(&em, &p))
+    size_t guess = (size_t)(n_sa + n_vu) + p.n + 16;
+    em.rho = malloc(guess * sizeof *em.rho);
+    em.rho_cap = em.rho ? guess : 0;
+    if (v10_model_reserve(out, guess, err) || emit_all(&em, &p))
         goto done;
     double bw = v10_npu_hbm_bytes_per_cycle(npu);
     assign_bytes(out, em.rho, isnan(t.hbm_util) ? -1 : t.hbm_util * bw * (S + V), bw);
@@ -672,25 +675,57 @@ static int isca23_make(size_t i, v10_model *out, v10_calib_report *rep, v10_err 
 }
 
 /*
- * The calibrated isca23 models, built once per process: a detector has up
- * to ~10^6 operators and takes about a second to calibrate, and a repro
- * or sweep loads each model hundreds of times.  The cache holds derived,
- * immutable data (the same for every caller: no configuration enters it),
- * so sharing it keeps runs independent and deterministic; a mutex guards
- * the first build of each model, as runs load models on several threads.
+ * The calibrated isca23 models, built once per process and NPU cost key: a
+ * detector has up to ~10^6 operators and takes about a second to
+ * calibrate, and a repro or sweep loads each model hundreds of times, so
+ * copying it per run would dominate.  The cache holds derived, immutable
+ * data (a function of the embedded profiles and the cost key only), so
+ * sharing it keeps runs independent and deterministic; a mutex guards
+ * building, as runs load models on several threads.  Entries live until
+ * exit.
  */
+#define CACHE_KEYS 16 /* NPU cost variants per model (repro uses <= 8) */
+
+/* What costing a calibrated (trace) operator reads from the NPU. */
+typedef struct cost_key {
+    uint64_t vmem_bytes;
+    double hbm_bytes_per_cycle;
+    uint32_t issue_cycles, vu_tile_cycles;
+} cost_key;
+
 static struct {
     pthread_mutex_t lock;
-    int built[ISCA23_N];
+    int built[ISCA23_N];               /* calibrated on the isca23 core */
     v10_model model[ISCA23_N];
     v10_calib_report rep[ISCA23_N];
+    size_t n_costed[ISCA23_N];
+    cost_key key[ISCA23_N][CACHE_KEYS];
+    v10_model costed[ISCA23_N][CACHE_KEYS];
+    int registered;
 } cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void cache_release(void)
 {
-    for (size_t i = 0; i < ISCA23_N; i++)
+    for (size_t i = 0; i < ISCA23_N; i++) {
         if (cache.built[i])
             v10_model_fini(&cache.model[i]);
+        for (size_t k = 0; k < cache.n_costed[i]; k++)
+            v10_model_fini(&cache.costed[i][k]);
+    }
+}
+
+/* Builds model i if needed; called with the lock held. */
+static int cache_build(size_t i, v10_err *err)
+{
+    if (cache.built[i])
+        return 0;
+    if (isca23_make(i, &cache.model[i], &cache.rep[i], err))
+        return -1;
+    if (!cache.registered)
+        atexit(cache_release);
+    cache.registered = 1;
+    cache.built[i] = 1;
+    return 0;
 }
 
 int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v10_err *err)
@@ -700,22 +735,51 @@ int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v1
     if (i < 0)
         return -1;
     pthread_mutex_lock(&cache.lock);
-    int rc = 0;
-    if (!cache.built[i]) {
-        rc = isca23_make((size_t)i, &cache.model[i], &cache.rep[i], err);
-        if (!rc) {
-            int first = 1;
-            for (size_t j = 0; j < ISCA23_N; j++)
-                first &= !cache.built[j];
-            if (first)
-                atexit(cache_release);
-            cache.built[i] = 1;
-        }
-    }
+    int rc = cache_build((size_t)i, err);
     pthread_mutex_unlock(&cache.lock);
     if (rc)
         return -1;
     if (rep)
         *rep = cache.rep[i];
     return v10_model_copy(out, &cache.model[i], err);
+}
+
+int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_err *err)
+{
+    int i = isca23_find(name, err);
+    memset(out, 0, sizeof *out);
+    if (i < 0)
+        return -1;
+    cost_key key;
+    memset(&key, 0, sizeof key);
+    key.vmem_bytes = npu->vmem_bytes;
+    key.hbm_bytes_per_cycle = v10_npu_hbm_bytes_per_cycle(npu);
+    key.issue_cycles = npu->issue_cycles;
+    key.vu_tile_cycles = npu->vu_tile_cycles;
+    pthread_mutex_lock(&cache.lock);
+    int rc = cache_build((size_t)i, err);
+    size_t k = 0;
+    while (!rc && k < cache.n_costed[i] && memcmp(&cache.key[i][k], &key, sizeof key))
+        k++;
+    if (!rc && k == cache.n_costed[i]) {
+        v10_model m;
+        rc = v10_model_copy(&m, &cache.model[i], err);
+        if (!rc && (rc = v10_cost_model(npu, &m, err)) != 0)
+            v10_model_fini(&m);
+        if (!rc && k < CACHE_KEYS) {
+            cache.key[i][k] = key;
+            cache.costed[i][k] = m;
+            cache.n_costed[i]++;
+        } else if (!rc) {
+            *out = m; /* a rare NPU variant: a private copy */
+            pthread_mutex_unlock(&cache.lock);
+            return 0;
+        }
+    }
+    pthread_mutex_unlock(&cache.lock);
+    if (rc)
+        return -1;
+    *out = cache.costed[i][k];
+    out->shared = 1;
+    return 0;
 }

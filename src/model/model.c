@@ -57,21 +57,31 @@ void v10_model_init(v10_model *m, const char *name, uint32_t batch)
 
 void v10_model_fini(v10_model *m)
 {
-    free(m->ops);
+    if (!m->shared)
+        free(m->ops);
+    m->shared = 0;
     m->ops = NULL;
     m->n_ops = m->cap_ops = 0;
 }
 
+int v10_model_reserve(v10_model *m, size_t n, v10_err *err)
+{
+    V10_ASSERT(!m->shared);
+    if (n <= m->cap_ops)
+        return 0;
+    v10_op *ops = n <= SIZE_MAX / sizeof *ops ? realloc(m->ops, n * sizeof *ops) : NULL;
+    if (!ops)
+        return v10_err_set(err, "%s: out of memory", m->name);
+    m->ops = ops;
+    m->cap_ops = n;
+    return 0;
+}
+
 int v10_model_push(v10_model *m, const v10_op *op, v10_err *err)
 {
-    if (m->n_ops == m->cap_ops) {
-        size_t cap = m->cap_ops ? 2 * m->cap_ops : 64;
-        v10_op *ops = realloc(m->ops, cap * sizeof *ops);
-        if (!ops)
-            return v10_err_set(err, "%s: out of memory", m->name);
-        m->ops = ops;
-        m->cap_ops = cap;
-    }
+    if (m->n_ops == m->cap_ops &&
+        v10_model_reserve(m, m->cap_ops ? 2 * m->cap_ops : 64, err))
+        return -1;
     m->ops[m->n_ops++] = *op;
     return 0;
 }
@@ -340,8 +350,8 @@ int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err
             return v10_err_set(err, "model '%s': isca23 models exist at the paper's batch "
                                     "only (%u here): its operator lengths were measured there",
                                text, batch);
-        if (v10_isca23_build(name + strlen(ISCA23_PREFIX), out, NULL, err))
-            return -1;
+        /* Costed for this NPU by the cache, shared read-only. */
+        return v10_isca23_load(name + strlen(ISCA23_PREFIX), npu, out, err);
     } else if (ends_with(name, ".onnx")) {
         v10_onnx_opts o = {sp.batch, sp.unknown_vu};
         if (v10_onnx_read(name, &o, out, NULL, err))
