@@ -25,7 +25,7 @@ static void usage(FILE *f)
         "  --quick      fewer requests per run (a smoke test: under a minute on 2 cores)\n"
         "  --workloads SET  isca23 (default): the paper's workloads calibrated to its TPU\n"
         "               profiles; zoo: the architecture-derived models.  The other set's\n"
-        "               pairs run too, for the side-by-side table in summary.md\n"
+        "               11 paper pairs run too, for the side-by-side table in summary.md\n"
         "  -j N         threads (default: online CPUs)\n"
         "  --seed S     seed (default 1)\n"
         "  --help       this text\n"
