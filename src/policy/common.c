@@ -26,12 +26,20 @@ int policy_round_robin(const int *cand, int n, int last)
 void policy_core_switch(v10_engine *e, uint64_t cycles)
 {
     for (int f = 0; f < e->n_fus; f++) {
-        if (e->fus[f].state == FU_BUSY)
+        if (e->fus[f].tenant >= 0)
             v10_engine_preempt(e, f, cycles);
         else if (e->fus[f].state == FU_FREE)
             v10_engine_hold(e, f, cycles);
     }
     v10_engine_count_switch(e);
+}
+
+int policy_core_clear_for(const v10_engine *e, int t)
+{
+    for (int f = 0; f < e->n_fus; f++)
+        if (e->fus[f].tenant >= 0 && e->fus[f].tenant != t)
+            return 0;
+    return 1;
 }
 
 uint64_t policy_slice_cycles(const v10_engine *e)
