@@ -176,9 +176,11 @@ int v10_engine_eligible(const v10_engine *e, int t, int f);
  * it); TILE, the operator runs to its next tile boundary and the switch
  * follows.  An operator still restoring its context gives the FU up at once.
  * The stop happens at a later event (V10_EV_PREEMPTED); the preempted tenant
- * is then READY and may resume on any FU of the type.  Returns 1 if a
- * preemption was scheduled, 0 (doing nothing) if f holds no operator, a
- * stop is already pending, or the operator finishes before it would stop.
+ * is then READY and may resume on any FU of the type.  DRAIN: an operator
+ * that finishes during its drain completes (V10_EV_OP_DONE) and the switch
+ * still ends on time.  Returns 1 if a preemption was scheduled, 0 (doing
+ * nothing) if f holds no operator, a stop is already pending, or (TILE) the
+ * operator's next boundary is its end.
  * v10_engine_hold occupies a free FU with switching for `cycles` (a
  * whole-core switch).  v10_engine_set_timer arms the policy's single timer
  * at absolute cycle `at` (replacing any armed one).
