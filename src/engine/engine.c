@@ -141,7 +141,7 @@ static void sync_fu(v10_engine *e, fu *u)
 
 /* Cycles until FU u reaches its stop point at its current rate: the end
  * of its work (or of its tile, stop_at), or the end of a drain. */
-static uint64_t time_to_stop(const v10_engine *e, const fu *u)
+static inline uint64_t time_to_stop(const v10_engine *e, const fu *u)
 {
     double left = e->tenants[u->tenant].remaining - u->stop_at;
     uint64_t c = 0;

@@ -44,6 +44,12 @@ static void full_timer(v10_engine *e, void *st)
     (void)st;
     double score[V10_MAX_TENANTS];
     char matched[V10_MAX_TENANTS], seen[V10_MAX_FUS];
+    int waiting = 0;
+    for (int i = 0; i < e->n_tenants; i++)
+        waiting += e->tenants[i].state == T_READY;
+    v10_engine_set_timer(e, e->now + policy_slice_cycles(e));
+    if (!waiting)
+        return; /* nobody to preempt for (the common tick) */
     for (int i = 0; i < e->n_tenants; i++) {
         score[i] = v10_engine_score(e, i);
         matched[i] = 0;
@@ -77,7 +83,6 @@ static void full_timer(v10_engine *e, void *st)
         if (v10_engine_preempt(e, f, cost))
             v10_engine_count_switch(e);
     }
-    v10_engine_set_timer(e, e->now + policy_slice_cycles(e));
 }
 
 const v10_policy_ops v10_policy_v10_full = {
