@@ -34,14 +34,6 @@ void policy_core_switch(v10_engine *e, uint64_t cycles)
     v10_engine_count_switch(e);
 }
 
-int policy_core_clear_for(const v10_engine *e, int t)
-{
-    for (int f = 0; f < e->n_fus; f++)
-        if (e->fus[f].tenant >= 0 && e->fus[f].tenant != t)
-            return 0;
-    return 1;
-}
-
 uint64_t policy_slice_cycles(const v10_engine *e)
 {
     uint64_t s = e->cfg->params.slice_cycles;
