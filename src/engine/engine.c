@@ -166,7 +166,7 @@ int v10_engine_eligible(const v10_engine *e, int ti, int f)
 {
     const tenant *t = &e->tenants[ti];
     const fu *u = &e->fus[f];
-    if (t->state != T_READY || (int)t->model->ops[t->op].fu != (int)u->type)
+    if (t->state != T_READY || (int)t->fu_of[t->op] != (int)u->type)
         return 0;
     if (u->owner >= 0 && u->owner != ti)
         return 0;
@@ -487,8 +487,7 @@ static void snapshot(const v10_engine *e, v10_snapshot *s)
         double macs = u->macs;
         if (u->state == FU_BUSY) {
             const tenant *t = &e->tenants[u->tenant];
-            const v10_op *op = &t->model->ops[t->op];
-            macs += (double)op->macs * (u->seg_rem0 - rem_now(e, u)) / (double)t->work[t->op];
+            macs += t->macs[t->op] * (u->seg_rem0 - rem_now(e, u)) / (double)t->work[t->op];
         }
         s->busy[u->type] += exec;
         s->macs += macs;
@@ -542,7 +541,7 @@ static void advance(v10_engine *e, uint64_t t)
 static void credit(fu *u, tenant *t, double done)
 {
     u->work += done;
-    u->macs += (double)t->model->ops[t->op].macs * done / (double)t->work[t->op];
+    u->macs += t->macs[t->op] * done / (double)t->work[t->op];
     t->work_done += done;
     t->req_done_work += done;
 }
@@ -855,16 +854,24 @@ int v10_engine_partition(v10_engine *e, v10_fu_type type, const double *share, v
 }
 
 /* Sets up a tenant's per-op work with its share of vector memory. */
+/* Sets up tenant i; its per-op arrays start at `off` in the engine's pools. */
 static int tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_spec *sp,
-                        uint64_t *work, uint64_t *bytes, v10_err *err)
+                        size_t off, v10_err *err)
 {
     tenant *t = &e->tenants[i];
     uint64_t share = e->npu->vmem_bytes / (uint64_t)e->n_tenants;
+    uint64_t *work = e->work_pool + off, *bytes = e->bytes_pool + off;
+    uint8_t *fu_of = e->fu_pool + off;
+    double *macs = e->macs_pool + off;
     t->model = m;
     t->work = work;
     t->bytes = bytes;
+    t->fu_of = fu_of;
+    t->macs = macs;
     t->req_work = 0;
     for (size_t k = 0; k < m->n_ops; k++) {
+        fu_of[k] = (uint8_t)m->ops[k].fu;
+        macs[k] = (double)m->ops[k].macs;
         work[k] = v10_cost_shared_cycles(e->npu, &m->ops[k], share, &bytes[k]);
         if (v10_add_u64(t->req_work, work[k], &t->req_work))
             return v10_err_set(err, "tenant %d (%s): request work overflows 64 bits", i,
@@ -897,8 +904,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         e->fus[f].tenant = -1;
     size_t off = 0;
     for (int i = 0; i < nt; i++) {
-        if (tenant_setup(e, i, &models[i], &cfg->tenants[i], e->work_pool + off,
-                         e->bytes_pool + off, err))
+        if (tenant_setup(e, i, &models[i], &cfg->tenants[i], off, err))
             return -1;
         off += models[i].n_ops;
         tenant *t = &e->tenants[i];
@@ -1011,6 +1017,8 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->cand = calloc((size_t)nt, sizeof *e->cand);
     e->work_pool = calloc(ops, sizeof *e->work_pool);
     e->bytes_pool = calloc(ops, sizeof *e->bytes_pool);
+    e->fu_pool = calloc(ops, sizeof *e->fu_pool);
+    e->macs_pool = calloc(ops, sizeof *e->macs_pool);
     e->pstate = calloc(1, state_size ? state_size : 1);
     if (e->heap) {
         e->heap->heap = calloc((size_t)slots, sizeof(int));
@@ -1020,7 +1028,8 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         e->heap->cap = slots;
     }
     if (!e->heap || !e->heap->heap || !e->heap->pos || !e->heap->time || !e->heap->seq ||
-        !e->tenants || !e->fus || !e->cand || !e->work_pool || !e->bytes_pool || !e->pstate)
+        !e->tenants || !e->fus || !e->cand || !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool ||
+        !e->pstate)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
                            (unsigned long long)cfg->requests);
     for (int s = 0; s < slots; s++)
@@ -1054,6 +1063,8 @@ void v10_engine_free(v10_engine *e)
     free(e->cand);
     free(e->work_pool);
     free(e->bytes_pool);
+    free(e->fu_pool);
+    free(e->macs_pool);
     free(e->pstate);
     memset(e, 0, sizeof *e);
 }

@@ -50,6 +50,8 @@ typedef struct tenant {
     const v10_model *model;
     const uint64_t *work;       /* per op: standalone cycles with its vmem share */
     const uint64_t *bytes;      /* per op: HBM bytes with its vmem share */
+    const uint8_t *fu_of;       /* per op: its FU type (the hot loop's copy) */
+    const double *macs;         /* per op: MACs (the hot loop's copy) */
     uint64_t req_work;          /* sum of work: one request */
     double priority;
     double rate_per_cycle;      /* Poisson arrivals; 0 = closed loop */
@@ -139,7 +141,9 @@ struct v10_engine {
     /* internals (engine.c) */
     struct evheap *heap;
     int *cand;
-    uint64_t *work_pool, *bytes_pool;
+    uint64_t *work_pool, *bytes_pool;  /* per op of every tenant, back to back */
+    uint8_t *fu_pool;
+    double *macs_pool;
     int rates_dirty;
     int oom;                    /* a request log could not grow */
     int backlog;                /* 1 + tenant whose queue passed V10_MAX_BACKLOG */
@@ -156,7 +160,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
 void v10_engine_free(v10_engine *e);
 
 /* Policy-visible queries. */
-static inline int v10_tenant_next_fu(const tenant *t) { return (int)t->model->ops[t->op].fu; }
+static inline int v10_tenant_next_fu(const tenant *t) { return (int)t->fu_of[t->op]; }
 /* Arrival cycle of the request the tenant is serving (state != T_IDLE). */
 static inline uint64_t v10_tenant_cur_arrival(const tenant *t)
 {
