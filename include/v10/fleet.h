@@ -241,11 +241,19 @@ typedef struct v10_artifact {
     size_t len;
 } v10_artifact;
 
+/* Headline figures of one workload set: V10-Full over PMT, mean of the
+ * paper's 11 pairs (latencies as PMT / V10-Full). */
+typedef struct v10_repro_headline {
+    char set[16];             /* "isca23" or "zoo" */
+    double stp, util, lat, p95, overlap;
+} v10_repro_headline;
+
 typedef struct v10_repro_out {
     v10_artifact *files;
     size_t n_files;
     size_t runs;              /* simulations executed */
     double wall_seconds;
+    v10_repro_headline head[2]; /* the studied set, then the other */
 } v10_repro_out;
 
 /* Runs every experiment (DESIGN §7) and renders pairs.csv, one CSV per

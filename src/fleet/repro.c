@@ -1329,6 +1329,18 @@ int v10_repro_run(const v10_repro_opts *o, v10_repro_out *out, v10_err *err)
 
     ratios q;
     mean_ratios(R, &q);
+    for (int k = 0; k < 2; k++) {
+        const repro *X = k ? A : R;
+        ratios x;
+        mean_ratios(X, &x);
+        v10_repro_headline *h = &out->head[k];
+        snprintf(h->set, sizeof h->set, "%s", X->set);
+        h->stp = x.stp;
+        h->util = x.util;
+        h->lat = x.lat;
+        h->p95 = x.p95;
+        h->overlap = x.overlap;
+    }
     if (render_pairs(R, &cs, err) || render_studies(R, &cs, err) ||
         render_collocation(R, &cs, err))
         goto done;
