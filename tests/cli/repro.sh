@@ -11,6 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 set +e
 "$bin" repro --bogus > /dev/null 2>&1; [ $? -eq 2 ] || { echo "bad option: expected exit 2"; exit 1; }
 "$bin" repro -j 0 > /dev/null 2>&1; [ $? -eq 2 ] || { echo "-j 0: expected exit 2"; exit 1; }
+"$bin" repro --workloads tpu > /dev/null 2>&1; [ $? -eq 2 ] || { echo "--workloads tpu: expected exit 2"; exit 1; }
 set -e
 
 start=$(date +%s)
@@ -18,6 +19,15 @@ start=$(date +%s)
 end=$(date +%s)
 echo "repro --quick: $((end - start)) s"
 grep -q "simulations" "$tmp/log"
+# headline ratios of both workload sets, the calibrated set first and better than the zoo's
+python3 - "$tmp/log" <<'PY'
+import re, sys
+log = open(sys.argv[1]).read()
+stp = {m.group(1): float(m.group(2)) for m in re.finditer(r"^  (isca23|zoo) +STP x([0-9.]+)", log, re.M)}
+assert set(stp) == {"isca23", "zoo"}, log
+assert log.index("  isca23") < log.index("  zoo"), "the studied set comes first"
+assert stp["isca23"] > stp["zoo"], stp   # VU-heavy workloads leave V10 room to overlap
+PY
 # No temporary files left behind (atomic writes, grouped traces cleaned up).
 ! ls "$tmp/out" | grep -q '\.tmp\.'
 
@@ -53,6 +63,7 @@ for r in rows:
     for c in ["sa", "vu", "hbm", "overall", "overlap"]:
         assert 0 <= float(r[c]) <= 1.0001, (r["pair"], r["policy"], c, r[c])
     assert float(r["stp"]) > 0, r
+    assert r["model_1"] in r["pair"] and r["model_2"] in r["pair"], r
     if r["policy"] == "pmt":
         assert float(r["overlap"]) < 1e-9, r   # temporal sharing never overlaps
 
@@ -87,7 +98,8 @@ for m in re.finditer(r"<svg.*?</svg>", html, re.S):
     ET.fromstring(m.group(0))
 
 md = open(os.path.join(d, "summary.md")).read()
-for s in ["×1.64", "×1.57", "÷1.56", "÷1.74", "63%", "84.73%", "Where and why"]:
+for s in ["×1.64", "×1.57", "÷1.56", "÷1.74", "63%", "84.73%", "Where and why",
+          "## Both workload sets", "| bert+ncf | zoo |", "| bert+ncf | isca23 |"]:
     assert s in md, s
 import re as _re
 assert not _re.search(r"\bnan\b", md.lower()), "NaN in summary.md"
