@@ -12,6 +12,7 @@
  * Newton steps.  Reductions count one op per input element.
  */
 #define OPS_ADD       1  /* add, sub, mul, max, compare: one ALU op */
+#define OPS_FMA       1  /* multiply-add: one op (a dot product's step) */
 #define OPS_ADD_RELU  2  /* residual add, then max(x, 0) */
 #define OPS_EXP       4  /* exp: range reduction + degree-3 polynomial */
 #define OPS_RECIP     3  /* reciprocal: seed + 2 Newton steps */
@@ -22,6 +23,10 @@
 #define OPS_MASK_SOFTMAX (1 + OPS_SOFTMAX)          /* + causal/pad mask = 9 */
 #define OPS_LAYERNORM 6  /* mean, sub, square-accumulate, scale by rsqrt
                             (per row, amortised), gamma FMA, beta add */
+#define OPS_RMSNORM   3  /* square-accumulate, scale by rsqrt (per row,
+                            amortised), gamma multiply (Zhang & Sennrich 2019) */
+#define OPS_ROPE      3  /* rotary embedding per element: x*cos, the rotated
+                            partner's sign, FMA with sin (Su et al. 2021) */
 #define OPS_BILINEAR  8  /* RoIAlign sample: 4 tap weights + 4 FMAs */
 #define OPS_BOX_DECODE 10 /* anchor + delta -> box, per coordinate (exp for w/h) */
 #define OPS_NMS_BOX   400 /* per candidate: IoU (~4 ops) vs up to 100 kept boxes */

@@ -1,0 +1,130 @@
+/*
+ * llm.h — decoder-only LLMs from their configuration (docs/models.md "LLM
+ * models"): presets, a JSON form, sizes (weights, KV cache, FLOPs per
+ * token), the HBM fit check, and the two serving phases — a prefill of P
+ * prompt tokens and one decode iteration over a batch of sequences — as
+ * operator streams appended to a v10_model for the one cost model (cost.h).
+ *
+ * Weights and the KV cache are bf16 in HBM.  A v10_llm_config is plain
+ * data, copied by value.  Serving (continuous batching, TTFT/TPOT) is not
+ * built on this yet.
+ */
+#ifndef V10_LLM_H
+#define V10_LLM_H
+
+#include <stdint.h>
+
+#include "v10/err.h"
+#include "v10/model.h"
+#include "v10/npu.h"
+
+typedef enum v10_llm_ffn {
+    V10_LLM_GELU = 0, /* up (GELU fused) and down projections (GPT-2) */
+    V10_LLM_SWIGLU,   /* gate and up projections, silu(gate) x up, down (Llama) */
+} v10_llm_ffn;
+
+typedef enum v10_llm_norm {
+    V10_LLM_LAYERNORM = 0, /* gamma and beta per channel (GPT-2) */
+    V10_LLM_RMSNORM,       /* gamma only (Llama) */
+} v10_llm_norm;
+
+typedef enum v10_llm_pos {
+    V10_LLM_LEARNED = 0,   /* a max_context x hidden table added to the input (GPT-2) */
+    V10_LLM_ROTARY,        /* rotary embeddings applied to Q and K (Llama) */
+} v10_llm_pos;
+
+/*
+ * One decoder-only transformer, pre-norm.  Invariants (v10_llm_validate):
+ * every count >= 1; heads is a multiple of kv_heads (grouped-query
+ * attention; kv_heads == heads is plain multi-head attention); head_dim is
+ * its own field because it need not be hidden / heads.
+ */
+typedef struct v10_llm_config {
+    char name[V10_NAME_MAX];
+    uint32_t layers;          /* decoder blocks */
+    uint32_t hidden;          /* model width (d_model) */
+    uint32_t heads;           /* query heads */
+    uint32_t kv_heads;        /* key/value heads (GQA groups) */
+    uint32_t head_dim;        /* per-head width */
+    uint32_t ffn;             /* FFN inner width (intermediate_size) */
+    uint32_t vocab;           /* vocabulary, rows of the embedding */
+    uint32_t max_context;     /* longest sequence, tokens */
+    v10_llm_ffn ffn_act;
+    v10_llm_norm norm;
+    v10_llm_pos positions;
+    int bias;                 /* 1: the linear layers have biases (GPT-2) */
+    int tied_embeddings;      /* 1: the LM head is the embedding table */
+} v10_llm_config;
+
+/* Names of the presets, NULL-terminated. */
+extern const char *const v10_llm_preset_names[];
+
+/* Fills *out with preset `name`; -1 (listing the presets) if unknown. */
+int v10_llm_preset(const char *name, v10_llm_config *out, v10_err *err);
+
+/*
+ * A JSON object of config keys (docs/formats.md "LLM configuration"):
+ * "base" names a preset to start from; without it every size key is
+ * required.  Unknown keys, wrong types and out-of-range values are errors
+ * naming `origin` and the key.
+ */
+int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
+                      v10_err *err);
+
+/* A preset name, or a JSON file (a spec ending in .json or containing '/'). */
+int v10_llm_resolve(const char *spec, v10_llm_config *out, v10_err *err);
+
+/* Checks the invariants above; -1 names the first offending key. */
+int v10_llm_validate(const v10_llm_config *c, v10_err *err);
+
+/* ---- sizes (closed forms; docs/models.md) ---- */
+
+/* Parameters: embeddings, every linear layer (and biases), norms. */
+uint64_t v10_llm_params(const v10_llm_config *c);
+/* Weights held in HBM: params x 2 bytes (bf16). */
+uint64_t v10_llm_weight_bytes(const v10_llm_config *c);
+/* Parameters the GEMMs of one token read: every linear layer and the LM
+ * head (not the gathered embedding rows, biases or norms). */
+uint64_t v10_llm_matmul_params(const v10_llm_config *c);
+/* KV cache per token: 2 (K and V) x layers x kv_heads x head_dim x 2 bytes. */
+uint64_t v10_llm_kv_bytes_per_token(const v10_llm_config *c);
+/* Matmul FLOPs of one token attending over `ctx` tokens (itself included):
+ * 2 x matmul_params + 4 x layers x heads x head_dim x ctx (QK^T and P.V). */
+uint64_t v10_llm_flops_per_token(const v10_llm_config *c, uint64_t ctx);
+
+/*
+ * Weights plus the KV cache of `kv_tokens` tokens must fit the NPU's
+ * hbm_capacity_bytes; -1 otherwise, the message naming both sizes.
+ */
+int v10_llm_check_fit(const v10_llm_config *c, const v10_npu *npu, uint64_t kv_tokens,
+                      v10_err *err);
+
+/* ---- phases as operator streams (appended to *m, not costed) ---- */
+
+/*
+ * The prefill of one sequence of `tokens` prompt tokens: every weight GEMM
+ * has M = tokens; causal attention is batched GEMMs on the SA; the LM head
+ * and sampling run for the last position only.  The QKV GEMM's output write
+ * is the K/V written to the cache.  -1 with err set on a bad size.
+ */
+int v10_llm_prefill(const v10_llm_config *c, uint64_t tokens, v10_model *m, v10_err *err);
+
+/*
+ * One decode iteration: `n_seqs` sequences each emit one token; sequence i
+ * attends over ctx_lens[i] tokens (its cache plus itself, 1..max_context).
+ * Weight GEMMs have M = n_seqs and read the weights once; attention over
+ * the KV cache is VU work whose HBM traffic is the K and V read.
+ */
+int v10_llm_decode(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *ctx_lens,
+                   v10_model *m, v10_err *err);
+
+/*
+ * The model-spec form (docs/formats.md): `llm/MODEL` with a phase option
+ * `phase` ("prefill=P" or "decode=NxC[,NxC...]", C alone meaning 1xC).
+ * Builds, checks the fit on `npu` and leaves *out uncosted; `text` (the
+ * whole spec) names the model and its errors.
+ */
+int v10_llm_build_spec(const char *text, const char *model, const char *phase,
+                       const v10_npu *npu, v10_model *out, v10_err *err);
+
+#endif

@@ -1,0 +1,621 @@
+/*
+ * llm.c — decoder-only LLMs from their configuration (see v10/llm.h):
+ * presets with their cited configs, the JSON form, closed-form sizes, the
+ * HBM fit check, and prefill / decode phases as operator streams built
+ * with the v10/model.h builders, so the one cost model (cost.c) prices them.
+ */
+#include "v10/llm.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "model/vu_ops.h"
+#include "util/file.h"
+
+#define BYTES_PER_ELEM 2 /* bf16 weights, activations and KV cache */
+#define MAX_SEQS 65536   /* sequences in one decode iteration, as batch= */
+
+/*
+ * Presets, each from the model's HuggingFace config.json (the field names
+ * there: num_hidden_layers / n_layer, hidden_size / n_embd,
+ * num_attention_heads / n_head, num_key_value_heads, head_dim,
+ * intermediate_size / n_inner, vocab_size, max_position_embeddings /
+ * n_positions, tie_word_embeddings).
+ */
+static const v10_llm_config presets[] = {
+    /* huggingface.co/openai-community/gpt2-xl/blob/main/config.json: n_layer 48,
+     * n_embd 1600, n_head 25, n_inner null (= 4 x n_embd = 6400), vocab_size
+     * 50257, n_positions 1024, activation_function gelu_new, learned position
+     * table, LayerNorm, biased Conv1D layers, LM head tied to wte. */
+    {.name = "gpt2-xl", .layers = 48, .hidden = 1600, .heads = 25, .kv_heads = 25,
+     .head_dim = 64, .ffn = 6400, .vocab = 50257, .max_context = 1024,
+     .ffn_act = V10_LLM_GELU, .norm = V10_LLM_LAYERNORM, .positions = V10_LLM_LEARNED,
+     .bias = 1, .tied_embeddings = 1},
+    /* huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json:
+     * num_hidden_layers 16, hidden_size 2048, num_attention_heads 32,
+     * num_key_value_heads 8, head_dim 64, intermediate_size 8192, vocab_size
+     * 128256, max_position_embeddings 131072, hidden_act silu, RMSNorm,
+     * rope, tie_word_embeddings true. */
+    {.name = "llama3.2-1b", .layers = 16, .hidden = 2048, .heads = 32, .kv_heads = 8,
+     .head_dim = 64, .ffn = 8192, .vocab = 128256, .max_context = 131072,
+     .ffn_act = V10_LLM_SWIGLU, .norm = V10_LLM_RMSNORM, .positions = V10_LLM_ROTARY,
+     .bias = 0, .tied_embeddings = 1},
+    /* huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json:
+     * num_hidden_layers 32, hidden_size 4096, num_attention_heads 32,
+     * num_key_value_heads 32, intermediate_size 11008, vocab_size 32000,
+     * max_position_embeddings 4096, hidden_act silu, tie_word_embeddings false. */
+    {.name = "llama2-7b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32,
+     .head_dim = 128, .ffn = 11008, .vocab = 32000, .max_context = 4096,
+     .ffn_act = V10_LLM_SWIGLU, .norm = V10_LLM_RMSNORM, .positions = V10_LLM_ROTARY,
+     .bias = 0, .tied_embeddings = 0},
+    /* huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json:
+     * num_hidden_layers 32, hidden_size 4096, num_attention_heads 32,
+     * num_key_value_heads 8, intermediate_size 14336, vocab_size 128256,
+     * max_position_embeddings 8192, hidden_act silu, tie_word_embeddings false. */
+    {.name = "llama3-8b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
+     .head_dim = 128, .ffn = 14336, .vocab = 128256, .max_context = 8192,
+     .ffn_act = V10_LLM_SWIGLU, .norm = V10_LLM_RMSNORM, .positions = V10_LLM_ROTARY,
+     .bias = 0, .tied_embeddings = 0},
+};
+#define N_PRESETS (sizeof presets / sizeof presets[0])
+
+const char *const v10_llm_preset_names[] = {"gpt2-xl", "llama3.2-1b", "llama2-7b",
+                                            "llama3-8b", NULL};
+_Static_assert(sizeof v10_llm_preset_names / sizeof *v10_llm_preset_names == N_PRESETS + 1,
+               "v10_llm_preset_names and presets list the same models");
+
+int v10_llm_preset(const char *name, v10_llm_config *out, v10_err *err)
+{
+    for (size_t i = 0; i < N_PRESETS; i++)
+        if (!strcmp(name, presets[i].name)) {
+            *out = presets[i];
+            return 0;
+        }
+    char list[256] = "";
+    for (size_t i = 0; i < N_PRESETS; i++) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, presets[i].name, sizeof list - strlen(list) - 1);
+    }
+    return v10_err_set(err, "unknown LLM '%s' (expected one of: %s, or a .json file)", name,
+                       list);
+}
+
+/* ---- the JSON form: a field table drives parsing and validation ---- */
+
+typedef enum { K_U32, K_BOOL, K_ENUM } kkind;
+typedef struct key {
+    const char *name;
+    kkind kind;
+    size_t off;
+    uint32_t min, max;        /* K_U32 range */
+    const char *const *words; /* K_ENUM: the accepted strings, by value */
+    int required;             /* without "base" */
+} key;
+
+static const char *const ffn_words[] = {"gelu", "swiglu", NULL};
+static const char *const norm_words[] = {"layernorm", "rmsnorm", NULL};
+static const char *const pos_words[] = {"learned", "rotary", NULL};
+
+/*
+ * Ranges keep every closed form below 2^64 (layers x (heads + 2 kv_heads) x
+ * head_dim x hidden < 2^55; 4 x layers x heads x head_dim x max_context
+ * < 2^58), so the size functions need no overflow checks.
+ */
+#define U(k, lo, hi, req) {#k, K_U32, offsetof(v10_llm_config, k), lo, hi, NULL, req}
+#define B(k) {#k, K_BOOL, offsetof(v10_llm_config, k), 0, 1, NULL, 0}
+#define E(k, w) {#k, K_ENUM, offsetof(v10_llm_config, k), 0, 0, w, 0}
+static const key keys[] = {
+    U(layers, 1, 1024, 1),
+    U(hidden, 1, 1u << 20, 1),
+    U(heads, 1, 1024, 1),
+    U(kv_heads, 1, 1024, 0),
+    U(head_dim, 1, 4096, 0),
+    U(ffn, 1, 1u << 22, 1),
+    U(vocab, 1, 1u << 24, 1),
+    U(max_context, 1, 1u << 24, 1),
+    E(ffn_act, ffn_words),
+    E(norm, norm_words),
+    E(positions, pos_words),
+    B(bias),
+    B(tied_embeddings),
+};
+#undef U
+#undef B
+#undef E
+#define N_KEYS (sizeof keys / sizeof keys[0])
+
+static uint32_t *u32_at(v10_llm_config *c, const key *k)
+{
+    return (uint32_t *)(void *)((char *)c + k->off);
+}
+
+static const uint32_t *u32_of(const v10_llm_config *c, const key *k)
+{
+    return (const uint32_t *)(const void *)((const char *)c + k->off);
+}
+
+int v10_llm_validate(const v10_llm_config *c, v10_err *err)
+{
+    for (size_t i = 0; i < N_KEYS; i++) {
+        if (keys[i].kind != K_U32)
+            continue;
+        uint32_t v = *u32_of(c, &keys[i]);
+        if (v < keys[i].min || v > keys[i].max)
+            return v10_err_set(err, "LLM '%s': %s = %u is out of range [%u, %u]", c->name,
+                               keys[i].name, v, keys[i].min, keys[i].max);
+    }
+    if (c->kv_heads > c->heads || c->heads % c->kv_heads)
+        return v10_err_set(err, "LLM '%s': kv_heads = %u must divide heads = %u (grouped-query "
+                                "attention)", c->name, c->kv_heads, c->heads);
+    return 0;
+}
+
+/* Sets one key from a JSON value; -1 names origin and key. */
+static int set_key(v10_llm_config *c, const key *k, const cJSON *v, const char *origin,
+                   v10_err *err)
+{
+    if (k->kind == K_BOOL) {
+        if (!cJSON_IsBool(v))
+            return v10_err_set(err, "%s: key '%s': expected true or false", origin, k->name);
+        *(int *)(void *)((char *)c + k->off) = cJSON_IsTrue(v);
+        return 0;
+    }
+    if (k->kind == K_ENUM) {
+        for (int i = 0; cJSON_IsString(v) && k->words[i]; i++)
+            if (!strcmp(v->valuestring, k->words[i])) {
+                *(int *)(void *)((char *)c + k->off) = i; /* the enums count from 0 */
+                return 0;
+            }
+        return v10_err_set(err, "%s: key '%s': expected \"%s\" or \"%s\"", origin, k->name,
+                           k->words[0], k->words[1]);
+    }
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
+        return v10_err_set(err, "%s: key '%s': expected an integer in [%u, %u]", origin,
+                           k->name, k->min, k->max);
+    double d = v->valuedouble;
+    if (!(d >= k->min && d <= k->max))
+        return v10_err_set(err, "%s: key '%s': %g is out of range [%u, %u]", origin, k->name,
+                           d, k->min, k->max);
+    *u32_at(c, k) = (uint32_t)d;
+    return 0;
+}
+
+/* Without "base": kv_heads defaults to heads, head_dim to hidden / heads,
+ * the rest to a Llama-style block (SwiGLU, RMSNorm, rotary, no biases). */
+static int fill_defaults(v10_llm_config *c, const cJSON *root, const char *origin,
+                         v10_err *err)
+{
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (keys[i].required && !cJSON_GetObjectItemCaseSensitive(root, keys[i].name))
+            return v10_err_set(err, "%s: missing key '%s' (required without \"base\")", origin,
+                               keys[i].name);
+    if (!cJSON_GetObjectItemCaseSensitive(root, "kv_heads"))
+        c->kv_heads = c->heads;
+    if (!cJSON_GetObjectItemCaseSensitive(root, "head_dim")) {
+        if (c->hidden % c->heads)
+            return v10_err_set(err, "%s: key 'head_dim' is needed: hidden = %u is not a "
+                                    "multiple of heads = %u", origin, c->hidden, c->heads);
+        c->head_dim = c->hidden / c->heads;
+    }
+    return 0;
+}
+
+int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
+                      v10_err *err)
+{
+    cJSON *root = cJSON_Parse(text);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        int line = 1;
+        for (const char *ch = text; at && ch < at && *ch; ch++)
+            line += *ch == '\n';
+        return v10_err_set(err, "%s:%d: malformed JSON", origin, line);
+    }
+    int rc = -1;
+    memset(out, 0, sizeof *out);
+    if (!cJSON_IsObject(root)) {
+        v10_err_set(err, "%s: expected a JSON object of LLM configuration keys", origin);
+        goto done;
+    }
+    const cJSON *base = cJSON_GetObjectItemCaseSensitive(root, "base");
+    if (base && (!cJSON_IsString(base) || v10_llm_preset(base->valuestring, out, err))) {
+        if (!cJSON_IsString(base))
+            v10_err_set(err, "expected a preset name");
+        v10_err_prefix(err, "%s: key 'base'", origin);
+        goto done;
+    }
+    snprintf(out->name, sizeof out->name, "%s", origin);
+    if (!base) { /* a Llama-style block unless the keys say otherwise */
+        out->ffn_act = V10_LLM_SWIGLU;
+        out->norm = V10_LLM_RMSNORM;
+        out->positions = V10_LLM_ROTARY;
+    }
+    const cJSON *v;
+    cJSON_ArrayForEach(v, root) {
+        if (!strcmp(v->string, "base"))
+            continue;
+        if (!strcmp(v->string, "name")) {
+            if (!cJSON_IsString(v) || !*v->valuestring ||
+                strlen(v->valuestring) >= sizeof out->name) {
+                v10_err_set(err, "%s: key 'name': expected a string of 1 to %d characters",
+                            origin, V10_NAME_MAX - 1);
+                goto done;
+            }
+            snprintf(out->name, sizeof out->name, "%s", v->valuestring);
+            continue;
+        }
+        size_t i = 0;
+        while (i < N_KEYS && strcmp(keys[i].name, v->string))
+            i++;
+        if (i == N_KEYS) {
+            v10_err_set(err, "%s: unknown key '%s' (expected base, name, layers, hidden, heads, "
+                             "kv_heads, head_dim, ffn, vocab, max_context, ffn_act, norm, "
+                             "positions, bias, tied_embeddings)", origin, v->string);
+            goto done;
+        }
+        if (set_key(out, &keys[i], v, origin, err))
+            goto done;
+    }
+    if (!base && fill_defaults(out, root, origin, err))
+        goto done;
+    if (v10_llm_validate(out, err)) {
+        v10_err_prefix(err, "%s", origin);
+        goto done;
+    }
+    rc = 0;
+done:
+    cJSON_Delete(root);
+    return rc;
+}
+
+#define MAX_CONFIG_BYTES (1u << 20)
+
+int v10_llm_resolve(const char *spec, v10_llm_config *out, v10_err *err)
+{
+    size_t l = strlen(spec);
+    if (!strchr(spec, '/') && !(l > 5 && !strcmp(spec + l - 5, ".json")))
+        return v10_llm_preset(spec, out, err);
+    char *text = v10_file_read_text(spec, MAX_CONFIG_BYTES, err);
+    if (!text)
+        return -1;
+    int rc = v10_llm_from_json(text, spec, out, err);
+    free(text);
+    return rc;
+}
+
+/* ---- sizes ---- */
+
+static uint64_t qkv_width(const v10_llm_config *c)
+{
+    return ((uint64_t)c->heads + 2ull * c->kv_heads) * c->head_dim;
+}
+
+static uint64_t ffn_mats(const v10_llm_config *c) { return c->ffn_act == V10_LLM_SWIGLU ? 3 : 2; }
+
+/* Weights of one block's linear layers: QKV, output projection, FFN. */
+static uint64_t layer_matmul_params(const v10_llm_config *c)
+{
+    uint64_t attn_out = (uint64_t)c->heads * c->head_dim;
+    return (uint64_t)c->hidden * qkv_width(c) + attn_out * c->hidden +
+           ffn_mats(c) * c->hidden * c->ffn;
+}
+
+uint64_t v10_llm_matmul_params(const v10_llm_config *c)
+{
+    return c->layers * layer_matmul_params(c) + (uint64_t)c->vocab * c->hidden;
+}
+
+uint64_t v10_llm_params(const v10_llm_config *c)
+{
+    uint64_t h = c->hidden;
+    uint64_t norm = c->norm == V10_LLM_LAYERNORM ? 2 * h : h; /* gamma (and beta) */
+    uint64_t bias = c->bias ? qkv_width(c) + h + (ffn_mats(c) - 1) * c->ffn + h : 0;
+    uint64_t embed = (uint64_t)c->vocab * h;
+    uint64_t pos = c->positions == V10_LLM_LEARNED ? (uint64_t)c->max_context * h : 0;
+    uint64_t head = c->tied_embeddings ? 0 : embed;
+    return embed + pos + c->layers * (layer_matmul_params(c) + bias + 2 * norm) + norm + head;
+}
+
+uint64_t v10_llm_weight_bytes(const v10_llm_config *c)
+{
+    return v10_llm_params(c) * BYTES_PER_ELEM;
+}
+
+uint64_t v10_llm_kv_bytes_per_token(const v10_llm_config *c)
+{
+    return 2ull * c->layers * c->kv_heads * c->head_dim * BYTES_PER_ELEM;
+}
+
+uint64_t v10_llm_flops_per_token(const v10_llm_config *c, uint64_t ctx)
+{
+    return 2 * v10_llm_matmul_params(c) +
+           4ull * c->layers * c->heads * c->head_dim * ctx;
+}
+
+int v10_llm_check_fit(const v10_llm_config *c, const v10_npu *npu, uint64_t kv_tokens,
+                      v10_err *err)
+{
+    uint64_t w = v10_llm_weight_bytes(c), kv, need;
+    int over = v10_mul_u64(kv_tokens, v10_llm_kv_bytes_per_token(c), &kv) ||
+               v10_add_u64(w, kv, &need);
+    if (w > npu->hbm_capacity_bytes)
+        return v10_err_set(err, "LLM '%s': weights of %llu bytes (%.2f GB) do not fit the "
+                                "HBM capacity of NPU '%s', %llu bytes (%.2f GB)",
+                           c->name, (unsigned long long)w, (double)w / 1e9, npu->name,
+                           (unsigned long long)npu->hbm_capacity_bytes,
+                           (double)npu->hbm_capacity_bytes / 1e9);
+    if (over || need > npu->hbm_capacity_bytes) {
+        char kvs[64];
+        if (over)
+            snprintf(kvs, sizeof kvs, "more than 2^64 bytes");
+        else
+            snprintf(kvs, sizeof kvs, "%llu bytes, %.2f GB", (unsigned long long)kv,
+                     (double)kv / 1e9);
+        return v10_err_set(err, "LLM '%s': weights of %llu bytes (%.2f GB) plus the KV cache "
+                                "of %llu tokens (%s) do not fit the HBM capacity of NPU "
+                                "'%s', %llu bytes (%.2f GB)",
+                           c->name, (unsigned long long)w, (double)w / 1e9,
+                           (unsigned long long)kv_tokens, kvs, npu->name,
+                           (unsigned long long)npu->hbm_capacity_bytes,
+                           (double)npu->hbm_capacity_bytes / 1e9);
+    }
+    return 0;
+}
+
+/* ---- phases: a build context whose first failure sticks ---- */
+
+typedef struct lb {
+    const v10_llm_config *c;
+    v10_model *m;
+    v10_err *err;
+    int rc; /* 0, or -1 once a builder failed (err holds why) */
+    char name[V10_OPNAME_MAX];
+} lb;
+
+/* Operator name "L<layer>.<sfx>", or <sfx> for layer < 0. */
+static const char *opname(lb *b, int layer, const char *sfx)
+{
+    if (layer >= 0)
+        snprintf(b->name, sizeof b->name, "L%d.%s", layer, sfx);
+    else
+        snprintf(b->name, sizeof b->name, "%s", sfx);
+    return b->name;
+}
+
+static void gemm(lb *b, int layer, const char *sfx, uint64_t count, uint64_t M, uint64_t N,
+                 uint64_t K, int weights)
+{
+    if (!b->rc)
+        b->rc = v10_model_gemm(b->m, opname(b, layer, sfx), count, M, N, K, weights, b->err);
+}
+
+static void vec(lb *b, int layer, const char *sfx, uint64_t elems, uint64_t ops,
+                uint64_t in_tensors, int fusible)
+{
+    if (!b->rc)
+        b->rc = v10_model_vector(b->m, opname(b, layer, sfx), elems, ops, in_tensors, fusible,
+                                 b->err);
+}
+
+/* A VU operator whose HBM traffic is given rather than one tensor per input. */
+static void vec_bytes(lb *b, int layer, const char *sfx, uint64_t elems, uint64_t ops,
+                      uint64_t hbm_bytes)
+{
+    vec(b, layer, sfx, elems, ops, 1, 0); /* not fusible: always a new operator */
+    if (!b->rc)
+        b->m->ops[b->m->n_ops - 1].hbm_bytes = hbm_bytes;
+}
+
+static uint64_t norm_ops(const v10_llm_config *c)
+{
+    return c->norm == V10_LLM_LAYERNORM ? OPS_LAYERNORM : OPS_RMSNORM;
+}
+
+/* Token embedding of `tokens` rows (plus the position rows, added). */
+static void embed(lb *b, uint64_t tokens)
+{
+    const v10_llm_config *c = b->c;
+    int learned = c->positions == V10_LLM_LEARNED;
+    if (!b->rc)
+        b->rc = v10_model_gather(b->m, "embed.gather", tokens * (learned ? 2 : 1), c->hidden,
+                                 b->err);
+    if (learned)
+        vec(b, -1, "embed.add", tokens * c->hidden, OPS_ADD, 2, 1);
+}
+
+/*
+ * Attention over the KV cache for one decode iteration: for each of the
+ * sum_ctx (sequence, key) pairs, every query head does head_dim FMAs for
+ * QK^T and head_dim for P.V.  Each kv head's K and V are read from HBM once
+ * for the query heads that share it (GQA).
+ */
+static void cache_attention(lb *b, int l, uint64_t seqs, uint64_t sum_ctx)
+{
+    const v10_llm_config *c = b->c;
+    uint64_t hd = c->head_dim, qh = c->heads;
+    uint64_t kv_read = sum_ctx * c->kv_heads * hd * BYTES_PER_ELEM; /* K, or V */
+    uint64_t q = seqs * qh * hd * BYTES_PER_ELEM, scores = qh * sum_ctx * BYTES_PER_ELEM;
+    vec_bytes(b, l, "attn.qk", qh * hd * sum_ctx, OPS_FMA, kv_read + q + scores);
+    vec(b, l, "attn.softmax", qh * sum_ctx, OPS_SOFTMAX, 1, 0);
+    vec_bytes(b, l, "attn.av", qh * hd * sum_ctx, OPS_FMA, kv_read + scores + q);
+}
+
+/* Causal self-attention of a prompt of `t` tokens: batched GEMMs, one per
+ * kv head, whose M rows are the `group` query heads sharing it x t tokens.
+ * The masked upper triangle is computed, as an XLA-style compiler does. */
+static void prompt_attention(lb *b, int l, uint64_t t)
+{
+    const v10_llm_config *c = b->c;
+    uint64_t group = c->heads / c->kv_heads;
+    gemm(b, l, "attn.qk", c->kv_heads, group * t, t, c->head_dim, 0);
+    vec(b, l, "attn.softmax", (uint64_t)c->heads * t * t, OPS_MASK_SOFTMAX, 1, 0);
+    gemm(b, l, "attn.av", c->kv_heads, group * t, c->head_dim, t, 0);
+}
+
+/*
+ * The whole stream: embedding, `layers` pre-norm blocks over `tokens`
+ * tokens, then the final norm, LM head and sampling for `outs` tokens
+ * (the last of each sequence).  Decode passes its contexts (seqs, sum_ctx);
+ * prefill passes sum_ctx = 0.
+ */
+static void build(lb *b, uint64_t tokens, uint64_t outs, uint64_t sum_ctx)
+{
+    const v10_llm_config *c = b->c;
+    uint64_t h = c->hidden, t = tokens, attn_w = (uint64_t)c->heads * c->head_dim;
+    embed(b, t);
+    for (int l = 0; l < (int)c->layers; l++) {
+        vec(b, l, "attn.norm", t * h, norm_ops(c), 1, 1);
+        gemm(b, l, "attn.qkv", 1, t, qkv_width(c), h, 1); /* its K, V output: the cache write */
+        if (c->positions == V10_LLM_ROTARY)
+            vec(b, l, "attn.rope", t * ((uint64_t)c->heads + c->kv_heads) * c->head_dim,
+                OPS_ROPE, 1, 0);
+        if (sum_ctx)
+            cache_attention(b, l, t, sum_ctx);
+        else
+            prompt_attention(b, l, t);
+        gemm(b, l, "attn.o", 1, t, h, attn_w, 1);
+        vec(b, l, "attn.add", t * h, OPS_ADD, 2, 1);
+        vec(b, l, "mlp.norm", t * h, norm_ops(c), 1, 1);
+        if (c->ffn_act == V10_LLM_SWIGLU) {
+            gemm(b, l, "mlp.gate_up", 1, t, 2ull * c->ffn, h, 1);
+            vec(b, l, "mlp.swiglu", t * c->ffn, OPS_SWISH + OPS_ADD, 2, 0);
+        } else {
+            gemm(b, l, "mlp.up", 1, t, c->ffn, h, 1); /* GELU fused */
+        }
+        gemm(b, l, "mlp.down", 1, t, h, c->ffn, 1);
+        vec(b, l, "mlp.add", t * h, OPS_ADD, 2, 1);
+    }
+    vec(b, -1, "head.norm", outs * h, norm_ops(c), 1, 1); /* fuses in decode */
+    gemm(b, -1, "head.lm", 1, outs, c->vocab, h, 1); /* tied: the embedding table */
+    vec(b, -1, "head.sample", outs * c->vocab, OPS_SOFTMAX + OPS_ADD, 1, 0);
+}
+
+int v10_llm_prefill(const v10_llm_config *c, uint64_t tokens, v10_model *m, v10_err *err)
+{
+    if (tokens < 1 || tokens > c->max_context)
+        return v10_err_set(err, "%s: prefill of %llu tokens: expected 1 to max_context = %u",
+                           c->name, (unsigned long long)tokens, c->max_context);
+    lb b = {.c = c, .m = m, .err = err};
+    build(&b, tokens, 1, 0);
+    return b.rc;
+}
+
+int v10_llm_decode(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *ctx_lens,
+                   v10_model *m, v10_err *err)
+{
+    if (n_seqs < 1 || n_seqs > MAX_SEQS)
+        return v10_err_set(err, "%s: decode of %u sequences: expected 1 to %d", c->name,
+                           n_seqs, MAX_SEQS);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n_seqs; i++) {
+        if (ctx_lens[i] < 1 || ctx_lens[i] > c->max_context)
+            return v10_err_set(err, "%s: decode: sequence %u has context %u: expected 1 to "
+                                    "max_context = %u", c->name, i, ctx_lens[i],
+                               c->max_context);
+        sum += ctx_lens[i];
+    }
+    lb b = {.c = c, .m = m, .err = err};
+    build(&b, n_seqs, n_seqs, sum);
+    return b.rc;
+}
+
+/* ---- the model-spec form ---- */
+
+/* Parses a positive integer of at most `max` ending at *end; -1 if not. */
+static int parse_count(const char *s, char **end, unsigned long max, unsigned long *out)
+{
+    if (*s < '0' || *s > '9')
+        return -1;
+    *out = strtoul(s, end, 10);
+    return *out >= 1 && *out <= max ? 0 : -1;
+}
+
+/* "NxC[,NxC...]" (C alone: one sequence) into a fresh array of contexts. */
+static int parse_decode(const char *text, const char *v, uint32_t **ctx, uint32_t *n,
+                        v10_err *err)
+{
+    *ctx = NULL;
+    *n = 0;
+    size_t cap = 0;
+    for (const char *p = v;;) {
+        unsigned long a, cnt = 1, len;
+        char *end;
+        if (parse_count(p, &end, MAX_SEQS, &a))
+            goto bad;
+        if (*end == 'x') {
+            cnt = a;
+            if (parse_count(end + 1, &end, 1ul << 24, &len))
+                goto bad;
+        } else {
+            len = a;
+        }
+        if (*end != ',' && *end)
+            goto bad;
+        if (*n + cnt > MAX_SEQS) {
+            free(*ctx);
+            return v10_err_set(err, "model '%s': decode: more than %d sequences", text,
+                               MAX_SEQS);
+        }
+        if (*n + cnt > cap) {
+            cap = *n + cnt > 2 * cap ? *n + cnt : 2 * cap;
+            uint32_t *nc = realloc(*ctx, cap * sizeof *nc);
+            if (!nc) {
+                free(*ctx);
+                return v10_err_set(err, "model '%s': out of memory", text);
+            }
+            *ctx = nc;
+        }
+        for (unsigned long i = 0; i < cnt; i++)
+            (*ctx)[(*n)++] = (uint32_t)len;
+        if (!*end)
+            return 0;
+        p = end + 1;
+    }
+bad:
+    free(*ctx);
+    *ctx = NULL;
+    return v10_err_set(err, "model '%s': decode: expected NxC[,NxC...] (N sequences of 1 to "
+                            "%d at context C of 1 to 2^24 tokens, or C alone)", text, MAX_SEQS);
+}
+
+int v10_llm_build_spec(const char *text, const char *model, const char *phase,
+                       const v10_npu *npu, v10_model *out, v10_err *err)
+{
+    v10_llm_config c;
+    v10_model_init(out, text, 1);
+    if (v10_llm_resolve(model, &c, err))
+        return v10_err_prefix(err, "model '%s'", text);
+    if (!strncmp(phase, "prefill=", 8)) {
+        unsigned long p;
+        char *end;
+        if (parse_count(phase + 8, &end, 1ul << 24, &p) || *end)
+            return v10_err_set(err, "model '%s': prefill: expected a token count of 1 to 2^24",
+                               text);
+        if (v10_llm_check_fit(&c, npu, p, err) || v10_llm_prefill(&c, p, out, err))
+            goto fail;
+        return 0;
+    }
+    if (!strncmp(phase, "decode=", 7)) {
+        uint32_t *ctx, n;
+        if (parse_decode(text, phase + 7, &ctx, &n, err))
+            return -1;
+        uint64_t sum = 0;
+        for (uint32_t i = 0; i < n; i++)
+            sum += ctx[i];
+        out->batch = n;
+        int rc = v10_llm_check_fit(&c, npu, sum, err) || v10_llm_decode(&c, n, ctx, out, err);
+        free(ctx);
+        if (rc)
+            goto fail;
+        return 0;
+    }
+    return v10_err_set(err, "model '%s': an llm/ model needs a phase: :prefill=P (prompt "
+                            "tokens) or :decode=NxC (N sequences at context C)", text);
+fail:
+    v10_model_fini(out);
+    return v10_err_prefix(err, "model '%s'", text);
+}
