@@ -33,6 +33,7 @@ typedef struct v10_npu {
     uint32_t vu_tile_cycles;    /* VU preemption chunk, cycles */
     uint64_t vmem_bytes;        /* vector memory, split among tenants */
     double hbm_gbps;            /* HBM bandwidth, GB/s (1e9 bytes/s) */
+    uint64_t hbm_capacity_bytes; /* HBM size: LLM weights + KV cache must fit */
     double clock_mhz;           /* core clock */
     uint32_t issue_cycles;      /* fixed issue overhead per operator */
     uint64_t slice_cycles;      /* V10 preemption timer period */

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #define MiB (1024ull * 1024ull)
+#define GiB (1024ull * MiB)
 
 /*
  * The paper's core (V10, ISCA 2023, §6 "Experimental setup", Table 2):
@@ -36,6 +37,9 @@ static const v10_npu isca23 = {
     .vu_tile_cycles = 1024,
     .vmem_bytes = 32 * MiB,
     .hbm_gbps = 330.0,
+    /* 32 GB of HBM (the paper's Table 5); HBM stacks come in binary sizes,
+     * so GB there means GiB, as in the TPU papers' tables. */
+    .hbm_capacity_bytes = 32 * GiB,
     .clock_mhz = 700.0,
     /* Our choice: instruction fetch/decode and DMA set-up per operator. */
     .issue_cycles = 64,
@@ -56,7 +60,8 @@ typedef struct preset {
 
 static void mk_isca23(v10_npu *n) { *n = isca23; }
 
-/* Scalability study (DESIGN §7): k SAs and k VUs, HBM scaled with them. */
+/* Scalability study (DESIGN §7): k SAs and k VUs, HBM bandwidth scaled with
+ * them; the HBM capacity stays the paper's. */
 static void scale(v10_npu *n, uint32_t k, const char *name)
 {
     *n = isca23;
@@ -82,6 +87,7 @@ static void mk_tpuv3(v10_npu *n)
     n->sa_count = 2;
     n->clock_mhz = 940.0;
     n->hbm_gbps = 900.0 / 2;
+    n->hbm_capacity_bytes = 32 * GiB / 2; /* 32 GiB per chip (Norrie et al., Table 1) */
     n->vmem_bytes = 32 * MiB;
 }
 
@@ -97,6 +103,7 @@ static void mk_tpuv4(v10_npu *n)
     n->sa_count = 4;
     n->clock_mhz = 1050.0;
     n->hbm_gbps = 1200.0 / 2;
+    n->hbm_capacity_bytes = 32 * GiB / 2; /* 32 GiB per chip (Jouppi et al., Table 1) */
     n->vmem_bytes = 32 * MiB;
 }
 
@@ -149,6 +156,7 @@ static const field fields[] = {
     F(vu_tile_cycles, F_U32, 1, 1 << 30),
     F(vmem_bytes, F_U64, 1024, 1ull << 40),
     F(hbm_gbps, F_DBL, 0.001, 1e6),
+    F(hbm_capacity_bytes, F_U64, 1 << 20, 1ull << 50),
     F(clock_mhz, F_DBL, 1, 1e5),
     F(issue_cycles, F_U32, 0, 1 << 30),
     F(slice_cycles, F_U64, 1, 1ull << 40),
