@@ -13,6 +13,7 @@
 
 #include "v10/calibrate.h"
 #include "v10/cost.h"
+#include "v10/llm.h"
 #include "v10/onnx.h"
 
 #define BYTES_PER_ELEM 2 /* bf16 */
@@ -228,6 +229,7 @@ typedef struct spec {
     char profile[1024];      /* calibrate to: comma-separated profile CSVs, or "" */
     char row[V10_NAME_MAX];  /* ... their row (default: the model's name) */
     uint32_t row_batch;      /* ... at this batch (default: the model's) */
+    char phase[1024];        /* llm/: "prefill=P" or "decode=NxC,...", or "" */
 } spec;
 
 /* Copies the value of option `key=` (kv, kl) into buf; -1 if it does not fit. */
@@ -267,6 +269,10 @@ static int parse_spec(const char *text, spec *sp, v10_err *err)
                 return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536], "
                                         "got '%s'", text, num);
             sp->batch = (uint32_t)v;
+        } else if ((kl > 8 && !strncmp(kv, "prefill=", 8)) ||
+                   (kl > 7 && !strncmp(kv, "decode=", 7))) {
+            if (opt_value(kv, kl, 0, sp->phase, sizeof sp->phase))
+                return v10_err_set(err, "model '%s': phase option too long", text);
         } else if (kl == 10 && !strncmp(kv, "unknown=vu", 10)) {
             sp->unknown_vu = 1;
         } else if (kl > 8 && !strncmp(kv, "profile=", 8)) {
@@ -279,7 +285,8 @@ static int parse_spec(const char *text, spec *sp, v10_err *err)
                 return v10_err_set(err, "model '%s': row: expected NAME or NAME@BATCH", text);
         } else {
             return v10_err_set(err, "model '%s': unknown option '%.*s' (expected batch=N, "
-                                    "profile=FILE.csv, row=NAME[@B] or, for .onnx, unknown=vu)",
+                                    "profile=FILE.csv, row=NAME[@B], for .onnx unknown=vu, "
+                                    "for llm/ prefill=P or decode=NxC)",
                                text, (int)kl, kv);
         }
     }
@@ -329,6 +336,7 @@ static int calibrate_spec(const spec *sp, const char *text, const v10_npu *npu, 
 }
 
 #define ISCA23_PREFIX "isca23/"
+#define LLM_PREFIX "llm/"
 
 int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err *err)
 {
@@ -339,7 +347,17 @@ int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err
     const char *name = sp.name;
     if (sp.unknown_vu && !ends_with(name, ".onnx"))
         return v10_err_set(err, "model '%s': unknown=vu applies to .onnx models only", text);
-    if (!strncmp(name, ISCA23_PREFIX, strlen(ISCA23_PREFIX))) {
+    int llm = !strncmp(name, LLM_PREFIX, strlen(LLM_PREFIX));
+    if (sp.phase[0] && !llm)
+        return v10_err_set(err, "model '%s': prefill= and decode= apply to llm/ models only",
+                           text);
+    if (llm) {
+        if (sp.batch)
+            return v10_err_set(err, "model '%s': batch= does not apply to llm/ models (the "
+                                    "batch is decode=NxC's N)", text);
+        if (v10_llm_build_spec(text, name + strlen(LLM_PREFIX), sp.phase, npu, out, err))
+            return -1;
+    } else if (!strncmp(name, ISCA23_PREFIX, strlen(ISCA23_PREFIX))) {
         if (sp.profile[0])
             return v10_err_set(err, "model '%s': isca23 models are calibrated already", text);
         v10_profile unused;
