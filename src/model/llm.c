@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "model/vu_ops.h"
-#include "util/file.h"
+#include "util/config.h"
 
 #define BYTES_PER_ELEM 2 /* bf16 weights, activations and KV cache */
 #define MAX_SEQS 65536   /* sequences in one decode iteration, as batch= */
@@ -207,20 +207,11 @@ static int fill_defaults(v10_llm_config *c, const cJSON *root, const char *origi
 int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
                       v10_err *err)
 {
-    cJSON *root = cJSON_Parse(text);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        int line = 1;
-        for (const char *ch = text; at && ch < at && *ch; ch++)
-            line += *ch == '\n';
-        return v10_err_set(err, "%s:%d: malformed JSON", origin, line);
-    }
-    int rc = -1;
     memset(out, 0, sizeof *out);
-    if (!cJSON_IsObject(root)) {
-        v10_err_set(err, "%s: expected a JSON object of LLM configuration keys", origin);
-        goto done;
-    }
+    cJSON *root = v10_config_parse(text, origin, "LLM configuration keys", err);
+    if (!root)
+        return -1;
+    int rc = -1;
     const cJSON *base = cJSON_GetObjectItemCaseSensitive(root, "base");
     if (base && (!cJSON_IsString(base) || v10_llm_preset(base->valuestring, out, err))) {
         if (!cJSON_IsString(base))
@@ -239,13 +230,8 @@ int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
         if (!strcmp(v->string, "base"))
             continue;
         if (!strcmp(v->string, "name")) {
-            if (!cJSON_IsString(v) || !*v->valuestring ||
-                strlen(v->valuestring) >= sizeof out->name) {
-                v10_err_set(err, "%s: key 'name': expected a string of 1 to %d characters",
-                            origin, V10_NAME_MAX - 1);
+            if (v10_config_name(v, origin, out->name, sizeof out->name, err))
                 goto done;
-            }
-            snprintf(out->name, sizeof out->name, "%s", v->valuestring);
             continue;
         }
         size_t i = 0;
@@ -279,7 +265,7 @@ int v10_llm_resolve(const char *spec, v10_llm_config *out, v10_err *err)
     size_t l = strlen(spec);
     if (!strchr(spec, '/') && !(l > 5 && !strcmp(spec + l - 5, ".json")))
         return v10_llm_preset(spec, out, err);
-    char *text = v10_file_read_text(spec, MAX_CONFIG_BYTES, err);
+    char *text = v10_config_read_text(spec, MAX_CONFIG_BYTES, err);
     if (!text)
         return -1;
     int rc = v10_llm_from_json(text, spec, out, err);

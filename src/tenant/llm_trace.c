@@ -158,21 +158,8 @@ int v10_llm_trace_parse(FILE *f, const char *path, double time_scale, double sta
     char *fld[V10_CSV_FIELDS_MAX];
     int col[C_N], lineno = 0, n_header = 0, prev_line = 0;
     int64_t first_ns = 0, prev_ns = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            v10_err_set(err, "%s:%d: line longer than %d bytes", path, lineno,
-                        V10_CSV_LINE_MAX - 2);
-            goto fail;
-        }
-        char *s = v10_csv_strip(lineno == 1 ? v10_csv_skip_bom(line) : line);
-        if (!*s)
-            continue;
-        int n = v10_csv_split(s, fld, V10_CSV_FIELDS_MAX);
-        if (n < 0) {
-            v10_err_set(err, "%s:%d: more than %d fields", path, lineno, V10_CSV_FIELDS_MAX);
-            goto fail;
-        }
+    int n;
+    while ((n = v10_csv_next(f, path, 0, line, fld, &lineno, err)) > 0) {
         if (!n_header) {
             if (header(fld, n, path, lineno, col, err))
                 goto fail;
@@ -209,10 +196,8 @@ int v10_llm_trace_parse(FILE *f, const char *path, double time_scale, double sta
         prev_ns = ns;
         prev_line = lineno;
     }
-    if (ferror(f)) {
-        v10_err_set(err, "%s: read error", path);
+    if (n < 0)
         goto fail;
-    }
     if (!n_header) {
         v10_err_set(err, "%s: empty: expected a header TIMESTAMP,ContextTokens,GeneratedTokens",
                     path);

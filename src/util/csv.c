@@ -65,3 +65,23 @@ int v10_csv_double(const char *s, double *out)
     *out = v;
     return 0;
 }
+
+int v10_csv_next(FILE *f, const char *path, int comments, char *line, char **fields,
+                 int *lineno, v10_err *err)
+{
+    while (fgets(line, V10_CSV_LINE_MAX, f)) {
+        ++*lineno;
+        if (!strchr(line, '\n') && !feof(f))
+            return v10_err_set(err, "%s:%d: line longer than %d bytes", path, *lineno,
+                               V10_CSV_LINE_MAX - 2);
+        char *s = v10_csv_strip(*lineno == 1 ? v10_csv_skip_bom(line) : line);
+        if (!*s || (comments && *s == '#'))
+            continue;
+        int n = v10_csv_split(s, fields, V10_CSV_FIELDS_MAX);
+        if (n < 0)
+            return v10_err_set(err, "%s:%d: more than %d fields", path, *lineno,
+                               V10_CSV_FIELDS_MAX);
+        return n;
+    }
+    return ferror(f) ? v10_err_set(err, "%s: read error", path) : 0;
+}

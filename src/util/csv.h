@@ -6,6 +6,10 @@
 #ifndef V10_UTIL_CSV_H
 #define V10_UTIL_CSV_H
 
+#include <stdio.h>
+
+#include "v10/err.h"
+
 #define V10_CSV_LINE_MAX 4096
 #define V10_CSV_FIELDS_MAX 32
 
@@ -20,5 +24,16 @@ int v10_csv_split(char *line, char **fields, int max);
  * (u64); a finite decimal or exponent form for double.  0 or -1. */
 int v10_csv_u64(const char *s, unsigned long long *out);
 int v10_csv_double(const char *s, double *out);
+
+/*
+ * Reads the next line of `f` that is not blank (nor, if `comments`, a '#'
+ * comment) into line[V10_CSV_LINE_MAX] and splits it into
+ * fields[V10_CSV_FIELDS_MAX]; a byte-order mark on line 1 is skipped.
+ * *lineno counts every line read.  Returns the field count, 0 at the end of
+ * the file, or -1 with err naming path:line (a line too long, too many
+ * fields) or a read error.
+ */
+int v10_csv_next(FILE *f, const char *path, int comments, char *line, char **fields,
+                 int *lineno, v10_err *err);
 
 #endif

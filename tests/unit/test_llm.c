@@ -581,6 +581,17 @@ static void trace_bad_files(void **state)
             fail_msg("%s: message '%s' lacks '%s'", whole[i].name, err.msg, whole[i].needle);
         unlink(path);
     }
+    /* a line past the CSV line limit */
+    char *longer = malloc(6000);
+    assert_non_null(longer);
+    snprintf(longer, 6000, "%s%s2023-11-16 18:15:47.%05000d,1,1\n", H, R1, 0);
+    const char *lpath = write_tmp("long.csv", longer);
+    free(longer);
+    v10_llm_trace lt;
+    v10_err lerr = {{0}};
+    assert_int_equal(v10_llm_trace_read(lpath, 1.0, 0.0, &lt, &lerr), -1);
+    assert_non_null(strstr(lerr.msg, "long.csv:3: line longer than"));
+    unlink(lpath);
     /* columns in another order, CRLF line ends, a byte-order mark: all fine */
     const char *path = write_tmp("reordered.csv", "\xEF\xBB\xBFGeneratedTokens,TIMESTAMP,"
                                                   "ContextTokens\r\n7,2023-11-16 18:15:47,9\r\n"

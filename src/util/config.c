@@ -1,12 +1,12 @@
-/* file.c — whole-file reads for the text loaders (see file.h). */
-#include "util/file.h"
+/* config.c — reading JSON configuration files (see config.h). */
+#include "util/config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-char *v10_file_read_text(const char *path, size_t max_bytes, v10_err *err)
+char *v10_config_read_text(const char *path, size_t max_bytes, v10_err *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -55,4 +55,32 @@ char *v10_file_read_text(const char *path, size_t max_bytes, v10_err *err)
         return NULL;
     }
     return buf;
+}
+
+cJSON *v10_config_parse(const char *text, const char *origin, const char *what, v10_err *err)
+{
+    cJSON *root = cJSON_Parse(text);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        int line = 1;
+        for (const char *c = text; at && c < at && *c; c++)
+            line += *c == '\n';
+        v10_err_set(err, "%s:%d: malformed JSON", origin, line);
+        return NULL;
+    }
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        v10_err_set(err, "%s: expected a JSON object of %s", origin, what);
+        return NULL;
+    }
+    return root;
+}
+
+int v10_config_name(const cJSON *v, const char *origin, char *name, size_t size, v10_err *err)
+{
+    if (!cJSON_IsString(v) || !*v->valuestring || strlen(v->valuestring) >= size)
+        return v10_err_set(err, "%s: key 'name': expected a string of 1 to %zu characters",
+                           origin, size - 1);
+    snprintf(name, size, "%s", v->valuestring);
+    return 0;
 }
