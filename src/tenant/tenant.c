@@ -1,7 +1,7 @@
 /*
  * tenant.c — tenant specs: "MODEL[:batch=N][:priority=P][:rate=RPS]
- * [:outstanding=N][:slo_us=X]".  The model part keeps its batch option so
- * that v10_model_load sees it.
+ * [:outstanding=N][:slo_us=X]".  The model part keeps its batch, unknown,
+ * prefill and decode options so that v10_model_load sees them.
  */
 #include <errno.h>
 #include <math.h>
@@ -54,11 +54,12 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
             out->batch = (uint32_t)d;
             size_t l = strlen(out->model);
             snprintf(out->model + l, sizeof out->model - l, ":batch=%u", out->batch);
-        } else if (!strcmp(kv, "unknown")) {
-            /* ONNX: approximate unsupported nodes (docs/onnx.md); the model
-             * loader checks the value and the file type. */
+        } else if (!strcmp(kv, "unknown") || !strcmp(kv, "prefill") ||
+                   !strcmp(kv, "decode")) {
+            /* Model options: ONNX's unknown=vu (docs/onnx.md), an llm/
+             * model's phase (docs/models.md); the model loader checks them. */
             size_t l = strlen(out->model);
-            snprintf(out->model + l, sizeof out->model - l, ":unknown=%s", v);
+            snprintf(out->model + l, sizeof out->model - l, ":%s=%s", kv, v);
         } else if (!strcmp(kv, "priority")) {
             if (num(s, kv, v, 1e-3, 1000, 0, &out->priority, err))
                 return -1;
@@ -74,7 +75,8 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                 return -1;
         } else {
             return v10_err_set(err, "tenant '%s': unknown option '%s' (expected batch, "
-                                    "priority, rate, outstanding, slo_us or unknown)", s, kv);
+                                    "priority, rate, outstanding, slo_us, unknown, prefill or decode)",
+                               s, kv);
         }
         kv = next;
     }

@@ -63,6 +63,16 @@ cat >"$tmp/mistral.json" <<'JS'
 JS
 "$bin" profile "llm/$tmp/mistral.json:decode=8x4096" >/dev/null || fail "JSON config"
 
+# a decode iteration as an ordinary tenant of `run` (not serving: the same
+# batch repeated, closed loop)
+"$bin" run --tenant llm/llama3.2-1b:decode=4x100 --tenant isca23/ncf --requests 4 \
+    --format json | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["tenants"][0]
+assert t["model"] == "llm/llama3.2-1b:decode=4x100" and t["batch"] == 4, t
+assert t["completed"] == 4 and t["latency_us"]["avg"] >= t["alone_latency_us"], t
+' || fail "run with an llm/ tenant"
+
 # ---- errors: exit 1, one line naming the culprit ------------------------------
 expect1() {
     local needle=$1
