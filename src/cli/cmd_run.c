@@ -79,6 +79,12 @@ static int policy_list(const char *arg, char names[][V10_NAME_MAX], int max)
     return n;
 }
 
+static void free_models(v10_model *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v10_model_fini(&m[i]);
+}
+
 int cmd_run(int argc, char **argv)
 {
     static v10_tenant_spec specs[64];
@@ -161,15 +167,6 @@ int cmd_run(int argc, char **argv)
         cfg.warmup = cfg.requests / 10;
     cfg.tenants = specs;
     cfg.n_tenants = n_specs;
-    for (size_t i = 0; i < n_specs; i++) /* report ONNX approximations once */
-        if (strstr(specs[i].model, ":unknown=vu")) {
-            v10_model m;
-            if (v10_model_load(specs[i].model, &cfg.npu, &m, &err))
-                return cli_fail(&err);
-            cli_note_approx(&m);
-            v10_model_fini(&m);
-        }
-
     char names[16][V10_NAME_MAX];
     int n_pol = policy_list(policy_arg, names, 16);
     if (n_pol <= 0)
@@ -181,12 +178,28 @@ int cmd_run(int argc, char **argv)
     if (n_pol > 1 && trace_path)
         return cli_usage_error("run", "--trace needs a single --policy");
 
+    /* Each model is read once: every policy runs, and the trace names
+     * operators, from what was read here, even if a file changes meanwhile. */
+    static v10_model models[64];
+    size_t n_models = 0;
+    for (; n_models < n_specs; n_models++) {
+        if (v10_model_load(specs[n_models].model, &cfg.npu, &models[n_models], &err)) {
+            v10_err_prefix(&err, "tenant %zu", n_models);
+            free_models(models, n_models);
+            return cli_fail(&err);
+        }
+        if (strstr(specs[n_models].model, ":unknown=vu")) /* ONNX approximations, once */
+            cli_note_approx(&models[n_models]);
+    }
+    cfg.models = models;
+
     v10_trace trace = {0};
     v10_tab *cmp = n_pol > 1 ? v10_tab_create() : NULL;
     cJSON *arr = n_pol > 1 && fmt == V10_FMT_JSON ? cJSON_CreateArray() : NULL;
     if (n_pol > 1 && (!cmp || (fmt == V10_FMT_JSON && !arr))) {
         v10_tab_destroy(cmp);
         cJSON_Delete(arr);
+        free_models(models, n_models);
         return cli_fail(&(v10_err){"out of memory"});
     }
     if (cmp)
@@ -250,5 +263,6 @@ int cmd_run(int argc, char **argv)
     cJSON_Delete(arr);
     v10_tab_destroy(cmp);
     v10_trace_fini(&trace);
+    free_models(models, n_models);
     return rc; /* main checks that stdout was written (cli_stdout_done) */
 }

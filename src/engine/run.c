@@ -62,15 +62,16 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
     if (v10_npu_validate(&cfg->npu, err))
         return -1;
     size_t nt = cfg->n_tenants;
-    v10_model *models = calloc(nt, sizeof *models);
-    if (!models)
+    v10_model *own = NULL; /* the models this call loads, if the caller gave none */
+    const v10_model *models = cfg->models;
+    if (!models && !(models = own = calloc(nt, sizeof *own)))
         return v10_err_set(err, "out of memory");
     int rc = -1;
     size_t loaded = 0;
     v10_engine e;
     memset(&e, 0, sizeof e);
-    for (; loaded < nt; loaded++)
-        if (v10_model_load(cfg->tenants[loaded].model, &cfg->npu, &models[loaded], err)) {
+    for (; own && loaded < nt; loaded++)
+        if (v10_model_load(cfg->tenants[loaded].model, &cfg->npu, &own[loaded], err)) {
             v10_err_prefix(err, "tenant %zu", loaded);
             goto done;
         }
@@ -84,7 +85,7 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
 done:
     v10_engine_free(&e);
     for (size_t i = 0; i < loaded; i++)
-        v10_model_fini(&models[i]);
-    free(models);
+        v10_model_fini(&own[i]);
+    free(own);
     return rc;
 }
