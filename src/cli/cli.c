@@ -3,11 +3,18 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+void cli_signals(void)
+{
+    signal(SIGXFSZ, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+}
 
 int cli_fail(const v10_err *err)
 {
@@ -83,54 +90,6 @@ bad:
     cli_usage_error(cmd, "%s: expected a number in [%g, %g], got '%s'", opt, min, max,
                     arg ? arg : "");
     return -1;
-}
-
-int cli_out_open(cli_out *o, const char *path, v10_err *err)
-{
-    memset(o, 0, sizeof *o);
-    if (strlen(path) >= sizeof o->path)
-        return v10_err_set(err, "%s: path too long", path);
-    strcpy(o->path, path);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0)
-        return v10_err_set(err, "%s: cannot create: %s", path, strerror(errno));
-    /* mkstemp makes the file 0600; give it the mode a plain fopen would. */
-    mode_t um = umask(0);
-    umask(um);
-    fchmod(fd, 0666 & ~um);
-    o->f = fdopen(fd, "w");
-    if (!o->f) {
-        close(fd);
-        unlink(o->tmp);
-        return v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    }
-    return 0;
-}
-
-int cli_out_commit(cli_out *o, v10_err *err)
-{
-    int bad = fflush(o->f) != 0 || ferror(o->f);
-    int e = errno;
-    if (fclose(o->f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    o->f = NULL;
-    if (!bad && rename(o->tmp, o->path) == 0)
-        return 0;
-    if (!bad)
-        e = errno;
-    unlink(o->tmp);
-    return v10_err_set(err, "%s: write failed: %s", o->path, strerror(e));
-}
-
-void cli_out_abort(cli_out *o)
-{
-    if (o->f)
-        fclose(o->f);
-    o->f = NULL;
-    unlink(o->tmp);
 }
 
 int cli_stdout_done(int rc)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
 #include "v10/report.h"
 #include "v10/sim.h"
 
@@ -214,14 +215,14 @@ int cmd_run(int argc, char **argv)
             break;
         }
         if (trace_path) {
-            cli_out out;
-            if (cli_out_open(&out, trace_path, &err))
+            v10_wfile out;
+            if (v10_wfile_open(&out, trace_path, 0, &err))
                 rc = cli_fail(&err);
             else if (v10_trace_write(&trace, &cfg, &res, out.f, &err)) {
-                cli_out_abort(&out);
+                v10_wfile_abort(&out);
                 v10_err_prefix(&err, "%s", trace_path);
                 rc = cli_fail(&err);
-            } else if (cli_out_commit(&out, &err)) {
+            } else if (v10_wfile_commit(&out, &err)) {
                 rc = cli_fail(&err);
             }
         }

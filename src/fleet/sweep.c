@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/file.h"
 #include "util/json.h"
 #include "v10/pool.h"
 #include "v10/report.h"
@@ -37,6 +38,7 @@ static const char *const key_names[] = {
 #define N_KINDS (sizeof key_names / sizeof key_names[0])
 
 #define MAX_SETTINGS 64
+#define LOCK_NAME ".lock" /* held by the process that owns a result folder */
 
 /*
  * One setting: an axis (its list of values) or a fixed value (stored as a
@@ -729,6 +731,7 @@ struct v10_sweep_store {
     const v10_sweep *s;
     char dir[4096];
     int fd;                 /* results.jsonl, O_APPEND */
+    int lock;               /* DIR/.lock, held while the store is open */
     unsigned char *done;    /* one flag per point */
     size_t count, dropped;
 };
@@ -752,74 +755,6 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-static int fsync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
-/* Writes DIR/NAME whole or not at all: NAME.tmp, fsync, rename, fsync DIR. */
-static int write_atomic(const char *dir, const char *name, const char *data, size_t n,
-                        v10_err *err)
-{
-    char path[4200], tmp[4210];
-    join(path, sizeof path, dir, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return v10_err_set(err, "%s: %s", tmp, strerror(errno));
-    if (write_all(fd, data, n) || fsync(fd)) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        return v10_err_set(err, "%s: %s", tmp, strerror(e));
-    }
-    close(fd);
-    if (rename(tmp, path)) {
-        int e = errno;
-        unlink(tmp);
-        return v10_err_set(err, "%s: %s", path, strerror(e));
-    }
-    if (fsync_dir(dir))
-        return v10_err_set(err, "%s: %s", dir, strerror(errno));
-    return 0;
-}
-
-/* Reads a whole file; NULL (errno set) on failure.  *len excludes the NUL. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        size_t r = fread(b + n, 1, cap - n - 1, f);
-        n += r;
-        if (n + 1 < cap)
-            break;
-        char *nb = realloc(b, cap *= 2);
-        if (!nb)
-            free(b);
-        b = nb;
-    }
-    int bad_read = ferror(f);
-    fclose(f);
-    if (!b || bad_read) {
-        free(b);
-        errno = bad_read ? EIO : ENOMEM;
-        return NULL;
-    }
-    b[n] = 0;
-    if (len)
-        *len = n;
-    return b;
-}
-
 static int mkdir_p(const char *dir)
 {
     char p[4096];
@@ -841,7 +776,9 @@ static int mkdir_p(const char *dir)
     return 0;
 }
 
-/* 1 if DIR holds anything but our own temporaries (*.tmp), else 0. */
+/* 1 if DIR holds anything but what a sweep of ours leaves before its
+ * spec.json exists (the temporary of spec.json, the lock), else 0.  A
+ * user's file, whatever its name, makes the folder not ours. */
 static int dir_has_files(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -850,10 +787,10 @@ static int dir_has_files(const char *dir)
     int any = 0;
     struct dirent *e;
     while (!any && (e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+        const char *n = e->d_name;
+        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, LOCK_NAME))
             continue;
-        if (l > 4 && !strcmp(e->d_name + l - 4, ".tmp"))
+        if (!strncmp(n, "spec.json.tmp.", 14) && strlen(n) == 14 + 6) /* mkstemp's XXXXXX */
             continue;
         any = 1;
     }
@@ -892,9 +829,9 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
     char path[4200];
     join(path, sizeof path, st->dir, "results.jsonl");
     size_t len;
-    char *b = slurp(path, &len);
+    char *b = v10_file_read(path, SIZE_MAX / 2, &len, err);
     if (!b)
-        return v10_err_set(err, "%s: %s", path, strerror(errno));
+        return -1;
     char *keep = malloc(len + 1);
     if (!keep) {
         free(b);
@@ -935,7 +872,7 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
         if (ftruncate(st->fd, (off_t)good_prefix) || fsync(st->fd))
             rc = v10_err_set(err, "%s: %s", path, strerror(errno));
     } else if (!prefix_ok) {
-        rc = write_atomic(st->dir, "results.jsonl", keep, klen, err);
+        rc = v10_file_write(path, keep, klen, 1, err);
         if (rc == 0) {
             close(st->fd);
             st->fd = open(path, O_WRONLY | O_APPEND);
@@ -964,14 +901,22 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         return v10_err_set(err, "out of memory");
     }
     st->s = s;
-    st->fd = -1;
+    st->fd = st->lock = -1;
     st->done = done;
     snprintf(st->dir, sizeof st->dir, "%s", dir);
     char path[4200];
+    join(path, sizeof path, dir, LOCK_NAME);
+    if (v10_lock_take(path, dir, &st->lock, err)) {
+        v10_sweep_store_close(st);
+        return -1;
+    }
     join(path, sizeof path, dir, "spec.json");
-    char *old = slurp(path, NULL);
+    struct stat sst;
+    char *old = NULL;
     int rc = -1;
-    if (old) {
+    if (lstat(path, &sst) == 0 && !(old = v10_file_read(path, V10_JSON_MAX_BYTES, NULL, err))) {
+        /* spec.json is there but unreadable: rc stays -1 */
+    } else if (old) {
         cJSON *o = cJSON_Parse(old);
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "spec_hash");
         if (!resume)
@@ -1004,7 +949,7 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         } else {
             size_t n = strlen(t);
             t[n] = '\n';
-            rc = write_atomic(dir, "spec.json", t, n + 1, err);
+            rc = v10_file_write(path, t, n + 1, 1, err);
             free(t);
         }
     }
@@ -1013,7 +958,7 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         st->fd = open(path, O_RDWR | O_CREAT | O_APPEND, 0644);
         if (st->fd < 0)
             rc = v10_err_set(err, "%s: %s", path, strerror(errno));
-        else if (fsync_dir(dir))
+        else if (v10_fsync_dir(dir))
             rc = v10_err_set(err, "%s: %s", dir, strerror(errno));
         else
             rc = load_rows(st, err);
@@ -1050,6 +995,7 @@ void v10_sweep_store_close(v10_sweep_store *st)
         return;
     if (st->fd >= 0)
         close(st->fd);
+    v10_lock_release(st->lock);
     free(st->done);
     free(st);
 }
@@ -1299,7 +1245,7 @@ static int read_row(FILE *in, const char *path, off_t at, char **line, size_t *c
  * Writes results.csv, one row per point in index order, streaming: a first
  * pass over results.jsonl notes where each point's first row starts (and
  * the most tenants in a row), a second reads the rows back in index order,
- * one at a time, into DIR/results.csv.tmp, which is fsync'ed and renamed.
+ * one at a time, into a temporary that is fsync'ed and renamed (v10_wfile).
  * Memory: one offset per point and one row.
  */
 int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
@@ -1307,10 +1253,9 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
     const v10_sweep *s = st->s;
     if (st->count < s->points)
         return 0;
-    char path[4200], tmp[4210], dst[4200];
+    char path[4200], dst[4200];
     join(path, sizeof path, st->dir, "results.jsonl");
     join(dst, sizeof dst, st->dir, "results.csv");
-    snprintf(tmp, sizeof tmp, "%s.tmp", dst);
     FILE *in = fopen(path, "r"), *out = NULL;
     if (!in)
         return v10_err_set(err, "%s: %s", path, strerror(errno));
@@ -1336,15 +1281,11 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
     for (size_t i = 0; rc == 0 && i < s->points; i++)
         if (at[i] < 0)
             rc = v10_err_set(err, "%s: point %zu is missing", path, i);
-    if (rc == 0) {
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        out = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (!out) {
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
-            if (fd >= 0)
-                close(fd);
-        }
-    }
+    v10_wfile w = {0};
+    if (rc == 0 && v10_wfile_open(&w, dst, 1, err) == 0)
+        out = w.f;
+    else
+        rc = -1;
     if (rc == 0)
         csv_header(&b, s, max_t);
     for (size_t i = 0; rc == 0 && i < s->points; i++) {
@@ -1356,20 +1297,14 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
         if (b.oom || v10_json_failed_since(mark))
             rc = v10_err_set(err, "%s: out of memory", dst);
         else if (fwrite(b.p, 1, b.n, out) != b.n)
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
+            rc = v10_err_set(err, "%s: %s", dst, strerror(errno));
         b.n = 0;
     }
     if (out) {
-        if (rc == 0 && (fflush(out) || fsync(fileno(out))))
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
-        if (fclose(out) && rc == 0)
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
-        if (rc == 0 && rename(tmp, dst))
-            rc = v10_err_set(err, "%s: %s", dst, strerror(errno));
-        if (rc)
-            unlink(tmp);
-        else if (fsync_dir(st->dir))
-            rc = v10_err_set(err, "%s: %s", st->dir, strerror(errno));
+        if (rc == 0)
+            rc = v10_wfile_commit(&w, err);
+        else
+            v10_wfile_abort(&w);
     }
     free(b.p);
     free(line);

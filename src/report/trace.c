@@ -4,6 +4,7 @@
  * one track per FU (SA0, SA1, ..., VU0, ...); process 2 holds one track per
  * tenant with its requests.  Timestamps are microseconds.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,5 +102,5 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
         }
     }
     fprintf(f, "\n]}\n");
-    return ferror(f) ? v10_err_set(err, "trace: write error") : 0;
+    return ferror(f) ? v10_err_set(err, "trace: write error: %s", strerror(errno)) : 0;
 }
