@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text.h"
 #include "v10/cost.h"
 #include "v10/onnx.h"
 
@@ -50,7 +51,7 @@ const char *v10_fu_name(v10_fu_type fu) { return fu == V10_FU_SA ? "SA" : "VU"; 
 void v10_model_init(v10_model *m, const char *name, uint32_t batch)
 {
     memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "%s", name);
+    v10_name_escape(m->name, sizeof m->name, name); /* safe for every writer */
     m->batch = batch;
 }
 
@@ -71,7 +72,9 @@ int v10_model_push(v10_model *m, const v10_op *op, v10_err *err)
         m->ops = ops;
         m->cap_ops = cap;
     }
-    m->ops[m->n_ops++] = *op;
+    m->ops[m->n_ops] = *op;
+    v10_op *o = &m->ops[m->n_ops++];
+    v10_name_escape(o->name, sizeof o->name, o->name); /* names from files: util/text.h */
     return 0;
 }
 
@@ -182,6 +185,7 @@ int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
         size_t l = strlen(prev->name);
         if (l + 2 < sizeof prev->name)
             snprintf(prev->name + l, sizeof prev->name - l, "+%s", name);
+        v10_name_escape(prev->name, sizeof prev->name, prev->name);
         return 0;
     }
     v10_op op;

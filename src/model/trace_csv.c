@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/file.h"
 #include "v10/model.h"
 
 enum { C_NAME, C_FU, C_CYCLES, C_US, C_BYTES, C_TILES, C_MACS, C_FLOPS, C_VMEM, C_RESTREAM, C_N };
@@ -100,7 +101,7 @@ int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model
             v10_err_set(err, "%s:%d: line longer than %d bytes", path, lineno, MAX_LINE - 2);
             goto fail;
         }
-        char *s = strip(line);
+        char *s = strip(lineno == 1 ? (char *)v10_skip_bom(line) : line);
         if (!*s || *s == '#')
             continue;
         int n = split(s, fld);
@@ -237,7 +238,11 @@ int v10_trace_csv_write(const v10_model *m, const v10_npu *npu, FILE *f)
         for (char *c = name; *c; c++)
             if (*c == ',')
                 *c = ';';
-        fprintf(f, "%s,%s,%llu,%llu,%u,%llu,%llu,%llu,%llu\n", name, v10_fu_name(op->fu),
+        /* A leading '#' would make the row a comment: escape it as names are
+         * (util/text.h), so the file reads back with every operator. */
+        int hash = name[0] == '#';
+        fprintf(f, "%s%s,%s,%llu,%llu,%u,%llu,%llu,%llu,%llu\n", hash ? "\\x23" : "",
+                name + hash, v10_fu_name(op->fu),
                 (unsigned long long)(op->compute_cycles ? op->compute_cycles : 1),
                 (unsigned long long)op->hbm_bytes, op->tiles, (unsigned long long)op->macs,
                 (unsigned long long)op->flops, (unsigned long long)op->vmem_bytes,

@@ -92,6 +92,29 @@ if [ "$(id -u)" = 0 ] && mknod "$tmp/c2/full" c 1 7 2>/dev/null; then
 fi
 no_tmp "$tmp/c2"
 
+# --- 8. names from data are escaped in every writer -------------------------
+mkdir "$tmp/c8"
+/usr/bin/python3 tests/onnx/make_evil_names.py "$tmp/c8/evil.onnx"
+run 0 profile "$tmp/c8/evil.onnx" --format csv && cp "$tmp/out" "$tmp/c8/back.csv"
+if run 0 profile "$tmp/c8/back.csv" --format csv; then
+    [ "$(grep -vc '^#' "$tmp/out")" = 3 ] || fail "profile CSV of odd names lost operators"
+    diff <(grep -v '^#' "$tmp/out") <(grep -v '^#' "$tmp/c8/back.csv") >/dev/null ||
+        fail "profile CSV of odd names does not read back the same"
+fi
+# Byte 0xff and an escape sequence in operator names and in the file name.
+printf 'name,fu,cycles\n\xff\x1b[31mred,SA,100\nok,VU,10\n' >"$tmp/c8/x"$'\x1b'"[1m.csv"
+M="$tmp/c8/x"$'\x1b'"[1m.csv"
+utf8_json() { python3 -c 'import json,sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$1"; }
+run 0 profile "$M" --format json && { utf8_json "$tmp/out" || fail "profile JSON: invalid"; }
+run 0 run --tenant "$M" --requests 2 --format json --trace "$tmp/c8/t.json" &&
+    { utf8_json "$tmp/out" || fail "run JSON: invalid"; } &&
+    { utf8_json "$tmp/c8/t.json" || fail "trace JSON: invalid UTF-8"; }
+for cmd in "profile $M" "run --tenant $M --requests 2" "run --tenant $M --requests 2 --format csv"; do
+    # shellcheck disable=SC2086
+    run 0 $cmd || continue
+    LC_ALL=C grep -q $'[\x1b\xff]' "$tmp/out" && fail "v10sim $cmd: raw control or 0xff byte in output"
+done
+
 # --- 7. signals become errors ----------------------------------------------
 # Past `ulimit -f` (1 KiB): EFBIG, a message, exit 1, no temporary (not SIGXFSZ).
 mkdir "$tmp/c7"
