@@ -1,5 +1,6 @@
 /* cli.c — shared helpers of the sub-commands: errors, option values, files. */
 #include "cli/cli.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <math.h>
@@ -59,12 +60,8 @@ int cli_format(const char *cmd, const char *arg, v10_format *out)
 int cli_u64(const char *cmd, const char *opt, const char *arg, unsigned long long min,
             unsigned long long max, unsigned long long *out)
 {
-    char *end;
-    errno = 0;
-    if (!arg || !*arg || *arg == '-' || *arg == '+')
-        goto bad;
-    unsigned long long v = strtoull(arg, &end, 10);
-    if (errno || *end || v < min || v > max)
+    uint64_t v;
+    if (!arg || v10_parse_u64(arg, &v) || v < min || v > max)
         goto bad;
     *out = v;
     return 0;
@@ -77,12 +74,8 @@ bad:
 int cli_double(const char *cmd, const char *opt, const char *arg, double min, double max,
                double *out)
 {
-    char *end;
-    errno = 0;
-    if (!arg || !*arg)
-        goto bad;
-    double v = strtod(arg, &end);
-    if (errno || *end || !isfinite(v) || v < min || v > max)
+    double v;
+    if (!arg || v10_parse_f64(arg, &v) || v < min || v > max)
         goto bad;
     *out = v;
     return 0;

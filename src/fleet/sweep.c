@@ -443,16 +443,9 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
     *out = NULL;
     vctx v = {origin, err};
     unsigned mark = v10_json_mark();
-    cJSON *in = cJSON_Parse(text);
-    if (!in && v10_json_failed_since(mark))
-        return v10_err_set(err, "%s: out of memory", origin);
-    if (!in) {
-        const char *at = cJSON_GetErrorPtr();
-        int line = 1;
-        for (const char *p = text; at && p < at && *p; p++)
-            line += *p == '\n';
-        return v10_err_set(err, "%s:%d: malformed JSON", origin, line);
-    }
+    cJSON *in = v10_json_parse_input(text, origin, err);
+    if (!in)
+        return -1;
     v10_sweep *s = calloc(1, sizeof *s);
     if (!s) {
         cJSON_Delete(in);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/text.h"
+#include "util/num.h"
 #include "v10/cost.h"
 #include "v10/onnx.h"
 
@@ -237,9 +238,8 @@ static int parse_spec(const char *spec, char *name, size_t name_sz, uint32_t *ba
                 return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536]", spec);
             memcpy(num, kv + 6, nl);
             num[nl] = 0;
-            char *end;
-            unsigned long v = strtoul(num, &end, 10);
-            if (*end || num[0] == '-' || num[0] == '+' || v < 1 || v > 65536)
+            uint64_t v;
+            if (v10_parse_u64(num, &v) || v < 1 || v > 65536)
                 return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536], "
                                         "got '%s'", spec, num);
             *batch = (uint32_t)v;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "util/file.h"
+#include "util/num.h"
 #include "v10/model.h"
 
 enum { C_NAME, C_FU, C_CYCLES, C_US, C_BYTES, C_TILES, C_MACS, C_FLOPS, C_VMEM, C_RESTREAM, C_N };
@@ -54,18 +55,7 @@ static int split(char *line, char **f)
     return n;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-    if (!*s || *s == '-' || *s == '+')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
+static int parse_u64(const char *s, uint64_t *out) { return v10_parse_u64(s, out); }
 
 /* An empty model named after the file's base name. */
 static void init_named(v10_model *m, const char *path)
@@ -165,10 +155,8 @@ int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model
                 goto fail;
             }
         } else {
-            char *end;
-            errno = 0;
-            double us = strtod(fld[col[C_US]], &end);
-            if (errno || *end || !*fld[col[C_US]] || !(us > 0) || us > 1e9) {
+            double us;
+            if (v10_parse_f64(fld[col[C_US]], &us) || !(us > 0) || us > 1e9) {
                 v10_err_set(err, "%s:%d: us: expected a number in (0, 1e9], got '%s'", path,
                             lineno, fld[col[C_US]]);
                 goto fail;

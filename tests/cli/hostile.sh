@@ -115,6 +115,62 @@ for cmd in "profile $M" "run --tenant $M --requests 2" "run --tenant $M --reques
     LC_ALL=C grep -q $'[\x1b\xff]' "$tmp/out" && fail "v10sim $cmd: raw control or 0xff byte in output"
 done
 
+# --- 9. one rule for every input -----------------------------------------
+mkdir "$tmp/c9"
+N=tests/data/npu/subset.json
+# Trailing data, a NUL byte and what follows, a key given twice: refused.
+{ cat $N; echo 'garbage'; } >"$tmp/c9/trail.json"
+{ cat $N; printf '\0{"sa_count": 4}'; } >"$tmp/c9/nul.json"
+printf '{"base": "v10-isca23", "sa_count": 2, "sa_count": 4}\n' >"$tmp/c9/dup.json"
+run 1 npu --npu "$tmp/c9/trail.json" && grep -q "trail.json:6: malformed JSON: data after" "$tmp/err" ||
+    fail "NPU JSON with trailing data: $(cat "$tmp/err")"
+run 1 npu --npu "$tmp/c9/nul.json" && grep -q "NUL byte" "$tmp/err" ||
+    fail "NPU JSON with a NUL byte: $(cat "$tmp/err")"
+run 1 npu --npu "$tmp/c9/dup.json" && grep -q "duplicate key 'sa_count'" "$tmp/err" ||
+    fail "NPU JSON with a duplicate key: $(cat "$tmp/err")"
+printf '{"name": "d", "axes": {"seed": [1]}, "fixed": {"mix": ["mnist"], "requests": 2, "requests": 3}}\n' \
+    >"$tmp/c9/dup_spec.json"
+{ cat tests/data/sweep/tiny.json; echo '}'; } >"$tmp/c9/trail_spec.json"
+run 1 sweep "$tmp/c9/dup_spec.json" --list && grep -q "duplicate key 'requests'" "$tmp/err" ||
+    fail "sweep spec with a duplicate key: $(cat "$tmp/err")"
+run 1 sweep "$tmp/c9/trail_spec.json" --list && grep -q "data after the value" "$tmp/err" ||
+    fail "sweep spec with trailing data: $(cat "$tmp/err")"
+# Numbers: plain decimal only, no blanks, in tenant specs and options alike.
+for t in batch=0x10 batch=010 batch=+4 'priority= 2' 'priority=2 ' priority=0x1p1 rate=inf outstanding=1e1; do
+    run 1 run --tenant "mnist:$t" --requests 2 && grep -qF "got '" "$tmp/err" ||
+        fail "tenant option '$t' accepted or unclear: $(cat "$tmp/err")"
+done
+run 2 run --tenant mnist --requests 010 || true
+run 0 run --tenant mnist:priority=0.5:rate=1e3 --tenant ncf:batch=8 --requests 2 || true
+# The size limit is what docs/limits.md says: 16 MiB = 16,777,216 bytes is fine.
+python3 - "$tmp/c9" <<'PY'
+import sys
+d = sys.argv[1]
+body = b'{"base": "v10-isca23"}'
+for n in (16777216, 16777217):
+    open(f"{d}/n{n}.json", "wb").write(body + b" " * (n - len(body)))
+PY
+run 0 npu --npu "$tmp/c9/n16777216.json" || true
+run 1 npu --npu "$tmp/c9/n16777217.json" && grep -q "larger than 16777216 bytes" "$tmp/err" ||
+    fail "NPU JSON of 16 MiB + 1: $(cat "$tmp/err")"
+# A UTF-8 byte order mark is accepted by every reader.
+bom=$'\xef\xbb\xbf'
+{ printf '%s' "$bom"; cat $N; } >"$tmp/c9/bom.json"
+{ printf '%s' "$bom"; cat tests/data/engine/sa_vu.csv; } >"$tmp/c9/bom.csv"
+{ printf '%s' "$bom"; cat tests/data/topology/ok_mixed.csv; } >"$tmp/c9/bom_topo.csv"
+{ printf '%s' "$bom"; cat tests/data/sweep/tiny.json; } >"$tmp/c9/bom_spec.json"
+{ printf '%sname,model,batch,rate_rps\n' "$bom"; printf 'a,mnist,0,0\nb,ncf,0,0\n'; } >"$tmp/c9/bom_svc.csv"
+run 0 npu --npu "$tmp/c9/bom.json" || true
+run 0 profile "$tmp/c9/bom.csv" || true
+run 0 topology "$tmp/c9/bom_topo.csv" || true
+run 0 sweep "$tmp/c9/bom_spec.json" --list || true
+run 0 fleet --services "$tmp/c9/bom_svc.csv" --npus 1 --requests 2 || true
+# A topology dimension of 2^32 is over the documented 2^32 - 1.
+printf 'name,ifmap_h,ifmap_w,filter_h,filter_w,channels,num_filter,stride\nc,4294967296,8,3,3,1,1,1\n' \
+    >"$tmp/c9/big_topo.csv"
+run 1 topology "$tmp/c9/big_topo.csv" && grep -q "at most 2^32 - 1" "$tmp/err" ||
+    fail "topology dimension 2^32: $(cat "$tmp/err")"
+
 # --- 7. signals become errors ----------------------------------------------
 # Past `ulimit -f` (1 KiB): EFBIG, a message, exit 1, no temporary (not SIGXFSZ).
 mkdir "$tmp/c7"
