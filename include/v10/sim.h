@@ -75,6 +75,8 @@ typedef struct v10_run_config {
     int contention;          /* 1: running operators share HBM bandwidth */
     int check;               /* 1: verify engine invariants while running */
     v10_trace *trace;        /* optional timeline sink */
+    uint64_t max_events;     /* refuse a run estimated past this; 0: V10_EVENT_BUDGET */
+    int progress;            /* 1: a progress bar on stderr once a run lasts 3 s */
     /* Optional: the tenants' models, already loaded and costed for `npu`
      * (models[i] serves tenants[i]; borrowed).  NULL: v10_run loads them.
      * A caller that reports on the run afterwards (a trace's operator

@@ -32,6 +32,8 @@ static void usage(FILE *f)
         "  --trace FILE         write a Perfetto / Chrome trace-event timeline\n"
         "  --no-contention      operators do not share HBM bandwidth\n"
         "  --check              verify engine invariants while running\n"
+        "  --max-events N       refuse a run estimated past N events (default 1e9,\n"
+        "                       about 7 minutes; docs/limits.md)\n"
         "  --slice-cycles N     V10 preemption time slice (default: NPU's, 32768)\n"
         "  --pmt-slice-us X     PMT/PREMA time slice, us (default 1000)\n"
         "  --pmt-share S        PMT slices: priority (default) or equal\n"
@@ -40,7 +42,7 @@ static void usage(FILE *f)
 }
 
 enum { O_TENANT = 1000, O_POLICY, O_NPU, O_REQ, O_WARM, O_SEED, O_FMT, O_TRACE, O_NOCONT,
-       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_HELP };
+       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_MAXEV, O_HELP };
 
 static const struct option opts[] = {
     {"tenant", required_argument, 0, O_TENANT},     {"policy", required_argument, 0, O_POLICY},
@@ -52,6 +54,7 @@ static const struct option opts[] = {
     {"pmt-slice-us", required_argument, 0, O_PMTSLICE},
     {"pmt-share", required_argument, 0, O_PMTSHARE},
     {"prema-drain-frac", required_argument, 0, O_DRAIN},
+    {"max-events", required_argument, 0, O_MAXEV},
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
 
@@ -136,6 +139,11 @@ int cmd_run(int argc, char **argv)
         case O_TRACE: trace_path = optarg; break;
         case O_NOCONT: cfg.contention = 0; break;
         case O_CHECK: cfg.check = 1; break;
+        case O_MAXEV:
+            if (cli_u64("run", "--max-events", optarg, 1, 1ull << 62, &u))
+                return V10_EXIT_USAGE;
+            cfg.max_events = u;
+            break;
         case O_SLICE:
             if (cli_u64("run", "--slice-cycles", optarg, 1, 1ull << 40, &u))
                 return V10_EXIT_USAGE;
@@ -168,6 +176,7 @@ int cmd_run(int argc, char **argv)
         cfg.warmup = cfg.requests / 10;
     cfg.tenants = specs;
     cfg.n_tenants = n_specs;
+    cfg.progress = 1; /* on a terminal, for runs of more than 3 s */
     char names[16][V10_NAME_MAX];
     int n_pol = policy_list(policy_arg, names, 16);
     if (n_pol <= 0)

@@ -9,6 +9,7 @@
 #include "metrics/metrics.h"
 #include "tenant/horizon.h"
 #include "v10/cost.h"
+#include "v10/pool.h"
 
 void v10_policy_params_default(v10_policy_params *p)
 {
@@ -79,7 +80,17 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
         goto done;
     if (v10_engine_alloc(&e, cfg, models, policy->state_size, err))
         goto done;
-    if (v10_engine_run(&e, cfg, policy, models, err))
+    v10_progress bar;
+    if (cfg->progress) { /* drawn only once the run has lasted 3 s */
+        v10_progress_start(&bar, "requests simulated", (size_t)(cfg->requests * nt));
+        const char *after = getenv("V10_PROGRESS_AFTER"); /* seconds; tests set 0 */
+        bar.quiet_s = after ? atof(after) : 3;
+        e.bar = &bar;
+    }
+    int run_rc = v10_engine_run(&e, cfg, policy, models, err);
+    if (cfg->progress)
+        v10_progress_end(&bar);
+    if (run_rc)
         goto done;
     rc = v10_metrics_compute(&e, models, out, err);
 done:

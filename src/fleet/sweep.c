@@ -38,6 +38,8 @@ static const char *const key_names[] = {
 #define N_KINDS (sizeof key_names / sizeof key_names[0])
 
 #define MAX_SETTINGS 64
+/* The alphabet of a sweep's name, which names its default folder. */
+#define SAFE_NAME "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 #define LOCK_NAME ".lock" /* held by the process that owns a result folder */
 
 /*
@@ -474,6 +476,14 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
                     origin, V10_NAME_MAX - 1);
         goto done;
     }
+    /* The name chooses the default output folder (sweep-NAME): a path from
+     * data must not reach outside it ("../x", "/", newlines). */
+    if (name && (name->valuestring[strspn(name->valuestring, SAFE_NAME)] ||
+                 name->valuestring[0] == '.' || name->valuestring[0] == '-')) {
+        v10_err_set(err, "%s: name: expected letters, digits, '.', '_' and '-' only, not "
+                         "starting with '.' or '-' (it names the folder sweep-NAME)", origin);
+        goto done;
+    }
     if (desc && !cJSON_IsString(desc)) {
         v10_err_set(err, "%s: description: expected a string", origin);
         goto done;
@@ -528,6 +538,9 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
         char *dot = strrchr(s->name, '.');
         if (dot && dot != s->name)
             *dot = 0;
+        for (char *c = s->name; *c; c++) /* the file's name, kept to the same alphabet */
+            if (!strchr(SAFE_NAME, *c))
+                *c = '_';
     }
     rc = 0;
 done:

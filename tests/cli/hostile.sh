@@ -7,7 +7,7 @@
 # never with sleeps.
 # Usage: hostile.sh PATH/TO/v10sim   (run from the repository root by ctest)
 set -euo pipefail
-bin=$1
+bin=$(realpath "$1")
 tmp=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
@@ -170,6 +170,73 @@ printf 'name,ifmap_h,ifmap_w,filter_h,filter_w,channels,num_filter,stride\nc,429
     >"$tmp/c9/big_topo.csv"
 run 1 topology "$tmp/c9/big_topo.csv" && grep -q "at most 2^32 - 1" "$tmp/err" ||
     fail "topology dimension 2^32: $(cat "$tmp/err")"
+
+# --- 3. a sweep's name (from data) cannot choose a path ----------------------
+mkdir -p "$tmp/c3/work"
+for n in '../../outside' '/etc/x' 'a/b' '.hidden' 'two\nlines' '-rf'; do
+    printf '{"name": "%s", "axes": {"seed": [1]}, "fixed": {"mix": ["mnist"], "requests": 2}}\n' "$n" \
+        >"$tmp/c3/s.json"
+    (cd "$tmp/c3/work" && timeout 60 "$bin" sweep ../s.json >/dev/null 2>"$tmp/err") &&
+        fail "sweep name '$n' accepted"
+    grep -q "name: expected letters" "$tmp/err" || fail "sweep name '$n': $(cat "$tmp/err")"
+done
+[ -z "$(ls -A "$tmp/c3/work")" ] && [ ! -e "$tmp/outside" ] || fail "a refused sweep wrote a folder"
+# A name taken from the file's name is kept to the same alphabet.
+printf '{"axes": {"seed": [1]}, "fixed": {"mix": ["mnist"], "requests": 2}}\n' >"$tmp/c3/we ird;x.json"
+(cd "$tmp/c3/work" && timeout 60 "$bin" sweep "../we ird;x.json" >/dev/null 2>"$tmp/err") ||
+    fail "sweep from an odd file name: $(cat "$tmp/err")"
+[ -d "$tmp/c3/work/sweep-we_ird_x" ] || fail "odd file name: folder $(ls "$tmp/c3/work")"
+
+# --- 4. one process per sweep folder ----------------------------------------
+# (test_sweep: a second open of a folder in one process is refused too.)  A
+# holder takes the folder's lock as a running sweep does (flock, its pid
+# inside) and says so; a sweep and a resume on that folder are then refused.
+mkdir "$tmp/c4"
+printf '{"name": "lock", "axes": {"seed": [1, 2]}, "fixed": {"mix": ["mnist"], "requests": 2}}\n' \
+    >"$tmp/c4/s.json"
+v10 sweep "$tmp/c4/s.json" --out "$tmp/c4/out" >/dev/null 2>&1 || fail "sweep into c4/out"
+exec 5< <(python3 - "$tmp/c4/out/.lock" <<'PY'
+import fcntl, os, signal, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.ftruncate(fd, 0)
+os.write(fd, f"{os.getpid()}\n".encode())
+print(os.getpid(), flush=True)
+signal.pause()  # holds the lock until killed
+PY
+)
+read -r holder <&5
+pids+=("$holder")
+run 1 sweep "$tmp/c4/s.json" --out "$tmp/c4/out" --resume &&
+    { grep -q "in use by pid $holder " "$tmp/err" || fail "resume on a busy folder: $(cat "$tmp/err")"; }
+run 1 sweep "$tmp/c4/s.json" --out "$tmp/c4/out" &&
+    { grep -q "in use by pid $holder " "$tmp/err" || fail "sweep on a busy folder: $(cat "$tmp/err")"; }
+kill "$holder" 2>/dev/null || true
+exec 5<&-
+wait 2>/dev/null || true
+run 0 sweep "$tmp/c4/s.json" --out "$tmp/c4/out" --resume || true  # released
+
+# --- 6. runs too long to finish are refused up front ------------------------
+# (each would run for hours; refused in well under the time limit)
+printf 'name,fu,cycles\nhuge,SA,1125899906842624\n' >"$tmp/huge.csv"
+printf '{"base": "v10-isca23", "clock_mhz": 1}\n' >"$tmp/mhz1.json"
+for args in "--tenant mnist:rate=1e-6 --tenant ncf --requests 2" \
+            "--tenant mnist:priority=0.001 --tenant ncf:priority=1000 --requests 2 --policy prema" \
+            "--tenant mnist:priority=0.001 --tenant ncf:priority=1000 --requests 2 --policy spatial" \
+            "--tenant $tmp/huge.csv --requests 1 --npu $tmp/mhz1.json"; do
+    # shellcheck disable=SC2086
+    run 1 run $args && grep -q "run too long: about .* events estimated" "$tmp/err" &&
+        grep -q -- "--max-events" "$tmp/err" || fail "run $args: not refused: $(cat "$tmp/err")"
+done
+# The budget is a flag: a small one refuses an ordinary run, a larger one lets it run.
+run 1 run --tenant mnist --requests 100 --max-events 100 || true
+run 0 run --tenant mnist --requests 100 --max-events 100000 || true
+# The progress bar: drawn on stderr once a run lasts V10_PROGRESS_AFTER seconds (3 by default).
+V10_PROGRESS=1 V10_PROGRESS_AFTER=0 v10 run --tenant mnist --tenant ncf --requests 3000 \
+    >/dev/null 2>"$tmp/bar" || fail "run with a progress bar failed"
+grep -q "requests simulated" "$tmp/bar" || fail "no progress bar: $(head -c 200 "$tmp/bar")"
+V10_PROGRESS=1 v10 run --tenant mnist --tenant ncf --requests 3000 >/dev/null 2>"$tmp/bar"
+[ -s "$tmp/bar" ] && fail "progress bar drawn for a short run"
 
 # --- 7. signals become errors ----------------------------------------------
 # Past `ulimit -f` (1 KiB): EFBIG, a message, exit 1, no temporary (not SIGXFSZ).
