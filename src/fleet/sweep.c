@@ -67,15 +67,18 @@ struct v10_sweep {
     size_t points;
 };
 
-static uint64_t fnv1a(const char *s)
+static uint64_t fnv1a_n(const void *p, size_t n)
 {
+    const unsigned char *b = p;
     uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
         h *= 1099511628211ull;
     }
     return h;
 }
+
+static uint64_t fnv1a(const char *s) { return fnv1a_n(s, strlen(s)); }
 
 static void hex16(uint64_t h, char *out)
 {
@@ -891,6 +894,70 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
     return rc;
 }
 
+/*
+ * The files the points read, by content: {"PATH": "HASH"} for every model
+ * file (trace CSV, ONNX) named in a mix, HASH the FNV-1a of its bytes.  The
+ * spec's hash covers only the paths; a resume compares these, so a file
+ * edited between a kill and --resume is refused instead of mixing old and
+ * new rows.  (NPU settings in a spec are presets and fields, not files.)
+ * NULL with err set on failure.
+ */
+static cJSON *input_hashes(const v10_sweep *s, v10_err *err)
+{
+    unsigned mark = v10_json_mark();
+    cJSON *o = cJSON_CreateObject();
+    for (size_t k = 0; o && k < s->n_set; k++) {
+        if (s->set[k].k != K_MIX)
+            continue;
+        const cJSON *mix;
+        cJSON_ArrayForEach(mix, s->set[k].values) {
+            const cJSON *t;
+            cJSON_ArrayForEach(t, mix) {
+                char path[V10_SPEC_MAX];
+                snprintf(path, sizeof path, "%s", t->valuestring);
+                path[strcspn(path, ":")] = 0;
+                size_t l = strlen(path);
+                int file = strchr(path, '/') || (l > 4 && !strcmp(path + l - 4, ".csv")) ||
+                           (l > 5 && !strcmp(path + l - 5, ".onnx"));
+                if (!file || cJSON_GetObjectItemCaseSensitive(o, path))
+                    continue;
+                size_t n;
+                char *b = v10_file_read(path, (size_t)1 << 31, &n, err), h[17];
+                if (!b) {
+                    cJSON_Delete(o);
+                    return NULL;
+                }
+                hex16(fnv1a_n(b, n), h);
+                free(b);
+                cJSON_AddStringToObject(o, path, h);
+            }
+        }
+    }
+    if (!o || v10_json_failed_since(mark)) {
+        cJSON_Delete(o);
+        v10_err_set(err, "out of memory");
+        return NULL;
+    }
+    return o;
+}
+
+/* 0 if every input recorded in spec.json (`was`) still has its hash in
+ * `now`; -1 with err naming the first file that changed. */
+static int inputs_unchanged(const char *dir, const cJSON *was, const cJSON *now, v10_err *err)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach(w, was) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(now, w->string);
+        if (!cJSON_IsString(w) || !cJSON_IsString(n) || strcmp(w->valuestring, n->valuestring))
+            return v10_err_set(err, "%s: input %s changed since the sweep started (content "
+                                    "hash %s, now %s): refusing to resume, which would mix "
+                                    "results of both; restore the file or run into a new --out",
+                               dir, w->string, cJSON_IsString(w) ? w->valuestring : "?",
+                               cJSON_IsString(n) ? n->valuestring : "missing");
+    }
+    return 0;
+}
+
 int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
                          v10_sweep_store **out, v10_err *err)
 {
@@ -934,8 +1001,12 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
             v10_err_set(err, "%s was started with a different spec (hash %s, this spec %s): "
                         "refusing to resume; run the changed spec into a new --out directory",
                         dir, h->valuestring, s->hash);
-        else
-            rc = 0;
+        else {
+            const cJSON *was = cJSON_GetObjectItemCaseSensitive(o, "inputs");
+            cJSON *now = was ? input_hashes(s, err) : NULL;
+            rc = was && (!now || inputs_unchanged(dir, was, now, err)) ? -1 : 0;
+            cJSON_Delete(now);
+        }
         cJSON_Delete(o);
         free(old);
     } else if (dir_has_files(dir)) {
@@ -948,6 +1019,16 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         cJSON_AddNumberToObject(rec, "points", (double)s->points);
         cJSON_AddStringToObject(rec, "version", V10_VERSION);
         v10_json_add(rec, "spec", cJSON_Parse(s->canonical));
+        cJSON *inputs = input_hashes(s, err);
+        if (!inputs) {
+            cJSON_Delete(rec);
+            v10_sweep_store_close(st);
+            return -1;
+        }
+        if (cJSON_GetArraySize(inputs) > 0) /* a spec of zoo models only: none */
+            v10_json_add(rec, "inputs", inputs);
+        else
+            cJSON_Delete(inputs);
         char *t = v10_json_failed_since(mark) ? NULL : cJSON_Print(rec);
         cJSON_Delete(rec);
         if (!t) {

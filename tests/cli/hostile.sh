@@ -216,6 +216,21 @@ exec 5<&-
 wait 2>/dev/null || true
 run 0 sweep "$tmp/c4/s.json" --out "$tmp/c4/out" --resume || true  # released
 
+# --- 5. a resume whose inputs changed is refused -----------------------------
+mkdir "$tmp/c5"
+cp tests/data/engine/sa_vu.csv "$tmp/c5/m.csv"
+printf '{"name": "in", "axes": {"seed": [1, 2, 3]}, "fixed": {"mix": ["%s", "mnist"], "requests": 2}}\n' \
+    "$tmp/c5/m.csv" >"$tmp/c5/s.json"
+v10 sweep "$tmp/c5/s.json" --out "$tmp/c5/out" >/dev/null 2>&1 || fail "sweep into c5/out"
+# A lost row (as after kill -9) and an unchanged input: the resume runs it.
+head -n 2 "$tmp/c5/out/results.jsonl" >"$tmp/c5/rows" && mv "$tmp/c5/rows" "$tmp/c5/out/results.jsonl"
+run 0 sweep "$tmp/c5/s.json" --out "$tmp/c5/out" --resume || true
+head -n 2 "$tmp/c5/out/results.jsonl" >"$tmp/c5/rows" && mv "$tmp/c5/rows" "$tmp/c5/out/results.jsonl"
+sed -i 's/^\([a-z0-9_]*\),SA,\([0-9]*\)/\1,SA,1\2/' "$tmp/c5/m.csv"   # the model is edited
+run 1 sweep "$tmp/c5/s.json" --out "$tmp/c5/out" --resume &&
+    { grep -q "input $tmp/c5/m.csv changed" "$tmp/err" || fail "resume after an edit: $(cat "$tmp/err")"; }
+[ "$(wc -l <"$tmp/c5/out/results.jsonl")" = 2 ] || fail "a refused resume added rows"
+
 # --- 6. runs too long to finish are refused up front ------------------------
 # (each would run for hours; refused in well under the time limit)
 printf 'name,fu,cycles\nhuge,SA,1125899906842624\n' >"$tmp/huge.csv"
