@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
 #include "v10/fleet.h"
 
 static void usage(FILE *f)
@@ -87,13 +88,7 @@ int cmd_repro(int argc, char **argv)
     for (size_t i = 0; i < out.n_files && rc == V10_EXIT_OK; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, out.files[i].name);
-        cli_out w;
-        if (cli_out_open(&w, path, &err)) {
-            rc = cli_fail(&err);
-            break;
-        }
-        fwrite(out.files[i].data, 1, out.files[i].len, w.f);
-        if (cli_out_commit(&w, &err))
+        if (v10_file_write(path, out.files[i].data, out.files[i].len, 0, &err))
             rc = cli_fail(&err);
     }
     if (rc == V10_EXIT_OK)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
 #include "v10/report.h"
 #include "v10/sim.h"
 
@@ -31,6 +32,8 @@ static void usage(FILE *f)
         "  --trace FILE         write a Perfetto / Chrome trace-event timeline\n"
         "  --no-contention      operators do not share HBM bandwidth\n"
         "  --check              verify engine invariants while running\n"
+        "  --max-events N       refuse a run estimated past N events (default 1e9,\n"
+        "                       about 7 minutes; docs/limits.md)\n"
         "  --slice-cycles N     V10 preemption time slice (default: NPU's, 32768)\n"
         "  --pmt-slice-us X     PMT/PREMA time slice, us (default 1000)\n"
         "  --pmt-share S        PMT slices: priority (default) or equal\n"
@@ -42,7 +45,7 @@ static void usage(FILE *f)
 }
 
 enum { O_TENANT = 1000, O_POLICY, O_NPU, O_REQ, O_WARM, O_SEED, O_FMT, O_TRACE, O_NOCONT,
-       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_PREEMPT, O_HELP };
+       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_PREEMPT, O_MAXEV, O_HELP };
 
 static const struct option opts[] = {
     {"tenant", required_argument, 0, O_TENANT},     {"policy", required_argument, 0, O_POLICY},
@@ -55,6 +58,7 @@ static const struct option opts[] = {
     {"pmt-share", required_argument, 0, O_PMTSHARE},
     {"prema-drain-frac", required_argument, 0, O_DRAIN},
     {"preempt", required_argument, 0, O_PREEMPT},
+    {"max-events", required_argument, 0, O_MAXEV},
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
 
@@ -81,6 +85,12 @@ static int policy_list(const char *arg, char names[][V10_NAME_MAX], int max)
             p++;
     }
     return n;
+}
+
+static void free_models(v10_model *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v10_model_fini(&m[i]);
 }
 
 int cmd_run(int argc, char **argv)
@@ -133,6 +143,11 @@ int cmd_run(int argc, char **argv)
         case O_TRACE: trace_path = optarg; break;
         case O_NOCONT: cfg.contention = 0; break;
         case O_CHECK: cfg.check = 1; break;
+        case O_MAXEV:
+            if (cli_u64("run", "--max-events", optarg, 1, 1ull << 62, &u))
+                return V10_EXIT_USAGE;
+            cfg.max_events = u;
+            break;
         case O_SLICE:
             if (cli_u64("run", "--slice-cycles", optarg, 1, 1ull << 40, &u))
                 return V10_EXIT_USAGE;
@@ -170,15 +185,7 @@ int cmd_run(int argc, char **argv)
         cfg.warmup = cfg.requests / 10;
     cfg.tenants = specs;
     cfg.n_tenants = n_specs;
-    for (size_t i = 0; i < n_specs; i++) /* report ONNX approximations once */
-        if (strstr(specs[i].model, ":unknown=vu")) {
-            v10_model m;
-            if (v10_model_load(specs[i].model, &cfg.npu, &m, &err))
-                return cli_fail(&err);
-            cli_note_approx(&m);
-            v10_model_fini(&m);
-        }
-
+    cfg.progress = 1; /* on a terminal, for runs of more than 3 s */
     char names[16][V10_NAME_MAX];
     int n_pol = policy_list(policy_arg, names, 16);
     if (n_pol <= 0)
@@ -190,12 +197,28 @@ int cmd_run(int argc, char **argv)
     if (n_pol > 1 && trace_path)
         return cli_usage_error("run", "--trace needs a single --policy");
 
+    /* Each model is read once: every policy runs, and the trace names
+     * operators, from what was read here, even if a file changes meanwhile. */
+    static v10_model models[64];
+    size_t n_models = 0;
+    for (; n_models < n_specs; n_models++) {
+        if (v10_model_load(specs[n_models].model, &cfg.npu, &models[n_models], &err)) {
+            v10_err_prefix(&err, "tenant %zu", n_models);
+            free_models(models, n_models);
+            return cli_fail(&err);
+        }
+        if (strstr(specs[n_models].model, ":unknown=vu")) /* ONNX approximations, once */
+            cli_note_approx(&models[n_models]);
+    }
+    cfg.models = models;
+
     v10_trace trace = {0};
     v10_tab *cmp = n_pol > 1 ? v10_tab_create() : NULL;
     cJSON *arr = n_pol > 1 && fmt == V10_FMT_JSON ? cJSON_CreateArray() : NULL;
     if (n_pol > 1 && (!cmp || (fmt == V10_FMT_JSON && !arr))) {
         v10_tab_destroy(cmp);
         cJSON_Delete(arr);
+        free_models(models, n_models);
         return cli_fail(&(v10_err){"out of memory"});
     }
     if (cmp)
@@ -210,14 +233,14 @@ int cmd_run(int argc, char **argv)
             break;
         }
         if (trace_path) {
-            cli_out out;
-            if (cli_out_open(&out, trace_path, &err))
+            v10_wfile out;
+            if (v10_wfile_open(&out, trace_path, 0, &err))
                 rc = cli_fail(&err);
             else if (v10_trace_write(&trace, &cfg, &res, out.f, &err)) {
-                cli_out_abort(&out);
+                v10_wfile_abort(&out);
                 v10_err_prefix(&err, "%s", trace_path);
                 rc = cli_fail(&err);
-            } else if (cli_out_commit(&out, &err)) {
+            } else if (v10_wfile_commit(&out, &err)) {
                 rc = cli_fail(&err);
             }
         }
@@ -259,5 +282,6 @@ int cmd_run(int argc, char **argv)
     cJSON_Delete(arr);
     v10_tab_destroy(cmp);
     v10_trace_fini(&trace);
+    free_models(models, n_models);
     return rc; /* main checks that stdout was written (cli_stdout_done) */
 }

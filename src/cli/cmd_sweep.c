@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_sweep.h"
+#include "util/file.h"
 
 static void usage(FILE *f, int mpi)
 {
@@ -88,42 +89,14 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
     return -1;
 }
 
-static char *read_text(const char *path, v10_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        v10_err_set(err, "%s: cannot open", path);
-        return NULL;
-    }
-    size_t cap = 1 << 14, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        n += fread(b + n, 1, cap - n - 1, f);
-        if (n + 1 < cap)
-            break;
-        char *nb = cap < (64u << 20) ? realloc(b, cap *= 2) : NULL;
-        if (!nb)
-            free(b);
-        b = nb;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!b || bad) {
-        free(b);
-        v10_err_set(err, "%s: %s", path, bad ? "read error" : "too large");
-        return NULL;
-    }
-    b[n] = 0;
-    return b;
-}
-
 int sweep_cli_load(sweep_args *a, v10_sweep **s)
 {
     v10_err err;
-    char *text = read_text(a->spec, &err);
+    const char *body;
+    char *text = v10_text_read(a->spec, V10_JSON_MAX_BYTES, &body, &err);
     if (!text)
         return cli_fail(&err);
-    int rc = v10_sweep_parse(text, a->spec, s, &err);
+    int rc = v10_sweep_parse(body, a->spec, s, &err);
     free(text);
     if (rc)
         return cli_fail(&err);

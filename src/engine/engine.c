@@ -22,6 +22,7 @@
 
 #include "tenant/horizon.h"
 #include "v10/cost.h"
+#include "v10/pool.h"
 
 /* ---- indexed event heap ------------------------------------------------ */
 
@@ -972,6 +973,13 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
                                V10_MAX_BACKLOG, (unsigned long long)e->now);
         if (e->now > e->stall_cycle)
             return stalled(e, err);
+        if (e->bar && !(e->events & 0xffff)) { /* a long run: requests completed so far */
+            uint64_t done = 0;
+            for (int i = 0; i < nt; i++)
+                done += e->tenants[i].completed < e->tenants[i].n_requests
+                            ? e->tenants[i].completed : e->tenants[i].n_requests;
+            v10_progress_step(e->bar, (size_t)done);
+        }
     }
     snapshot(e, &e->win[1]);
     /* Operators and switches still running (tenants past their count keep

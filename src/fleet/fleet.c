@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "fleet/fleet.h"
+#include "util/file.h"
+#include "util/num.h"
 #include "v10/pool.h"
 
 const char *v10_placement_name(v10_placement p)
@@ -32,10 +34,8 @@ static char *trim(char *s)
 
 static int parse_num(const char *s, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || errno || *end || !isfinite(v) || v < lo || v > hi)
+    double v;
+    if (v10_parse_f64(s, &v) || v < lo || v > hi)
         return -1;
     *out = v;
     return 0;
@@ -67,7 +67,7 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
             v10_err_set(err, "%s:%zu: line too long", path, lineno);
             goto done;
         }
-        char *s = trim(line);
+        char *s = trim(lineno == 1 ? (char *)v10_skip_bom(line) : line);
         if (!*s || *s == '#')
             continue;
         char *fld[6];

@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/file.h"
 #include "util/json.h"
 #include "v10/pool.h"
 #include "v10/report.h"
@@ -37,6 +38,9 @@ static const char *const key_names[] = {
 #define N_KINDS (sizeof key_names / sizeof key_names[0])
 
 #define MAX_SETTINGS 64
+/* The alphabet of a sweep's name, which names its default folder. */
+#define SAFE_NAME "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+#define LOCK_NAME ".lock" /* held by the process that owns a result folder */
 
 /*
  * One setting: an axis (its list of values) or a fixed value (stored as a
@@ -63,15 +67,18 @@ struct v10_sweep {
     size_t points;
 };
 
-static uint64_t fnv1a(const char *s)
+static uint64_t fnv1a_n(const void *p, size_t n)
 {
+    const unsigned char *b = p;
     uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
         h *= 1099511628211ull;
     }
     return h;
 }
+
+static uint64_t fnv1a(const char *s) { return fnv1a_n(s, strlen(s)); }
 
 static void hex16(uint64_t h, char *out)
 {
@@ -441,16 +448,9 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
     *out = NULL;
     vctx v = {origin, err};
     unsigned mark = v10_json_mark();
-    cJSON *in = cJSON_Parse(text);
-    if (!in && v10_json_failed_since(mark))
-        return v10_err_set(err, "%s: out of memory", origin);
-    if (!in) {
-        const char *at = cJSON_GetErrorPtr();
-        int line = 1;
-        for (const char *p = text; at && p < at && *p; p++)
-            line += *p == '\n';
-        return v10_err_set(err, "%s:%d: malformed JSON", origin, line);
-    }
+    cJSON *in = v10_json_parse_input(text, origin, err);
+    if (!in)
+        return -1;
     v10_sweep *s = calloc(1, sizeof *s);
     if (!s) {
         cJSON_Delete(in);
@@ -477,6 +477,14 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
                  strlen(name->valuestring) >= V10_NAME_MAX)) {
         v10_err_set(err, "%s: name: expected a non-empty string of at most %d characters",
                     origin, V10_NAME_MAX - 1);
+        goto done;
+    }
+    /* The name chooses the default output folder (sweep-NAME): a path from
+     * data must not reach outside it ("../x", "/", newlines). */
+    if (name && (name->valuestring[strspn(name->valuestring, SAFE_NAME)] ||
+                 name->valuestring[0] == '.' || name->valuestring[0] == '-')) {
+        v10_err_set(err, "%s: name: expected letters, digits, '.', '_' and '-' only, not "
+                         "starting with '.' or '-' (it names the folder sweep-NAME)", origin);
         goto done;
     }
     if (desc && !cJSON_IsString(desc)) {
@@ -533,6 +541,9 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
         char *dot = strrchr(s->name, '.');
         if (dot && dot != s->name)
             *dot = 0;
+        for (char *c = s->name; *c; c++) /* the file's name, kept to the same alphabet */
+            if (!strchr(SAFE_NAME, *c))
+                *c = '_';
     }
     rc = 0;
 done:
@@ -729,6 +740,7 @@ struct v10_sweep_store {
     const v10_sweep *s;
     char dir[4096];
     int fd;                 /* results.jsonl, O_APPEND */
+    int lock;               /* DIR/.lock, held while the store is open */
     unsigned char *done;    /* one flag per point */
     size_t count, dropped;
 };
@@ -752,74 +764,6 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-static int fsync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
-/* Writes DIR/NAME whole or not at all: NAME.tmp, fsync, rename, fsync DIR. */
-static int write_atomic(const char *dir, const char *name, const char *data, size_t n,
-                        v10_err *err)
-{
-    char path[4200], tmp[4210];
-    join(path, sizeof path, dir, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return v10_err_set(err, "%s: %s", tmp, strerror(errno));
-    if (write_all(fd, data, n) || fsync(fd)) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        return v10_err_set(err, "%s: %s", tmp, strerror(e));
-    }
-    close(fd);
-    if (rename(tmp, path)) {
-        int e = errno;
-        unlink(tmp);
-        return v10_err_set(err, "%s: %s", path, strerror(e));
-    }
-    if (fsync_dir(dir))
-        return v10_err_set(err, "%s: %s", dir, strerror(errno));
-    return 0;
-}
-
-/* Reads a whole file; NULL (errno set) on failure.  *len excludes the NUL. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        size_t r = fread(b + n, 1, cap - n - 1, f);
-        n += r;
-        if (n + 1 < cap)
-            break;
-        char *nb = realloc(b, cap *= 2);
-        if (!nb)
-            free(b);
-        b = nb;
-    }
-    int bad_read = ferror(f);
-    fclose(f);
-    if (!b || bad_read) {
-        free(b);
-        errno = bad_read ? EIO : ENOMEM;
-        return NULL;
-    }
-    b[n] = 0;
-    if (len)
-        *len = n;
-    return b;
-}
-
 static int mkdir_p(const char *dir)
 {
     char p[4096];
@@ -841,7 +785,9 @@ static int mkdir_p(const char *dir)
     return 0;
 }
 
-/* 1 if DIR holds anything but our own temporaries (*.tmp), else 0. */
+/* 1 if DIR holds anything but what a sweep of ours leaves before its
+ * spec.json exists (the temporary of spec.json, the lock), else 0.  A
+ * user's file, whatever its name, makes the folder not ours. */
 static int dir_has_files(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -850,10 +796,10 @@ static int dir_has_files(const char *dir)
     int any = 0;
     struct dirent *e;
     while (!any && (e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+        const char *n = e->d_name;
+        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, LOCK_NAME))
             continue;
-        if (l > 4 && !strcmp(e->d_name + l - 4, ".tmp"))
+        if (!strncmp(n, "spec.json.tmp.", 14) && strlen(n) == 14 + 6) /* mkstemp's XXXXXX */
             continue;
         any = 1;
     }
@@ -892,9 +838,9 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
     char path[4200];
     join(path, sizeof path, st->dir, "results.jsonl");
     size_t len;
-    char *b = slurp(path, &len);
+    char *b = v10_file_read(path, SIZE_MAX / 2, &len, err);
     if (!b)
-        return v10_err_set(err, "%s: %s", path, strerror(errno));
+        return -1;
     char *keep = malloc(len + 1);
     if (!keep) {
         free(b);
@@ -935,7 +881,7 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
         if (ftruncate(st->fd, (off_t)good_prefix) || fsync(st->fd))
             rc = v10_err_set(err, "%s: %s", path, strerror(errno));
     } else if (!prefix_ok) {
-        rc = write_atomic(st->dir, "results.jsonl", keep, klen, err);
+        rc = v10_file_write(path, keep, klen, 1, err);
         if (rc == 0) {
             close(st->fd);
             st->fd = open(path, O_WRONLY | O_APPEND);
@@ -946,6 +892,70 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
     free(keep);
     free(b);
     return rc;
+}
+
+/*
+ * The files the points read, by content: {"PATH": "HASH"} for every model
+ * file (trace CSV, ONNX) named in a mix, HASH the FNV-1a of its bytes.  The
+ * spec's hash covers only the paths; a resume compares these, so a file
+ * edited between a kill and --resume is refused instead of mixing old and
+ * new rows.  (NPU settings in a spec are presets and fields, not files.)
+ * NULL with err set on failure.
+ */
+static cJSON *input_hashes(const v10_sweep *s, v10_err *err)
+{
+    unsigned mark = v10_json_mark();
+    cJSON *o = cJSON_CreateObject();
+    for (size_t k = 0; o && k < s->n_set; k++) {
+        if (s->set[k].k != K_MIX)
+            continue;
+        const cJSON *mix;
+        cJSON_ArrayForEach(mix, s->set[k].values) {
+            const cJSON *t;
+            cJSON_ArrayForEach(t, mix) {
+                char path[V10_SPEC_MAX];
+                snprintf(path, sizeof path, "%s", t->valuestring);
+                path[strcspn(path, ":")] = 0;
+                size_t l = strlen(path);
+                int file = strchr(path, '/') || (l > 4 && !strcmp(path + l - 4, ".csv")) ||
+                           (l > 5 && !strcmp(path + l - 5, ".onnx"));
+                if (!file || cJSON_GetObjectItemCaseSensitive(o, path))
+                    continue;
+                size_t n;
+                char *b = v10_file_read(path, (size_t)1 << 31, &n, err), h[17];
+                if (!b) {
+                    cJSON_Delete(o);
+                    return NULL;
+                }
+                hex16(fnv1a_n(b, n), h);
+                free(b);
+                cJSON_AddStringToObject(o, path, h);
+            }
+        }
+    }
+    if (!o || v10_json_failed_since(mark)) {
+        cJSON_Delete(o);
+        v10_err_set(err, "out of memory");
+        return NULL;
+    }
+    return o;
+}
+
+/* 0 if every input recorded in spec.json (`was`) still has its hash in
+ * `now`; -1 with err naming the first file that changed. */
+static int inputs_unchanged(const char *dir, const cJSON *was, const cJSON *now, v10_err *err)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach(w, was) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(now, w->string);
+        if (!cJSON_IsString(w) || !cJSON_IsString(n) || strcmp(w->valuestring, n->valuestring))
+            return v10_err_set(err, "%s: input %s changed since the sweep started (content "
+                                    "hash %s, now %s): refusing to resume, which would mix "
+                                    "results of both; restore the file or run into a new --out",
+                               dir, w->string, cJSON_IsString(w) ? w->valuestring : "?",
+                               cJSON_IsString(n) ? n->valuestring : "missing");
+    }
+    return 0;
 }
 
 int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
@@ -964,14 +974,22 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         return v10_err_set(err, "out of memory");
     }
     st->s = s;
-    st->fd = -1;
+    st->fd = st->lock = -1;
     st->done = done;
     snprintf(st->dir, sizeof st->dir, "%s", dir);
     char path[4200];
+    join(path, sizeof path, dir, LOCK_NAME);
+    if (v10_lock_take(path, dir, &st->lock, err)) {
+        v10_sweep_store_close(st);
+        return -1;
+    }
     join(path, sizeof path, dir, "spec.json");
-    char *old = slurp(path, NULL);
+    struct stat sst;
+    char *old = NULL;
     int rc = -1;
-    if (old) {
+    if (lstat(path, &sst) == 0 && !(old = v10_file_read(path, V10_JSON_MAX_BYTES, NULL, err))) {
+        /* spec.json is there but unreadable: rc stays -1 */
+    } else if (old) {
         cJSON *o = cJSON_Parse(old);
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "spec_hash");
         if (!resume)
@@ -983,8 +1001,12 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
             v10_err_set(err, "%s was started with a different spec (hash %s, this spec %s): "
                         "refusing to resume; run the changed spec into a new --out directory",
                         dir, h->valuestring, s->hash);
-        else
-            rc = 0;
+        else {
+            const cJSON *was = cJSON_GetObjectItemCaseSensitive(o, "inputs");
+            cJSON *now = was ? input_hashes(s, err) : NULL;
+            rc = was && (!now || inputs_unchanged(dir, was, now, err)) ? -1 : 0;
+            cJSON_Delete(now);
+        }
         cJSON_Delete(o);
         free(old);
     } else if (dir_has_files(dir)) {
@@ -997,6 +1019,16 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         cJSON_AddNumberToObject(rec, "points", (double)s->points);
         cJSON_AddStringToObject(rec, "version", V10_VERSION);
         v10_json_add(rec, "spec", cJSON_Parse(s->canonical));
+        cJSON *inputs = input_hashes(s, err);
+        if (!inputs) {
+            cJSON_Delete(rec);
+            v10_sweep_store_close(st);
+            return -1;
+        }
+        if (cJSON_GetArraySize(inputs) > 0) /* a spec of zoo models only: none */
+            v10_json_add(rec, "inputs", inputs);
+        else
+            cJSON_Delete(inputs);
         char *t = v10_json_failed_since(mark) ? NULL : cJSON_Print(rec);
         cJSON_Delete(rec);
         if (!t) {
@@ -1004,7 +1036,7 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         } else {
             size_t n = strlen(t);
             t[n] = '\n';
-            rc = write_atomic(dir, "spec.json", t, n + 1, err);
+            rc = v10_file_write(path, t, n + 1, 1, err);
             free(t);
         }
     }
@@ -1013,7 +1045,7 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         st->fd = open(path, O_RDWR | O_CREAT | O_APPEND, 0644);
         if (st->fd < 0)
             rc = v10_err_set(err, "%s: %s", path, strerror(errno));
-        else if (fsync_dir(dir))
+        else if (v10_fsync_dir(dir))
             rc = v10_err_set(err, "%s: %s", dir, strerror(errno));
         else
             rc = load_rows(st, err);
@@ -1050,6 +1082,7 @@ void v10_sweep_store_close(v10_sweep_store *st)
         return;
     if (st->fd >= 0)
         close(st->fd);
+    v10_lock_release(st->lock);
     free(st->done);
     free(st);
 }
@@ -1299,7 +1332,7 @@ static int read_row(FILE *in, const char *path, off_t at, char **line, size_t *c
  * Writes results.csv, one row per point in index order, streaming: a first
  * pass over results.jsonl notes where each point's first row starts (and
  * the most tenants in a row), a second reads the rows back in index order,
- * one at a time, into DIR/results.csv.tmp, which is fsync'ed and renamed.
+ * one at a time, into a temporary that is fsync'ed and renamed (v10_wfile).
  * Memory: one offset per point and one row.
  */
 int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
@@ -1307,10 +1340,9 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
     const v10_sweep *s = st->s;
     if (st->count < s->points)
         return 0;
-    char path[4200], tmp[4210], dst[4200];
+    char path[4200], dst[4200];
     join(path, sizeof path, st->dir, "results.jsonl");
     join(dst, sizeof dst, st->dir, "results.csv");
-    snprintf(tmp, sizeof tmp, "%s.tmp", dst);
     FILE *in = fopen(path, "r"), *out = NULL;
     if (!in)
         return v10_err_set(err, "%s: %s", path, strerror(errno));
@@ -1336,15 +1368,11 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
     for (size_t i = 0; rc == 0 && i < s->points; i++)
         if (at[i] < 0)
             rc = v10_err_set(err, "%s: point %zu is missing", path, i);
-    if (rc == 0) {
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        out = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (!out) {
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
-            if (fd >= 0)
-                close(fd);
-        }
-    }
+    v10_wfile w = {0};
+    if (rc == 0 && v10_wfile_open(&w, dst, 1, err) == 0)
+        out = w.f;
+    else
+        rc = -1;
     if (rc == 0)
         csv_header(&b, s, max_t);
     for (size_t i = 0; rc == 0 && i < s->points; i++) {
@@ -1356,20 +1384,14 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
         if (b.oom || v10_json_failed_since(mark))
             rc = v10_err_set(err, "%s: out of memory", dst);
         else if (fwrite(b.p, 1, b.n, out) != b.n)
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
+            rc = v10_err_set(err, "%s: %s", dst, strerror(errno));
         b.n = 0;
     }
     if (out) {
-        if (rc == 0 && (fflush(out) || fsync(fileno(out))))
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
-        if (fclose(out) && rc == 0)
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
-        if (rc == 0 && rename(tmp, dst))
-            rc = v10_err_set(err, "%s: %s", dst, strerror(errno));
-        if (rc)
-            unlink(tmp);
-        else if (fsync_dir(st->dir))
-            rc = v10_err_set(err, "%s: %s", st->dir, strerror(errno));
+        if (rc == 0)
+            rc = v10_wfile_commit(&w, err);
+        else
+            v10_wfile_abort(&w);
     }
     free(b.p);
     free(line);

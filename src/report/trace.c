@@ -4,6 +4,7 @@
  * one track per FU (SA0, SA1, ..., VU0, ...); process 2 holds one track per
  * tenant with its requests.  Timestamps are microseconds.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,14 +29,19 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
                     FILE *f, v10_err *err)
 {
     size_t nt = cfg->n_tenants;
-    v10_model *models = calloc(nt, sizeof *models);
+    const v10_model *models = cfg->models;
     if (!models)
-        return v10_err_set(err, "trace: out of memory");
-    int rc = -1;
-    size_t loaded = 0;
-    for (; loaded < nt; loaded++)
-        if (v10_model_load(cfg->tenants[loaded].model, &cfg->npu, &models[loaded], err))
-            goto done;
+        return v10_err_set(err, "trace: the run's models are needed (v10_run_config.models)");
+    /* Every record must name a tenant, FU and operator of this run: check
+     * them all before writing anything. */
+    for (size_t k = 0; k < tr->n; k++) {
+        const v10_trace_rec *e = &tr->recs[k];
+        int req = e->kind == V10_TR_REQUEST;
+        if (e->tenant < 0 || (size_t)e->tenant >= nt || e->kind > V10_TR_REQUEST ||
+            (!req && (e->fu < 0 || (size_t)e->fu >= r->n_fus)) ||
+            (e->kind == V10_TR_OP && e->op >= models[e->tenant].n_ops))
+            return v10_err_set(err, "trace: record %zu does not match the run's models", k);
+    }
     double mhz = cfg->npu.clock_mhz;
     fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"version\":\"%s\",\"policy\":",
             V10_VERSION);
@@ -96,10 +102,5 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
         }
     }
     fprintf(f, "\n]}\n");
-    rc = ferror(f) ? v10_err_set(err, "trace: write error") : 0;
-done:
-    for (size_t i = 0; i < loaded; i++)
-        v10_model_fini(&models[i]);
-    free(models);
-    return rc;
+    return ferror(f) ? v10_err_set(err, "trace: write error: %s", strerror(errno)) : 0;
 }

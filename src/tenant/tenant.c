@@ -8,15 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/num.h"
 #include "v10/sim.h"
 
 static int num(const char *spec, const char *key, const char *v, double lo, double hi,
                int integer, double *out, v10_err *err)
 {
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (!*v || *end || errno || !isfinite(d) || d < lo || d > hi || (integer && d != floor(d)))
+    double d = 0;
+    uint64_t u = 0;
+    int bad = integer ? v10_parse_u64(v, &u) : v10_parse_f64(v, &d);
+    if (integer)
+        d = u > (uint64_t)hi ? hi + 1 : (double)u;
+    if (bad || d < lo || d > hi)
         return v10_err_set(err, "tenant '%s': %s: expected %s in [%g, %g], got '%s'", spec, key,
                            integer ? "an integer" : "a number", lo, hi, v);
     *out = d;
@@ -47,7 +50,7 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
             return v10_err_set(err, "tenant '%s': option '%s': expected key=value", s, kv);
         *eq = 0;
         const char *v = eq + 1;
-        double d;
+        double d = 0;
         if (!strcmp(kv, "batch")) {
             if (num(s, kv, v, 1, 65536, 1, &d, err))
                 return -1;

@@ -459,6 +459,41 @@ static void test_store_refusals(void **state)
     v10_sweep_destroy(b);
 }
 
+/* Issue 14: one process per result folder; a folder holding only a user's
+ * *.tmp file is not ours (it was taken for empty and the file deleted). */
+static void test_store_lock_and_foreign_tmp(void **state)
+{
+    (void)state;
+    v10_sweep *a = parse_ok(spec_a);
+    char *d = tmpdir();
+    v10_sweep_store *st, *st2;
+    v10_err err;
+    assert_int_equal(v10_sweep_store_open(d, a, 0, &st, &err), 0);
+    /* A second open (here in the same process: flock conflicts across open
+     * file descriptions) is refused while the first holds the folder. */
+    assert_int_equal(v10_sweep_store_open(d, a, 1, &st2, &err), -1);
+    char want[64];
+    snprintf(want, sizeof want, "in use by pid %ld", (long)getpid());
+    assert_non_null(strstr(err.msg, want));
+    v10_sweep_store_close(st);
+    assert_int_equal(v10_sweep_store_open(d, a, 1, &st2, &err), 0); /* released */
+    v10_sweep_store_close(st2);
+
+    char *other = tmpdir();
+    append_text(other, "results.csv.tmp", "my notes\n");
+    assert_int_equal(v10_sweep_store_open(other, a, 0, &st, &err), -1);
+    assert_non_null(strstr(err.msg, "not empty"));
+    char *kept = file_text(other, "results.csv.tmp");
+    assert_non_null(kept);
+    assert_string_equal(kept, "my notes\n");
+    free(kept);
+    rm_rf(d);
+    rm_rf(other);
+    free(d);
+    free(other);
+    v10_sweep_destroy(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -470,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_store_repair),
         cmocka_unit_test(test_store_torn_tail_only),
         cmocka_unit_test(test_store_refusals),
+        cmocka_unit_test(test_store_lock_and_foreign_tmp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
