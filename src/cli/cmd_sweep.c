@@ -169,6 +169,10 @@ int sweep_cli_finish(const sweep_args *a, const v10_sweep *s, v10_sweep_store *s
            "results: %s/results.jsonl, %s/results.csv\n",
            v10_sweep_name(s), v10_sweep_points(s), ran, how, seconds, v10_sweep_hash(s),
            a->out, a->out);
+    if (v10_sweep_store_refused(st))
+        fprintf(stderr, "v10sim sweep: %zu point(s) were refused by the simulator; their "
+                        "rows hold the message (column 'error' of results.csv)\n",
+                v10_sweep_store_refused(st));
     return fflush(stdout) ? V10_EXIT_FAIL : V10_EXIT_OK;
 }
 

@@ -681,26 +681,29 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
         free(p);
         return -1;
     }
+    /* A point the simulator refuses (starved, too long, ...) is a result
+     * too: its row records the error and the sweep goes on. */
     v10_run_result r;
-    if (v10_run(&p->cfg, &r, err)) {
-        v10_err_prefix(err, "point %zu (id %s)", i, p->id);
-        free(p);
-        return -1;
-    }
+    v10_err run_err;
+    int refused = v10_run(&p->cfg, &r, &run_err) != 0;
     const cJSON *vals[MAX_SETTINGS];
     point_values(s, i, vals);
     unsigned mark = v10_json_mark();
     cJSON *o = cJSON_CreateObject();
-    cJSON *rep = v10_report_run_json(&p->cfg, &r);
+    cJSON *rep = refused ? NULL : v10_report_run_json(&p->cfg, &r);
     int rc = -1;
-    if (o && rep) {
-        cJSON *perf = cJSON_DetachItemFromObjectCaseSensitive(rep, "perf");
+    if (o && (rep || refused)) {
         cJSON_AddNumberToObject(o, "index", (double)i);
         cJSON_AddStringToObject(o, "id", p->id);
         v10_json_add(o, "point", point_json(s, vals));
-        v10_json_add(o, "result", rep);
-        rep = NULL;
-        v10_json_add(o, "perf", perf);
+        if (refused) {
+            v10_json_add(o, "error", cJSON_CreateString(run_err.msg));
+        } else {
+            cJSON *perf = cJSON_DetachItemFromObjectCaseSensitive(rep, "perf");
+            v10_json_add(o, "result", rep);
+            rep = NULL;
+            v10_json_add(o, "perf", perf);
+        }
         /* A row that lost a value to a failed allocation is not written. */
         char *t = v10_json_failed_since(mark) ? NULL : cJSON_PrintUnformatted(o);
         size_t n = t ? strlen(t) : 0;
@@ -718,7 +721,8 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
         v10_err_set(err, "point %zu: out of memory", i);
     cJSON_Delete(rep);
     cJSON_Delete(o);
-    v10_run_result_fini(&r);
+    if (!refused)
+        v10_run_result_fini(&r);
     free(p);
     return rc;
 }
@@ -731,6 +735,7 @@ struct v10_sweep_store {
     int fd;                 /* results.jsonl, O_APPEND */
     unsigned char *done;    /* one flag per point */
     size_t count, dropped;
+    size_t refused;         /* rows with an "error", counted by finish */
 };
 
 static void join(char *out, size_t cap, const char *dir, const char *name)
@@ -873,7 +878,9 @@ static int64_t row_index(const v10_sweep *s, const char *line)
     const cJSON *i = cJSON_GetObjectItemCaseSensitive(o, "index");
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
     if (cJSON_IsNumber(i) && cJSON_IsString(id) &&
-        cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "result")) && i->valuedouble >= 0 &&
+        (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "result")) ||
+         cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "error"))) &&
+        i->valuedouble >= 0 &&
         i->valuedouble < (double)s->points && i->valuedouble == floor(i->valuedouble)) {
         char want[17];
         if (v10_sweep_point_id(s, (size_t)i->valuedouble, want))
@@ -1029,6 +1036,7 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
 const unsigned char *v10_sweep_store_done(const v10_sweep_store *st) { return st->done; }
 size_t v10_sweep_store_count(const v10_sweep_store *st) { return st->count; }
 size_t v10_sweep_store_dropped(const v10_sweep_store *st) { return st->dropped; }
+size_t v10_sweep_store_refused(const v10_sweep_store *st) { return st->refused; }
 
 int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_err *err)
 {
@@ -1229,7 +1237,7 @@ static void csv_header(sbuf *b, const v10_sweep *s, size_t max_t)
                      tenant_cols[k][1] ? "_" : "", tenant_cols[k][1] ? tenant_cols[k][1] : "");
             sb_str(b, col);
         }
-    sb_str(b, "\n");
+    sb_str(b, ",error\n");
 }
 
 /* One row of results.csv from one parsed results.jsonl row. */
@@ -1263,6 +1271,8 @@ static void csv_row(sbuf *b, const v10_sweep *s, const cJSON *r, size_t max_t)
                 sb_json_cell(b, path_get(tj, tenant_cols[k][0], tenant_cols[k][1]));
         }
     }
+    sb_str(b, ",");
+    sb_json_cell(b, path_get(r, "error", NULL));
     sb_str(b, "\n");
 }
 
@@ -1329,8 +1339,10 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
         size_t t = (size_t)cJSON_GetArraySize(path_get(path_get(o, "result", NULL), "tenants",
                                                        NULL));
         max_t = t > max_t ? t : max_t;
-        if (at[idx] < 0) /* a duplicate: keep the first */
+        if (at[idx] < 0) { /* a duplicate: keep the first */
             at[idx] = pos;
+            st->refused += cJSON_GetObjectItemCaseSensitive(o, "error") != NULL;
+        }
         cJSON_Delete(o);
     }
     for (size_t i = 0; rc == 0 && i < s->points; i++)
