@@ -36,6 +36,15 @@ assert r["tenants"][0]["batch"] == 32
 assert set(r["perf"]) >= {"events", "wall_seconds"}
 PY
 
+# 'npu --format json' reads back as an override file: same configuration
+# (issue 12: its "derived" block was refused as an unknown key).
+for n in v10-isca23 tpuv4-core configs/big-array.json; do
+  "$bin" npu --npu $n --format json > "$tmp/npu.json"
+  "$bin" npu --npu "$tmp/npu.json" --format json > "$tmp/npu2.json"
+  cmp "$tmp/npu.json" "$tmp/npu2.json"
+done
+"$bin" run --tenant mnist --requests 2 --npu "$tmp/npu.json" > /dev/null
+
 # Same seed, same output (perf aside).
 strip() { python3 -c 'import json,sys; r=json.load(sys.stdin); r.pop("perf"); print(json.dumps(r, sort_keys=True))'; }
 a=$("$bin" run --tenant $D/sa_vu.csv:rate=20000 --tenant ncf:batch=8 --policy v10-fair --requests 8 --seed 5 --format json | strip)
