@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fleet/fleet.h"
+#include "util/num.h"
 #include "v10/pool.h"
 
 const char *v10_placement_name(v10_placement p)
@@ -136,13 +137,15 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
                         lineno, fld[4]);
             goto done;
         }
-        char spec[V10_SPEC_MAX + 128];
+        char spec[V10_SPEC_MAX + 128], num[2][V10_NUM_MAX];
         int len = snprintf(spec, sizeof spec, "%s", fld[1]);
         if (batch > 0)
             len += snprintf(spec + len, sizeof spec - (size_t)len, ":batch=%.0f", batch);
+        v10_num_fmt(rate, num[0], sizeof num[0]);
+        v10_num_fmt(prio, num[1], sizeof num[1]);
         if (rate > 0)
-            len += snprintf(spec + len, sizeof spec - (size_t)len, ":rate=%.17g", rate);
-        snprintf(spec + len, sizeof spec - (size_t)len, ":priority=%.17g", prio);
+            len += snprintf(spec + len, sizeof spec - (size_t)len, ":rate=%s", num[0]);
+        snprintf(spec + len, sizeof spec - (size_t)len, ":priority=%s", num[1]);
         if (!*fld[1] || strchr(fld[1], ':')) {
             v10_err_set(err, "%s:%zu: model: expected a model name or trace CSV path", path,
                         lineno);

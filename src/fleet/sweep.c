@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "util/json.h"
+#include "util/num.h"
 #include "v10/pool.h"
 #include "v10/report.h"
 #include "v10/sweep.h"
@@ -1111,29 +1112,17 @@ static void sb_cell(sbuf *b, const char *s)
     sb_put(b, "\"", 1);
 }
 
-/* Shortest %g that reads back exactly. */
-static void fmt_num(double v, char *out, size_t cap)
-{
-    if (!isfinite(v)) {
-        out[0] = 0;
-        return;
-    }
-    snprintf(out, cap, "%.15g", v);
-    if (strtod(out, NULL) != v)
-        snprintf(out, cap, "%.17g", v);
-}
-
 /* A JSON value as one CSV cell: lists of strings join with '+', lists of
  * numbers with ';', objects as compact JSON, null as empty. */
 static void sb_json_cell(sbuf *b, const cJSON *j)
 {
-    char num[40];
+    char num[V10_NUM_MAX];
     if (!j || cJSON_IsNull(j)) {
         return;
     } else if (cJSON_IsString(j)) {
         sb_cell(b, j->valuestring);
     } else if (cJSON_IsNumber(j)) {
-        fmt_num(j->valuedouble, num, sizeof num);
+        v10_num_fmt(j->valuedouble, num, sizeof num); /* parsed JSON: finite */
         sb_str(b, num);
     } else if (cJSON_IsBool(j)) {
         sb_str(b, cJSON_IsTrue(j) ? "true" : "false");
@@ -1145,7 +1134,7 @@ static void sb_json_cell(sbuf *b, const cJSON *j)
             if (cJSON_IsString(c))
                 sb_str(&t, c->valuestring);
             else {
-                fmt_num(c->valuedouble, num, sizeof num);
+                v10_num_fmt(c->valuedouble, num, sizeof num);
                 sb_str(&t, num);
             }
         }

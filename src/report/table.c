@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/json.h"
+#include "util/num.h"
 #include "v10/err.h"
 
 typedef struct col {
@@ -271,7 +272,7 @@ static int write_csv(const v10_tab *t, FILE *f)
             const col *c = &t->cols[j];
             const cell *v = &t->cells[i * t->n_cols + j];
             if (c->kind == V10_COL_REAL && isfinite(v->r))
-                snprintf(buf, sizeof buf, "%.*g", 17, v->r);
+                v10_num_fmt(v->r, buf, sizeof buf);
             else
                 fmt_cell(c, v, buf, sizeof buf);
             csv_field(f, buf);

@@ -60,7 +60,25 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 pols = sorted({r["policy"] for r in rows})
 assert pols == sorted(["fcfs", "pmt", "prema", "spatial", "v10-base", "v10-fair", "v10-full"]), pols
 assert len(rows) == 14
+# What the README promises per tenant (issue 12: p50, p99, throughput and
+# SLO attainment were missing).
+for k in ["np", "thru_rps", "lat_avg_us", "lat_p50_us", "lat_p95_us", "lat_p99_us", "slo"]:
+    assert k in rows[0], k
+# Numbers in their shortest exact form: 0.39, not 0.39000000000000001.
+for r in rows:
+    for k, v in r.items():
+        if k in ("policy", "tenant") or v in ("nan", "inf", "-inf"):
+            continue
+        x = float(v)
+        digits = len(v.lstrip("-").split("e")[0].replace(".", "").lstrip("0"))
+        assert digits <= 17, (k, v)
+        if digits > 15:
+            assert float("%.*g" % (digits - 1, x)) != x, (k, v)
 PY
+"$bin" run --tenant resnet50:batch=4:slo_us=1e6 --tenant ncf --policy pmt,v10-full --requests 4 \
+  | grep -q "lat_p50_us  lat_p95_us  lat_p99_us    slo"
+"$bin" run --tenant resnet50:batch=4:slo_us=1e6 --tenant ncf --policy pmt --requests 4 --format csv \
+  | python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin)); assert r[0]["slo"] == "1" and r[1]["slo"] == "nan", r'
 
 # The trace opens as Chrome trace-event JSON with named FU tracks.
 "$bin" run --tenant $D/long_sa.csv --tenant $D/sa_vu.csv --policy v10-full --requests 4 \
