@@ -191,14 +191,23 @@ int cmd_run(int argc, char **argv)
     }
     if (cmp)
         v10_report_compare_cols(cmp);
-    int rc = V10_EXIT_OK;
+    int rc = V10_EXIT_OK, refused = 0;
     for (int i = 0; i < n_pol && rc == V10_EXIT_OK; i++) {
         memcpy(cfg.policy, names[i], sizeof cfg.policy);
         cfg.trace = trace_path ? &trace : NULL;
         v10_run_result res;
         if (v10_run(&cfg, &res, &err)) {
-            rc = cli_fail(&err);
-            break;
+            if (n_pol == 1) {
+                rc = cli_fail(&err);
+                break;
+            }
+            /* One policy refusing the mix does not cost the others' results:
+             * say so, compare the rest, and exit 1 at the end. */
+            if (strncmp(err.msg, "policy ", 7))
+                v10_err_prefix(&err, "policy %s", names[i]);
+            cli_fail(&err);
+            refused++;
+            continue;
         }
         if (trace_path) {
             cli_out out;
@@ -250,5 +259,7 @@ int cmd_run(int argc, char **argv)
     cJSON_Delete(arr);
     v10_tab_destroy(cmp);
     v10_trace_fini(&trace);
+    if (rc == V10_EXIT_OK && refused)
+        rc = V10_EXIT_FAIL;
     return rc; /* main checks that stdout was written (cli_stdout_done) */
 }

@@ -80,6 +80,16 @@ PY
 "$bin" run --tenant resnet50:batch=4:slo_us=1e6 --tenant ncf --policy pmt --requests 4 --format csv \
   | python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin)); assert r[0]["slo"] == "1" and r[1]["slo"] == "nan", r'
 
+# One policy refusing the mix (fcfs starves NCF beside an overloaded MNIST)
+# does not cost the others' output; the exit status says something failed.
+set +e
+"$bin" run --tenant mnist:rate=1000000 --tenant ncf --policy fcfs,v10-full --format csv \
+  > "$tmp/part.csv" 2> "$tmp/part.err"
+[ $? = 1 ] || exit 1
+set -e
+grep -q "policy fcfs: .*starved" "$tmp/part.err"
+[ "$(cut -d, -f1 "$tmp/part.csv" | sort | uniq -c | awk '{print $1 $2}' | tr '\n' ' ')" = "1policy 2v10-full " ]
+
 # The trace opens as Chrome trace-event JSON with named FU tracks.
 "$bin" run --tenant $D/long_sa.csv --tenant $D/sa_vu.csv --policy v10-full --requests 4 \
   --trace "$tmp/t.json" > /dev/null
