@@ -63,8 +63,8 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
  * run report (config, seed, metrics), "perf": events and wall time}.  A
  * point the simulator refuses (a starved tenant, a run too long, ...) gets
  * {"index", "id", "point", "error": the message} instead: it is recorded
- * like any other and the sweep goes on.  Returns -1 only when no row could
- * be made (out of memory).  Everything but "perf" is a pure function of
+ * like any other and the sweep goes on.  Returns -1 only when the run or
+ * its row ran out of memory.  Everything but "perf" is a pure function of
  * the spec and i.
  */
 int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err);

@@ -200,8 +200,9 @@ int cmd_collocate(int argc, char **argv)
     v10_err err;
     unsigned long long u;
     optind = 1;
+    opterr = 0; /* cli_bad_option says what was wrong, once */
     int c;
-    while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
         case O_FMT:
             if (cli_format("collocate", optarg, &fmt))
@@ -240,7 +241,7 @@ int cmd_collocate(int argc, char **argv)
             threads = (int)u;
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
-        default: return cli_usage_error("collocate", "unknown option");
+        default: return cli_bad_option("collocate", c, argv);
         }
     }
     if (optind < argc)

@@ -83,11 +83,7 @@ static int parse_args(const char *cmd, void (*usage)(void), int argc, char **arg
                 return V10_EXIT_USAGE;
             break;
         case 'h': usage(); return V10_EXIT_OK;
-        case ':': return cli_usage_error(cmd, "%s: missing value", argv[optind - 1]);
-        default:
-            if (optopt)
-                return cli_usage_error(cmd, "unknown option '-%c'", optopt);
-            return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_bad_option(cmd, c, argv);
         }
     }
     *first = optind;
@@ -219,7 +215,7 @@ int cmd_models(int argc, char **argv)
 {
     const char *npu_spec = "v10-isca23";
     v10_format fmt = V10_FMT_TABLE;
-    int first, rc = parse_args("models", models_usage, argc, argv, &npu_spec, &fmt, &first);
+    int first = 0, rc = parse_args("models", models_usage, argc, argv, &npu_spec, &fmt, &first);
     if (rc >= 0)
         return rc;
     v10_npu npu;
@@ -314,7 +310,7 @@ int cmd_profile(int argc, char **argv)
 {
     const char *npu_spec = "v10-isca23";
     v10_format fmt = V10_FMT_TABLE;
-    int first, rc = parse_args("profile", profile_usage, argc, argv, &npu_spec, &fmt, &first);
+    int first = 0, rc = parse_args("profile", profile_usage, argc, argv, &npu_spec, &fmt, &first);
     if (rc >= 0)
         return rc;
     if (first >= argc)

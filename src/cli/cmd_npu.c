@@ -183,11 +183,7 @@ int cmd_npu(int argc, char **argv)
             break;
         case 'l': do_list = 1; break;
         case 'h': usage(); return V10_EXIT_OK;
-        case ':': return cli_usage_error(CMD, "%s: missing value", argv[optind - 1]);
-        default:
-            if (optopt)
-                return cli_usage_error(CMD, "unknown option '-%c'", optopt);
-            return cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_bad_option(CMD, c, argv);
         }
     }
     if (optind < argc)

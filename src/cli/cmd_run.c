@@ -21,8 +21,8 @@ static void usage(FILE *f)
         "         or an ONNX file (PATH.onnx[:unknown=vu], docs/onnx.md);\n"
         "         no rate = closed loop with N outstanding requests (default 1).\n\n"
         "options:\n"
-        "  --policy NAME        scheduling policy (default v10-full); 'all' or a\n"
-        "                       comma-separated list compares several\n"
+        "  --policy NAME        scheduling policy (default v10-full); a comma-separated\n"
+        "                       list compares several ('all': every one but solo)\n"
         "  --npu NAME|FILE      NPU preset or JSON override (default v10-isca23)\n"
         "  --requests N         requests per tenant (default 20)\n"
         "  --warmup N           requests per tenant before the window (default N/10)\n"
@@ -54,27 +54,41 @@ static const struct option opts[] = {
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
 
-/* Splits "a,b,c" (or "all") into policy names; returns the count or -1. */
+/* Appends policy `name` to names[0..*n) unless it is already there. */
+static void policy_add(char names[][V10_NAME_MAX], int *n, int max, const char *name, size_t l)
+{
+    for (int i = 0; i < *n; i++)
+        if (strlen(names[i]) == l && !strncmp(names[i], name, l))
+            return;
+    if (*n < max) {
+        memcpy(names[*n], name, l);
+        names[(*n)++][l] = 0;
+    }
+}
+
+/* Splits "a,b,c" into policy names, where "all" stands for every policy but
+ * solo (so "all,solo" is every one); a name given twice runs once.  Returns
+ * the count or -1. */
 static int policy_list(const char *arg, char names[][V10_NAME_MAX], int max)
 {
-    if (!strcmp(arg, "all")) {
-        int n = 0;
-        for (size_t i = 0; i < v10_policy_count() && n < max; i++)
-            if (strcmp(v10_policy_name(v10_policy_at(i)), "solo"))
-                snprintf(names[n++], V10_NAME_MAX, "%s", v10_policy_name(v10_policy_at(i)));
-        return n;
-    }
     int n = 0;
     const char *p = arg;
-    while (*p && n < max) {
+    while (*p) {
         size_t l = strcspn(p, ",");
         if (l == 0 || l >= V10_NAME_MAX)
             return -1;
-        memcpy(names[n], p, l);
-        names[n++][l] = 0;
+        if (l == 3 && !strncmp(p, "all", 3)) {
+            for (size_t i = 0; i < v10_policy_count(); i++) {
+                const char *name = v10_policy_name(v10_policy_at(i));
+                if (strcmp(name, "solo"))
+                    policy_add(names, &n, max, name, strlen(name));
+            }
+        } else {
+            policy_add(names, &n, max, p, l);
+        }
         p += l;
-        if (*p == ',')
-            p++;
+        if (*p == ',' && !*++p)
+            return -1; /* a trailing comma */
     }
     return n;
 }
@@ -91,8 +105,9 @@ int cmd_run(int argc, char **argv)
     v10_err err;
     unsigned long long u;
     optind = 1;
+    opterr = 0; /* cli_bad_option says what was wrong, once */
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case O_TENANT:
             if (n_specs == sizeof specs / sizeof specs[0])
@@ -150,7 +165,7 @@ int cmd_run(int argc, char **argv)
                 return V10_EXIT_USAGE;
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
-        default: return cli_usage_error("run", "unknown option");
+        default: return cli_bad_option("run", c, argv);
         }
     }
     if (optind < argc)

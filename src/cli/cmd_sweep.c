@@ -56,8 +56,9 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
     const char *out = NULL;
     unsigned long long u;
     optind = 1;
+    opterr = 0; /* cli_bad_option says what was wrong, once */
     int c;
-    while ((c = getopt_long(argc, argv, mpi ? "" : "j:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, mpi ? ":" : ":j:", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             if (mpi)
@@ -72,7 +73,7 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
         case O_LIST: a->list = 1; break;
         case O_QUIET: a->quiet = 1; break;
         case O_HELP: usage(stdout, mpi); return V10_EXIT_OK;
-        default: return cli_usage_error("sweep", "unknown option");
+        default: return cli_bad_option("sweep", c, argv);
         }
     }
     if (optind == argc)

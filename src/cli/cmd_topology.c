@@ -210,10 +210,7 @@ int cmd_topology(int argc, char **argv)
             if (cli_format(CMD, optarg, &fmt))
                 return V10_EXIT_USAGE;
             break;
-        case ':':
-            return cli_usage_error(CMD, "%s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_bad_option(CMD, c, argv);
         }
     }
     if (optind >= argc)

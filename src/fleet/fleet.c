@@ -155,6 +155,7 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
             v10_err_prefix(err, "%s:%zu", path, lineno);
             goto done;
         }
+        sv->line = lineno;
         (*n)++;
     }
     if (ferror(f)) {
@@ -174,6 +175,23 @@ done:
         *out = v;
     }
     return rc;
+}
+
+int v10_services_check(const v10_service *svc, size_t n, const char *path, const v10_npu *npu,
+                       v10_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && strcmp(svc[j].spec.model, svc[i].spec.model))
+            j++;
+        if (j < i)
+            continue; /* checked at its first service */
+        v10_model m;
+        if (v10_model_load(svc[i].spec.model, npu, &m, err))
+            return v10_err_prefix(err, "%s:%zu: model", path, svc[i].line);
+        v10_model_fini(&m);
+    }
+    return 0;
 }
 
 /* ---- placement -------------------------------------------------------------------- */

@@ -683,10 +683,18 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
         return -1;
     }
     /* A point the simulator refuses (starved, too long, ...) is a result
-     * too: its row records the error and the sweep goes on. */
+     * too: its row records the error and the sweep goes on.  Running out of
+     * memory is no property of the point: that stops the sweep, and
+     * --resume runs the point again. */
     v10_run_result r;
     v10_err run_err;
     int refused = v10_run(&p->cfg, &r, &run_err) != 0;
+    if (refused && strstr(run_err.msg, "out of memory")) {
+        *err = run_err;
+        v10_err_prefix(err, "point %zu (id %s)", i, p->id);
+        free(p);
+        return -1;
+    }
     const cJSON *vals[MAX_SETTINGS];
     point_values(s, i, vals);
     unsigned mark = v10_json_mark();

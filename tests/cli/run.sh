@@ -80,6 +80,10 @@ PY
 "$bin" run --tenant resnet50:batch=4:slo_us=1e6 --tenant ncf --policy pmt --requests 4 --format csv \
   | python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin)); assert r[0]["slo"] == "1" and r[1]["slo"] == "nan", r'
 
+# 'all' inside a list (issue 12: 'all,solo' was refused); a name twice runs once.
+"$bin" run --tenant mnist --policy all,solo,pmt --requests 2 --format csv | cut -d, -f1 | uniq \
+  | tr '\n' ' ' | grep -qx "policy fcfs pmt prema spatial v10-base v10-fair v10-full solo "
+
 # One policy refusing the mix (fcfs starves NCF beside an overloaded MNIST)
 # does not cost the others' output; the exit status says something failed.
 set +e
