@@ -62,7 +62,12 @@ struct v10_sweep {
     setting set[MAX_SETTINGS]; /* in enumeration order */
     size_t n_set;
     size_t points;
+    size_t block; /* points per value of the settings before the policy's
+                     parameters: sum over policies of their parameter axes' product */
+    char default_policy[V10_NAME_MAX]; /* the run's, when the spec gives none */
 };
+
+static int count_points(v10_sweep *s);
 
 static uint64_t fnv1a(const char *s)
 {
@@ -511,14 +516,10 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
     qsort(s->set, s->n_set, sizeof s->set[0], cmp_settings);
     if (check_cross(&v, s))
         goto done;
-    s->points = 1;
-    for (size_t i = 0; i < s->n_set; i++) {
-        if (s->points > V10_SWEEP_POINTS_MAX / s->set[i].n) {
-            v10_err_set(err, "%s: the product of the axes exceeds %u points", origin,
-                        V10_SWEEP_POINTS_MAX);
-            goto done;
-        }
-        s->points *= s->set[i].n;
+    if (count_points(s)) {
+        v10_err_set(err, "%s: the product of the axes exceeds %u points", origin,
+                    V10_SWEEP_POINTS_MAX);
+        goto done;
     }
     s->canonical = cJSON_Print(s->root);
     if (!s->canonical || v10_json_failed_since(mark)) {
@@ -562,15 +563,123 @@ const char *v10_sweep_canonical(const v10_sweep *s) { return s->canonical; }
 
 /* ---------------------------------------------------------------- points */
 
-/* The value of each setting at point i (row-major, last setting fastest). */
+/*
+ * A policy parameter axis (slice_cycles, pmt_slice_us, pmt_share,
+ * prema_drain_frac with two or more values) is expanded only under the
+ * policies that read it, so pmt is not run once per V10 slice: the policy
+ * declares what it reads in its params help, which names the option.
+ */
+static const char *const param_option[] = {"--slice-cycles", "--pmt-slice-us", "--pmt-share",
+                                           "--prema-drain-frac"};
+
+static int is_param(kind k) { return k >= K_SLICE && k <= K_DRAIN; }
+
+/* 1 if setting st varies under `policy`; fixed and one-value settings and
+ * every non-parameter axis always do. */
+static int varies_under(const setting *st, const char *policy)
+{
+    if (!is_param(st->k) || st->n < 2)
+        return 1;
+    const v10_policy_ops *p = v10_policy_find(policy);
+    const char *help = p ? v10_policy_params_help(p) : NULL;
+    return help && strstr(help, param_option[st->k - K_SLICE]) != NULL;
+}
+
+/* Points per policy value: the product of the parameter axes it reads
+ * (saturating above V10_SWEEP_POINTS_MAX). */
+static size_t policy_points(const v10_sweep *s, const char *policy)
+{
+    size_t m = 1;
+    for (size_t k = 0; k < s->n_set; k++)
+        if (is_param(s->set[k].k) && varies_under(&s->set[k], policy))
+            m = m > V10_SWEEP_POINTS_MAX / s->set[k].n ? V10_SWEEP_POINTS_MAX + 1ul
+                                                       : m * s->set[k].n;
+    return m;
+}
+
+/* The policy setting's index, or n_set if the spec leaves the default. */
+static size_t policy_setting(const v10_sweep *s)
+{
+    size_t k = 0;
+    while (k < s->n_set && s->set[k].k != K_POLICY)
+        k++;
+    return k;
+}
+
+/* Sets s->block and s->points; -1 if the count exceeds the limit. */
+static int count_points(v10_sweep *s)
+{
+    size_t pk = policy_setting(s);
+    v10_run_config c;
+    v10_run_config_default(&c);
+    snprintf(s->default_policy, sizeof s->default_policy, "%s", c.policy);
+    s->block = 0;
+    if (pk == s->n_set) {
+        s->block = policy_points(s, s->default_policy);
+    } else {
+        for (const cJSON *v = s->set[pk].values->child; v; v = v->next)
+            if ((s->block += policy_points(s, v->valuestring)) > V10_SWEEP_POINTS_MAX)
+                return -1;
+    }
+    s->points = s->block;
+    for (size_t k = 0; k < s->n_set; k++) {
+        if (is_param(s->set[k].k) || k == pk)
+            continue;
+        if (s->points > V10_SWEEP_POINTS_MAX / s->set[k].n)
+            return -1;
+        s->points *= s->set[k].n;
+    }
+    return s->points > V10_SWEEP_POINTS_MAX ? -1 : 0;
+}
+
+/* Takes the next digit (the fastest remaining) of i for setting k. */
+static void digit(const v10_sweep *s, size_t k, size_t *i, const cJSON **vals)
+{
+    size_t d = *i % s->set[k].n;
+    *i /= s->set[k].n;
+    vals[k] = cJSON_GetArrayItem(s->set[k].values, (int)d);
+}
+
+/*
+ * The value of each setting at point i: row-major, the last setting
+ * fastest, except that the policy and its parameters count as one setting
+ * whose values are each policy with each combination of the parameter axes
+ * it reads.  A parameter axis the point's policy ignores gets NULL.  When
+ * every policy reads every parameter axis this is plain row-major order.
+ */
 static void point_values(const v10_sweep *s, size_t i, const cJSON **vals)
 {
     V10_ASSERT(i < s->points);
-    for (size_t k = s->n_set; k-- > 0;) {
-        size_t d = i % s->set[k].n;
-        i /= s->set[k].n;
-        vals[k] = cJSON_GetArrayItem(s->set[k].values, (int)d);
+    size_t k = s->n_set, pk = policy_setting(s);
+    while (k > 0 && s->set[k - 1].k > K_DRAIN)
+        digit(s, --k, &i, vals);
+    size_t params_end = k;
+    while (k > 0 && is_param(s->set[k - 1].k))
+        k--;
+    size_t b = i % s->block; /* which (policy, parameters) of the block */
+    i /= s->block;
+    const char *policy = s->default_policy;
+    if (pk < s->n_set) {
+        int j = 0;
+        for (const cJSON *v = s->set[pk].values->child; v; v = v->next, j++) {
+            size_t m = policy_points(s, v->valuestring);
+            if (b < m) {
+                policy = v->valuestring;
+                vals[pk] = v;
+                break;
+            }
+            b -= m;
+        }
     }
+    for (size_t q = params_end; q-- > k;) {
+        if (varies_under(&s->set[q], policy))
+            digit(s, q, &b, vals);
+        else
+            vals[q] = NULL;
+    }
+    while (k-- > 0)
+        if (k != pk)
+            digit(s, k, &i, vals);
 }
 
 /* The point's settings as a JSON object in enumeration order; caller owns. */
@@ -579,7 +688,8 @@ static cJSON *point_json(const v10_sweep *s, const cJSON **vals)
     unsigned mark = v10_json_mark();
     cJSON *o = cJSON_CreateObject();
     for (size_t k = 0; o && k < s->n_set; k++)
-        v10_json_add(o, s->set[k].key, cJSON_Duplicate(vals[k], 1));
+        if (vals[k]) /* not a parameter axis this point's policy ignores */
+            v10_json_add(o, s->set[k].key, cJSON_Duplicate(vals[k], 1));
     if (v10_json_failed_since(mark)) {
         cJSON_Delete(o);
         return NULL;
@@ -629,6 +739,8 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
     int warm_set = 0, rc = 0;
     for (size_t k = 0; k < s->n_set && rc == 0; k++) {
         const cJSON *v = vals[k];
+        if (!v)
+            continue; /* a parameter the policy ignores: the default */
         switch (s->set[k].k) {
         case K_MIX:
             for (const cJSON *t = v->child; t && rc == 0; t = t->next)
