@@ -135,6 +135,9 @@ typedef struct v10_colloc_result {
     double acc_cluster, acc_heuristic, acc_random;
     double acc_random_mean;        /* mean accuracy over 1000 seeded draws */
     unsigned n_beneficial;         /* ground-truth positives */
+    double gain_min, gain_max;     /* over the pairs */
+    double gain_median;            /* upper median: a threshold that makes about
+                                      half the pairs beneficial */
 } v10_colloc_result;
 
 /*
