@@ -2,11 +2,14 @@
  * cmd_run.c — `v10sim run`: tenants sharing one NPU under a policy, or under
  * several policies side by side (--policy all, or a comma-separated list).
  */
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/gz.h"
 #include "v10/report.h"
 #include "v10/sim.h"
 
@@ -29,6 +32,9 @@ static void usage(FILE *f)
         "  --seed S             seed for arrivals (default 1)\n"
         "  --format F           table (default), json or csv\n"
         "  --trace FILE         write a Perfetto / Chrome trace-event timeline\n"
+        "                       (gzip'd when FILE ends in .gz, e.g. run.json.gz)\n"
+        "  --trace-window A:B   trace only what overlaps A..B us of simulated time\n"
+        "                       (A: or :B leave one end open)\n"
         "  --no-contention      operators do not share HBM bandwidth\n"
         "  --check              verify engine invariants while running\n"
         "  --slice-cycles N     V10 preemption time slice (default: NPU's, 32768)\n"
@@ -39,7 +45,7 @@ static void usage(FILE *f)
 }
 
 enum { O_TENANT = 1000, O_POLICY, O_NPU, O_REQ, O_WARM, O_SEED, O_FMT, O_TRACE, O_NOCONT,
-       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_HELP };
+       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_HELP, O_TWIN };
 
 static const struct option opts[] = {
     {"tenant", required_argument, 0, O_TENANT},     {"policy", required_argument, 0, O_POLICY},
@@ -51,6 +57,7 @@ static const struct option opts[] = {
     {"pmt-slice-us", required_argument, 0, O_PMTSLICE},
     {"pmt-share", required_argument, 0, O_PMTSHARE},
     {"prema-drain-frac", required_argument, 0, O_DRAIN},
+    {"trace-window", required_argument, 0, O_TWIN},
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
 
@@ -93,8 +100,47 @@ static int policy_list(const char *arg, char names[][V10_NAME_MAX], int max)
     return n;
 }
 
+/* Parses --trace-window "A:B" (us; either side may be empty) into
+ * [*from, *to) with to = INFINITY for an open end.  -1 if malformed. */
+static int trace_window(const char *arg, double *from, double *to)
+{
+    const char *colon = strchr(arg, ':');
+    char a[64];
+    if (!colon || (size_t)(colon - arg) >= sizeof a)
+        return -1;
+    memcpy(a, arg, (size_t)(colon - arg));
+    a[colon - arg] = 0;
+    *from = 0;
+    *to = INFINITY;
+    if (*a && cli_double("run", "--trace-window", a, 0, 1e9, from))
+        return -1;
+    if (colon[1] && cli_double("run", "--trace-window", colon + 1, 0, 1e9, to))
+        return -1;
+    return *to > *from ? 0 : -1;
+}
+
+/* Writes the trace to `out`, through a temporary file and gzip when gz. */
+static int write_trace(const v10_trace *tr, const v10_run_config *cfg,
+                       const v10_run_result *res, FILE *out, int gz, v10_err *err)
+{
+    if (!gz)
+        return v10_trace_write(tr, cfg, res, out, err);
+    FILE *tmp = tmpfile();
+    if (!tmp)
+        return v10_err_set(err, "temporary file: %s", strerror(errno));
+    int rc = v10_trace_write(tr, cfg, res, tmp, err);
+    if (rc == 0 && fflush(tmp))
+        rc = v10_err_set(err, "temporary file: %s", strerror(errno));
+    if (rc == 0)
+        rc = v10_gz_copy(tmp, out, err);
+    fclose(tmp);
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
+    double win_from = 0, win_to = INFINITY;
+    int win_set = 0;
     static v10_tenant_spec specs[64];
     size_t n_specs = 0;
     v10_run_config cfg;
@@ -142,6 +188,13 @@ int cmd_run(int argc, char **argv)
                 return V10_EXIT_USAGE;
             break;
         case O_TRACE: trace_path = optarg; break;
+        case O_TWIN:
+            if (trace_window(optarg, &win_from, &win_to))
+                return cli_usage_error("run", "--trace-window: expected A:B microseconds with "
+                                              "0 <= A < B (either may be empty), got '%s'",
+                                       optarg);
+            win_set = 1;
+            break;
         case O_NOCONT: cfg.contention = 0; break;
         case O_CHECK: cfg.check = 1; break;
         case O_SLICE:
@@ -195,8 +248,15 @@ int cmd_run(int argc, char **argv)
                                    names[i]);
     if (n_pol > 1 && trace_path)
         return cli_usage_error("run", "--trace needs a single --policy");
+    if (win_set && !trace_path)
+        return cli_usage_error("run", "--trace-window needs --trace FILE");
 
     v10_trace trace = {0};
+    trace.from_cycle = v10_npu_us_to_cycles(&cfg.npu, win_from);
+    if (!isinf(win_to)) { /* to_cycle 0 would mean "to the end" */
+        uint64_t to = v10_npu_us_to_cycles(&cfg.npu, win_to);
+        trace.to_cycle = to > trace.from_cycle ? to : trace.from_cycle + 1;
+    }
     v10_tab *cmp = n_pol > 1 ? v10_tab_create() : NULL;
     cJSON *arr = n_pol > 1 && fmt == V10_FMT_JSON ? cJSON_CreateArray() : NULL;
     if (n_pol > 1 && (!cmp || (fmt == V10_FMT_JSON && !arr))) {
@@ -228,7 +288,7 @@ int cmd_run(int argc, char **argv)
             cli_out out;
             if (cli_out_open(&out, trace_path, &err))
                 rc = cli_fail(&err);
-            else if (v10_trace_write(&trace, &cfg, &res, out.f, &err)) {
+            else if (write_trace(&trace, &cfg, &res, out.f, v10_gz_path(trace_path), &err)) {
                 cli_out_abort(&out);
                 v10_err_prefix(&err, "%s", trace_path);
                 rc = cli_fail(&err);
