@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/json.h"
 #include "v10/fleet.h"
 
 static void usage(FILE *f)
@@ -139,7 +140,7 @@ static int print_json(const v10_colloc_result *r, const v10_profile *prof, const
         cJSON_AddBoolToObject(p, "random", q->pred_random);
         cJSON_AddItemToArray(ps, p);
     }
-    char *s = cJSON_Print(root);
+    char *s = v10_json_print(root, 1);
     cJSON_Delete(root);
     if (!s)
         return V10_EXIT_FAIL;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/json.h"
 #include "v10/fleet.h"
 
 static void usage(FILE *f)
@@ -93,7 +94,7 @@ static int print_json(const v10_fleet_result *r, const v10_service *svc, const v
         }
         cJSON_AddItemToArray(pls, pl);
     }
-    char *s = cJSON_Print(root);
+    char *s = v10_json_print(root, 1);
     cJSON_Delete(root);
     if (!s)
         return V10_EXIT_FAIL;

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "util/json.h"
 #include "v10/cost.h"
 #include "v10/model.h"
 #include "v10/npu.h"
@@ -117,7 +118,7 @@ static double frac(uint64_t part, uint64_t whole)
 
 static int print_json(cJSON *o)
 {
-    char *s = o ? cJSON_Print(o) : NULL;
+    char *s = v10_json_print(o, 1);
     int rc = s && fputs(s, stdout) >= 0 && fputc('\n', stdout) != EOF ? 0 : -1;
     cJSON_free(s);
     return rc;

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "util/json.h"
 #include "v10/npu.h"
 
 #define CMD "npu"
@@ -76,7 +77,7 @@ static void scalar_text(const cJSON *v, char *buf, size_t n)
 
 static int print_json(cJSON *o)
 {
-    char *s = cJSON_Print(o);
+    char *s = v10_json_print(o, 1);
     int rc = s && fputs(s, stdout) >= 0 && fputc('\n', stdout) != EOF ? 0 : -1;
     cJSON_free(s);
     return rc;

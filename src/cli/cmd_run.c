@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "util/gz.h"
+#include "util/json.h"
 #include "v10/report.h"
 #include "v10/sim.h"
 
@@ -315,7 +316,7 @@ int cmd_run(int argc, char **argv)
     }
     if (cmp && rc == V10_EXIT_OK) {
         if (arr) {
-            char *s = cJSON_Print(arr);
+            char *s = v10_json_print(arr, 1);
             if (s)
                 puts(s);
             else

@@ -826,7 +826,7 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
             v10_json_add(o, "perf", perf);
         }
         /* A row that lost a value to a failed allocation is not written. */
-        char *t = v10_json_failed_since(mark) ? NULL : cJSON_PrintUnformatted(o);
+        char *t = v10_json_failed_since(mark) ? NULL : v10_json_print(o, 0);
         size_t n = t ? strlen(t) : 0;
         char *line = t ? realloc(t, n + 2) : NULL;
         if (line) {

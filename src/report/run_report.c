@@ -244,7 +244,7 @@ int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_forma
         return rc;
     }
     cJSON *j = v10_report_run_json(cfg, r);
-    char *s = j ? cJSON_Print(j) : NULL;
+    char *s = v10_json_print(j, 1);
     cJSON_Delete(j);
     if (!s)
         return -1;

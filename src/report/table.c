@@ -346,7 +346,7 @@ int v10_tab_write(const v10_tab *t, v10_format fmt, FILE *f)
         return write_csv(t, f);
     case V10_FMT_JSON: {
         cJSON *j = v10_tab_to_json(t);
-        char *s = j ? cJSON_Print(j) : NULL;
+        char *s = v10_json_print(j, 1);
         cJSON_Delete(j);
         if (!s)
             return -1;

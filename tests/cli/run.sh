@@ -34,6 +34,13 @@ for t in r["tenants"]:
         assert t["latency_us"][k] > 0
 assert r["tenants"][0]["batch"] == 32
 assert set(r["perf"]) >= {"events", "wall_seconds"}
+# Numbers in their shortest exact form, as in CSV (util/num.h).
+import re
+for tok in re.findall(r'(?<=[:\[,\s])-?\d[\d.eE+-]*(?=[,\s\]}])', open(sys.argv[1]).read()):
+    x = float(tok)
+    digits = len(tok.lstrip("-").split("e")[0].split("E")[0].replace(".", "").lstrip("0"))
+    if digits > 15:
+        assert float("%.*g" % (digits - 1, x)) != x, tok
 PY
 
 # 'npu --format json' reads back as an override file: same configuration
