@@ -1,7 +1,9 @@
 /*
  * bench_engine.c — engine speed: events per second and peak memory for 2
  * tenants on v10-isca23 and 8 tenants on v10-isca23-8x, over thousands of
- * requests, under v10-full (the busiest policy: timer + preemptions).
+ * requests, under v10-full (the busiest policy: timer + preemptions), and
+ * for a mixed SA/VU pair (ResNet-50 + EfficientNet: SA and VU operators
+ * interleave, V10-Full preempts, PMT switches the core) under both.
  * Not part of the test run.  Usage: bench_engine [requests]
  */
 #include <stdio.h>
@@ -54,6 +56,11 @@ int main(int argc, char **argv)
         bench("8 tenants, v10-isca23-8x", "v10-isca23-8x", eight, 8, requests / 4, "v10-full", c);
     }
     bench("2 tenants, v10-isca23", "v10-isca23", two, 2, requests, "pmt", 1);
+    /* ~1200 events per ResNet-50 request beside EfficientNet: 50x the
+     * requests gives about as many events as the BERT + NCF pair. */
+    const char *mixed[] = {"resnet50", "efficientnet"};
+    bench("mixed pair, v10-isca23", "v10-isca23", mixed, 2, 50 * requests, "v10-full", 1);
+    bench("mixed pair, v10-isca23", "v10-isca23", mixed, 2, 50 * requests, "pmt", 1);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("peak RSS: %.1f MiB\n", (double)ru.ru_maxrss / 1024.0);

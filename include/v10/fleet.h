@@ -240,6 +240,7 @@ typedef struct v10_repro_opts {
     int threads;
     uint64_t seed;
     int progress;
+    char workloads[16];  /* "isca23" (default, also "") or "zoo" */
 } v10_repro_opts;
 
 /* One output file, in memory. */

@@ -6,7 +6,9 @@
  * M,N,K; vector elements x ops; gather bytes) or, for traces, by given
  * cycles; the cost model (cost.h) fills the cost fields for one NPU.
  *
- * Ownership: a v10_model owns its ops array; v10_model_fini frees it.
+ * Ownership: a v10_model owns its ops array and v10_model_fini frees it,
+ * unless `shared` is set: then the array belongs to a process-wide cache of
+ * built-in models (the isca23 set), is read-only, and fini only forgets it.
  */
 #ifndef V10_MODEL_H
 #define V10_MODEL_H
@@ -72,12 +74,15 @@ typedef struct v10_model {
     uint32_t batch;
     v10_op *ops;
     size_t n_ops, cap_ops;
+    int shared;                /* ops are the cache's: read-only, not freed */
 } v10_model;
 
 void v10_model_init(v10_model *m, const char *name, uint32_t batch);
 void v10_model_fini(v10_model *m);
 int v10_model_copy(v10_model *dst, const v10_model *src, v10_err *err);
 
+/* Makes room for `n` operators in all (no-op if there is).  -1 on failure. */
+int v10_model_reserve(v10_model *m, size_t n, v10_err *err);
 /* Appends a copy of *op.  Returns -1 on allocation failure. */
 int v10_model_push(v10_model *m, const v10_op *op, v10_err *err);
 

@@ -66,6 +66,25 @@ typedef struct v10_trace {
     uint64_t from_cycle, to_cycle;
 } v10_trace;
 
+/*
+ * Where an operator may be preempted (docs/architecture.md, "Preemption").
+ * DRAIN (the default; V10, ISCA 2023): anywhere.  An SA operator keeps
+ * executing while the partial sums already in the array drain (sa_rows
+ * cycles), a VU operator pauses at once; the FU's context switch runs from
+ * the preemption request, the drain overlapping it; a preempted operator
+ * that resumes on an FU no switch has prepared for it pays its context
+ * restore.  TILE: only at a tile boundary (an SA weight fold, a VU chunk);
+ * the switch follows the stop and resuming at a boundary is free.
+ */
+typedef enum v10_preempt_model {
+    V10_PREEMPT_DRAIN = 0,
+    V10_PREEMPT_TILE,
+} v10_preempt_model;
+
+const char *v10_preempt_name(v10_preempt_model m);
+/* "drain" or "tile"; -1 if neither. */
+int v10_preempt_parse(const char *s, v10_preempt_model *out);
+
 typedef struct v10_run_config {
     v10_npu npu;
     char policy[V10_NAME_MAX];
@@ -76,6 +95,7 @@ typedef struct v10_run_config {
     uint64_t warmup;         /* requests per tenant excluded from the window */
     uint64_t seed;
     int contention;          /* 1: running operators share HBM bandwidth */
+    v10_preempt_model preempt; /* where operators may be preempted */
     int check;               /* 1: verify engine invariants while running */
     v10_trace *trace;        /* optional timeline sink */
 } v10_run_config;

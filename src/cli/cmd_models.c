@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "util/json.h"
+#include "v10/calibrate.h"
 #include "v10/cost.h"
 #include "v10/model.h"
 #include "v10/npu.h"
@@ -130,7 +131,9 @@ static void models_usage(void)
 {
     printf("usage: v10sim models [SPEC...] [--npu NAME|FILE.json]\n"
            "                     [--format table|json|csv]\n\n"
-           "Lists every built-in model (or the given model specs: NAME[:batch=N] or\n"
+           "Lists every built-in model -- the zoo, built from each architecture, then\n"
+           "the isca23 set calibrated to the V10 paper's TPU profiles (docs/models.md)\n"
+           "-- (or the given model specs: NAME[:batch=N] or\n"
            "PATH.csv[:batch=N] or PATH.onnx[:batch=N][:unknown=vu], docs/onnx.md)\n"
            "with its standalone profile for one request (one\n"
            "inference of a batch) on the NPU:\n"
@@ -138,6 +141,7 @@ static void models_usage(void)
            "  macs, hbm_bytes              work and HBM traffic per request\n"
            "  latency_cycles, latency_us   sum of operator cycles, run alone\n"
            "  sa_busy, vu_busy             fraction of that latency in SA / VU ops\n"
+           "  hbm_util                     HBM bytes over (bandwidth x latency)\n"
            "  sa_op_len_us, vu_op_len_us   operator length mean, min and max\n\n"
            "  --npu SPEC     preset name or JSON file (default v10-isca23)\n"
            "  --format FMT   table (default), json or csv\n"
@@ -157,6 +161,7 @@ static void models_cols(v10_tab *t)
     v10_tab_col(t, "latency_us", V10_COL_REAL, 1);
     v10_tab_col(t, "sa_busy", V10_COL_REAL, 3);
     v10_tab_col(t, "vu_busy", V10_COL_REAL, 3);
+    v10_tab_col(t, "hbm_util", V10_COL_REAL, 3);
     static const char *const len[V10_FU_TYPES] = {"sa_op_len_us", "vu_op_len_us"};
     static const char *const stat[] = {"mean", "min", "max"};
     char name[64];
@@ -181,6 +186,9 @@ static void models_row(v10_tab *t, const v10_model *m, const summary *s, const v
     v10_tab_real(t, us(npu, s->cycles));
     v10_tab_real(t, frac(s->fu_cycles[V10_FU_SA], s->cycles));
     v10_tab_real(t, frac(s->fu_cycles[V10_FU_VU], s->cycles));
+    v10_tab_real(t, s->cycles ? (double)s->hbm_bytes /
+                                    (v10_npu_hbm_bytes_per_cycle(npu) * (double)s->cycles)
+                              : 0.0);
     for (int fu = 0; fu < V10_FU_TYPES; fu++) {
         double n = (double)s->fu_ops[fu];
         v10_tab_real(t, n > 0 ? us(npu, s->fu_cycles[fu]) / n : 0.0);
@@ -225,12 +233,20 @@ int cmd_models(int argc, char **argv)
         return cli_fail(&err);
     v10_tab *t = v10_tab_create();
     models_cols(t);
-    size_t n = first < argc ? (size_t)(argc - first) : 0;
+    size_t n = first < argc ? (size_t)(argc - first) : 0, n_zoo = 0, n_isca = 0;
+    while (v10_zoo_names[n_zoo])
+        n_zoo++;
+    while (v10_isca23_names[n_isca])
+        n_isca++;
     if (!n)
-        while (v10_zoo_names[n])
-            n++;
+        n = n_zoo + n_isca;
     for (size_t i = 0; i < n; i++) {
-        const char *spec = first < argc ? argv[first + (int)i] : v10_zoo_names[i];
+        char builtin[V10_NAME_MAX];
+        if (i >= n_zoo)
+            snprintf(builtin, sizeof builtin, "isca23/%s", v10_isca23_names[i - n_zoo]);
+        const char *spec = first < argc ? argv[first + (int)i]
+                           : i < n_zoo  ? v10_zoo_names[i]
+                                        : builtin;
         v10_model m;
         summary s;
         if ((rc = load(spec, &npu, &m, &s)) != 0) {

@@ -14,7 +14,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: v10sim repro [--out DIR] [--quick] [-j N] [--seed S]\n\n"
+        "usage: v10sim repro [--out DIR] [--quick] [--workloads isca23|zoo] [-j N] [--seed S]\n\n"
         "Reproduces the V10 paper (ISCA 2023) on its core: the 11 paper pairs and all 55\n"
         "pairs of the eleven models under pmt, v10-base, v10-fair and v10-full; the time\n"
         "slice, priority, vector-memory, scalability and contention studies; and the\n"
@@ -23,17 +23,21 @@ static void usage(FILE *f)
         "options:\n"
         "  --out DIR    output directory, created if missing (default repro-out)\n"
         "  --quick      fewer requests per run (a smoke test: under a minute on 2 cores)\n"
+        "  --workloads SET  isca23 (default): the paper's workloads calibrated to its TPU\n"
+        "               profiles; zoo: the architecture-derived models.  The other set's\n"
+        "               11 paper pairs run too, for the side-by-side table in summary.md\n"
         "  -j N         threads (default: online CPUs)\n"
         "  --seed S     seed (default 1)\n"
         "  --help       this text\n"
         "See docs/repro.md for what each study measures.\n");
 }
 
-enum { O_OUT = 1000, O_QUICK, O_SEED, O_HELP };
+enum { O_OUT = 1000, O_QUICK, O_SEED, O_HELP, O_WORKLOADS };
 static const struct option opts[] = {
     {"out", required_argument, 0, O_OUT},   {"quick", no_argument, 0, O_QUICK},
     {"seed", required_argument, 0, O_SEED}, {"help", no_argument, 0, O_HELP},
-    {"jobs", required_argument, 0, 'j'},    {0, 0, 0, 0},
+    {"jobs", required_argument, 0, 'j'},    {"workloads", required_argument, 0, O_WORKLOADS},
+    {0, 0, 0, 0},
 };
 
 int cmd_repro(int argc, char **argv)
@@ -50,6 +54,12 @@ int cmd_repro(int argc, char **argv)
         switch (c) {
         case O_OUT: dir = optarg; break;
         case O_QUICK: o.quick = 1; break;
+        case O_WORKLOADS:
+            if (strcmp(optarg, "isca23") && strcmp(optarg, "zoo"))
+                return cli_usage_error("repro", "--workloads: expected isca23 or zoo, got '%s'",
+                                       optarg);
+            snprintf(o.workloads, sizeof o.workloads, "%s", optarg);
+            break;
         case 'j':
             if (cli_u64("repro", "-j", optarg, 1, 256, &u))
                 return V10_EXIT_USAGE;

@@ -42,11 +42,14 @@ static void usage(FILE *f)
         "  --pmt-slice-us X     PMT/PREMA time slice, us (default 1000)\n"
         "  --pmt-share S        PMT slices: priority (default) or equal\n"
         "  --prema-drain-frac F PREMA drains if the task ends within F slices (0.25)\n"
+        "  --preempt M          where operators are preempted: drain (default: anywhere,\n"
+        "                       the SA drains its partial sums, as in V10) or tile (at\n"
+        "                       an SA fold / VU chunk boundary)\n"
         "  --help               this text\n");
 }
 
 enum { O_TENANT = 1000, O_POLICY, O_NPU, O_REQ, O_WARM, O_SEED, O_FMT, O_TRACE, O_NOCONT,
-       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_HELP, O_TWIN };
+       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_PREEMPT, O_HELP, O_TWIN };
 
 static const struct option opts[] = {
     {"tenant", required_argument, 0, O_TENANT},     {"policy", required_argument, 0, O_POLICY},
@@ -58,6 +61,7 @@ static const struct option opts[] = {
     {"pmt-slice-us", required_argument, 0, O_PMTSLICE},
     {"pmt-share", required_argument, 0, O_PMTSHARE},
     {"prema-drain-frac", required_argument, 0, O_DRAIN},
+    {"preempt", required_argument, 0, O_PREEMPT},
     {"trace-window", required_argument, 0, O_TWIN},
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
@@ -217,6 +221,11 @@ int cmd_run(int argc, char **argv)
             if (cli_double("run", "--prema-drain-frac", optarg, 0, 1000,
                            &cfg.params.prema_drain_frac))
                 return V10_EXIT_USAGE;
+            break;
+        case O_PREEMPT:
+            if (v10_preempt_parse(optarg, &cfg.preempt))
+                return cli_usage_error("run", "--preempt: expected drain or tile, got '%s'",
+                                       optarg);
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
         default: return cli_bad_option("run", c, argv);

@@ -10,6 +10,8 @@ static const cli_command commands[] = {
     {"run", "simulate tenants sharing one NPU under a policy", cmd_run},
     {"models", "list the built-in models with their standalone profiles", cmd_models},
     {"profile", "per-operator breakdown of one model", cmd_profile},
+    {"calibrate", "reshape a model to a measured solo profile (SA/VU busy, HBM, op lengths)",
+     cmd_calibrate},
     {"topology", "cost a SCALE-Sim topology CSV layer by layer", cmd_topology},
     {"npu", "print the resolved NPU configuration", cmd_npu},
     {"policies", "list the scheduling policies and their parameters", cmd_policies},

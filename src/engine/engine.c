@@ -2,7 +2,7 @@
  * engine.c — the discrete-event engine (DESIGN §4).
  *
  * Every pending event belongs to one slot: an FU (its operator reaches its
- * stop point, or its context switch ends), a tenant (its next Poisson
+ * stop point, or its context switch or restore ends), a tenant (its next Poisson
  * arrival) or the policy's timer.  Slots live in an indexed min-heap keyed
  * by (time, sequence), so rescheduling an FU after a rate change moves its
  * one entry instead of leaving stale events behind, and the run loop never
@@ -139,14 +139,19 @@ static void sync_fu(v10_engine *e, fu *u)
     u->rate_time = e->now;
 }
 
-/* Cycles until FU u reaches its stop point at its current rate. */
-static uint64_t time_to_stop(const v10_engine *e, const fu *u)
+/* Cycles until FU u reaches its stop point at its current rate: the end
+ * of its work (or of its tile, stop_at), or the end of a drain. */
+static inline uint64_t time_to_stop(const v10_engine *e, const fu *u)
 {
     double left = e->tenants[u->tenant].remaining - u->stop_at;
-    if (left <= 1e-9)
-        return 0;
-    double c = ceil(left / u->rate - 1e-9);
-    return c < 1 ? 1 : (uint64_t)c;
+    uint64_t c = 0;
+    if (left > 1e-9) {
+        double x = ceil(left / u->rate - 1e-9);
+        c = x < 1 ? 1 : (uint64_t)x;
+    }
+    if (u->stopping && u->stop_time - e->now < c)
+        c = u->stop_time - e->now;
+    return c;
 }
 
 double v10_engine_score(const v10_engine *e, int ti)
@@ -237,14 +242,31 @@ static void update_rates(v10_engine *e)
 
 /* ---- actions ---------------------------------------------------------------- */
 
-static void start_op(v10_engine *e, int f, int ti)
+/* Cycles to restore the context of a preempted operator on FU u (drain
+ * model).  SA: the reinitialization the paper's 384-cycle switch is made of
+ * (reload the weights, replay the saved inputs; V10, ISCA 2023: the 128
+ * cycles of preemption overlap the 384 of reinitialization), so the whole
+ * switch.  VU: reload the registers, half of a save-and-restore switch. */
+static uint64_t restore_cycles(const v10_engine *e, const fu *u)
 {
-    fu *u = &e->fus[f];
+    return u->type == V10_FU_SA ? e->npu->sa_switch_cycles : e->npu->vu_switch_cycles / 2;
+}
+
+/* Cycles an operator on FU u still executes once preempted (drain model):
+ * an SA finishes the inputs already in the array, whose partial sums leave
+ * it after crossing its rows (128 cycles on the paper's 128x128 array); a
+ * VU pauses at once. */
+static uint64_t drain_cycles(const v10_engine *e, const fu *u)
+{
+    return u->type == V10_FU_SA ? e->npu->sa_rows : 0;
+}
+
+/* Tenant ti's operator starts executing on FU u, which it holds. */
+static void begin_exec(v10_engine *e, fu *u, int ti)
+{
     tenant *t = &e->tenants[ti];
     const v10_op *op = &t->model->ops[t->op];
     uint64_t work = t->work[t->op];
-    if (t->remaining <= 0)
-        t->remaining = (double)work;
     u->full_rate = 1.0;
     if (u->speed < 1.0) {
         /* A partition computes at `speed`; HBM time is unchanged. */
@@ -256,25 +278,46 @@ static void start_op(v10_engine *e, int f, int ti)
     u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
     u->demand = u->bytes_per_work * u->full_rate;
     u->state = FU_BUSY;
-    u->tenant = ti;
     u->seg_start = e->now;
     u->rate_time = e->now;
     u->rate = u->full_rate;
-    u->stop_at = 0;
     u->seg_rem0 = t->remaining;
-    t->state = T_RUNNING;
-    t->fu = f;
+    t->saved = 0;
     e->busy_by_type[u->type]++;
     e->rates_dirty = 1;
 }
 
-int v10_engine_preempt(v10_engine *e, int f, uint64_t switch_cycles)
+/* Gives FU f to tenant ti's next operator: it executes now, or after its
+ * context restore if it was preempted mid-way and no switch on f has
+ * restored it. */
+static void start_op(v10_engine *e, int f, int ti)
 {
     fu *u = &e->fus[f];
-    if (u->state != FU_BUSY || u->stop_at > 0)
-        return 0;
+    tenant *t = &e->tenants[ti];
+    if (t->remaining <= 0)
+        t->remaining = (double)t->work[t->op];
+    u->tenant = ti;
+    u->stopping = 0;
+    u->stop_at = 0;
+    t->state = T_RUNNING;
+    t->fu = f;
+    uint64_t restore = t->saved && !u->covered ? restore_cycles(e, u) : 0;
+    u->covered = 0;
+    if (restore) {
+        u->state = FU_RESTORE;
+        u->switch_start = e->now;
+        u->switch_tenant = ti;
+        ev_set(e->heap, f, e->now + restore);
+        return;
+    }
+    begin_exec(e, u, ti);
+}
+
+/* Tile model: stop the operator on FU u at its next tile boundary; 0 if
+ * that boundary is its end. */
+static int stop_at_tile(v10_engine *e, fu *u, uint64_t switch_cycles)
+{
     tenant *t = &e->tenants[u->tenant];
-    sync_fu(e, u);
     double W = (double)t->work[t->op];
     double T = (double)t->model->ops[t->op].tiles;
     double done = W - t->remaining;
@@ -286,8 +329,39 @@ int v10_engine_preempt(v10_engine *e, int f, uint64_t switch_cycles)
     if (b >= W - 1e-9)
         return 0; /* the operator finishes at its next boundary anyway */
     u->stop_at = W - b;
+    u->stop_time = UINT64_MAX;
     u->switch_cost = switch_cycles;
-    ev_set(e->heap, f, e->now + time_to_stop(e, u));
+    return 1;
+}
+
+/* Drain model: the operator on FU u executes for its drain, then stops
+ * (or completes first); either way the switch ends switch_cycles after now. */
+static void stop_after_drain(v10_engine *e, fu *u, uint64_t switch_cycles)
+{
+    uint64_t drain = drain_cycles(e, u);
+    u->stop_time = e->now + drain;
+    u->switch_cost = switch_cycles > drain ? switch_cycles - drain : 0;
+}
+
+int v10_engine_preempt(v10_engine *e, int f, uint64_t switch_cycles)
+{
+    fu *u = &e->fus[f];
+    if (u->tenant < 0 || u->stopping)
+        return 0;
+    if (u->state == FU_RESTORE) {
+        /* Nothing has executed: give the FU up now (at this cycle's event). */
+        u->stop_time = e->now;
+        u->switch_cost = switch_cycles;
+    } else if (e->cfg->preempt == V10_PREEMPT_DRAIN) {
+        sync_fu(e, u);
+        stop_after_drain(e, u, switch_cycles);
+    } else {
+        sync_fu(e, u);
+        if (!stop_at_tile(e, u, switch_cycles))
+            return 0;
+    }
+    u->stopping = 1;
+    ev_set(e->heap, f, u->state == FU_RESTORE ? e->now : e->now + time_to_stop(e, u));
     return 1;
 }
 
@@ -295,8 +369,10 @@ void v10_engine_hold(v10_engine *e, int f, uint64_t cycles)
 {
     fu *u = &e->fus[f];
     V10_ASSERT(u->state == FU_FREE);
-    if (!cycles)
+    if (!cycles) {
+        u->covered = 1;
         return;
+    }
     u->state = FU_SWITCH;
     u->switch_start = e->now;
     u->switch_tenant = -1;
@@ -377,6 +453,8 @@ static void issue(v10_engine *e, int ti)
         if (grow_pending(e, t))
             return;
     }
+    if (t->issued == 0)
+        t->arrive_cycle = e->now; /* V10's total cycles count from here */
     t->pend[t->issued++ & (t->pend_cap - 1)] = e->now;
     if (t->state == T_IDLE) {
         V10_ASSERT(t->cur_req == t->issued - 1);
@@ -418,7 +496,7 @@ static void snapshot(const v10_engine *e, v10_snapshot *s)
     for (int i = 0; i < e->n_tenants; i++) {
         const tenant *t = &e->tenants[i];
         double part = t->req_done_work; /* includes earlier segments of this op */
-        if (t->state == T_RUNNING)
+        if (t->state == T_RUNNING && e->fus[t->fu].state == FU_BUSY)
             part += e->fus[t->fu].seg_rem0 - rem_now(e, &e->fus[t->fu]);
         s->progress[i] = (double)t->completed + part / (double)t->req_work;
     }
@@ -451,8 +529,8 @@ static void advance(v10_engine *e, uint64_t t)
             u->exec_cycles += dt;
             e->tenants[u->tenant].active_cycles += dt;
             e->hbm_bytes_moved += u->rate * u->bytes_per_work * (double)dt;
-        } else if (u->state == FU_SWITCH) {
-            u->switch_cycles += dt;
+        } else if (u->state != FU_FREE) {
+            u->switch_cycles += dt; /* switching or restoring */
         }
     }
     if (e->busy_by_type[V10_FU_SA] > 0 && e->busy_by_type[V10_FU_VU] > 0)
@@ -469,41 +547,84 @@ static void credit(fu *u, tenant *t, double done)
     t->req_done_work += done;
 }
 
+/* FU u (f), just left by tenant ti's operator, switches its context for
+ * `cycles` (the FU is covered at once if that is 0). */
+static void switch_fu(v10_engine *e, fu *u, int f, int ti, uint64_t cycles)
+{
+    if (!cycles) {
+        u->covered = 1;
+        return;
+    }
+    u->state = FU_SWITCH;
+    u->switch_start = e->now;
+    u->switch_tenant = ti;
+    ev_set(e->heap, f, e->now + cycles);
+}
+
+/* Tenant ti's operator has left FU u (f) on a preemption: the tenant is
+ * READY again, and the FU switches its context. */
+static void preempted(v10_engine *e, fu *u, int f, int ti)
+{
+    tenant *t = &e->tenants[ti];
+    t->state = T_READY;
+    t->saved = e->cfg->preempt == V10_PREEMPT_DRAIN;
+    t->preemptions++;
+    e->preemptions++;
+    trace_push(e, V10_TR_PREEMPT, e->now, e->now, f, ti, (uint32_t)t->op);
+    switch_fu(e, u, f, ti, u->switch_cost);
+    notify(e, V10_EV_PREEMPTED, ti);
+}
+
 static void fu_event(v10_engine *e, int f)
 {
     fu *u = &e->fus[f];
     if (u->state == FU_SWITCH) {
         trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
         u->state = FU_FREE;
+        u->covered = 1;
+        return;
+    }
+    int ti = u->tenant;
+    tenant *t = &e->tenants[ti];
+    if (u->state == FU_RESTORE) {
+        trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, ti, 0);
+        if (!u->stopping) {
+            begin_exec(e, u, ti);
+            return;
+        }
+        /* Preempted while restoring: nothing executed, the context stays saved. */
+        u->state = FU_FREE;
+        u->tenant = -1;
+        u->stopping = 0;
+        t->fu = -1;
+        preempted(e, u, f, ti);
         return;
     }
     V10_ASSERT(u->state == FU_BUSY);
-    int ti = u->tenant;
-    tenant *t = &e->tenants[ti];
-    t->remaining = u->stop_at; /* reached exactly */
-    credit(u, t, u->seg_rem0 - u->stop_at);
+    /* The stop point is reached exactly, unless a drain ended first. */
+    double rem = u->stop_at;
+    if (u->stopping && e->now >= u->stop_time) {
+        rem = rem_now(e, u);
+        if (rem < 1e-6)
+            rem = 0; /* the operator finished as its drain ended */
+    }
+    int stop = u->stopping && rem > 0, finished_in_drain = u->stopping && !stop;
+    t->remaining = rem;
+    credit(u, t, u->seg_rem0 - rem);
     trace_push(e, V10_TR_OP, u->seg_start, e->now, f, ti, (uint32_t)t->op);
     u->state = FU_FREE;
     u->tenant = -1;
+    u->stopping = 0;
+    u->stop_at = 0;
     t->fu = -1;
     e->busy_by_type[u->type]--;
     e->rates_dirty = 1;
-    if (u->stop_at > 0) {
-        /* Preempted at a tile boundary: the context switch occupies the FU. */
-        t->state = T_READY;
-        t->preemptions++;
-        e->preemptions++;
-        trace_push(e, V10_TR_PREEMPT, e->now, e->now, f, ti, (uint32_t)t->op);
-        u->stop_at = 0;
-        if (u->switch_cost) {
-            u->state = FU_SWITCH;
-            u->switch_start = e->now;
-            u->switch_tenant = ti;
-            ev_set(e->heap, f, e->now + u->switch_cost);
-        }
-        notify(e, V10_EV_PREEMPTED, ti);
+    if (stop) {
+        preempted(e, u, f, ti);
         return;
     }
+    if (finished_in_drain) /* the switch still ends when it would have */
+        switch_fu(e, u, f, ti, u->stop_time + u->switch_cost - e->now);
     t->remaining = 0;
     t->op++;
     if (t->op < t->model->n_ops) {
@@ -614,11 +735,12 @@ static void check_state(const v10_engine *e)
     char msg[256];
     for (int f = 0; f < e->n_fus; f++) {
         const fu *u = &e->fus[f];
-        if ((u->state == FU_BUSY) != (u->tenant >= 0)) {
+        if ((u->state == FU_BUSY || u->state == FU_RESTORE) != (u->tenant >= 0) ||
+            (u->stopping && u->tenant < 0)) {
             snprintf(msg, sizeof msg, "FU %d: state and tenant disagree", f);
             check_fail(e, msg);
         }
-        if (u->state == FU_BUSY && e->tenants[u->tenant].fu != f) {
+        if (u->tenant >= 0 && e->tenants[u->tenant].fu != f) {
             snprintf(msg, sizeof msg, "FU %d runs tenant %d, which holds FU %d", f, u->tenant,
                      e->tenants[u->tenant].fu);
             check_fail(e, msg);
@@ -856,7 +978,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
             tenant *t = &e->tenants[u->tenant];
             credit(u, t, u->seg_rem0 - rem_now(e, u));
             trace_push(e, V10_TR_OP, u->seg_start, e->now, f, u->tenant, (uint32_t)t->op);
-        } else if (u->state == FU_SWITCH) {
+        } else if (u->state != FU_FREE) { /* switching or restoring */
             trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
         }
     }

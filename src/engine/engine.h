@@ -33,8 +33,8 @@ typedef struct v10_snapshot {
 } v10_snapshot;
 
 /* Tenant states.  READY: has a request and its next operator is not on an
- * FU.  RUNNING: its operator holds an FU (executing, or finishing the tile
- * before a preemption).  IDLE: no request to serve. */
+ * FU.  RUNNING: its operator holds an FU (executing, draining before a
+ * preemption, or having its context restored).  IDLE: no request to serve. */
 typedef enum { T_IDLE = 0, T_READY, T_RUNNING } tenant_state;
 
 /*
@@ -67,18 +67,27 @@ typedef struct tenant {
     int fu;                     /* FU holding its operator, or -1 */
     /* context table (V10) */
     uint64_t active_cycles;     /* cycles with an operator executing */
-    uint64_t arrive_cycle;      /* when the tenant arrived at the NPU */
+    uint64_t arrive_cycle;      /* when its first request arrived at the NPU */
     uint64_t preemptions;
+    int saved;                  /* its current operator was preempted mid-way
+                                   (drain model): its context is saved */
     uint64_t rng[4];            /* xoshiro256** state for its arrivals */
     double work_done;           /* standalone cycles executed, whole run */
     uint64_t finish_cycle;      /* when its last request completed */
 } tenant;
 
-typedef enum { FU_FREE = 0, FU_BUSY, FU_SWITCH } fu_state;
+/* FU states.  BUSY: executing `tenant`'s operator (perhaps draining before
+ * a preemption).  SWITCH: a context switch after a preemption, or a hold;
+ * no operator.  RESTORE: restoring the context of `tenant`'s preempted
+ * operator, which executes once the restore ends. */
+typedef enum { FU_FREE = 0, FU_BUSY, FU_SWITCH, FU_RESTORE } fu_state;
 
 /*
  * One functional unit (physical, or a spatial partition of one).
- * Invariant: state == FU_BUSY iff tenant >= 0.
+ * Invariants: state is FU_BUSY or FU_RESTORE iff tenant >= 0; stopping
+ * only when FU_BUSY or FU_RESTORE; `covered` is 1 from the end of a switch
+ * or hold until the next operator starts on the FU (that switch restored
+ * the incoming operator's context, so a resumed operator pays no restore).
  */
 typedef struct fu {
     v10_fu_type type;
@@ -94,8 +103,11 @@ typedef struct fu {
     double alloc;               /* HBM bytes per cycle granted */
     double bytes_per_work;      /* HBM bytes per standalone cycle of the op */
     double seg_rem0;            /* remaining work when the segment started */
+    int stopping;               /* a preemption is pending */
     double stop_at;             /* remaining work at which to stop: 0 = finish */
+    uint64_t stop_time;         /* stopping, drain model: cycle the drain ends */
     uint64_t switch_cost;       /* cycles of switching after the stop */
+    int covered;                /* see the invariants above */
     uint64_t switch_start;
     int switch_tenant;          /* whose context is being switched (trace) */
     uint64_t exec_cycles, switch_cycles;
@@ -156,12 +168,22 @@ double v10_engine_score(const v10_engine *e, int t);
 int v10_engine_eligible(const v10_engine *e, int t, int f);
 
 /*
- * Actions.  v10_engine_preempt stops the operator on FU f at its next tile
- * boundary, then holds the FU for switch_cycles (charged as switching); it
- * does nothing if f is not busy or a stop is already pending, and returns 1
- * if a preemption was scheduled.  v10_engine_hold occupies a free FU with
- * switching for `cycles` (a whole-core switch).  v10_engine_set_timer arms
- * the policy's single timer at absolute cycle `at` (replacing any armed one).
+ * Actions.  v10_engine_preempt takes FU f from the operator it holds and
+ * switches the FU's context, charging switch_cycles as switching.  Under
+ * the run's preemption model (v10_run_config.preempt): DRAIN, an SA operator
+ * executes for the drain (sa_rows cycles) and a VU operator stops at once,
+ * and the switch ends switch_cycles after the request (the drain overlaps
+ * it); TILE, the operator runs to its next tile boundary and the switch
+ * follows.  An operator still restoring its context gives the FU up at once.
+ * The stop happens at a later event (V10_EV_PREEMPTED); the preempted tenant
+ * is then READY and may resume on any FU of the type.  DRAIN: an operator
+ * that finishes during its drain completes (V10_EV_OP_DONE) and the switch
+ * still ends on time.  Returns 1 if a preemption was scheduled, 0 (doing
+ * nothing) if f holds no operator, a stop is already pending, or (TILE) the
+ * operator's next boundary is its end.
+ * v10_engine_hold occupies a free FU with switching for `cycles` (a
+ * whole-core switch).  v10_engine_set_timer arms the policy's single timer
+ * at absolute cycle `at` (replacing any armed one).
  */
 int v10_engine_preempt(v10_engine *e, int f, uint64_t switch_cycles);
 void v10_engine_hold(v10_engine *e, int f, uint64_t cycles);
@@ -192,7 +214,9 @@ struct v10_policy_ops {
      * is: once an unowned FU of a type is left idle, the engine leaves the
      * other unowned FUs of that type idle too until something is started. */
     int (*pick)(v10_engine *e, void *st, int f, const int *cand, int n);
-    /* Optional.  The timer armed with v10_engine_set_timer fired. */
+    /* Optional.  The timer armed with v10_engine_set_timer fired.  It may
+     * preempt, hold free FUs and re-arm; a preemption it asks for completes
+     * at a later event, so an FU it preempts is not free yet. */
     void (*on_timer)(v10_engine *e, void *st);
     /* Optional.  Something happened to tenant t (after the engine updated it). */
     void (*on_event)(v10_engine *e, void *st, v10_ev_kind k, int t);

@@ -19,6 +19,22 @@ void v10_policy_params_default(v10_policy_params *p)
     p->prema_drain_frac = 0.25; /* drain if the task ends within 1/4 slice */
 }
 
+const char *v10_preempt_name(v10_preempt_model m)
+{
+    return m == V10_PREEMPT_TILE ? "tile" : "drain";
+}
+
+int v10_preempt_parse(const char *s, v10_preempt_model *out)
+{
+    if (!strcmp(s, "drain"))
+        *out = V10_PREEMPT_DRAIN;
+    else if (!strcmp(s, "tile"))
+        *out = V10_PREEMPT_TILE;
+    else
+        return -1;
+    return 0;
+}
+
 void v10_run_config_default(v10_run_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -29,6 +45,7 @@ void v10_run_config_default(v10_run_config *c)
     c->warmup = 2;
     c->seed = 1;
     c->contention = 1;
+    c->preempt = V10_PREEMPT_DRAIN; /* the paper's operator preemption */
 }
 
 void v10_trace_fini(v10_trace *t)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "v10/calibrate.h"
 #include "v10/cost.h"
 #include "v10/onnx.h"
 
@@ -56,21 +57,31 @@ void v10_model_init(v10_model *m, const char *name, uint32_t batch)
 
 void v10_model_fini(v10_model *m)
 {
-    free(m->ops);
+    if (!m->shared)
+        free(m->ops);
+    m->shared = 0;
     m->ops = NULL;
     m->n_ops = m->cap_ops = 0;
 }
 
+int v10_model_reserve(v10_model *m, size_t n, v10_err *err)
+{
+    V10_ASSERT(!m->shared);
+    if (n <= m->cap_ops)
+        return 0;
+    v10_op *ops = n <= SIZE_MAX / sizeof *ops ? realloc(m->ops, n * sizeof *ops) : NULL;
+    if (!ops)
+        return v10_err_set(err, "%s: out of memory", m->name);
+    m->ops = ops;
+    m->cap_ops = n;
+    return 0;
+}
+
 int v10_model_push(v10_model *m, const v10_op *op, v10_err *err)
 {
-    if (m->n_ops == m->cap_ops) {
-        size_t cap = m->cap_ops ? 2 * m->cap_ops : 64;
-        v10_op *ops = realloc(m->ops, cap * sizeof *ops);
-        if (!ops)
-            return v10_err_set(err, "%s: out of memory", m->name);
-        m->ops = ops;
-        m->cap_ops = cap;
-    }
+    if (m->n_ops == m->cap_ops &&
+        v10_model_reserve(m, m->cap_ops ? 2 * m->cap_ops : 64, err))
+        return -1;
     m->ops[m->n_ops++] = *op;
     return 0;
 }
@@ -78,11 +89,13 @@ int v10_model_push(v10_model *m, const v10_op *op, v10_err *err)
 int v10_model_copy(v10_model *dst, const v10_model *src, v10_err *err)
 {
     v10_model_init(dst, src->name, src->batch);
-    for (size_t i = 0; i < src->n_ops; i++)
-        if (v10_model_push(dst, &src->ops[i], err)) {
-            v10_model_fini(dst);
-            return -1;
-        }
+    if (!src->n_ops)
+        return 0;
+    dst->ops = malloc(src->n_ops * sizeof *dst->ops);
+    if (!dst->ops)
+        return v10_err_set(err, "%s: out of memory", src->name);
+    memcpy(dst->ops, src->ops, src->n_ops * sizeof *dst->ops);
+    dst->n_ops = dst->cap_ops = src->n_ops;
     return 0;
 }
 
@@ -207,45 +220,71 @@ int v10_model_gather(v10_model *m, const char *name, uint64_t rows, uint64_t dim
     return v10_model_push(m, &op, err);
 }
 
-/* Splits "NAME[:batch=N][:unknown=vu]" into name, batch (0 if absent) and
- * the ONNX unknown-operator mode (docs/onnx.md). */
-static int parse_spec(const char *spec, char *name, size_t name_sz, uint32_t *batch,
-                      int *unknown_vu, v10_err *err)
+/* A parsed model spec (docs/formats.md "Model specs"). */
+typedef struct spec {
+    char name[1024];
+    uint32_t batch;          /* 0 if absent */
+    int unknown_vu;          /* ONNX: approximate unknown operators on the VU */
+    char profile[1024];      /* calibrate to: comma-separated profile CSVs, or "" */
+    char row[V10_NAME_MAX];  /* ... their row (default: the model's name) */
+    uint32_t row_batch;      /* ... at this batch (default: the model's) */
+} spec;
+
+/* Copies the value of option `key=` (kv, kl) into buf; -1 if it does not fit. */
+static int opt_value(const char *kv, size_t kl, size_t keylen, char *buf, size_t sz)
 {
-    *batch = 0;
-    *unknown_vu = 0;
-    const char *colon = strchr(spec, ':');
-    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    size_t vl = kl - keylen;
+    if (vl >= sz)
+        return -1;
+    memcpy(buf, kv + keylen, vl);
+    buf[vl] = 0;
+    return 0;
+}
+
+/* Splits "NAME[:batch=N][:unknown=vu][:profile=F.csv[,G.csv]][:row=R[@B]]". */
+static int parse_spec(const char *text, spec *sp, v10_err *err)
+{
+    memset(sp, 0, sizeof *sp);
+    const char *colon = strchr(text, ':');
+    size_t len = colon ? (size_t)(colon - text) : strlen(text);
     if (len == 0)
-        return v10_err_set(err, "model '%s': empty name", spec);
-    if (len >= name_sz)
-        return v10_err_set(err, "model '%s': name too long", spec);
-    memcpy(name, spec, len);
-    name[len] = 0;
+        return v10_err_set(err, "model '%s': empty name", text);
+    if (len >= sizeof sp->name)
+        return v10_err_set(err, "model '%s': name too long", text);
+    memcpy(sp->name, text, len);
+    sp->name[len] = 0;
     while (colon) {
         const char *kv = colon + 1;
         colon = strchr(kv, ':');
         size_t kl = colon ? (size_t)(colon - kv) : strlen(kv);
         if (kl > 6 && !strncmp(kv, "batch=", 6)) {
             char num[32];
-            size_t nl = kl - 6;
-            if (nl >= sizeof num)
-                return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536]", spec);
-            memcpy(num, kv + 6, nl);
-            num[nl] = 0;
+            if (opt_value(kv, kl, 6, num, sizeof num))
+                return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536]", text);
             char *end;
             unsigned long v = strtoul(num, &end, 10);
             if (*end || num[0] == '-' || num[0] == '+' || v < 1 || v > 65536)
                 return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536], "
-                                        "got '%s'", spec, num);
-            *batch = (uint32_t)v;
+                                        "got '%s'", text, num);
+            sp->batch = (uint32_t)v;
         } else if (kl == 10 && !strncmp(kv, "unknown=vu", 10)) {
-            *unknown_vu = 1;
+            sp->unknown_vu = 1;
+        } else if (kl > 8 && !strncmp(kv, "profile=", 8)) {
+            if (opt_value(kv, kl, 8, sp->profile, sizeof sp->profile))
+                return v10_err_set(err, "model '%s': profile: path too long", text);
+        } else if (kl > 4 && !strncmp(kv, "row=", 4)) {
+            char row[V10_NAME_MAX + 16];
+            if (opt_value(kv, kl, 4, row, sizeof row) ||
+                v10_profile_parse_row(row, sp->row, sizeof sp->row, &sp->row_batch, err))
+                return v10_err_set(err, "model '%s': row: expected NAME or NAME@BATCH", text);
         } else {
-            return v10_err_set(err, "model '%s': unknown option '%.*s' (expected batch=N "
-                                    "or, for .onnx, unknown=vu)", spec, (int)kl, kv);
+            return v10_err_set(err, "model '%s': unknown option '%.*s' (expected batch=N, "
+                                    "profile=FILE.csv, row=NAME[@B] or, for .onnx, unknown=vu)",
+                               text, (int)kl, kv);
         }
     }
+    if (sp->row[0] && !sp->profile[0])
+        return v10_err_set(err, "model '%s': row= goes with profile=", text);
     return 0;
 }
 
@@ -260,27 +299,70 @@ static int is_path(const char *name)
     return strchr(name, '/') || ends_with(name, ".csv");
 }
 
-int v10_model_load(const char *spec, const v10_npu *npu, v10_model *out, v10_err *err)
+/* Calibrates the costed model *m to the profile named in the spec. */
+static int calibrate_spec(const spec *sp, const char *text, const v10_npu *npu, v10_model *m,
+                          v10_err *err)
 {
-    char name[1024];
-    uint32_t batch;
-    int unknown_vu;
+    v10_profile prof;
+    v10_profile_init(&prof);
+    const char *row = sp->row[0] ? sp->row : sp->name;
+    uint32_t row_batch = sp->row[0] ? sp->row_batch : m->batch;
+    char files[sizeof sp->profile];
+    snprintf(files, sizeof files, "%s", sp->profile);
+    int found = 0;
+    for (char *save = NULL, *f = strtok_r(files, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+        int rc = v10_profile_merge_file(f, row, row_batch, &prof, err);
+        if (rc < 0)
+            return -1;
+        found |= rc;
+    }
+    if (!found)
+        return v10_err_set(err, "model '%s': no row '%s'%s in %s", text, row,
+                           row_batch ? " at that batch" : "", sp->profile);
+    v10_model cal;
+    if (v10_calibrate(m, &prof, npu, &cal, NULL, err))
+        return v10_err_prefix(err, "model '%s'", text);
+    snprintf(cal.name, sizeof cal.name, "%s", m->name);
+    v10_model_fini(m);
+    *m = cal;
+    return 0;
+}
+
+#define ISCA23_PREFIX "isca23/"
+
+int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err *err)
+{
+    spec sp;
     memset(out, 0, sizeof *out);
-    if (parse_spec(spec, name, sizeof name, &batch, &unknown_vu, err))
+    if (parse_spec(text, &sp, err))
         return -1;
-    if (unknown_vu && !ends_with(name, ".onnx"))
-        return v10_err_set(err, "model '%s': unknown=vu applies to .onnx models only", spec);
-    if (ends_with(name, ".onnx")) {
-        v10_onnx_opts o = {batch, unknown_vu};
+    const char *name = sp.name;
+    if (sp.unknown_vu && !ends_with(name, ".onnx"))
+        return v10_err_set(err, "model '%s': unknown=vu applies to .onnx models only", text);
+    if (!strncmp(name, ISCA23_PREFIX, strlen(ISCA23_PREFIX))) {
+        if (sp.profile[0])
+            return v10_err_set(err, "model '%s': isca23 models are calibrated already", text);
+        v10_profile unused;
+        uint32_t batch;
+        if (v10_isca23_profile(name + strlen(ISCA23_PREFIX), &unused, &batch, err))
+            return -1;
+        if (sp.batch && sp.batch != batch)
+            return v10_err_set(err, "model '%s': isca23 models exist at the paper's batch "
+                                    "only (%u here): its operator lengths were measured there",
+                               text, batch);
+        /* Costed for this NPU by the cache, shared read-only. */
+        return v10_isca23_load(name + strlen(ISCA23_PREFIX), npu, out, err);
+    } else if (ends_with(name, ".onnx")) {
+        v10_onnx_opts o = {sp.batch, sp.unknown_vu};
         if (v10_onnx_read(name, &o, out, NULL, err))
             return -1;
     } else if (is_path(name)) {
         if (v10_trace_csv_read(name, npu, out, err))
             return -1;
-        if (batch)
-            out->batch = batch;
+        if (sp.batch)
+            out->batch = sp.batch;
     } else {
-        uint32_t def;
+        uint32_t def, batch = sp.batch;
         if (!batch && v10_zoo_default_batch(name, &def) == 0)
             batch = def;
         if (v10_zoo_build(name, batch ? batch : 1, out, err))
@@ -288,9 +370,10 @@ int v10_model_load(const char *spec, const v10_npu *npu, v10_model *out, v10_err
     }
     if (out->n_ops == 0) {
         v10_model_fini(out);
-        return v10_err_set(err, "model '%s': no operators", spec);
+        return v10_err_set(err, "model '%s': no operators", text);
     }
-    if (v10_cost_model(npu, out, err)) {
+    if (v10_cost_model(npu, out, err) ||
+        (sp.profile[0] && calibrate_spec(&sp, text, npu, out, err))) {
         v10_model_fini(out);
         return -1;
     }

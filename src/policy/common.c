@@ -26,7 +26,7 @@ int policy_round_robin(const int *cand, int n, int last)
 void policy_core_switch(v10_engine *e, uint64_t cycles)
 {
     for (int f = 0; f < e->n_fus; f++) {
-        if (e->fus[f].state == FU_BUSY)
+        if (e->fus[f].tenant >= 0)
             v10_engine_preempt(e, f, cycles);
         else if (e->fus[f].state == FU_FREE)
             v10_engine_hold(e, f, cycles);

@@ -19,9 +19,23 @@ static inline int policy_has_work(const v10_engine *e, int t)
     return e->tenants[t].state != T_IDLE;
 }
 
-/* Whole-core context switch (PMT, PREMA): stop every busy FU at its next
- * tile boundary and hold every FU for `cycles`; counts one context switch. */
+/* Whole-core context switch (PMT, PREMA): preempt the operator on every FU
+ * that holds one (v10_engine_preempt: under the drain model the switch ends
+ * `cycles` after now) and hold every free FU for `cycles`; counts one
+ * context switch.  The switch saves the outgoing task's context and
+ * restores the incoming one's, so a resumed operator pays no restore. */
 void policy_core_switch(v10_engine *e, uint64_t cycles);
+
+/* 1 if no FU holds an operator of a tenant other than t (whole-core
+ * sharing: nobody starts while another tenant's operator drains).  Inline:
+ * may_run calls it for every candidate at every dispatch. */
+static inline int policy_core_clear_for(const v10_engine *e, int t)
+{
+    for (int f = 0; f < e->n_fus; f++)
+        if (e->fus[f].tenant >= 0 && e->fus[f].tenant != t)
+            return 0;
+    return 1;
+}
 
 /* The V10 preemption slice in effect. */
 uint64_t policy_slice_cycles(const v10_engine *e);

@@ -2,13 +2,21 @@
  * pmt.c — the paper's baseline, preemptive multi-tenancy (PREMA lineage):
  * the whole core belongs to one tenant's task at a time; at the end of its
  * time slice the core switches to the next tenant with work, paying the
- * task context switch (20-40 µs, paper; default 30 µs) on every FU.
- * Slices are equal, or proportional to priority (the default).
+ * task context switch (20-40 µs, paper; default 30 µs) on every FU: the
+ * running operators are preempted (policy_core_switch) and the core's
+ * context saved to and restored from HBM.  A slice starts when the switch
+ * has completed, so the outgoing task's drain and the switch are not taken
+ * from the incoming task's slice.  Slices are equal, or proportional to
+ * priority (the default).
  */
 #include "policy/common.h"
 
+/* Invariant: while `running` (owner >= 0), the timer is armed for the end
+ * of the owner's slice; before (no owner yet, or a switch completing) a
+ * firing timer is a stale one and is ignored. */
 typedef struct pmt_state {
-    int owner; /* tenant owning the core, -1 none */
+    int owner;   /* tenant owning the core, -1 none */
+    int running; /* the owner's slice has started */
 } pmt_state;
 
 static uint64_t slice_of(const v10_engine *e, int t)
@@ -34,16 +42,17 @@ static int next_with_work(const v10_engine *e, int from)
     return -1;
 }
 
-/* Hands the core to `to`, paying the task switch if it changes hands. */
+/* Hands the core to `to`, paying the task switch if it changes hands; its
+ * slice starts when it first gets an FU (pmt_pick), i.e. once the switch
+ * has completed. */
 static void give(v10_engine *e, pmt_state *s, int to)
 {
     if (to == s->owner || to < 0)
         return;
-    uint64_t cost = v10_npu_pmt_switch_cycles(e->npu);
     if (s->owner >= 0)
-        policy_core_switch(e, cost);
+        policy_core_switch(e, v10_npu_pmt_switch_cycles(e->npu));
     s->owner = to;
-    v10_engine_set_timer(e, e->now + (s->owner >= 0 ? cost : 0) + slice_of(e, to));
+    s->running = 0;
 }
 
 static int pmt_init(v10_engine *e, void *st, v10_err *err)
@@ -57,13 +66,16 @@ static int pmt_pick(v10_engine *e, void *st, int f, const int *cand, int n)
 {
     (void)f;
     pmt_state *s = st;
-    if (s->owner < 0) {
+    if (s->owner < 0)
         s->owner = cand[0];
-        v10_engine_set_timer(e, e->now + slice_of(e, s->owner));
-    }
     for (int i = 0; i < n; i++)
-        if (cand[i] == s->owner)
+        if (cand[i] == s->owner) {
+            if (!s->running) {
+                s->running = 1;
+                v10_engine_set_timer(e, e->now + slice_of(e, s->owner));
+            }
             return s->owner;
+        }
     return -1;
 }
 
@@ -72,21 +84,18 @@ static int pmt_may_run(const v10_engine *e, const void *st, int t, int f)
 {
     (void)f;
     const pmt_state *s = st;
-    if (s->owner >= 0 && t != s->owner)
-        return 0;
-    for (int k = 0; k < e->n_fus; k++)
-        if (e->fus[k].state == FU_BUSY && e->fus[k].tenant != t)
-            return 0;
-    return 1;
+    return (s->owner < 0 || t == s->owner) && policy_core_clear_for(e, t);
 }
 
 static void pmt_timer(v10_engine *e, void *st)
 {
     pmt_state *s = st;
-    int next = next_with_work(e, s->owner < 0 ? -1 : s->owner);
+    if (!s->running)
+        return; /* a switch is completing; the next slice starts after it */
+    int next = next_with_work(e, s->owner);
     if (next >= 0 && next != s->owner)
         give(e, s, next);
-    else if (s->owner >= 0)
+    else
         v10_engine_set_timer(e, e->now + slice_of(e, s->owner));
 }
 

@@ -119,12 +119,7 @@ static int prema_may_run(const v10_engine *e, const void *st, int t, int f)
 {
     (void)f;
     const prema_state *s = st;
-    if (s->owner >= 0 && t != s->owner)
-        return 0;
-    for (int k = 0; k < e->n_fus; k++)
-        if (e->fus[k].state == FU_BUSY && e->fus[k].tenant != t)
-            return 0;
-    return 1;
+    return (s->owner < 0 || t == s->owner) && policy_core_clear_for(e, t);
 }
 
 static void prema_timer(v10_engine *e, void *st)

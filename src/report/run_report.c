@@ -39,6 +39,7 @@ static cJSON *config_json(const v10_run_config *cfg)
     add_num(c, "warmup", (double)cfg->warmup);
     add_num(c, "seed", (double)cfg->seed);
     cJSON_AddBoolToObject(c, "contention", cfg->contention);
+    cJSON_AddStringToObject(c, "preempt", v10_preempt_name(cfg->preempt));
     return c;
 }
 

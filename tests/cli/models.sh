@@ -90,9 +90,12 @@ PY
 python3 -c 'import json,sys; print("\n".join(m["name"] for m in json.load(open(sys.argv[1]))["models"]))' \
     "$tmp/models.json" >"$tmp/names"
 while read -r name; do
-    "$bin" profile "$name" --format csv >"$tmp/$name.csv"
+    # the isca23 detectors have 10^5..10^6 operators: their JSON is too big to compare here
+    case "$name" in isca23/retinanet | isca23/shapemask | isca23/maskrcnn) continue ;; esac
+    file="$tmp/${name//\//_}.csv"
+    "$bin" profile "$name" --format csv >"$file"
     "$bin" profile "$name" --format json >"$tmp/a.json"
-    "$bin" profile "$tmp/$name.csv" --format json >"$tmp/b.json"
+    "$bin" profile "$file" --format json >"$tmp/b.json"
     python3 - "$tmp/a.json" "$tmp/b.json" "$name" <<'PY' || fail "profile round trip of $name"
 import json, sys
 a, b = (json.load(open(p))["ops"] for p in sys.argv[1:3])
@@ -102,8 +105,8 @@ for x, y in zip(a, b):
         assert x[k] == y[k], (sys.argv[3], x["index"], k, x[k], y[k])
 PY
     # CSV of the CSV: identical but for the comment naming the model
-    "$bin" profile "$tmp/$name.csv" --format csv >"$tmp/again.csv"
-    diff <(grep -v '^#' "$tmp/$name.csv") <(grep -v '^#' "$tmp/again.csv") >/dev/null ||
+    "$bin" profile "$file" --format csv >"$tmp/again.csv"
+    diff <(grep -v '^#' "$file") <(grep -v '^#' "$tmp/again.csv") >/dev/null ||
         fail "trace CSV of $name is not a fixed point"
 done <"$tmp/names"
 

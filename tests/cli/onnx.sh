@@ -106,4 +106,10 @@ for f in "$tmp"/adv_*.onnx; do
   [ $rc -eq 0 ] || grep -qF "$f" "$tmp/err" || fail "$f: unclear: $(cat "$tmp/err")"
 done
 
+# calibration works on an imported graph as on a built-in (docs/models.md)
+"$bin" calibrate "$tmp/resnet50.onnx:batch=32" --profile data/tpu-profiles/utilization.csv \
+    --profile data/tpu-profiles/op_lengths.csv --row resnet50:32 --format csv >"$tmp/cal.csv"
+for fig in sa_busy vu_busy hbm_util sa_op_us vu_op_us; do
+  grep -q "^$fig,.*,yes$" "$tmp/cal.csv" || { echo "FAIL: onnx calibration: $fig" >&2; exit 1; }
+done
 echo "onnx.sh: ok"

@@ -176,4 +176,20 @@ expect 2 "requests" "$bin" run --tenant bert --requests 0
 expect 1 "solo runs exactly one tenant" "$bin" run --tenant ncf --tenant ncf --policy solo
 expect 1 "no/such/dir" "$bin" run --tenant ncf --requests 2 --trace no/such/dir/t.json
 [ ! -e no/such/dir ]
+
+# --preempt: drain by default, tile on request; recorded in the config.
+for m in drain tile; do
+  opt=(); [ "$m" = tile ] && opt=(--preempt tile)
+  "$bin" run --tenant $D/one_fold.csv --tenant $D/sa_vu.csv --policy v10-full --requests 3 \
+    --format json --check "${opt[@]}" > "$tmp/$m.json"
+  python3 - "$tmp/$m.json" "$m" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["config"]["preempt"] == sys.argv[2], r["config"]["preempt"]
+# A one-fold operator is preempted only under the drain model.
+n = r["tenants"][0]["preemptions"]
+assert (n > 0) == (sys.argv[2] == "drain"), n
+PY
+done
+expect 2 "expected drain or tile, got 'fold'" "$bin" run --tenant ncf --preempt fold
 echo "cli run: ok"

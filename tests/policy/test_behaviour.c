@@ -1,9 +1,11 @@
 /*
  * test_behaviour.c — what each policy is for, in numbers: solo matches the
- * closed-form latency; PMT shares time (STP near 1, no SA/VU overlap); V10's
- * fair sharing follows priorities; V10-Full preempts an over-served holder;
- * spatial keeps tenants on their own FUs; contention slows memory-bound
- * operators.
+ * closed-form latency; PMT shares time (STP near 1, no SA/VU overlap, fair
+ * slices); V10's fair sharing follows priorities; V10-Full preempts an
+ * over-served holder, anywhere in an operator, only for a waiter, and a
+ * resumed operator pays its restore; the active rate counts from a tenant's
+ * arrival; spatial keeps tenants on their own FUs; contention slows
+ * memory-bound operators.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,19 +15,27 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "v10/sim.h"
 
 #define D "tests/data/engine/"
 
-static void run(const char *policy, const char *const *specs, size_t n, uint64_t requests,
-                int contention, const char *npu, v10_run_result *res)
+/* Runs with invariant checks on; tr (optional) records the timeline. */
+static void run_ex(const char *policy, const char *const *specs, size_t n, uint64_t requests,
+                   int contention, const char *npu, v10_preempt_model pm, v10_trace *tr,
+                   v10_run_result *res)
 {
     static v10_tenant_spec ts[8];
     v10_run_config cfg;
     v10_err err;
     v10_run_config_default(&cfg);
+    cfg.preempt = pm;
+    cfg.trace = tr;
+    if (tr)
+        memset(tr, 0, sizeof *tr);
     if (npu)
         assert_int_equal(v10_npu_preset(npu, &cfg.npu, &err), 0);
     for (size_t i = 0; i < n; i++)
@@ -41,6 +51,12 @@ static void run(const char *policy, const char *const *specs, size_t n, uint64_t
     if (rc)
         fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(rc, 0);
+}
+
+static void run(const char *policy, const char *const *specs, size_t n, uint64_t requests,
+                int contention, const char *npu, v10_run_result *res)
+{
+    run_ex(policy, specs, n, requests, contention, npu, V10_PREEMPT_DRAIN, NULL, res);
 }
 
 static void test_solo_closed_form(void **state)
@@ -109,10 +125,256 @@ static void test_v10_full_preempts_overserved(void **state)
     assert_int_equal(full.tenants[0].preemptions, full.preemptions);
     /* The short-op tenant waits less behind the long operators. */
     assert_true(full.tenants[1].lat_p95_us < fair.tenants[1].lat_p95_us);
-    /* Each preemption pays one 384-cycle SA switch. */
-    assert_int_equal(full.switch_cycles, 384 * full.preemptions);
     v10_run_result_fini(&fair);
     v10_run_result_fini(&full);
+    /* Tile model: each preemption pays one 384-cycle SA switch after the
+     * stop, and resuming at a fold boundary costs nothing more. */
+    run_ex("v10-full", s, 2, 40, 1, NULL, V10_PREEMPT_TILE, NULL, &full);
+    assert_true(full.preemptions > 0);
+    assert_int_equal(full.switch_cycles, 384 * full.preemptions);
+    v10_run_result_fini(&full);
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const v10_trace_rec *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return (x->end > y->end) - (x->end < y->end);
+}
+
+/* Sorts the timeline by (start, end): on one FU an operator segment, its
+ * preemption instant and the switch after it come in that order. */
+static void sort_trace(v10_trace *tr) { qsort(tr->recs, tr->n, sizeof *tr->recs, cmp_rec); }
+
+/* The first record on FU f after index k (not an instant), or NULL. */
+static const v10_trace_rec *next_on_fu(const v10_trace *tr, size_t k, int f)
+{
+    for (size_t j = k + 1; j < tr->n; j++)
+        if (tr->recs[j].fu == f && tr->recs[j].kind != V10_TR_PREEMPT)
+            return &tr->recs[j];
+    return NULL;
+}
+
+/* The last record on FU f ending at or before `at` before index k (not an
+ * instant), or NULL. */
+static const v10_trace_rec *prev_on_fu(const v10_trace *tr, size_t k, int f)
+{
+    for (size_t j = k; j-- > 0;)
+        if (tr->recs[j].fu == f && tr->recs[j].kind != V10_TR_PREEMPT)
+            return &tr->recs[j];
+    return NULL;
+}
+
+/*
+ * A one-fold SA operator can only be stopped mid-way.  Tile model: never
+ * preempted.  Drain model (the paper's): every SA stop comes sa_rows = 128
+ * cycles after a timer tick (multiples of the 32768-cycle slice), every VU
+ * stop at the tick, and the switch ends 384 (SA) / 64 (VU) cycles after
+ * the tick.  A preempted operator resumes either right after a switch
+ * (which restored it) or after a restore of its own: 384 cycles on the SA
+ * (weights and replay), 32 on the VU (registers) — never for free.
+ */
+static void test_preempt_drains_anywhere(void **state)
+{
+    (void)state;
+    const char *s[] = {D "one_fold.csv", D "sa_vu.csv"};
+    v10_run_result r;
+    v10_trace tr;
+    run_ex("v10-full", s, 2, 10, 0, NULL, V10_PREEMPT_TILE, NULL, &r);
+    assert_int_equal(r.tenants[0].preemptions, 0);
+    v10_run_result_fini(&r);
+
+    run_ex("v10-full", s, 2, 10, 0, NULL, V10_PREEMPT_DRAIN, &tr, &r);
+    assert_true(r.tenants[0].preemptions > 0);
+    sort_trace(&tr);
+    const uint64_t slice = 32768, drain[2] = {128, 0}, sw[2] = {384, 64}, rest[2] = {384, 32};
+    int resume[8] = {0};
+    uint64_t n_pre = 0, n_restore = 0, n_covered = 0;
+    for (size_t k = 0; k < tr.n; k++) {
+        const v10_trace_rec *x = &tr.recs[k];
+        if (x->fu < 0)
+            continue;
+        int ty = r.fus[x->fu].type;
+        if (x->kind == V10_TR_PREEMPT) {
+            n_pre++;
+            assert_int_equal((x->start - drain[ty]) % slice, 0);
+            const v10_trace_rec *y = next_on_fu(&tr, k, x->fu);
+            assert_non_null(y);
+            assert_int_equal(y->kind, V10_TR_SWITCH);
+            assert_int_equal(y->start, x->start);
+            assert_int_equal(y->end - y->start, sw[ty] - drain[ty]);
+            resume[x->tenant] = 1;
+        } else if (x->kind == V10_TR_OP && resume[x->tenant]) {
+            resume[x->tenant] = 0;
+            const v10_trace_rec *p = prev_on_fu(&tr, k, x->fu);
+            assert_non_null(p);
+            assert_int_equal(p->kind, V10_TR_SWITCH);
+            assert_int_equal(p->end, x->start);
+            if (p->end - p->start == rest[ty] && p->tenant == x->tenant) {
+                n_restore++;
+            } else {
+                assert_int_equal(p->end - p->start, sw[ty] - drain[ty]);
+                n_covered++;
+            }
+        }
+    }
+    print_message("%llu preemptions, %llu restores, %llu covered resumptions\n",
+                  (unsigned long long)n_pre, (unsigned long long)n_restore,
+                  (unsigned long long)n_covered);
+    assert_int_equal(n_pre, r.preemptions);
+    assert_true(n_restore > 0);
+    v10_trace_fini(&tr);
+    v10_run_result_fini(&r);
+}
+
+/* 1 if tenant t has an operator segment spanning cycle `at`. */
+static int executing_at(const v10_trace *tr, int t, uint64_t at)
+{
+    for (size_t k = 0; k < tr->n; k++) {
+        const v10_trace_rec *x = &tr->recs[k];
+        if (x->kind == V10_TR_OP && x->tenant == t && x->start <= at && at < x->end)
+            return 1;
+    }
+    return 0;
+}
+
+/* Every SA preemption on a two-SA core is taken by a waiting tenant: the
+ * FU's next operator starts as its switch ends, and is of a tenant that was
+ * not executing when the preemption was requested (sa_rows = 128 cycles
+ * before the stop) — not the holder of the other SA, preempted for the
+ * same single waiter. */
+static void test_v10_full_preempts_for_a_waiter(void **state)
+{
+    (void)state;
+    const char *s[] = {D "long_sa.csv", D "one_fold.csv", D "sa_heavy.csv"};
+    v10_run_result r;
+    v10_trace tr;
+    run_ex("v10-full", s, 3, 20, 1, "v10-isca23-2x", V10_PREEMPT_DRAIN, &tr, &r);
+    sort_trace(&tr);
+    uint64_t n = 0, taken = 0;
+    for (size_t k = 0; k < tr.n; k++) {
+        const v10_trace_rec *x = &tr.recs[k];
+        if (x->kind != V10_TR_PREEMPT || r.fus[x->fu].type != V10_FU_SA)
+            continue;
+        const v10_trace_rec *sw = next_on_fu(&tr, k, x->fu);
+        assert_non_null(sw);
+        if (sw->end == r.end_cycle)
+            continue; /* the run ended first */
+        n++;
+        const v10_trace_rec *op = next_on_fu(&tr, (size_t)(sw - tr.recs), x->fu);
+        taken += op && op->kind == V10_TR_OP && op->start == sw->end &&
+                 !executing_at(&tr, op->tenant, x->start - 128);
+    }
+    print_message("%llu SA preemptions, %llu taken by a waiter\n", (unsigned long long)n,
+                  (unsigned long long)taken);
+    assert_true(n > 100);
+    assert_int_equal(taken, n);
+    v10_trace_fini(&tr);
+    v10_run_result_fini(&r);
+}
+
+/*
+ * PMT time-shares the core: a slice starts when the switch into it has
+ * completed (the owner's first operator starts), so neither the outgoing
+ * tenant's drain nor the switch is taken from it.  The trace shows each
+ * switch request as the start of a hold on an FU that was free then: it
+ * comes exactly one slice after the owner started, under either model.
+ * With equal priorities the two tenants progress alike.
+ */
+static void test_pmt_fair_slices(void **state)
+{
+    (void)state;
+    const char *s[] = {"resnet50", "efficientnet"};
+    const uint64_t slice = 700000; /* 1000 us at 700 MHz */
+    for (int pm = V10_PREEMPT_DRAIN; pm <= V10_PREEMPT_TILE; pm++) {
+        v10_run_result r;
+        v10_trace tr;
+        run_ex("pmt", s, 2, 20, 1, NULL, (v10_preempt_model)pm, &tr, &r);
+        sort_trace(&tr);
+        int owner = -1;
+        uint64_t since = 0, checked = 0;
+        for (size_t k = 0; k < tr.n; k++) {
+            const v10_trace_rec *x = &tr.recs[k];
+            if (x->kind == V10_TR_OP && x->tenant != owner) {
+                owner = x->tenant;
+                since = x->start;
+            } else if (x->kind == V10_TR_SWITCH && x->tenant < 0 && x->start > 0) {
+                assert_int_equal(x->start - since, slice);
+                checked++;
+            }
+        }
+        print_message("pmt, %s model: fairness %.3f, %llu slices checked\n",
+                      v10_preempt_name((v10_preempt_model)pm), r.fairness,
+                      (unsigned long long)checked);
+        assert_true(checked > 10);
+        if (pm == V10_PREEMPT_DRAIN)
+            assert_true(r.fairness > 0.95);
+        v10_trace_fini(&tr);
+        v10_run_result_fini(&r);
+    }
+}
+
+/* Probe policy: first come first served; records tenant 0's V10 score and
+ * arrival when its first operator completes. */
+typedef struct probe {
+    int seen;
+    double score;
+    uint64_t at, arrive;
+} probe;
+
+static int probe_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+{
+    (void)e, (void)st, (void)f, (void)n;
+    return cand[0];
+}
+
+static void probe_event(v10_engine *e, void *st, v10_ev_kind k, int t)
+{
+    probe *p = st;
+    if (k == V10_EV_OP_DONE && t == 0 && !p->seen) {
+        p->seen = 1;
+        p->score = v10_engine_score(e, 0);
+        p->at = e->now;
+        p->arrive = e->tenants[0].arrive_cycle;
+    }
+}
+
+/*
+ * Algorithm 1's active rate counts from the tenant's arrival at the NPU: a
+ * Poisson tenant alone, whose first request arrives late, has executed for
+ * all of the time since it arrived when its first operator completes, so
+ * its score (priority 1) is exactly 1 — not diluted by the idle time before.
+ */
+static void test_active_rate_from_arrival(void **state)
+{
+    (void)state;
+    static const v10_policy_ops probe_ops = {.name = "probe", .summary = "test probe",
+                                             .params = "none", .state_size = sizeof(probe),
+                                             .pick = probe_pick, .on_event = probe_event};
+    v10_tenant_spec ts;
+    v10_run_config cfg;
+    v10_err err;
+    v10_model m;
+    v10_engine e;
+    v10_run_config_default(&cfg);
+    /* 10 requests/s at 700 MHz: the first arrives some 10^7 cycles in. */
+    assert_int_equal(v10_tenant_spec_parse(D "sa_vu.csv:rate=10", &ts, &err), 0);
+    cfg.tenants = &ts;
+    cfg.n_tenants = 1;
+    cfg.requests = 2;
+    cfg.warmup = 0;
+    cfg.check = 1;
+    assert_int_equal(v10_model_load(ts.model, &cfg.npu, &m, &err), 0);
+    assert_int_equal(v10_engine_alloc(&e, &cfg, &m, probe_ops.state_size, &err), 0);
+    assert_int_equal(v10_engine_run(&e, &cfg, &probe_ops, &m, &err), 0);
+    const probe *p = e.pstate;
+    assert_true(p->seen);
+    assert_true(fabs(p->score - 1.0) < 1e-12);
+    assert_true(p->arrive > 100000);
+    assert_int_equal(p->at - p->arrive, 5000 + 64); /* mm0 with its issue overhead */
+    v10_engine_free(&e);
+    v10_model_fini(&m);
 }
 
 static void test_spatial_partitions(void **state)
@@ -191,6 +453,10 @@ int main(void)
         cmocka_unit_test(test_pmt_time_shares),
         cmocka_unit_test(test_v10_priorities),
         cmocka_unit_test(test_v10_full_preempts_overserved),
+        cmocka_unit_test(test_preempt_drains_anywhere),
+        cmocka_unit_test(test_v10_full_preempts_for_a_waiter),
+        cmocka_unit_test(test_pmt_fair_slices),
+        cmocka_unit_test(test_active_rate_from_arrival),
         cmocka_unit_test(test_spatial_partitions),
         cmocka_unit_test(test_spatial_caps_at_one_fu),
         cmocka_unit_test(test_contention_slows_memory_bound),

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# calibrate.sh — `v10sim calibrate` end to end: a calibrated trace CSV with its
+# provenance, usable as a model, meeting the profile; the model-spec form
+# gives the same operators; bad profiles and options are clear errors.
+# Usage: calibrate.sh PATH/TO/v10sim   (run from the repository root by ctest)
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+U=data/tpu-profiles/utilization.csv
+L=data/tpu-profiles/op_lengths.csv
+
+# 1. the CLI writes a trace with a provenance header and reports every figure met
+"$bin" calibrate efficientnet --profile $U --profile $L --row efficientnet:32 \
+    --out "$tmp/eff.csv" --format csv >"$tmp/report.csv"
+head -1 "$tmp/eff.csv" | grep -q '^# calibrated by v10sim .* from model efficientnet' ||
+    fail "no provenance header"
+grep -q "^# profile row efficientnet batch 32 from $U $L" "$tmp/eff.csv" || fail "no profile provenance"
+for fig in sa_busy vu_busy hbm_util sa_op_us vu_op_us; do
+    grep -q "^$fig,.*,yes$" "$tmp/report.csv" || fail "$fig not met: $(grep "^$fig," "$tmp/report.csv")"
+done
+# 2. the trace is a model: its profile is what the report said
+"$bin" models "$tmp/eff.csv" efficientnet:profile=$U,$L:row=efficientnet@32 --format json >"$tmp/m.json"
+python3 - "$tmp/m.json" <<'PY' || fail "calibrated trace does not match the spec form"
+import json, sys
+a, b = json.load(open(sys.argv[1]))["models"]
+for k in ("ops", "sa_ops", "vu_ops", "latency_cycles", "hbm_bytes", "macs"):
+    assert a[k] == b[k], (k, a[k], b[k])
+assert abs(a["vu_busy"] - 0.7296) < 0.03, a["vu_busy"]
+assert abs(a["hbm_util"] - 0.365) < 0.05, a["hbm_util"]
+PY
+# 3. it runs beside another tenant
+"$bin" run --tenant "$tmp/eff.csv" --tenant isca23/resnet50 --policy v10-full --requests 2 \
+    --format csv >/dev/null || fail "calibrated trace does not run"
+
+# 4. errors: exit 1 with the field or file named; usage errors exit 2
+printf 'model,mxu_busy_pct,vpu_busy_pct\nfoo,80,70\n' >"$tmp/bad.csv"
+set +e
+"$bin" calibrate resnet50 --profile "$tmp/bad.csv" --row foo 2>"$tmp/err"; rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "sa_busy + vu_busy is 150.0%" "$tmp/err" || fail "impossible profile: rc $rc $(cat "$tmp/err")"
+set +e
+"$bin" calibrate resnet50 --profile $U --row nosuch 2>"$tmp/err"; rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "no profile row 'nosuch'" "$tmp/err" || fail "unknown row: rc $rc"
+printf 'model,sa_op_us_mean\nresnet50,-5\n' >"$tmp/neg.csv"
+set +e
+"$bin" calibrate resnet50 --profile "$tmp/neg.csv" 2>"$tmp/err"; rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "sa_op_us is -5" "$tmp/err" || fail "negative length: rc $rc $(cat "$tmp/err")"
+set +e
+"$bin" calibrate resnet50 2>"$tmp/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "missing --profile" "$tmp/err" || fail "missing --profile: rc $rc"
+"$bin" calibrate --help | grep -q "usage: v10sim calibrate" || fail "--help"
+[ ! -e "$tmp/none.csv" ] || fail "output written on error"
+echo "calibrate: ok"

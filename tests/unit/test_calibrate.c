@@ -1,0 +1,316 @@
+/*
+ * test_calibrate.c — profile calibration (v10/calibrate.h): every isca23
+ * model meets its TPU profile within the documented tolerances; a
+ * calibrated model keeps its architecture's structure; a trace CSV is
+ * calibrated like a built-in; profiles that cannot be met are errors that
+ * name the field.  The profiles come from data/tpu-profiles (the paper's).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "v10/calibrate.h"
+#include "v10/cost.h"
+#include "v10/model.h"
+#include "v10/npu.h"
+
+#define UTIL "data/tpu-profiles/utilization.csv"
+#define LENS "data/tpu-profiles/op_lengths.csv"
+
+static v10_npu isca23(void)
+{
+    v10_npu n;
+    v10_err err;
+    assert_int_equal(v10_npu_preset("v10-isca23", &n, &err), 0);
+    return n;
+}
+
+/* The figures a model shows alone, straight from its costed operators. */
+typedef struct alone {
+    double sa, vu, hbm, sa_us, vu_us;
+    size_t n_sa, n_vu;
+} alone;
+
+static alone measure(const v10_model *m, const v10_npu *npu)
+{
+    double t[2] = {0, 0}, bytes = 0;
+    size_t n[2] = {0, 0};
+    for (size_t i = 0; i < m->n_ops; i++) {
+        t[m->ops[i].fu] += (double)m->ops[i].cycles;
+        n[m->ops[i].fu]++;
+        bytes += (double)m->ops[i].hbm_bytes;
+        /* calibration never makes an operator memory-bound */
+        assert_true(m->ops[i].mem_cycles <= m->ops[i].compute_cycles);
+    }
+    double total = t[0] + t[1];
+    alone a = {t[0] / total, t[1] / total, bytes / (v10_npu_hbm_bytes_per_cycle(npu) * total),
+               n[0] ? t[0] / (double)n[0] / npu->clock_mhz : NAN,
+               n[1] ? t[1] / (double)n[1] / npu->clock_mhz : NAN, n[0], n[1]};
+    return a;
+}
+
+/* The issue's targets: SA and VU busy within 3 points (normalized to sum
+ * 100), HBM within 5 points, both mean operator lengths within 10%. */
+static void assert_meets(const alone *a, const v10_profile *p, const char *who)
+{
+    double s = p->sa_busy / (p->sa_busy + p->vu_busy);
+    if (fabs(a->sa - s) > 0.03 || fabs(a->vu - (1 - s)) > 0.03 ||
+        fabs(a->hbm - p->hbm_util) > 0.05 || fabs(a->sa_us / p->sa_op_us - 1) > 0.10 ||
+        fabs(a->vu_us / p->vu_op_us - 1) > 0.10)
+        fail_msg("%s: sa %.3f/%.3f vu %.3f hbm %.3f/%.3f sa_us %.1f/%.1f vu_us %.2f/%.2f", who,
+                 a->sa, s, a->vu, a->hbm, p->hbm_util, a->sa_us, p->sa_op_us, a->vu_us,
+                 p->vu_op_us);
+}
+
+static void test_isca23_meets_profiles(void **state)
+{
+    (void)state;
+    v10_npu npu = isca23();
+    v10_err err;
+    for (size_t i = 0; v10_isca23_names[i]; i++) {
+        const char *name = v10_isca23_names[i];
+        v10_profile p;
+        uint32_t batch;
+        assert_int_equal(v10_isca23_profile(name, &p, &batch, &err), 0);
+        /* the embedded copy is the repository's data file, row for row */
+        v10_profile f;
+        v10_profile_init(&f);
+        uint32_t row_batch = strcmp(name, "maskrcnn") ? batch : 8;
+        assert_int_equal(v10_profile_merge_file(UTIL, name, row_batch, &f, &err), 1);
+        assert_int_equal(v10_profile_merge_file(LENS, name, 0, &f, &err), 1);
+        assert_true(f.sa_busy == p.sa_busy && f.vu_busy == p.vu_busy &&
+                    f.hbm_util == p.hbm_util && f.sa_op_us == p.sa_op_us &&
+                    f.vu_op_us == p.vu_op_us);
+        char spec[64];
+        snprintf(spec, sizeof spec, "isca23/%s", name);
+        v10_model m;
+        if (v10_model_load(spec, &npu, &m, &err))
+            fail_msg("%s: %s", spec, err.msg);
+        assert_int_equal(m.batch, batch);
+        alone a = measure(&m, &npu);
+        assert_meets(&a, &p, spec);
+        v10_model_fini(&m);
+    }
+}
+
+/* Mask-RCNN runs at batch 16 with its batch-8 row; others at the paper's. */
+static void test_isca23_batches(void **state)
+{
+    (void)state;
+    v10_profile p;
+    uint32_t b;
+    v10_err err;
+    assert_int_equal(v10_isca23_profile("maskrcnn", &p, &b, &err), 0);
+    assert_int_equal(b, 16);
+    assert_int_equal(v10_isca23_profile("shapemask", &p, &b, &err), 0);
+    assert_int_equal(b, 8);
+    assert_int_equal(v10_isca23_profile("bert", &p, &b, &err), 0);
+    assert_int_equal(b, 32);
+    v10_npu npu = isca23();
+    v10_model m;
+    assert_int_equal(v10_model_load("isca23/bert:batch=8", &npu, &m, &err), -1);
+    assert_non_null(strstr(err.msg, "paper's batch"));
+    assert_int_equal(v10_model_load("isca23/vit", &npu, &m, &err), -1);
+    assert_non_null(strstr(err.msg, "isca23/bert"));
+}
+
+/* Splitting keeps the architecture: the names in program order (pieces
+ * "name#j" collapsed) are the architecture's, and every SA operator's
+ * pieces together keep its share of the SA time. */
+static void test_structure_kept(void **state)
+{
+    (void)state;
+    v10_npu npu = isca23();
+    v10_err err;
+    v10_model arch, cal;
+    assert_int_equal(v10_model_load("bert", &npu, &arch, &err), 0);
+    v10_profile p;
+    uint32_t b;
+    assert_int_equal(v10_isca23_profile("bert", &p, &b, &err), 0);
+    v10_calib_report rep;
+    assert_int_equal(v10_calibrate(&arch, &p, &npu, &cal, &rep, &err), 0);
+    assert_true(cal.n_ops > arch.n_ops); /* BERT's operators are split, none added */
+    assert_int_equal(rep.added_vu_ops, 0);
+    size_t j = 0;
+    double sa_scale = NAN;
+    for (size_t i = 0; i < arch.n_ops; i++) {
+        const v10_op *a = &arch.ops[i];
+        double sum = 0;
+        size_t pieces = 0;
+        while (j < cal.n_ops) {
+            const v10_op *c = &cal.ops[j];
+            size_t stem = strcspn(c->name, "#");
+            if (strlen(a->name) != stem || strncmp(a->name, c->name, stem))
+                break;
+            assert_int_equal(c->fu, a->fu);
+            sum += (double)c->cycles;
+            pieces++;
+            j++;
+        }
+        if (!pieces)
+            fail_msg("operator %zu (%s) lost; next is %s", i, a->name,
+                     j < cal.n_ops ? cal.ops[j].name : "the end");
+        if (a->fu == V10_FU_SA) {
+            double scale = sum / (double)a->cycles;
+            if (isnan(sa_scale))
+                sa_scale = scale;
+            assert_true(fabs(scale / sa_scale - 1) < 1e-3); /* relative lengths kept */
+        }
+    }
+    assert_int_equal(j, cal.n_ops);
+    /* MACs are conserved */
+    uint64_t ma = 0, mc = 0;
+    for (size_t i = 0; i < arch.n_ops; i++)
+        ma += arch.ops[i].macs;
+    for (size_t i = 0; i < cal.n_ops; i++)
+        mc += cal.ops[i].macs;
+    assert_true(ma == mc);
+    v10_model_fini(&arch);
+    v10_model_fini(&cal);
+}
+
+/* Vector work the architecture lacks is added as named operators where a
+ * TPU runs it: DLRM's embedding work after its gather, RetinaNet's
+ * post-processing at the end. */
+static void test_added_work_is_named(void **state)
+{
+    (void)state;
+    v10_npu npu = isca23();
+    v10_err err;
+    v10_model m;
+    assert_int_equal(v10_model_load("isca23/dlrm", &npu, &m, &err), 0);
+    size_t gather = SIZE_MAX, added = 0;
+    for (size_t i = 0; i < m.n_ops; i++) {
+        if (!strcmp(m.ops[i].name, "emb.gather") && gather == SIZE_MAX)
+            gather = i;
+        if (!strncmp(m.ops[i].name, "emb.gather", 10) || !strcmp(m.ops[i].name, "emb.segment_sum"))
+            added++;
+    }
+    assert_true(gather != SIZE_MAX);
+    assert_true(added > 50);
+    /* all of them sit right after the architecture's gather */
+    for (size_t i = gather; i < gather + added; i++)
+        assert_true(!strncmp(m.ops[i].name, "emb.", 4));
+    v10_model_fini(&m);
+    assert_int_equal(v10_model_load("isca23/retinanet", &npu, &m, &err), 0);
+    assert_string_equal(m.ops[m.n_ops - 1].name, "post.nms");
+    v10_model_fini(&m);
+}
+
+/* A trace CSV calibrates through the model-spec form like a built-in. */
+static void test_trace_csv_spec(void **state)
+{
+    (void)state;
+    v10_npu npu = isca23();
+    v10_err err;
+    v10_model arch;
+    assert_int_equal(v10_model_load("resnet50", &npu, &arch, &err), 0);
+    char dir[] = "/tmp/v10_cal_XXXXXX", path[128], spec[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/r50.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(v10_trace_csv_write(&arch, &npu, f), 0);
+    assert_int_equal(fclose(f), 0);
+    snprintf(spec, sizeof spec, "%s:profile=" UTIL "," LENS ":row=resnet50@32", path);
+    v10_model m;
+    if (v10_model_load(spec, &npu, &m, &err))
+        fail_msg("%s", err.msg);
+    v10_profile p;
+    uint32_t b;
+    assert_int_equal(v10_isca23_profile("resnet50", &p, &b, &err), 0);
+    alone a = measure(&m, &npu);
+    assert_meets(&a, &p, spec);
+    /* deterministic: the same spec twice gives the same operators */
+    v10_model m2;
+    assert_int_equal(v10_model_load(spec, &npu, &m2, &err), 0);
+    assert_int_equal(m.n_ops, m2.n_ops);
+    assert_memory_equal(m.ops, m2.ops, m.n_ops * sizeof *m.ops);
+    v10_model_fini(&m);
+    v10_model_fini(&m2);
+    /* row= without profile=, and a row that is not there */
+    snprintf(spec, sizeof spec, "%s:row=resnet50", path);
+    assert_int_equal(v10_model_load(spec, &npu, &m, &err), -1);
+    assert_non_null(strstr(err.msg, "row= goes with profile="));
+    snprintf(spec, sizeof spec, "%s:profile=" UTIL ":row=nosuch", path);
+    assert_int_equal(v10_model_load(spec, &npu, &m, &err), -1);
+    assert_non_null(strstr(err.msg, "no row 'nosuch'"));
+    unlink(path);
+    rmdir(dir);
+    v10_model_fini(&arch);
+}
+
+/* Profiles that cannot be met name the field. */
+static void test_bad_profiles(void **state)
+{
+    (void)state;
+    v10_npu npu = isca23();
+    v10_err err;
+    v10_model arch, out;
+    assert_int_equal(v10_model_load("resnet50", &npu, &arch, &err), 0);
+    static const struct {
+        double sa, vu, len;
+        const char *msg;
+    } cases[] = {
+        {0.9, 0.6, 100, "sa_busy + vu_busy is 150.0%"},
+        {0.5, 0.5, -3, "sa_op_us is -3"},
+        {0.5, 0.5, 0, "sa_op_us is 0"},
+        {1.2, NAN, 100, "sa_busy is 120"},
+        {0, 1, 100, "sa_busy is 0 but the model has"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        v10_profile p;
+        v10_profile_init(&p);
+        snprintf(p.row, sizeof p.row, "bad");
+        p.sa_busy = cases[i].sa;
+        p.vu_busy = cases[i].vu;
+        p.sa_op_us = cases[i].len;
+        assert_int_equal(v10_calibrate(&arch, &p, &npu, &out, NULL, &err), -1);
+        if (!strstr(err.msg, cases[i].msg))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i].msg);
+    }
+    v10_model_fini(&arch);
+}
+
+/* A malformed profile file is an error naming file and line. */
+static void test_bad_profile_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/v10_prof_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("model,mxu_busy_pct,vpu_busy_pct\nx,12,88\ny,abc,1\n", f);
+    fclose(f);
+    v10_profile p;
+    v10_profile_init(&p);
+    v10_err err;
+    assert_int_equal(v10_profile_merge_file(path, "x", 0, &p, &err), 1);
+    assert_true(fabs(p.sa_busy - 0.12) < 1e-12);
+    assert_int_equal(v10_profile_merge_file(path, "y", 0, &p, &err), -1);
+    assert_non_null(strstr(err.msg, ":3: column 2: expected a number"));
+    assert_int_equal(v10_profile_merge_file(path, "z", 0, &p, &err), 0);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_isca23_meets_profiles),
+        cmocka_unit_test(test_isca23_batches),
+        cmocka_unit_test(test_structure_kept),
+        cmocka_unit_test(test_added_work_is_named),
+        cmocka_unit_test(test_trace_csv_spec),
+        cmocka_unit_test(test_bad_profiles),
+        cmocka_unit_test(test_bad_profile_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
