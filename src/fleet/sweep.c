@@ -572,6 +572,9 @@ const char *v10_sweep_canonical(const v10_sweep *s) { return s->canonical; }
 static const char *const param_option[] = {"--slice-cycles", "--pmt-slice-us", "--pmt-share",
                                            "--prema-drain-frac"};
 
+_Static_assert(sizeof param_option / sizeof param_option[0] == K_DRAIN - K_SLICE + 1,
+               "one option per policy parameter key");
+
 static int is_param(kind k) { return k >= K_SLICE && k <= K_DRAIN; }
 
 /* 1 if setting st varies under `policy`; fixed and one-value settings and
