@@ -37,7 +37,7 @@ for s in $srcs; do
 done
 for short in $names; do
   # shellcheck disable=SC2086
-  clang $flags $objs "fuzz/fuzz_$short.c" -o "$out/fuzz_$short" -lcjson -lprotobuf-c -lm -lpthread
+  clang $flags $objs "fuzz/fuzz_$short.c" -o "$out/fuzz_$short" -lcjson -lprotobuf-c -lz -lm -lpthread
   mkdir -p "$out/corpus/$short" "fuzz/crashes/$short"
   cp -n fuzz/corpus/"$short"/* "$out/corpus/$short/" 2>/dev/null || true
 done

@@ -61,6 +61,9 @@ typedef struct v10_trace {
     v10_trace_rec *recs;
     size_t n, cap;
     int oom; /* set if a record could not be stored */
+    /* Written window (v10_trace_write): records overlapping [from, to)
+     * cycles; to == 0 means to the end. */
+    uint64_t from_cycle, to_cycle;
 } v10_trace;
 
 /*

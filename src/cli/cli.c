@@ -49,6 +49,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return V10_EXIT_USAGE;
 }
 
+int cli_bad_option(const char *cmd, int c, char *const *argv)
+{
+    const char *arg = argv[optind - 1];
+    if (c == ':')
+        return cli_usage_error(cmd, "%s: missing value", arg);
+    if (optopt && strncmp(arg, "--", 2)) /* an unknown short option, e.g. -x */
+        return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
 int cli_format(const char *cmd, const char *arg, v10_format *out)
 {
     if (v10_format_parse(arg, out) == 0)

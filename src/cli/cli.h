@@ -53,6 +53,10 @@ void cli_note_approx(const v10_model *m);
 /* Prints "v10sim CMD: <msg>" and a hint to use --help; returns V10_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The getopt_long error case (':' for a missing value, '?' for an unknown
+ * option; commands set opterr = 0 and start optstring with ':'): prints one
+ * "v10sim CMD: ..." naming the option and returns V10_EXIT_USAGE. */
+int cli_bad_option(const char *cmd, int c, char *const *argv);
 /* Parses --format's argument; on error prints and returns -1. */
 int cli_format(const char *cmd, const char *arg, v10_format *out);
 /* Parses an unsigned integer / positive double option argument strictly. */

@@ -114,8 +114,7 @@ int cmd_calibrate(int argc, char **argv)
                 return V10_EXIT_USAGE;
             break;
         case 'h': usage(); return V10_EXIT_OK;
-        case ':': return cli_usage_error(CMD, "%s: missing value", argv[optind - 1]);
-        default: return cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_bad_option(CMD, c, argv);
         }
     }
     if (optind >= argc)

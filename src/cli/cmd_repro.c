@@ -49,8 +49,9 @@ int cmd_repro(int argc, char **argv)
     o.threads = ncpu > 0 ? (int)ncpu : 1;
     unsigned long long u;
     optind = 1;
+    opterr = 0; /* cli_bad_option says what was wrong, once */
     int c;
-    while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
         case O_OUT: dir = optarg; break;
         case O_QUICK: o.quick = 1; break;
@@ -71,7 +72,7 @@ int cmd_repro(int argc, char **argv)
             o.seed = u;
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
-        default: return cli_usage_error("repro", "unknown option");
+        default: return cli_bad_option("repro", c, argv);
         }
     }
     if (optind < argc)

@@ -57,8 +57,9 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
     const char *out = NULL;
     unsigned long long u;
     optind = 1;
+    opterr = 0; /* cli_bad_option says what was wrong, once */
     int c;
-    while ((c = getopt_long(argc, argv, mpi ? "" : "j:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, mpi ? ":" : ":j:", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             if (mpi)
@@ -73,7 +74,7 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
         case O_LIST: a->list = 1; break;
         case O_QUIET: a->quiet = 1; break;
         case O_HELP: usage(stdout, mpi); return V10_EXIT_OK;
-        default: return cli_usage_error("sweep", "unknown option");
+        default: return cli_bad_option("sweep", c, argv);
         }
     }
     if (optind == argc)
@@ -142,6 +143,10 @@ int sweep_cli_finish(const sweep_args *a, const v10_sweep *s, v10_sweep_store *s
            "results: %s/results.jsonl, %s/results.csv\n",
            v10_sweep_name(s), v10_sweep_points(s), ran, how, seconds, v10_sweep_hash(s),
            a->out, a->out);
+    if (v10_sweep_store_refused(st))
+        fprintf(stderr, "v10sim sweep: %zu point(s) were refused by the simulator; their "
+                        "rows hold the message (column 'error' of results.csv)\n",
+                v10_sweep_store_refused(st));
     return fflush(stdout) ? V10_EXIT_FAIL : V10_EXIT_OK;
 }
 

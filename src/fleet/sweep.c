@@ -17,6 +17,7 @@
 
 #include "util/file.h"
 #include "util/json.h"
+#include "util/num.h"
 #include "v10/pool.h"
 #include "v10/report.h"
 #include "v10/sweep.h"
@@ -65,7 +66,12 @@ struct v10_sweep {
     setting set[MAX_SETTINGS]; /* in enumeration order */
     size_t n_set;
     size_t points;
+    size_t block; /* points per value of the settings before the policy's
+                     parameters: sum over policies of their parameter axes' product */
+    char default_policy[V10_NAME_MAX]; /* the run's, when the spec gives none */
 };
+
+static int count_points(v10_sweep *s);
 
 static uint64_t fnv1a_n(const void *p, size_t n)
 {
@@ -518,14 +524,10 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
     qsort(s->set, s->n_set, sizeof s->set[0], cmp_settings);
     if (check_cross(&v, s))
         goto done;
-    s->points = 1;
-    for (size_t i = 0; i < s->n_set; i++) {
-        if (s->points > V10_SWEEP_POINTS_MAX / s->set[i].n) {
-            v10_err_set(err, "%s: the product of the axes exceeds %u points", origin,
-                        V10_SWEEP_POINTS_MAX);
-            goto done;
-        }
-        s->points *= s->set[i].n;
+    if (count_points(s)) {
+        v10_err_set(err, "%s: the product of the axes exceeds %u points", origin,
+                    V10_SWEEP_POINTS_MAX);
+        goto done;
     }
     s->canonical = cJSON_Print(s->root);
     if (!s->canonical || v10_json_failed_since(mark)) {
@@ -572,15 +574,126 @@ const char *v10_sweep_canonical(const v10_sweep *s) { return s->canonical; }
 
 /* ---------------------------------------------------------------- points */
 
-/* The value of each setting at point i (row-major, last setting fastest). */
+/*
+ * A policy parameter axis (slice_cycles, pmt_slice_us, pmt_share,
+ * prema_drain_frac with two or more values) is expanded only under the
+ * policies that read it, so pmt is not run once per V10 slice: the policy
+ * declares what it reads in its params help, which names the option.
+ */
+static const char *const param_option[] = {"--slice-cycles", "--pmt-slice-us", "--pmt-share",
+                                           "--prema-drain-frac"};
+
+_Static_assert(sizeof param_option / sizeof param_option[0] == K_DRAIN - K_SLICE + 1,
+               "one option per policy parameter key");
+
+static int is_param(kind k) { return k >= K_SLICE && k <= K_DRAIN; }
+
+/* 1 if setting st varies under `policy`; fixed and one-value settings and
+ * every non-parameter axis always do. */
+static int varies_under(const setting *st, const char *policy)
+{
+    if (!is_param(st->k) || st->n < 2)
+        return 1;
+    const v10_policy_ops *p = v10_policy_find(policy);
+    const char *help = p ? v10_policy_params_help(p) : NULL;
+    return help && strstr(help, param_option[st->k - K_SLICE]) != NULL;
+}
+
+/* Points per policy value: the product of the parameter axes it reads
+ * (saturating above V10_SWEEP_POINTS_MAX). */
+static size_t policy_points(const v10_sweep *s, const char *policy)
+{
+    size_t m = 1;
+    for (size_t k = 0; k < s->n_set; k++)
+        if (is_param(s->set[k].k) && varies_under(&s->set[k], policy))
+            m = m > V10_SWEEP_POINTS_MAX / s->set[k].n ? V10_SWEEP_POINTS_MAX + 1ul
+                                                       : m * s->set[k].n;
+    return m;
+}
+
+/* The policy setting's index, or n_set if the spec leaves the default. */
+static size_t policy_setting(const v10_sweep *s)
+{
+    size_t k = 0;
+    while (k < s->n_set && s->set[k].k != K_POLICY)
+        k++;
+    return k;
+}
+
+/* Sets s->block and s->points; -1 if the count exceeds the limit. */
+static int count_points(v10_sweep *s)
+{
+    size_t pk = policy_setting(s);
+    v10_run_config c;
+    v10_run_config_default(&c);
+    snprintf(s->default_policy, sizeof s->default_policy, "%s", c.policy);
+    s->block = 0;
+    if (pk == s->n_set) {
+        s->block = policy_points(s, s->default_policy);
+    } else {
+        for (const cJSON *v = s->set[pk].values->child; v; v = v->next)
+            if ((s->block += policy_points(s, v->valuestring)) > V10_SWEEP_POINTS_MAX)
+                return -1;
+    }
+    s->points = s->block;
+    for (size_t k = 0; k < s->n_set; k++) {
+        if (is_param(s->set[k].k) || k == pk)
+            continue;
+        if (s->points > V10_SWEEP_POINTS_MAX / s->set[k].n)
+            return -1;
+        s->points *= s->set[k].n;
+    }
+    return s->points > V10_SWEEP_POINTS_MAX ? -1 : 0;
+}
+
+/* Takes the next digit (the fastest remaining) of i for setting k. */
+static void digit(const v10_sweep *s, size_t k, size_t *i, const cJSON **vals)
+{
+    size_t d = *i % s->set[k].n;
+    *i /= s->set[k].n;
+    vals[k] = cJSON_GetArrayItem(s->set[k].values, (int)d);
+}
+
+/*
+ * The value of each setting at point i: row-major, the last setting
+ * fastest, except that the policy and its parameters count as one setting
+ * whose values are each policy with each combination of the parameter axes
+ * it reads.  A parameter axis the point's policy ignores gets NULL.  When
+ * every policy reads every parameter axis this is plain row-major order.
+ */
 static void point_values(const v10_sweep *s, size_t i, const cJSON **vals)
 {
     V10_ASSERT(i < s->points);
-    for (size_t k = s->n_set; k-- > 0;) {
-        size_t d = i % s->set[k].n;
-        i /= s->set[k].n;
-        vals[k] = cJSON_GetArrayItem(s->set[k].values, (int)d);
+    size_t k = s->n_set, pk = policy_setting(s);
+    while (k > 0 && s->set[k - 1].k > K_DRAIN)
+        digit(s, --k, &i, vals);
+    size_t params_end = k;
+    while (k > 0 && is_param(s->set[k - 1].k))
+        k--;
+    size_t b = i % s->block; /* which (policy, parameters) of the block */
+    i /= s->block;
+    const char *policy = s->default_policy;
+    if (pk < s->n_set) {
+        int j = 0;
+        for (const cJSON *v = s->set[pk].values->child; v; v = v->next, j++) {
+            size_t m = policy_points(s, v->valuestring);
+            if (b < m) {
+                policy = v->valuestring;
+                vals[pk] = v;
+                break;
+            }
+            b -= m;
+        }
     }
+    for (size_t q = params_end; q-- > k;) {
+        if (varies_under(&s->set[q], policy))
+            digit(s, q, &b, vals);
+        else
+            vals[q] = NULL;
+    }
+    while (k-- > 0)
+        if (k != pk)
+            digit(s, k, &i, vals);
 }
 
 /* The point's settings as a JSON object in enumeration order; caller owns. */
@@ -589,7 +702,8 @@ static cJSON *point_json(const v10_sweep *s, const cJSON **vals)
     unsigned mark = v10_json_mark();
     cJSON *o = cJSON_CreateObject();
     for (size_t k = 0; o && k < s->n_set; k++)
-        v10_json_add(o, s->set[k].key, cJSON_Duplicate(vals[k], 1));
+        if (vals[k]) /* not a parameter axis this point's policy ignores */
+            v10_json_add(o, s->set[k].key, cJSON_Duplicate(vals[k], 1));
     if (v10_json_failed_since(mark)) {
         cJSON_Delete(o);
         return NULL;
@@ -639,6 +753,8 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
     int warm_set = 0, rc = 0;
     for (size_t k = 0; k < s->n_set && rc == 0; k++) {
         const cJSON *v = vals[k];
+        if (!v)
+            continue; /* a parameter the policy ignores: the default */
         switch (s->set[k].k) {
         case K_MIX:
             for (const cJSON *t = v->child; t && rc == 0; t = t->next)
@@ -692,8 +808,15 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
         free(p);
         return -1;
     }
+    /* A point the simulator refuses (starved, too long, ...) is a result
+     * too: its row records the error and the sweep goes on.  Running out of
+     * memory is no property of the point: that stops the sweep, and
+     * --resume runs the point again. */
     v10_run_result r;
-    if (v10_run(&p->cfg, &r, err)) {
+    v10_err run_err;
+    int refused = v10_run(&p->cfg, &r, &run_err) != 0;
+    if (refused && strstr(run_err.msg, "out of memory")) {
+        *err = run_err;
         v10_err_prefix(err, "point %zu (id %s)", i, p->id);
         free(p);
         return -1;
@@ -702,18 +825,22 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
     point_values(s, i, vals);
     unsigned mark = v10_json_mark();
     cJSON *o = cJSON_CreateObject();
-    cJSON *rep = v10_report_run_json(&p->cfg, &r);
+    cJSON *rep = refused ? NULL : v10_report_run_json(&p->cfg, &r);
     int rc = -1;
-    if (o && rep) {
-        cJSON *perf = cJSON_DetachItemFromObjectCaseSensitive(rep, "perf");
+    if (o && (rep || refused)) {
         cJSON_AddNumberToObject(o, "index", (double)i);
         cJSON_AddStringToObject(o, "id", p->id);
         v10_json_add(o, "point", point_json(s, vals));
-        v10_json_add(o, "result", rep);
-        rep = NULL;
-        v10_json_add(o, "perf", perf);
+        if (refused) {
+            v10_json_add(o, "error", cJSON_CreateString(run_err.msg));
+        } else {
+            cJSON *perf = cJSON_DetachItemFromObjectCaseSensitive(rep, "perf");
+            v10_json_add(o, "result", rep);
+            rep = NULL;
+            v10_json_add(o, "perf", perf);
+        }
         /* A row that lost a value to a failed allocation is not written. */
-        char *t = v10_json_failed_since(mark) ? NULL : cJSON_PrintUnformatted(o);
+        char *t = v10_json_failed_since(mark) ? NULL : v10_json_print(o, 0);
         size_t n = t ? strlen(t) : 0;
         char *line = t ? realloc(t, n + 2) : NULL;
         if (line) {
@@ -729,7 +856,8 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
         v10_err_set(err, "point %zu: out of memory", i);
     cJSON_Delete(rep);
     cJSON_Delete(o);
-    v10_run_result_fini(&r);
+    if (!refused)
+        v10_run_result_fini(&r);
     free(p);
     return rc;
 }
@@ -743,6 +871,7 @@ struct v10_sweep_store {
     int lock;               /* DIR/.lock, held while the store is open */
     unsigned char *done;    /* one flag per point */
     size_t count, dropped;
+    size_t refused;         /* rows with an "error", counted by finish */
 };
 
 static void join(char *out, size_t cap, const char *dir, const char *name)
@@ -819,7 +948,9 @@ static int64_t row_index(const v10_sweep *s, const char *line)
     const cJSON *i = cJSON_GetObjectItemCaseSensitive(o, "index");
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
     if (cJSON_IsNumber(i) && cJSON_IsString(id) &&
-        cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "result")) && i->valuedouble >= 0 &&
+        (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "result")) ||
+         cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "error"))) &&
+        i->valuedouble >= 0 &&
         i->valuedouble < (double)s->points && i->valuedouble == floor(i->valuedouble)) {
         char want[17];
         if (v10_sweep_point_id(s, (size_t)i->valuedouble, want))
@@ -1061,6 +1192,7 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
 const unsigned char *v10_sweep_store_done(const v10_sweep_store *st) { return st->done; }
 size_t v10_sweep_store_count(const v10_sweep_store *st) { return st->count; }
 size_t v10_sweep_store_dropped(const v10_sweep_store *st) { return st->dropped; }
+size_t v10_sweep_store_refused(const v10_sweep_store *st) { return st->refused; }
 
 int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_err *err)
 {
@@ -1136,29 +1268,17 @@ static void sb_cell(sbuf *b, const char *s)
     sb_put(b, "\"", 1);
 }
 
-/* Shortest %g that reads back exactly. */
-static void fmt_num(double v, char *out, size_t cap)
-{
-    if (!isfinite(v)) {
-        out[0] = 0;
-        return;
-    }
-    snprintf(out, cap, "%.15g", v);
-    if (strtod(out, NULL) != v)
-        snprintf(out, cap, "%.17g", v);
-}
-
 /* A JSON value as one CSV cell: lists of strings join with '+', lists of
  * numbers with ';', objects as compact JSON, null as empty. */
 static void sb_json_cell(sbuf *b, const cJSON *j)
 {
-    char num[40];
+    char num[V10_NUM_MAX];
     if (!j || cJSON_IsNull(j)) {
         return;
     } else if (cJSON_IsString(j)) {
         sb_cell(b, j->valuestring);
     } else if (cJSON_IsNumber(j)) {
-        fmt_num(j->valuedouble, num, sizeof num);
+        v10_num_fmt(j->valuedouble, num, sizeof num); /* parsed JSON: finite */
         sb_str(b, num);
     } else if (cJSON_IsBool(j)) {
         sb_str(b, cJSON_IsTrue(j) ? "true" : "false");
@@ -1170,7 +1290,7 @@ static void sb_json_cell(sbuf *b, const cJSON *j)
             if (cJSON_IsString(c))
                 sb_str(&t, c->valuestring);
             else {
-                fmt_num(c->valuedouble, num, sizeof num);
+                v10_num_fmt(c->valuedouble, num, sizeof num);
                 sb_str(&t, num);
             }
         }
@@ -1262,7 +1382,7 @@ static void csv_header(sbuf *b, const v10_sweep *s, size_t max_t)
                      tenant_cols[k][1] ? "_" : "", tenant_cols[k][1] ? tenant_cols[k][1] : "");
             sb_str(b, col);
         }
-    sb_str(b, "\n");
+    sb_str(b, ",error\n");
 }
 
 /* One row of results.csv from one parsed results.jsonl row. */
@@ -1296,6 +1416,8 @@ static void csv_row(sbuf *b, const v10_sweep *s, const cJSON *r, size_t max_t)
                 sb_json_cell(b, path_get(tj, tenant_cols[k][0], tenant_cols[k][1]));
         }
     }
+    sb_str(b, ",");
+    sb_json_cell(b, path_get(r, "error", NULL));
     sb_str(b, "\n");
 }
 
@@ -1361,8 +1483,10 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
         size_t t = (size_t)cJSON_GetArraySize(path_get(path_get(o, "result", NULL), "tenants",
                                                        NULL));
         max_t = t > max_t ? t : max_t;
-        if (at[idx] < 0) /* a duplicate: keep the first */
+        if (at[idx] < 0) { /* a duplicate: keep the first */
             at[idx] = pos;
+            st->refused += cJSON_GetObjectItemCaseSensitive(o, "error") != NULL;
+        }
         cJSON_Delete(o);
     }
     for (size_t i = 0; rc == 0 && i < s->points; i++)

@@ -242,6 +242,11 @@ int v10_npu_from_json(const char *text, const char *origin, v10_npu *out, v10_er
     cJSON_ArrayForEach(v, root) {
         if (!strcmp(v->string, "base"))
             continue;
+        /* 'v10sim npu --format json' adds the figures derived from the
+         * fields; they are recomputed, so reading its output back ignores
+         * them (an edit there changes nothing: edit the fields). */
+        if (!strcmp(v->string, "derived") && cJSON_IsObject(v))
+            continue;
         if (!strcmp(v->string, "name")) {
             if (!cJSON_IsString(v) || !*v->valuestring ||
                 strlen(v->valuestring) >= sizeof out->name) {

@@ -41,6 +41,8 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
         return v10_err_set(err, "tenant '%s': expected MODEL[:key=value...]", s);
     memcpy(out->model, buf, name_len);
     out->model[name_len] = 0;
+    int onnx = name_len >= 5 && !strcmp(out->model + name_len - 5, ".onnx");
+    const char *outstanding = NULL; /* the value given, if any */
     for (char *kv = colon ? colon + 1 : NULL; kv;) {
         char *next = strchr(kv, ':');
         if (next)
@@ -72,14 +74,20 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
             if (num(s, kv, v, 1, 1 << 20, 1, &d, err))
                 return -1;
             out->outstanding = (uint32_t)d;
+            outstanding = v;
         } else if (!strcmp(kv, "slo_us")) {
             if (num(s, kv, v, 1e-3, 1e12, 0, &out->slo_us, err))
                 return -1;
         } else {
             return v10_err_set(err, "tenant '%s': unknown option '%s' (expected batch, "
-                                    "priority, rate, outstanding, slo_us or unknown)", s, kv);
+                                    "priority, rate, outstanding%s)", s, kv,
+                               onnx ? ", slo_us or unknown" : " or slo_us");
         }
         kv = next;
     }
+    if (outstanding && out->rate_rps > 0)
+        return v10_err_set(err, "tenant '%s': outstanding=%s: only a closed-loop tenant (no "
+                                "rate) keeps N requests outstanding; an open-loop one's arrive "
+                                "at rate=RPS", s, outstanding);
     return 0;
 }

@@ -1,11 +1,13 @@
 /* json.c — cJSON allocation failures, counted per thread (see json.h). */
 #include "util/json.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/file.h"
+#include "util/num.h"
 
 static _Thread_local unsigned failures;
 
@@ -42,6 +44,35 @@ cJSON_bool v10_json_add(cJSON *obj, const char *key, cJSON *item)
     cJSON_Delete(item);
     failures++;
     return 0;
+}
+
+/* Rewrites every finite number below j as a raw item holding its shortest
+ * exact text.  -1 if memory ran out (the tree is still whole and valid). */
+static int shortest_numbers(cJSON *j)
+{
+    for (cJSON *c = j ? j->child : NULL; c; c = c->next) {
+        if (cJSON_IsNumber(c) && isfinite(c->valuedouble)) {
+            char b[V10_NUM_MAX];
+            v10_num_fmt(c->valuedouble, b, sizeof b);
+            char *raw = cJSON_malloc(strlen(b) + 1);
+            if (!raw)
+                return -1;
+            memcpy(raw, b, strlen(b) + 1);
+            c->type = cJSON_Raw; /* cJSON_Delete frees valuestring */
+            c->valuestring = raw;
+        } else if ((cJSON_IsArray(c) || cJSON_IsObject(c)) && shortest_numbers(c)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+char *v10_json_print(cJSON *j, int pretty)
+{
+    pthread_once(&once, install);
+    if (!j || shortest_numbers(j))
+        return NULL;
+    return pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
 }
 
 cJSON_bool v10_json_push(cJSON *arr, cJSON *item)

@@ -37,4 +37,11 @@ cJSON_bool v10_json_push(cJSON *arr, cJSON *item);
  */
 cJSON *v10_json_parse_input(const char *text, const char *origin, v10_err *err);
 
+/* Prints j (pretty or compact) with every number in the shortest form
+ * that reads back exactly (util/num.h: 0.39, not cJSON's
+ * 0.39000000000000001); non-finite numbers print as null, as cJSON does.
+ * Rewrites j's numbers as raw text on the way: call it last, then delete
+ * j.  Returns a malloc'd string, or NULL when memory runs out. */
+char *v10_json_print(cJSON *j, int pretty);
+
 #endif

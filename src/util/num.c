@@ -1,8 +1,9 @@
-/* num.c — strict decimal numbers (see num.h). */
+/* num.c — strict decimal numbers in, shortest exact numbers out (see num.h). */
 #include "util/num.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static int digit(char c) { return c >= '0' && c <= '9'; }
@@ -62,4 +63,19 @@ int v10_parse_f64(const char *s, double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+void v10_num_fmt(double v, char *out, size_t cap)
+{
+    if (!isfinite(v)) {
+        snprintf(out, cap, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+        return;
+    }
+    /* 17 significant digits always round-trip a binary64 (IEEE 754-2008,
+     * 5.12.2); fewer often do. */
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(out, cap, "%.*g", digits, v);
+        if (strtod(out, NULL) == v)
+            return;
+    }
 }
