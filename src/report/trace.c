@@ -63,7 +63,9 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
     for (size_t k = 0; k < tr->n; k++) {
         const v10_trace_rec *e = &tr->recs[k];
         int req = e->kind == V10_TR_REQUEST;
-        if (e->tenant < 0 || (size_t)e->tenant >= nt || e->kind > V10_TR_REQUEST ||
+        /* A switch may belong to no tenant: a whole-core switch holding a free FU. */
+        int anon = e->kind == V10_TR_SWITCH && e->tenant == -1;
+        if ((!anon && (e->tenant < 0 || (size_t)e->tenant >= nt)) || e->kind > V10_TR_REQUEST ||
             (!req && (e->fu < 0 || (size_t)e->fu >= r->n_fus)) ||
             (e->kind == V10_TR_OP && e->op >= models[e->tenant].n_ops))
             return v10_err_set(err, "trace: record %zu does not match the run's models", k);
