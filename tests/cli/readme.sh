@@ -15,7 +15,7 @@ block_after() { awk -v key="$1" 'index($0, key) { found = 1 } found && /^```/ { 
                                  on' README.md; }
 
 # 1. The sample table: every shown line, in order, is in the main job's output.
-"$bin" run --tenant efficientnet --tenant resnet50 --policy all > "$tmp/main.out"
+"$bin" run --tenant isca23/efficientnet --tenant isca23/resnet50 --policy all > "$tmp/main.out"
 block_after "The main job prints" | grep -v '^\.\.\.$' > "$tmp/sample"
 [ "$(wc -l < "$tmp/sample")" -ge 6 ]
 python3 - "$tmp/sample" "$tmp/main.out" <<'PY'
