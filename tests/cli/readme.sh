@@ -14,8 +14,12 @@ trap 'rm -rf "$tmp"' EXIT
 block_after() { awk -v key="$1" 'index($0, key) { found = 1 } found && /^```/ { if (on) exit; on = 1; next }
                                  on' README.md; }
 
-# 1. The sample table: every shown line, in order, is in the main job's output.
-"$bin" run --tenant isca23/efficientnet --tenant isca23/resnet50 --policy all > "$tmp/main.out"
+# 1. The sample table: every shown line, in order, is in the output of the
+#    main job (the `build/v10sim run ...` of the README's first command line).
+main_job=$(grep -m1 '^make deps && make && build/v10sim run ' README.md | sed 's/^make deps && make && build\/v10sim //')
+[ -n "$main_job" ]
+# shellcheck disable=SC2086 # the README's arguments, split as a shell would
+"$bin" $main_job > "$tmp/main.out"
 block_after "The main job prints" | grep -v '^\.\.\.$' > "$tmp/sample"
 [ "$(wc -l < "$tmp/sample")" -ge 6 ]
 python3 - "$tmp/sample" "$tmp/main.out" <<'PY'
