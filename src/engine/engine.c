@@ -854,8 +854,8 @@ int v10_engine_partition(v10_engine *e, v10_fu_type type, const double *share, v
     return 0;
 }
 
-/* Sets up a tenant's per-op work with its share of vector memory. */
-/* Sets up tenant i; its per-op arrays start at `off` in the engine's pools. */
+/* Sets up tenant i: its per-op work with its share of vector memory, in
+ * arrays starting at `off` in the engine's pools. */
 static int tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_spec *sp,
                         size_t off, v10_err *err)
 {
