@@ -39,7 +39,7 @@ valgrind: release
 deps:
 	apt-get update
 	apt-get install -y cmake gcc make libcjson-dev libcmocka-dev libopenmpi-dev openmpi-bin \
-	  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata python3-onnx
+	  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata python3-onnx zlib1g-dev
 
 clean:
 	rm -rf build build-asan

@@ -25,9 +25,16 @@ flags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover
 if [ $# -gt 0 ]; then names="$*"; else
   names=$(for h in fuzz/fuzz_*.c; do n=$(basename "$h" .c); echo "${n#fuzz_}"; done)
 fi
+# The reference data the binary carries (data/tpu-profiles), embedded as CMake does.
+objs="$out/onnx.pb-c.o"
+for pair in "utilization.csv v10_isca23_utilization_csv" "op_lengths.csv v10_isca23_op_lengths_csv"; do
+  set -- $pair
+  cmake -DIN="data/tpu-profiles/$1" -DOUT="$out/gen/$2.c" -DNAME="$2" -P cmake/embed.cmake
+  clang -std=c11 -g -O1 -c "$out/gen/$2.c" -o "$out/$2.o"
+  objs="$objs $out/$2.o"
+done
 # Build the library objects once, then link each harness.
 mkdir -p "$out/obj"
-objs="$out/onnx.pb-c.o"
 for s in $srcs; do
   o="$out/obj/$(echo "$s" | tr / _).o"
   # shellcheck disable=SC2086
@@ -37,7 +44,7 @@ for s in $srcs; do
 done
 for short in $names; do
   # shellcheck disable=SC2086
-  clang $flags $objs "fuzz/fuzz_$short.c" -o "$out/fuzz_$short" -lcjson -lprotobuf-c -lm -lpthread
+  clang $flags $objs "fuzz/fuzz_$short.c" -o "$out/fuzz_$short" -lcjson -lprotobuf-c -lz -lm -lpthread
   mkdir -p "$out/corpus/$short" "fuzz/crashes/$short"
   cp -n fuzz/corpus/"$short"/* "$out/corpus/$short/" 2>/dev/null || true
 done

@@ -135,6 +135,9 @@ typedef struct v10_colloc_result {
     double acc_cluster, acc_heuristic, acc_random;
     double acc_random_mean;        /* mean accuracy over 1000 seeded draws */
     unsigned n_beneficial;         /* ground-truth positives */
+    double gain_min, gain_max;     /* over the pairs */
+    double gain_median;            /* upper median: a threshold that makes about
+                                      half the pairs beneficial */
 } v10_colloc_result;
 
 /*
@@ -167,6 +170,7 @@ int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_co
 typedef struct v10_service {
     char name[V10_NAME_MAX];
     v10_tenant_spec spec;
+    size_t line; /* in the services file, for messages */
 } v10_service;
 
 /*
@@ -179,6 +183,11 @@ typedef struct v10_service {
 int v10_services_read(const char *path, v10_service **out, size_t *n, v10_err *err);
 /* The same from an open stream; `path` names it in messages. */
 int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, v10_err *err);
+/* Loads each distinct model of the services on `npu` once, so that an
+ * unknown model or a bad model file is reported as PATH:LINE of the first
+ * service naming it. */
+int v10_services_check(const v10_service *svc, size_t n, const char *path, const v10_npu *npu,
+                       v10_err *err);
 
 typedef enum v10_placement {
     V10_PLACE_CLUSTER = 0,  /* cluster-pair gains, greedy + pairwise swaps */

@@ -41,6 +41,8 @@ typedef struct v10_progress {
     double t0;
     int enabled;
     double last_draw;
+    double quiet_s;  /* draw nothing until this many seconds have passed (0: at once) */
+    int drawn;       /* something was drawn (end finishes the line only then) */
 } v10_progress;
 
 void v10_progress_start(v10_progress *p, const char *label, size_t total);

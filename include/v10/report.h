@@ -25,7 +25,9 @@ void v10_report_compare_cols(v10_tab *t);
 void v10_report_compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
 
 /* Writes the timeline of a traced run as Chrome trace-event JSON (opens in
- * ui.perfetto.dev).  Reloads the tenants' models for operator names. */
+ * ui.perfetto.dev).  Operator names come from cfg->models, the models the
+ * run used (required: nothing is read again); a record that does not match
+ * them is an error, not a crash. */
 int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_run_result *r,
                     FILE *f, v10_err *err);
 

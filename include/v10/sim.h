@@ -61,6 +61,9 @@ typedef struct v10_trace {
     v10_trace_rec *recs;
     size_t n, cap;
     int oom; /* set if a record could not be stored */
+    /* Written window (v10_trace_write): records overlapping [from, to)
+     * cycles; to == 0 means to the end. */
+    uint64_t from_cycle, to_cycle;
 } v10_trace;
 
 /*
@@ -95,6 +98,13 @@ typedef struct v10_run_config {
     v10_preempt_model preempt; /* where operators may be preempted */
     int check;               /* 1: verify engine invariants while running */
     v10_trace *trace;        /* optional timeline sink */
+    uint64_t max_events;     /* refuse a run estimated past this; 0: V10_EVENT_BUDGET */
+    int progress;            /* 1: a progress bar on stderr once a run lasts 3 s */
+    /* Optional: the tenants' models, already loaded and costed for `npu`
+     * (models[i] serves tenants[i]; borrowed).  NULL: v10_run loads them.
+     * A caller that reports on the run afterwards (a trace's operator
+     * names) passes what it loaded, so every input is read once. */
+    const v10_model *models;
 } v10_run_config;
 
 void v10_run_config_default(v10_run_config *c);
@@ -137,7 +147,8 @@ typedef struct v10_run_result {
     v10_fu_result *fus;
 } v10_run_result;
 
-/* Loads the tenants' models, runs the simulation, computes the metrics.
+/* Loads the tenants' models (unless cfg->models), runs the simulation,
+ * computes the metrics.
  * Returns -1 with err set on bad input (unknown model or policy, a policy
  * that does not accept the tenant mix, ...). */
 int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err);

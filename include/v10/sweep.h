@@ -60,8 +60,12 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
 /*
  * Runs point i and returns its result row (malloc'd, one line of JSON ending
  * in '\n'): {"index", "id", "point": the spec's settings, "result": the
- * run report (config, seed, metrics), "perf": events and wall time}.
- * Everything but "perf" is a pure function of the spec and i.
+ * run report (config, seed, metrics), "perf": events and wall time}.  A
+ * point the simulator refuses (a starved tenant, a run too long, ...) gets
+ * {"index", "id", "point", "error": the message} instead: it is recorded
+ * like any other and the sweep goes on.  Returns -1 only when the run or
+ * its row ran out of memory.  Everything but "perf" is a pure function of
+ * the spec and i.
  */
 int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err);
 
@@ -82,6 +86,8 @@ const unsigned char *v10_sweep_store_done(const v10_sweep_store *st);
 size_t v10_sweep_store_count(const v10_sweep_store *st);
 /* Rows dropped when the store was opened (torn, invalid or duplicate). */
 size_t v10_sweep_store_dropped(const v10_sweep_store *st);
+/* Rows that record an error instead of a result (known after finish). */
+size_t v10_sweep_store_refused(const v10_sweep_store *st);
 /* Records point i's row durably.  A row for an index already done is ignored. */
 int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_err *err);
 /* When every point is recorded, writes DIR/results.csv (sorted by index)

@@ -39,6 +39,11 @@ int cmd_calibrate(int argc, char **argv);
  * (or rc if that already is a failure); otherwise returns rc. */
 int cli_stdout_done(int rc);
 
+/* Called first by every main: a write past `ulimit -f` or to a closed pipe
+ * fails with EFBIG / EPIPE and takes the normal error path (message,
+ * temporaries removed, exit 1) instead of killing the process silently. */
+void cli_signals(void);
+
 /* Prints "v10sim: <msg>" to stderr and returns V10_EXIT_FAIL. */
 int cli_fail(const v10_err *err);
 
@@ -48,6 +53,10 @@ void cli_note_approx(const v10_model *m);
 /* Prints "v10sim CMD: <msg>" and a hint to use --help; returns V10_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The getopt_long error case (':' for a missing value, '?' for an unknown
+ * option; commands set opterr = 0 and start optstring with ':'): prints one
+ * "v10sim CMD: ..." naming the option and returns V10_EXIT_USAGE. */
+int cli_bad_option(const char *cmd, int c, char *const *argv);
 /* Parses --format's argument; on error prints and returns -1. */
 int cli_format(const char *cmd, const char *arg, v10_format *out);
 /* Parses an unsigned integer / positive double option argument strictly. */
@@ -55,20 +64,5 @@ int cli_u64(const char *cmd, const char *opt, const char *arg, unsigned long lon
             unsigned long long max, unsigned long long *out);
 int cli_double(const char *cmd, const char *opt, const char *arg, double min, double max,
                double *out);
-
-/*
- * Output files are written whole or not at all: cli_out_open returns a
- * stream on PATH.tmp.XXXXXX; cli_out_commit flushes, checks for write errors
- * and renames over PATH (returns -1 with err set, removing the temporary,
- * on failure); cli_out_abort removes the temporary.
- */
-typedef struct cli_out {
-    FILE *f;
-    char path[4096];
-    char tmp[4096 + 16];
-} cli_out;
-int cli_out_open(cli_out *o, const char *path, v10_err *err);
-int cli_out_commit(cli_out *o, v10_err *err);
-void cli_out_abort(cli_out *o);
 
 #endif

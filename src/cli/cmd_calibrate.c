@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
 #include "v10/calibrate.h"
 #include "v10/cost.h"
 
@@ -62,8 +63,8 @@ static int write_trace(const char *path, const v10_model *m, const v10_npu *npu,
                        const char *spec, const v10_profile *p, const char *const *files,
                        int n_files, v10_err *err)
 {
-    cli_out o;
-    if (cli_out_open(&o, path, err))
+    v10_wfile o;
+    if (v10_wfile_open(&o, path, 0, err))
         return -1;
     fprintf(o.f, "# calibrated by v10sim %s calibrate from model %s\n", V10_VERSION, spec);
     fprintf(o.f, "# profile row %s", p->row);
@@ -76,10 +77,10 @@ static int write_trace(const char *path, const v10_model *m, const v10_npu *npu,
                  "vu_op_us %.6g (nan: kept from the model)\n",
             p->sa_busy, p->vu_busy, p->hbm_util, p->sa_op_us, p->vu_op_us);
     if (v10_trace_csv_write(m, npu, o.f)) {
-        cli_out_abort(&o);
+        v10_wfile_abort(&o);
         return v10_err_set(err, "%s: write failed", path);
     }
-    return cli_out_commit(&o, err);
+    return v10_wfile_commit(&o, err);
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -113,8 +114,7 @@ int cmd_calibrate(int argc, char **argv)
                 return V10_EXIT_USAGE;
             break;
         case 'h': usage(); return V10_EXIT_OK;
-        case ':': return cli_usage_error(CMD, "%s: missing value", argv[optind - 1]);
-        default: return cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_bad_option(CMD, c, argv);
         }
     }
     if (optind >= argc)

@@ -4,11 +4,13 @@
  * clustering-based collocation against a heuristic and random prediction.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/json.h"
 #include "v10/fleet.h"
 
 static void usage(FILE *f)
@@ -60,6 +62,27 @@ static cJSON *confusion_json(const v10_confusion *c)
     return o;
 }
 
+/*
+ * With no pair (or every pair) beneficial at the threshold, "never" (or
+ * "always") is right every time and the accuracies measure nothing: writes
+ * a note saying so, with the median gain as a threshold that splits the
+ * pairs in half (rounded down, so that the median pair stays beneficial).
+ * Returns 0 and writes nothing when the threshold splits the pairs.
+ */
+static int degenerate_note(const v10_colloc_result *r, const v10_colloc_opts *co, char *buf,
+                           size_t n)
+{
+    if (r->n_beneficial != 0 && r->n_beneficial != r->n_pairs)
+        return 0;
+    snprintf(buf, n, "%s pair reaches the threshold %.2f (gains %.3f to %.3f), so predicting "
+                     "'%s' for every pair scores 100%%: the accuracies say nothing.  Try "
+                     "--threshold %.3f, the median gain, which makes about half the pairs "
+                     "beneficial",
+             r->n_beneficial ? "every" : "no", co->threshold, r->gain_min, r->gain_max,
+             r->n_beneficial ? "yes" : "no", floor(r->gain_median * 1000) / 1000);
+    return 1;
+}
+
 static int print_json(const v10_colloc_result *r, const v10_profile *prof, const char **names,
                       const v10_colloc_opts *co, const v10_run_config *base)
 {
@@ -84,6 +107,12 @@ static int print_json(const v10_colloc_result *r, const v10_profile *prof, const
     cJSON_AddItemToObject(cm, "random", confusion_json(&r->cm_random));
     cJSON_AddNumberToObject(root, "beneficial", r->n_beneficial);
     cJSON_AddNumberToObject(root, "pairs_total", (double)r->n_pairs);
+    cJSON_AddNumberToObject(root, "gain_median", r->gain_median);
+    char note[512];
+    if (degenerate_note(r, co, note, sizeof note))
+        cJSON_AddStringToObject(root, "note", note);
+    else
+        cJSON_AddNullToObject(root, "note");
     cJSON *ms = cJSON_AddArrayToObject(root, "models");
     for (size_t i = 0; i < r->n; i++) {
         cJSON *m = cJSON_CreateObject();
@@ -114,7 +143,7 @@ static int print_json(const v10_colloc_result *r, const v10_profile *prof, const
         cJSON_AddBoolToObject(p, "random", q->pred_random);
         cJSON_AddItemToArray(ps, p);
     }
-    char *s = cJSON_Print(root);
+    char *s = v10_json_print(root, 1);
     cJSON_Delete(root);
     if (!s)
         return V10_EXIT_FAIL;
@@ -186,6 +215,9 @@ static void print_table(const v10_colloc_result *r, const v10_profile *prof, con
            r->cm_heuristic.tp, r->cm_heuristic.fp, r->cm_heuristic.tn, r->cm_heuristic.fn,
            100 * r->acc_random, r->cm_random.tp, r->cm_random.fp, r->cm_random.tn,
            r->cm_random.fn, 100 * r->acc_random_mean);
+    char note[512];
+    if (degenerate_note(r, co, note, sizeof note))
+        printf("note: %s.\n", note);
 }
 
 int cmd_collocate(int argc, char **argv)
@@ -203,8 +235,9 @@ int cmd_collocate(int argc, char **argv)
     v10_err err;
     unsigned long long u;
     optind = 1;
+    opterr = 0; /* cli_bad_option says what was wrong, once */
     int c;
-    while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
         case O_FMT:
             if (cli_format("collocate", optarg, &fmt))
@@ -243,7 +276,7 @@ int cmd_collocate(int argc, char **argv)
             threads = (int)u;
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
-        default: return cli_usage_error("collocate", "unknown option");
+        default: return cli_bad_option("collocate", c, argv);
         }
     }
     if (optind < argc)

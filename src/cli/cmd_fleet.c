@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/json.h"
 #include "v10/fleet.h"
 
 static void usage(FILE *f)
@@ -93,7 +94,7 @@ static int print_json(const v10_fleet_result *r, const v10_service *svc, const v
         }
         cJSON_AddItemToArray(pls, pl);
     }
-    char *s = cJSON_Print(root);
+    char *s = v10_json_print(root, 1);
     cJSON_Delete(root);
     if (!s)
         return V10_EXIT_FAIL;
@@ -172,8 +173,9 @@ int cmd_fleet(int argc, char **argv)
     v10_err err;
     unsigned long long u;
     optind = 1;
+    opterr = 0; /* cli_bad_option says what was wrong, once */
     int c;
-    while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
         case O_SVC: path = optarg; break;
         case O_NPUS:
@@ -219,7 +221,7 @@ int cmd_fleet(int argc, char **argv)
             o.threads = (int)u;
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
-        default: return cli_usage_error("fleet", "unknown option");
+        default: return cli_bad_option("fleet", c, argv);
         }
     }
     if (optind < argc)
@@ -232,6 +234,10 @@ int cmd_fleet(int argc, char **argv)
     size_t n;
     if (v10_services_read(path, &svc, &n, &err))
         return cli_fail(&err);
+    if (v10_services_check(svc, n, path, &o.base.npu, &err)) {
+        free(svc);
+        return cli_fail(&err);
+    }
     v10_fleet_result r;
     if (v10_fleet_run(svc, n, &o, &r, &err)) {
         free(svc);

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "util/json.h"
 #include "v10/calibrate.h"
 #include "v10/cost.h"
 #include "v10/model.h"
@@ -84,11 +85,7 @@ static int parse_args(const char *cmd, void (*usage)(void), int argc, char **arg
                 return V10_EXIT_USAGE;
             break;
         case 'h': usage(); return V10_EXIT_OK;
-        case ':': return cli_usage_error(cmd, "%s: missing value", argv[optind - 1]);
-        default:
-            if (optopt)
-                return cli_usage_error(cmd, "unknown option '-%c'", optopt);
-            return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_bad_option(cmd, c, argv);
         }
     }
     *first = optind;
@@ -122,7 +119,7 @@ static double frac(uint64_t part, uint64_t whole)
 
 static int print_json(cJSON *o)
 {
-    char *s = o ? cJSON_Print(o) : NULL;
+    char *s = v10_json_print(o, 1);
     int rc = s && fputs(s, stdout) >= 0 && fputc('\n', stdout) != EOF ? 0 : -1;
     cJSON_free(s);
     return rc;
@@ -227,7 +224,7 @@ int cmd_models(int argc, char **argv)
 {
     const char *npu_spec = "v10-isca23";
     v10_format fmt = V10_FMT_TABLE;
-    int first, rc = parse_args("models", models_usage, argc, argv, &npu_spec, &fmt, &first);
+    int first = 0, rc = parse_args("models", models_usage, argc, argv, &npu_spec, &fmt, &first);
     if (rc >= 0)
         return rc;
     v10_npu npu;
@@ -332,7 +329,7 @@ int cmd_profile(int argc, char **argv)
 {
     const char *npu_spec = "v10-isca23";
     v10_format fmt = V10_FMT_TABLE;
-    int first, rc = parse_args("profile", profile_usage, argc, argv, &npu_spec, &fmt, &first);
+    int first = 0, rc = parse_args("profile", profile_usage, argc, argv, &npu_spec, &fmt, &first);
     if (rc >= 0)
         return rc;
     if (first >= argc)

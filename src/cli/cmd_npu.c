@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "util/json.h"
 #include "v10/npu.h"
 
 #define CMD "npu"
@@ -76,7 +77,7 @@ static void scalar_text(const cJSON *v, char *buf, size_t n)
 
 static int print_json(cJSON *o)
 {
-    char *s = cJSON_Print(o);
+    char *s = v10_json_print(o, 1);
     int rc = s && fputs(s, stdout) >= 0 && fputc('\n', stdout) != EOF ? 0 : -1;
     cJSON_free(s);
     return rc;
@@ -183,11 +184,7 @@ int cmd_npu(int argc, char **argv)
             break;
         case 'l': do_list = 1; break;
         case 'h': usage(); return V10_EXIT_OK;
-        case ':': return cli_usage_error(CMD, "%s: missing value", argv[optind - 1]);
-        default:
-            if (optopt)
-                return cli_usage_error(CMD, "unknown option '-%c'", optopt);
-            return cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_bad_option(CMD, c, argv);
         }
     }
     if (optind < argc)

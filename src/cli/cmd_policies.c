@@ -16,6 +16,10 @@ int cmd_policies(int argc, char **argv)
         } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
             if (cli_format("policies", argv[++i], &fmt))
                 return V10_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--format")) {
+            return cli_usage_error("policies", "--format: missing value");
+        } else if (argv[i][0] == '-') {
+            return cli_usage_error("policies", "unknown option '%s'", argv[i]);
         } else {
             return cli_usage_error("policies", "unexpected argument '%s'", argv[i]);
         }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
 #include "v10/fleet.h"
 
 static void usage(FILE *f)
@@ -48,8 +49,9 @@ int cmd_repro(int argc, char **argv)
     o.threads = ncpu > 0 ? (int)ncpu : 1;
     unsigned long long u;
     optind = 1;
+    opterr = 0; /* cli_bad_option says what was wrong, once */
     int c;
-    while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
         case O_OUT: dir = optarg; break;
         case O_QUICK: o.quick = 1; break;
@@ -70,7 +72,7 @@ int cmd_repro(int argc, char **argv)
             o.seed = u;
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
-        default: return cli_usage_error("repro", "unknown option");
+        default: return cli_bad_option("repro", c, argv);
         }
     }
     if (optind < argc)
@@ -87,13 +89,7 @@ int cmd_repro(int argc, char **argv)
     for (size_t i = 0; i < out.n_files && rc == V10_EXIT_OK; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, out.files[i].name);
-        cli_out w;
-        if (cli_out_open(&w, path, &err)) {
-            rc = cli_fail(&err);
-            break;
-        }
-        fwrite(out.files[i].data, 1, out.files[i].len, w.f);
-        if (cli_out_commit(&w, &err))
+        if (v10_file_write(path, out.files[i].data, out.files[i].len, 0, &err))
             rc = cli_fail(&err);
     }
     if (rc == V10_EXIT_OK)

@@ -2,11 +2,16 @@
  * cmd_run.c — `v10sim run`: tenants sharing one NPU under a policy, or under
  * several policies side by side (--policy all, or a comma-separated list).
  */
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
+#include "util/gz.h"
+#include "util/json.h"
 #include "v10/report.h"
 #include "v10/sim.h"
 
@@ -23,16 +28,21 @@ static void usage(FILE *f)
         "         docs/models.md; not serving);\n"
         "         no rate = closed loop with N outstanding requests (default 1).\n\n"
         "options:\n"
-        "  --policy NAME        scheduling policy (default v10-full); 'all' or a\n"
-        "                       comma-separated list compares several\n"
+        "  --policy NAME        scheduling policy (default v10-full); a comma-separated\n"
+        "                       list compares several ('all': every one but solo)\n"
         "  --npu NAME|FILE      NPU preset or JSON override (default v10-isca23)\n"
         "  --requests N         requests per tenant (default 20)\n"
         "  --warmup N           requests per tenant before the window (default N/10)\n"
         "  --seed S             seed for arrivals (default 1)\n"
         "  --format F           table (default), json or csv\n"
         "  --trace FILE         write a Perfetto / Chrome trace-event timeline\n"
+        "                       (gzip'd when FILE ends in .gz, e.g. run.json.gz)\n"
+        "  --trace-window A:B   trace only what overlaps A..B us of simulated time\n"
+        "                       (A: or :B leave one end open)\n"
         "  --no-contention      operators do not share HBM bandwidth\n"
         "  --check              verify engine invariants while running\n"
+        "  --max-events N       refuse a run estimated past N events (default 1e9,\n"
+        "                       about 7 minutes; docs/limits.md)\n"
         "  --slice-cycles N     V10 preemption time slice (default: NPU's, 32768)\n"
         "  --pmt-slice-us X     PMT/PREMA time slice, us (default 1000)\n"
         "  --pmt-share S        PMT slices: priority (default) or equal\n"
@@ -44,7 +54,7 @@ static void usage(FILE *f)
 }
 
 enum { O_TENANT = 1000, O_POLICY, O_NPU, O_REQ, O_WARM, O_SEED, O_FMT, O_TRACE, O_NOCONT,
-       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_PREEMPT, O_HELP };
+       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_PREEMPT, O_MAXEV, O_HELP, O_TWIN };
 
 static const struct option opts[] = {
     {"tenant", required_argument, 0, O_TENANT},     {"policy", required_argument, 0, O_POLICY},
@@ -57,36 +67,97 @@ static const struct option opts[] = {
     {"pmt-share", required_argument, 0, O_PMTSHARE},
     {"prema-drain-frac", required_argument, 0, O_DRAIN},
     {"preempt", required_argument, 0, O_PREEMPT},
+    {"max-events", required_argument, 0, O_MAXEV},
+    {"trace-window", required_argument, 0, O_TWIN},
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
 
-/* Splits "a,b,c" (or "all") into policy names; returns the count or -1. */
+/* Appends policy `name` to names[0..*n) unless it is already there. */
+static void policy_add(char names[][V10_NAME_MAX], int *n, int max, const char *name, size_t l)
+{
+    for (int i = 0; i < *n; i++)
+        if (strlen(names[i]) == l && !strncmp(names[i], name, l))
+            return;
+    if (*n < max) {
+        memcpy(names[*n], name, l);
+        names[(*n)++][l] = 0;
+    }
+}
+
+/* Splits "a,b,c" into policy names, where "all" stands for every policy but
+ * solo (so "all,solo" is every one); a name given twice runs once.  Returns
+ * the count or -1. */
 static int policy_list(const char *arg, char names[][V10_NAME_MAX], int max)
 {
-    if (!strcmp(arg, "all")) {
-        int n = 0;
-        for (size_t i = 0; i < v10_policy_count() && n < max; i++)
-            if (strcmp(v10_policy_name(v10_policy_at(i)), "solo"))
-                snprintf(names[n++], V10_NAME_MAX, "%s", v10_policy_name(v10_policy_at(i)));
-        return n;
-    }
     int n = 0;
     const char *p = arg;
-    while (*p && n < max) {
+    while (*p) {
         size_t l = strcspn(p, ",");
         if (l == 0 || l >= V10_NAME_MAX)
             return -1;
-        memcpy(names[n], p, l);
-        names[n++][l] = 0;
+        if (l == 3 && !strncmp(p, "all", 3)) {
+            for (size_t i = 0; i < v10_policy_count(); i++) {
+                const char *name = v10_policy_name(v10_policy_at(i));
+                if (strcmp(name, "solo"))
+                    policy_add(names, &n, max, name, strlen(name));
+            }
+        } else {
+            policy_add(names, &n, max, p, l);
+        }
         p += l;
-        if (*p == ',')
-            p++;
+        if (*p == ',' && !*++p)
+            return -1; /* a trailing comma */
     }
     return n;
 }
 
+/* Parses --trace-window "A:B" (us; either side may be empty) into
+ * [*from, *to) with to = INFINITY for an open end.  -1 if malformed. */
+static int trace_window(const char *arg, double *from, double *to)
+{
+    const char *colon = strchr(arg, ':');
+    char a[64];
+    if (!colon || (size_t)(colon - arg) >= sizeof a)
+        return -1;
+    memcpy(a, arg, (size_t)(colon - arg));
+    a[colon - arg] = 0;
+    *from = 0;
+    *to = INFINITY;
+    if (*a && cli_double("run", "--trace-window", a, 0, 1e9, from))
+        return -1;
+    if (colon[1] && cli_double("run", "--trace-window", colon + 1, 0, 1e9, to))
+        return -1;
+    return *to > *from ? 0 : -1;
+}
+
+/* Writes the trace to `out`, through a temporary file and gzip when gz. */
+static int write_trace(const v10_trace *tr, const v10_run_config *cfg,
+                       const v10_run_result *res, FILE *out, int gz, v10_err *err)
+{
+    if (!gz)
+        return v10_trace_write(tr, cfg, res, out, err);
+    FILE *tmp = tmpfile();
+    if (!tmp)
+        return v10_err_set(err, "temporary file: %s", strerror(errno));
+    int rc = v10_trace_write(tr, cfg, res, tmp, err);
+    if (rc == 0 && fflush(tmp))
+        rc = v10_err_set(err, "temporary file: %s", strerror(errno));
+    if (rc == 0)
+        rc = v10_gz_copy(tmp, out, err);
+    fclose(tmp);
+    return rc;
+}
+
+static void free_models(v10_model *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v10_model_fini(&m[i]);
+}
+
 int cmd_run(int argc, char **argv)
 {
+    double win_from = 0, win_to = INFINITY;
+    int win_set = 0;
     static v10_tenant_spec specs[64];
     size_t n_specs = 0;
     v10_run_config cfg;
@@ -97,8 +168,9 @@ int cmd_run(int argc, char **argv)
     v10_err err;
     unsigned long long u;
     optind = 1;
+    opterr = 0; /* cli_bad_option says what was wrong, once */
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case O_TENANT:
             if (n_specs == sizeof specs / sizeof specs[0])
@@ -133,8 +205,20 @@ int cmd_run(int argc, char **argv)
                 return V10_EXIT_USAGE;
             break;
         case O_TRACE: trace_path = optarg; break;
+        case O_TWIN:
+            if (trace_window(optarg, &win_from, &win_to))
+                return cli_usage_error("run", "--trace-window: expected A:B microseconds with "
+                                              "0 <= A < B (either may be empty), got '%s'",
+                                       optarg);
+            win_set = 1;
+            break;
         case O_NOCONT: cfg.contention = 0; break;
         case O_CHECK: cfg.check = 1; break;
+        case O_MAXEV:
+            if (cli_u64("run", "--max-events", optarg, 1, 1ull << 62, &u))
+                return V10_EXIT_USAGE;
+            cfg.max_events = u;
+            break;
         case O_SLICE:
             if (cli_u64("run", "--slice-cycles", optarg, 1, 1ull << 40, &u))
                 return V10_EXIT_USAGE;
@@ -161,7 +245,7 @@ int cmd_run(int argc, char **argv)
                                        optarg);
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
-        default: return cli_usage_error("run", "unknown option");
+        default: return cli_bad_option("run", c, argv);
         }
     }
     if (optind < argc)
@@ -172,15 +256,7 @@ int cmd_run(int argc, char **argv)
         cfg.warmup = cfg.requests / 10;
     cfg.tenants = specs;
     cfg.n_tenants = n_specs;
-    for (size_t i = 0; i < n_specs; i++) /* report ONNX approximations once */
-        if (strstr(specs[i].model, ":unknown=vu")) {
-            v10_model m;
-            if (v10_model_load(specs[i].model, &cfg.npu, &m, &err))
-                return cli_fail(&err);
-            cli_note_approx(&m);
-            v10_model_fini(&m);
-        }
-
+    cfg.progress = 1; /* on a terminal, for runs of more than 3 s */
     char names[16][V10_NAME_MAX];
     int n_pol = policy_list(policy_arg, names, 16);
     if (n_pol <= 0)
@@ -191,35 +267,67 @@ int cmd_run(int argc, char **argv)
                                    names[i]);
     if (n_pol > 1 && trace_path)
         return cli_usage_error("run", "--trace needs a single --policy");
+    if (win_set && !trace_path)
+        return cli_usage_error("run", "--trace-window needs --trace FILE");
+
+    /* Each model is read once: every policy runs, and the trace names
+     * operators, from what was read here, even if a file changes meanwhile. */
+    static v10_model models[64];
+    size_t n_models = 0;
+    for (; n_models < n_specs; n_models++) {
+        if (v10_model_load(specs[n_models].model, &cfg.npu, &models[n_models], &err)) {
+            v10_err_prefix(&err, "tenant %zu", n_models);
+            free_models(models, n_models);
+            return cli_fail(&err);
+        }
+        if (strstr(specs[n_models].model, ":unknown=vu")) /* ONNX approximations, once */
+            cli_note_approx(&models[n_models]);
+    }
+    cfg.models = models;
 
     v10_trace trace = {0};
+    trace.from_cycle = v10_npu_us_to_cycles(&cfg.npu, win_from);
+    if (!isinf(win_to)) { /* to_cycle 0 would mean "to the end" */
+        uint64_t to = v10_npu_us_to_cycles(&cfg.npu, win_to);
+        trace.to_cycle = to > trace.from_cycle ? to : trace.from_cycle + 1;
+    }
     v10_tab *cmp = n_pol > 1 ? v10_tab_create() : NULL;
     cJSON *arr = n_pol > 1 && fmt == V10_FMT_JSON ? cJSON_CreateArray() : NULL;
     if (n_pol > 1 && (!cmp || (fmt == V10_FMT_JSON && !arr))) {
         v10_tab_destroy(cmp);
         cJSON_Delete(arr);
+        free_models(models, n_models);
         return cli_fail(&(v10_err){"out of memory"});
     }
     if (cmp)
         v10_report_compare_cols(cmp);
-    int rc = V10_EXIT_OK;
+    int rc = V10_EXIT_OK, refused = 0;
     for (int i = 0; i < n_pol && rc == V10_EXIT_OK; i++) {
         memcpy(cfg.policy, names[i], sizeof cfg.policy);
         cfg.trace = trace_path ? &trace : NULL;
         v10_run_result res;
         if (v10_run(&cfg, &res, &err)) {
-            rc = cli_fail(&err);
-            break;
+            if (n_pol == 1) {
+                rc = cli_fail(&err);
+                break;
+            }
+            /* One policy refusing the mix does not cost the others' results:
+             * say so, compare the rest, and exit 1 at the end. */
+            if (strncmp(err.msg, "policy ", 7))
+                v10_err_prefix(&err, "policy %s", names[i]);
+            cli_fail(&err);
+            refused++;
+            continue;
         }
         if (trace_path) {
-            cli_out out;
-            if (cli_out_open(&out, trace_path, &err))
+            v10_wfile out;
+            if (v10_wfile_open(&out, trace_path, 0, &err))
                 rc = cli_fail(&err);
-            else if (v10_trace_write(&trace, &cfg, &res, out.f, &err)) {
-                cli_out_abort(&out);
+            else if (write_trace(&trace, &cfg, &res, out.f, v10_gz_path(trace_path), &err)) {
+                v10_wfile_abort(&out);
                 v10_err_prefix(&err, "%s", trace_path);
                 rc = cli_fail(&err);
-            } else if (cli_out_commit(&out, &err)) {
+            } else if (v10_wfile_commit(&out, &err)) {
                 rc = cli_fail(&err);
             }
         }
@@ -242,7 +350,7 @@ int cmd_run(int argc, char **argv)
     }
     if (cmp && rc == V10_EXIT_OK) {
         if (arr) {
-            char *s = cJSON_Print(arr);
+            char *s = v10_json_print(arr, 1);
             if (s)
                 puts(s);
             else
@@ -261,5 +369,8 @@ int cmd_run(int argc, char **argv)
     cJSON_Delete(arr);
     v10_tab_destroy(cmp);
     v10_trace_fini(&trace);
+    free_models(models, n_models);
+    if (rc == V10_EXIT_OK && refused)
+        rc = V10_EXIT_FAIL;
     return rc; /* main checks that stdout was written (cli_stdout_done) */
 }

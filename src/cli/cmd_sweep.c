@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_sweep.h"
+#include "util/file.h"
 
 static void usage(FILE *f, int mpi)
 {
@@ -56,8 +57,9 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
     const char *out = NULL;
     unsigned long long u;
     optind = 1;
+    opterr = 0; /* cli_bad_option says what was wrong, once */
     int c;
-    while ((c = getopt_long(argc, argv, mpi ? "" : "j:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, mpi ? ":" : ":j:", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             if (mpi)
@@ -72,7 +74,7 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
         case O_LIST: a->list = 1; break;
         case O_QUIET: a->quiet = 1; break;
         case O_HELP: usage(stdout, mpi); return V10_EXIT_OK;
-        default: return cli_usage_error("sweep", "unknown option");
+        default: return cli_bad_option("sweep", c, argv);
         }
     }
     if (optind == argc)
@@ -88,42 +90,14 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
     return -1;
 }
 
-static char *read_text(const char *path, v10_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        v10_err_set(err, "%s: cannot open", path);
-        return NULL;
-    }
-    size_t cap = 1 << 14, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        n += fread(b + n, 1, cap - n - 1, f);
-        if (n + 1 < cap)
-            break;
-        char *nb = cap < (64u << 20) ? realloc(b, cap *= 2) : NULL;
-        if (!nb)
-            free(b);
-        b = nb;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!b || bad) {
-        free(b);
-        v10_err_set(err, "%s: %s", path, bad ? "read error" : "too large");
-        return NULL;
-    }
-    b[n] = 0;
-    return b;
-}
-
 int sweep_cli_load(sweep_args *a, v10_sweep **s)
 {
     v10_err err;
-    char *text = read_text(a->spec, &err);
+    const char *body;
+    char *text = v10_text_read(a->spec, V10_JSON_MAX_BYTES, &body, &err);
     if (!text)
         return cli_fail(&err);
-    int rc = v10_sweep_parse(text, a->spec, s, &err);
+    int rc = v10_sweep_parse(body, a->spec, s, &err);
     free(text);
     if (rc)
         return cli_fail(&err);
@@ -169,6 +143,10 @@ int sweep_cli_finish(const sweep_args *a, const v10_sweep *s, v10_sweep_store *s
            "results: %s/results.jsonl, %s/results.csv\n",
            v10_sweep_name(s), v10_sweep_points(s), ran, how, seconds, v10_sweep_hash(s),
            a->out, a->out);
+    if (v10_sweep_store_refused(st))
+        fprintf(stderr, "v10sim sweep: %zu point(s) were refused by the simulator; their "
+                        "rows hold the message (column 'error' of results.csv)\n",
+                v10_sweep_store_refused(st));
     return fflush(stdout) ? V10_EXIT_FAIL : V10_EXIT_OK;
 }
 

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "util/json.h"
 #include "model/topology.h"
 #include "v10/cost.h"
 
@@ -144,7 +145,7 @@ static int write_json(const char *path, uint32_t rows, uint32_t cols, v10_datafl
     cJSON_AddNumberToObject(tj, "cycles", (double)tot->cycles);
     cJSON_AddNumberToObject(tj, "util", util(tot->macs, tot->cycles, rows, cols));
     cJSON_AddItemToObject(o, "totals", tj);
-    char *s = cJSON_Print(o);
+    char *s = v10_json_print(o, 1);
     if (s) {
         rc = fputs(s, stdout) < 0 || fputc('\n', stdout) == EOF ? -1 : 0;
         cJSON_free(s);
@@ -210,10 +211,7 @@ int cmd_topology(int argc, char **argv)
             if (cli_format(CMD, optarg, &fmt))
                 return V10_EXIT_USAGE;
             break;
-        case ':':
-            return cli_usage_error(CMD, "%s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_bad_option(CMD, c, argv);
         }
     }
     if (optind >= argc)

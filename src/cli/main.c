@@ -35,6 +35,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    cli_signals();
     if (argc < 2) {
         usage(stderr);
         return V10_EXIT_USAGE;

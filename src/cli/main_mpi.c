@@ -180,6 +180,7 @@ static int rank0_setup(int argc, char **argv, sweep_args *a, v10_sweep **s,
 int main(int argc, char **argv)
 {
     int provided, rank, size;
+    cli_signals();
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -22,6 +22,7 @@
 
 #include "tenant/horizon.h"
 #include "v10/cost.h"
+#include "v10/pool.h"
 
 /* ---- indexed event heap ------------------------------------------------ */
 
@@ -853,8 +854,8 @@ int v10_engine_partition(v10_engine *e, v10_fu_type type, const double *share, v
     return 0;
 }
 
-/* Sets up a tenant's per-op work with its share of vector memory. */
-/* Sets up tenant i; its per-op arrays start at `off` in the engine's pools. */
+/* Sets up tenant i: its per-op work with its share of vector memory, in
+ * arrays starting at `off` in the engine's pools. */
 static int tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_spec *sp,
                         size_t off, v10_err *err)
 {
@@ -972,6 +973,13 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
                                V10_MAX_BACKLOG, (unsigned long long)e->now);
         if (e->now > e->stall_cycle)
             return stalled(e, err);
+        if (e->bar && !(e->events & 0xffff)) { /* a long run: requests completed so far */
+            uint64_t done = 0;
+            for (int i = 0; i < nt; i++)
+                done += e->tenants[i].completed < e->tenants[i].n_requests
+                            ? e->tenants[i].completed : e->tenants[i].n_requests;
+            v10_progress_step(e->bar, (size_t)done);
+        }
     }
     snapshot(e, &e->win[1]);
     /* Operators and switches still running (tenants past their count keep

@@ -149,6 +149,7 @@ struct v10_engine {
     int backlog;                /* 1 + tenant whose queue passed V10_MAX_BACKLOG */
     uint64_t stall_cycle;       /* the run fails past this (tenant/horizon.h) */
     int n_done;                 /* tenants whose requests all completed */
+    struct v10_progress *bar;   /* progress on stderr (run.c), or NULL */
 };
 
 /* Engine life cycle (used by run.c).  alloc sets up FUs from the NPU and

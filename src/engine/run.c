@@ -9,6 +9,7 @@
 #include "metrics/metrics.h"
 #include "tenant/horizon.h"
 #include "v10/cost.h"
+#include "v10/pool.h"
 
 void v10_policy_params_default(v10_policy_params *p)
 {
@@ -79,15 +80,16 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
     if (v10_npu_validate(&cfg->npu, err))
         return -1;
     size_t nt = cfg->n_tenants;
-    v10_model *models = calloc(nt, sizeof *models);
-    if (!models)
+    v10_model *own = NULL; /* the models this call loads, if the caller gave none */
+    const v10_model *models = cfg->models;
+    if (!models && !(models = own = calloc(nt, sizeof *own)))
         return v10_err_set(err, "out of memory");
     int rc = -1;
     size_t loaded = 0;
     v10_engine e;
     memset(&e, 0, sizeof e);
-    for (; loaded < nt; loaded++)
-        if (v10_model_load(cfg->tenants[loaded].model, &cfg->npu, &models[loaded], err)) {
+    for (; own && loaded < nt; loaded++)
+        if (v10_model_load(cfg->tenants[loaded].model, &cfg->npu, &own[loaded], err)) {
             v10_err_prefix(err, "tenant %zu", loaded);
             goto done;
         }
@@ -95,13 +97,23 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
         goto done;
     if (v10_engine_alloc(&e, cfg, models, policy->state_size, err))
         goto done;
-    if (v10_engine_run(&e, cfg, policy, models, err))
+    v10_progress bar;
+    if (cfg->progress) { /* drawn only once the run has lasted 3 s */
+        v10_progress_start(&bar, "requests simulated", (size_t)(cfg->requests * nt));
+        const char *after = getenv("V10_PROGRESS_AFTER"); /* seconds; tests set 0 */
+        bar.quiet_s = after ? atof(after) : 3;
+        e.bar = &bar;
+    }
+    int run_rc = v10_engine_run(&e, cfg, policy, models, err);
+    if (cfg->progress)
+        v10_progress_end(&bar);
+    if (run_rc)
         goto done;
     rc = v10_metrics_compute(&e, models, out, err);
 done:
     v10_engine_free(&e);
     for (size_t i = 0; i < loaded; i++)
-        v10_model_fini(&models[i]);
-    free(models);
+        v10_model_fini(&own[i]);
+    free(own);
     return rc;
 }

@@ -231,6 +231,12 @@ static void cluster_models(const double *F, size_t n, const int *ex, const v10_c
         *km_out = km;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 int v10_colloc_evaluate(const v10_profile *prof, size_t n, const double *gain,
                         const v10_colloc_opts *o, v10_colloc_result *r, v10_err *err)
 {
@@ -286,6 +292,13 @@ int v10_colloc_evaluate(const v10_profile *prof, size_t n, const double *gain,
             tally(&r->cm_heuristic, q->pred_heuristic, q->truth);
             tally(&r->cm_random, q->pred_random, q->truth);
         }
+    double g[64 * 63 / 2];
+    for (size_t i = 0; i < r->n_pairs; i++)
+        g[i] = r->pairs[i].gain;
+    qsort(g, r->n_pairs, sizeof g[0], cmp_double);
+    r->gain_min = g[0];
+    r->gain_max = g[r->n_pairs - 1];
+    r->gain_median = g[r->n_pairs / 2];
     r->acc_cluster = v10_confusion_accuracy(&r->cm_cluster);
     r->acc_heuristic = v10_confusion_accuracy(&r->cm_heuristic);
     r->acc_random = v10_confusion_accuracy(&r->cm_random);

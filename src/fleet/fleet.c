@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "fleet/fleet.h"
+#include "util/file.h"
+#include "util/num.h"
 #include "v10/pool.h"
 
 const char *v10_placement_name(v10_placement p)
@@ -32,10 +34,8 @@ static char *trim(char *s)
 
 static int parse_num(const char *s, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || errno || *end || !isfinite(v) || v < lo || v > hi)
+    double v;
+    if (v10_parse_f64(s, &v) || v < lo || v > hi)
         return -1;
     *out = v;
     return 0;
@@ -67,7 +67,7 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
             v10_err_set(err, "%s:%zu: line too long", path, lineno);
             goto done;
         }
-        char *s = trim(line);
+        char *s = trim(lineno == 1 ? (char *)v10_skip_bom(line) : line);
         if (!*s || *s == '#')
             continue;
         char *fld[6];
@@ -136,13 +136,15 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
                         lineno, fld[4]);
             goto done;
         }
-        char spec[V10_SPEC_MAX + 128];
+        char spec[V10_SPEC_MAX + 128], num[2][V10_NUM_MAX];
         int len = snprintf(spec, sizeof spec, "%s", fld[1]);
         if (batch > 0)
             len += snprintf(spec + len, sizeof spec - (size_t)len, ":batch=%.0f", batch);
+        v10_num_fmt(rate, num[0], sizeof num[0]);
+        v10_num_fmt(prio, num[1], sizeof num[1]);
         if (rate > 0)
-            len += snprintf(spec + len, sizeof spec - (size_t)len, ":rate=%.17g", rate);
-        snprintf(spec + len, sizeof spec - (size_t)len, ":priority=%.17g", prio);
+            len += snprintf(spec + len, sizeof spec - (size_t)len, ":rate=%s", num[0]);
+        snprintf(spec + len, sizeof spec - (size_t)len, ":priority=%s", num[1]);
         if (!*fld[1] || strchr(fld[1], ':')) {
             v10_err_set(err, "%s:%zu: model: expected a model name or trace CSV path", path,
                         lineno);
@@ -152,6 +154,7 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
             v10_err_prefix(err, "%s:%zu", path, lineno);
             goto done;
         }
+        sv->line = lineno;
         (*n)++;
     }
     if (ferror(f)) {
@@ -171,6 +174,23 @@ done:
         *out = v;
     }
     return rc;
+}
+
+int v10_services_check(const v10_service *svc, size_t n, const char *path, const v10_npu *npu,
+                       v10_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && strcmp(svc[j].spec.model, svc[i].spec.model))
+            j++;
+        if (j < i)
+            continue; /* checked at its first service */
+        v10_model m;
+        if (v10_model_load(svc[i].spec.model, npu, &m, err))
+            return v10_err_prefix(err, "%s:%zu: model", path, svc[i].line);
+        v10_model_fini(&m);
+    }
+    return 0;
 }
 
 /* ---- placement -------------------------------------------------------------------- */

@@ -15,7 +15,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/file.h"
 #include "util/json.h"
+#include "util/num.h"
 #include "v10/pool.h"
 #include "v10/report.h"
 #include "v10/sweep.h"
@@ -37,6 +39,9 @@ static const char *const key_names[] = {
 #define N_KINDS (sizeof key_names / sizeof key_names[0])
 
 #define MAX_SETTINGS 64
+/* The alphabet of a sweep's name, which names its default folder. */
+#define SAFE_NAME "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+#define LOCK_NAME ".lock" /* held by the process that owns a result folder */
 
 /*
  * One setting: an axis (its list of values) or a fixed value (stored as a
@@ -61,17 +66,25 @@ struct v10_sweep {
     setting set[MAX_SETTINGS]; /* in enumeration order */
     size_t n_set;
     size_t points;
+    size_t block; /* points per value of the settings before the policy's
+                     parameters: sum over policies of their parameter axes' product */
+    char default_policy[V10_NAME_MAX]; /* the run's, when the spec gives none */
 };
 
-static uint64_t fnv1a(const char *s)
+static int count_points(v10_sweep *s);
+
+static uint64_t fnv1a_n(const void *p, size_t n)
 {
+    const unsigned char *b = p;
     uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
         h *= 1099511628211ull;
     }
     return h;
 }
+
+static uint64_t fnv1a(const char *s) { return fnv1a_n(s, strlen(s)); }
 
 static void hex16(uint64_t h, char *out)
 {
@@ -441,16 +454,9 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
     *out = NULL;
     vctx v = {origin, err};
     unsigned mark = v10_json_mark();
-    cJSON *in = cJSON_Parse(text);
-    if (!in && v10_json_failed_since(mark))
-        return v10_err_set(err, "%s: out of memory", origin);
-    if (!in) {
-        const char *at = cJSON_GetErrorPtr();
-        int line = 1;
-        for (const char *p = text; at && p < at && *p; p++)
-            line += *p == '\n';
-        return v10_err_set(err, "%s:%d: malformed JSON", origin, line);
-    }
+    cJSON *in = v10_json_parse_input(text, origin, err);
+    if (!in)
+        return -1;
     v10_sweep *s = calloc(1, sizeof *s);
     if (!s) {
         cJSON_Delete(in);
@@ -477,6 +483,14 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
                  strlen(name->valuestring) >= V10_NAME_MAX)) {
         v10_err_set(err, "%s: name: expected a non-empty string of at most %d characters",
                     origin, V10_NAME_MAX - 1);
+        goto done;
+    }
+    /* The name chooses the default output folder (sweep-NAME): a path from
+     * data must not reach outside it ("../x", "/", newlines). */
+    if (name && (name->valuestring[strspn(name->valuestring, SAFE_NAME)] ||
+                 name->valuestring[0] == '.' || name->valuestring[0] == '-')) {
+        v10_err_set(err, "%s: name: expected letters, digits, '.', '_' and '-' only, not "
+                         "starting with '.' or '-' (it names the folder sweep-NAME)", origin);
         goto done;
     }
     if (desc && !cJSON_IsString(desc)) {
@@ -510,14 +524,10 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
     qsort(s->set, s->n_set, sizeof s->set[0], cmp_settings);
     if (check_cross(&v, s))
         goto done;
-    s->points = 1;
-    for (size_t i = 0; i < s->n_set; i++) {
-        if (s->points > V10_SWEEP_POINTS_MAX / s->set[i].n) {
-            v10_err_set(err, "%s: the product of the axes exceeds %u points", origin,
-                        V10_SWEEP_POINTS_MAX);
-            goto done;
-        }
-        s->points *= s->set[i].n;
+    if (count_points(s)) {
+        v10_err_set(err, "%s: the product of the axes exceeds %u points", origin,
+                    V10_SWEEP_POINTS_MAX);
+        goto done;
     }
     s->canonical = cJSON_Print(s->root);
     if (!s->canonical || v10_json_failed_since(mark)) {
@@ -533,6 +543,9 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
         char *dot = strrchr(s->name, '.');
         if (dot && dot != s->name)
             *dot = 0;
+        for (char *c = s->name; *c; c++) /* the file's name, kept to the same alphabet */
+            if (!strchr(SAFE_NAME, *c))
+                *c = '_';
     }
     rc = 0;
 done:
@@ -561,15 +574,126 @@ const char *v10_sweep_canonical(const v10_sweep *s) { return s->canonical; }
 
 /* ---------------------------------------------------------------- points */
 
-/* The value of each setting at point i (row-major, last setting fastest). */
+/*
+ * A policy parameter axis (slice_cycles, pmt_slice_us, pmt_share,
+ * prema_drain_frac with two or more values) is expanded only under the
+ * policies that read it, so pmt is not run once per V10 slice: the policy
+ * declares what it reads in its params help, which names the option.
+ */
+static const char *const param_option[] = {"--slice-cycles", "--pmt-slice-us", "--pmt-share",
+                                           "--prema-drain-frac"};
+
+_Static_assert(sizeof param_option / sizeof param_option[0] == K_DRAIN - K_SLICE + 1,
+               "one option per policy parameter key");
+
+static int is_param(kind k) { return k >= K_SLICE && k <= K_DRAIN; }
+
+/* 1 if setting st varies under `policy`; fixed and one-value settings and
+ * every non-parameter axis always do. */
+static int varies_under(const setting *st, const char *policy)
+{
+    if (!is_param(st->k) || st->n < 2)
+        return 1;
+    const v10_policy_ops *p = v10_policy_find(policy);
+    const char *help = p ? v10_policy_params_help(p) : NULL;
+    return help && strstr(help, param_option[st->k - K_SLICE]) != NULL;
+}
+
+/* Points per policy value: the product of the parameter axes it reads
+ * (saturating above V10_SWEEP_POINTS_MAX). */
+static size_t policy_points(const v10_sweep *s, const char *policy)
+{
+    size_t m = 1;
+    for (size_t k = 0; k < s->n_set; k++)
+        if (is_param(s->set[k].k) && varies_under(&s->set[k], policy))
+            m = m > V10_SWEEP_POINTS_MAX / s->set[k].n ? V10_SWEEP_POINTS_MAX + 1ul
+                                                       : m * s->set[k].n;
+    return m;
+}
+
+/* The policy setting's index, or n_set if the spec leaves the default. */
+static size_t policy_setting(const v10_sweep *s)
+{
+    size_t k = 0;
+    while (k < s->n_set && s->set[k].k != K_POLICY)
+        k++;
+    return k;
+}
+
+/* Sets s->block and s->points; -1 if the count exceeds the limit. */
+static int count_points(v10_sweep *s)
+{
+    size_t pk = policy_setting(s);
+    v10_run_config c;
+    v10_run_config_default(&c);
+    snprintf(s->default_policy, sizeof s->default_policy, "%s", c.policy);
+    s->block = 0;
+    if (pk == s->n_set) {
+        s->block = policy_points(s, s->default_policy);
+    } else {
+        for (const cJSON *v = s->set[pk].values->child; v; v = v->next)
+            if ((s->block += policy_points(s, v->valuestring)) > V10_SWEEP_POINTS_MAX)
+                return -1;
+    }
+    s->points = s->block;
+    for (size_t k = 0; k < s->n_set; k++) {
+        if (is_param(s->set[k].k) || k == pk)
+            continue;
+        if (s->points > V10_SWEEP_POINTS_MAX / s->set[k].n)
+            return -1;
+        s->points *= s->set[k].n;
+    }
+    return s->points > V10_SWEEP_POINTS_MAX ? -1 : 0;
+}
+
+/* Takes the next digit (the fastest remaining) of i for setting k. */
+static void digit(const v10_sweep *s, size_t k, size_t *i, const cJSON **vals)
+{
+    size_t d = *i % s->set[k].n;
+    *i /= s->set[k].n;
+    vals[k] = cJSON_GetArrayItem(s->set[k].values, (int)d);
+}
+
+/*
+ * The value of each setting at point i: row-major, the last setting
+ * fastest, except that the policy and its parameters count as one setting
+ * whose values are each policy with each combination of the parameter axes
+ * it reads.  A parameter axis the point's policy ignores gets NULL.  When
+ * every policy reads every parameter axis this is plain row-major order.
+ */
 static void point_values(const v10_sweep *s, size_t i, const cJSON **vals)
 {
     V10_ASSERT(i < s->points);
-    for (size_t k = s->n_set; k-- > 0;) {
-        size_t d = i % s->set[k].n;
-        i /= s->set[k].n;
-        vals[k] = cJSON_GetArrayItem(s->set[k].values, (int)d);
+    size_t k = s->n_set, pk = policy_setting(s);
+    while (k > 0 && s->set[k - 1].k > K_DRAIN)
+        digit(s, --k, &i, vals);
+    size_t params_end = k;
+    while (k > 0 && is_param(s->set[k - 1].k))
+        k--;
+    size_t b = i % s->block; /* which (policy, parameters) of the block */
+    i /= s->block;
+    const char *policy = s->default_policy;
+    if (pk < s->n_set) {
+        int j = 0;
+        for (const cJSON *v = s->set[pk].values->child; v; v = v->next, j++) {
+            size_t m = policy_points(s, v->valuestring);
+            if (b < m) {
+                policy = v->valuestring;
+                vals[pk] = v;
+                break;
+            }
+            b -= m;
+        }
     }
+    for (size_t q = params_end; q-- > k;) {
+        if (varies_under(&s->set[q], policy))
+            digit(s, q, &b, vals);
+        else
+            vals[q] = NULL;
+    }
+    while (k-- > 0)
+        if (k != pk)
+            digit(s, k, &i, vals);
 }
 
 /* The point's settings as a JSON object in enumeration order; caller owns. */
@@ -578,7 +702,8 @@ static cJSON *point_json(const v10_sweep *s, const cJSON **vals)
     unsigned mark = v10_json_mark();
     cJSON *o = cJSON_CreateObject();
     for (size_t k = 0; o && k < s->n_set; k++)
-        v10_json_add(o, s->set[k].key, cJSON_Duplicate(vals[k], 1));
+        if (vals[k]) /* not a parameter axis this point's policy ignores */
+            v10_json_add(o, s->set[k].key, cJSON_Duplicate(vals[k], 1));
     if (v10_json_failed_since(mark)) {
         cJSON_Delete(o);
         return NULL;
@@ -628,6 +753,8 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
     int warm_set = 0, rc = 0;
     for (size_t k = 0; k < s->n_set && rc == 0; k++) {
         const cJSON *v = vals[k];
+        if (!v)
+            continue; /* a parameter the policy ignores: the default */
         switch (s->set[k].k) {
         case K_MIX:
             for (const cJSON *t = v->child; t && rc == 0; t = t->next)
@@ -681,8 +808,15 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
         free(p);
         return -1;
     }
+    /* A point the simulator refuses (starved, too long, ...) is a result
+     * too: its row records the error and the sweep goes on.  Running out of
+     * memory is no property of the point: that stops the sweep, and
+     * --resume runs the point again. */
     v10_run_result r;
-    if (v10_run(&p->cfg, &r, err)) {
+    v10_err run_err;
+    int refused = v10_run(&p->cfg, &r, &run_err) != 0;
+    if (refused && strstr(run_err.msg, "out of memory")) {
+        *err = run_err;
         v10_err_prefix(err, "point %zu (id %s)", i, p->id);
         free(p);
         return -1;
@@ -691,18 +825,22 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
     point_values(s, i, vals);
     unsigned mark = v10_json_mark();
     cJSON *o = cJSON_CreateObject();
-    cJSON *rep = v10_report_run_json(&p->cfg, &r);
+    cJSON *rep = refused ? NULL : v10_report_run_json(&p->cfg, &r);
     int rc = -1;
-    if (o && rep) {
-        cJSON *perf = cJSON_DetachItemFromObjectCaseSensitive(rep, "perf");
+    if (o && (rep || refused)) {
         cJSON_AddNumberToObject(o, "index", (double)i);
         cJSON_AddStringToObject(o, "id", p->id);
         v10_json_add(o, "point", point_json(s, vals));
-        v10_json_add(o, "result", rep);
-        rep = NULL;
-        v10_json_add(o, "perf", perf);
+        if (refused) {
+            v10_json_add(o, "error", cJSON_CreateString(run_err.msg));
+        } else {
+            cJSON *perf = cJSON_DetachItemFromObjectCaseSensitive(rep, "perf");
+            v10_json_add(o, "result", rep);
+            rep = NULL;
+            v10_json_add(o, "perf", perf);
+        }
         /* A row that lost a value to a failed allocation is not written. */
-        char *t = v10_json_failed_since(mark) ? NULL : cJSON_PrintUnformatted(o);
+        char *t = v10_json_failed_since(mark) ? NULL : v10_json_print(o, 0);
         size_t n = t ? strlen(t) : 0;
         char *line = t ? realloc(t, n + 2) : NULL;
         if (line) {
@@ -718,7 +856,8 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
         v10_err_set(err, "point %zu: out of memory", i);
     cJSON_Delete(rep);
     cJSON_Delete(o);
-    v10_run_result_fini(&r);
+    if (!refused)
+        v10_run_result_fini(&r);
     free(p);
     return rc;
 }
@@ -729,8 +868,10 @@ struct v10_sweep_store {
     const v10_sweep *s;
     char dir[4096];
     int fd;                 /* results.jsonl, O_APPEND */
+    int lock;               /* DIR/.lock, held while the store is open */
     unsigned char *done;    /* one flag per point */
     size_t count, dropped;
+    size_t refused;         /* rows with an "error", counted by finish */
 };
 
 static void join(char *out, size_t cap, const char *dir, const char *name)
@@ -750,74 +891,6 @@ static int write_all(int fd, const char *p, size_t n)
         n -= (size_t)w;
     }
     return 0;
-}
-
-static int fsync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
-/* Writes DIR/NAME whole or not at all: NAME.tmp, fsync, rename, fsync DIR. */
-static int write_atomic(const char *dir, const char *name, const char *data, size_t n,
-                        v10_err *err)
-{
-    char path[4200], tmp[4210];
-    join(path, sizeof path, dir, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return v10_err_set(err, "%s: %s", tmp, strerror(errno));
-    if (write_all(fd, data, n) || fsync(fd)) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        return v10_err_set(err, "%s: %s", tmp, strerror(e));
-    }
-    close(fd);
-    if (rename(tmp, path)) {
-        int e = errno;
-        unlink(tmp);
-        return v10_err_set(err, "%s: %s", path, strerror(e));
-    }
-    if (fsync_dir(dir))
-        return v10_err_set(err, "%s: %s", dir, strerror(errno));
-    return 0;
-}
-
-/* Reads a whole file; NULL (errno set) on failure.  *len excludes the NUL. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        size_t r = fread(b + n, 1, cap - n - 1, f);
-        n += r;
-        if (n + 1 < cap)
-            break;
-        char *nb = realloc(b, cap *= 2);
-        if (!nb)
-            free(b);
-        b = nb;
-    }
-    int bad_read = ferror(f);
-    fclose(f);
-    if (!b || bad_read) {
-        free(b);
-        errno = bad_read ? EIO : ENOMEM;
-        return NULL;
-    }
-    b[n] = 0;
-    if (len)
-        *len = n;
-    return b;
 }
 
 static int mkdir_p(const char *dir)
@@ -841,7 +914,9 @@ static int mkdir_p(const char *dir)
     return 0;
 }
 
-/* 1 if DIR holds anything but our own temporaries (*.tmp), else 0. */
+/* 1 if DIR holds anything but what a sweep of ours leaves before its
+ * spec.json exists (the temporary of spec.json, the lock), else 0.  A
+ * user's file, whatever its name, makes the folder not ours. */
 static int dir_has_files(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -850,10 +925,10 @@ static int dir_has_files(const char *dir)
     int any = 0;
     struct dirent *e;
     while (!any && (e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+        const char *n = e->d_name;
+        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, LOCK_NAME))
             continue;
-        if (l > 4 && !strcmp(e->d_name + l - 4, ".tmp"))
+        if (!strncmp(n, "spec.json.tmp.", 14) && strlen(n) == 14 + 6) /* mkstemp's XXXXXX */
             continue;
         any = 1;
     }
@@ -873,7 +948,9 @@ static int64_t row_index(const v10_sweep *s, const char *line)
     const cJSON *i = cJSON_GetObjectItemCaseSensitive(o, "index");
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
     if (cJSON_IsNumber(i) && cJSON_IsString(id) &&
-        cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "result")) && i->valuedouble >= 0 &&
+        (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "result")) ||
+         cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "error"))) &&
+        i->valuedouble >= 0 &&
         i->valuedouble < (double)s->points && i->valuedouble == floor(i->valuedouble)) {
         char want[17];
         if (v10_sweep_point_id(s, (size_t)i->valuedouble, want))
@@ -892,9 +969,9 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
     char path[4200];
     join(path, sizeof path, st->dir, "results.jsonl");
     size_t len;
-    char *b = slurp(path, &len);
+    char *b = v10_file_read(path, SIZE_MAX / 2, &len, err);
     if (!b)
-        return v10_err_set(err, "%s: %s", path, strerror(errno));
+        return -1;
     char *keep = malloc(len + 1);
     if (!keep) {
         free(b);
@@ -935,7 +1012,7 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
         if (ftruncate(st->fd, (off_t)good_prefix) || fsync(st->fd))
             rc = v10_err_set(err, "%s: %s", path, strerror(errno));
     } else if (!prefix_ok) {
-        rc = write_atomic(st->dir, "results.jsonl", keep, klen, err);
+        rc = v10_file_write(path, keep, klen, 1, err);
         if (rc == 0) {
             close(st->fd);
             st->fd = open(path, O_WRONLY | O_APPEND);
@@ -946,6 +1023,70 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
     free(keep);
     free(b);
     return rc;
+}
+
+/*
+ * The files the points read, by content: {"PATH": "HASH"} for every model
+ * file (trace CSV, ONNX) named in a mix, HASH the FNV-1a of its bytes.  The
+ * spec's hash covers only the paths; a resume compares these, so a file
+ * edited between a kill and --resume is refused instead of mixing old and
+ * new rows.  (NPU settings in a spec are presets and fields, not files.)
+ * NULL with err set on failure.
+ */
+static cJSON *input_hashes(const v10_sweep *s, v10_err *err)
+{
+    unsigned mark = v10_json_mark();
+    cJSON *o = cJSON_CreateObject();
+    for (size_t k = 0; o && k < s->n_set; k++) {
+        if (s->set[k].k != K_MIX)
+            continue;
+        const cJSON *mix;
+        cJSON_ArrayForEach(mix, s->set[k].values) {
+            const cJSON *t;
+            cJSON_ArrayForEach(t, mix) {
+                char path[V10_SPEC_MAX];
+                snprintf(path, sizeof path, "%s", t->valuestring);
+                path[strcspn(path, ":")] = 0;
+                size_t l = strlen(path);
+                int file = strchr(path, '/') || (l > 4 && !strcmp(path + l - 4, ".csv")) ||
+                           (l > 5 && !strcmp(path + l - 5, ".onnx"));
+                if (!file || cJSON_GetObjectItemCaseSensitive(o, path))
+                    continue;
+                size_t n;
+                char *b = v10_file_read(path, (size_t)1 << 31, &n, err), h[17];
+                if (!b) {
+                    cJSON_Delete(o);
+                    return NULL;
+                }
+                hex16(fnv1a_n(b, n), h);
+                free(b);
+                cJSON_AddStringToObject(o, path, h);
+            }
+        }
+    }
+    if (!o || v10_json_failed_since(mark)) {
+        cJSON_Delete(o);
+        v10_err_set(err, "out of memory");
+        return NULL;
+    }
+    return o;
+}
+
+/* 0 if every input recorded in spec.json (`was`) still has its hash in
+ * `now`; -1 with err naming the first file that changed. */
+static int inputs_unchanged(const char *dir, const cJSON *was, const cJSON *now, v10_err *err)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach(w, was) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(now, w->string);
+        if (!cJSON_IsString(w) || !cJSON_IsString(n) || strcmp(w->valuestring, n->valuestring))
+            return v10_err_set(err, "%s: input %s changed since the sweep started (content "
+                                    "hash %s, now %s): refusing to resume, which would mix "
+                                    "results of both; restore the file or run into a new --out",
+                               dir, w->string, cJSON_IsString(w) ? w->valuestring : "?",
+                               cJSON_IsString(n) ? n->valuestring : "missing");
+    }
+    return 0;
 }
 
 int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
@@ -964,14 +1105,22 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         return v10_err_set(err, "out of memory");
     }
     st->s = s;
-    st->fd = -1;
+    st->fd = st->lock = -1;
     st->done = done;
     snprintf(st->dir, sizeof st->dir, "%s", dir);
     char path[4200];
+    join(path, sizeof path, dir, LOCK_NAME);
+    if (v10_lock_take(path, dir, &st->lock, err)) {
+        v10_sweep_store_close(st);
+        return -1;
+    }
     join(path, sizeof path, dir, "spec.json");
-    char *old = slurp(path, NULL);
+    struct stat sst;
+    char *old = NULL;
     int rc = -1;
-    if (old) {
+    if (lstat(path, &sst) == 0 && !(old = v10_file_read(path, V10_JSON_MAX_BYTES, NULL, err))) {
+        /* spec.json is there but unreadable: rc stays -1 */
+    } else if (old) {
         cJSON *o = cJSON_Parse(old);
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "spec_hash");
         if (!resume)
@@ -983,8 +1132,12 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
             v10_err_set(err, "%s was started with a different spec (hash %s, this spec %s): "
                         "refusing to resume; run the changed spec into a new --out directory",
                         dir, h->valuestring, s->hash);
-        else
-            rc = 0;
+        else {
+            const cJSON *was = cJSON_GetObjectItemCaseSensitive(o, "inputs");
+            cJSON *now = was ? input_hashes(s, err) : NULL;
+            rc = was && (!now || inputs_unchanged(dir, was, now, err)) ? -1 : 0;
+            cJSON_Delete(now);
+        }
         cJSON_Delete(o);
         free(old);
     } else if (dir_has_files(dir)) {
@@ -997,6 +1150,16 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         cJSON_AddNumberToObject(rec, "points", (double)s->points);
         cJSON_AddStringToObject(rec, "version", V10_VERSION);
         v10_json_add(rec, "spec", cJSON_Parse(s->canonical));
+        cJSON *inputs = input_hashes(s, err);
+        if (!inputs) {
+            cJSON_Delete(rec);
+            v10_sweep_store_close(st);
+            return -1;
+        }
+        if (cJSON_GetArraySize(inputs) > 0) /* a spec of zoo models only: none */
+            v10_json_add(rec, "inputs", inputs);
+        else
+            cJSON_Delete(inputs);
         char *t = v10_json_failed_since(mark) ? NULL : cJSON_Print(rec);
         cJSON_Delete(rec);
         if (!t) {
@@ -1004,7 +1167,7 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         } else {
             size_t n = strlen(t);
             t[n] = '\n';
-            rc = write_atomic(dir, "spec.json", t, n + 1, err);
+            rc = v10_file_write(path, t, n + 1, 1, err);
             free(t);
         }
     }
@@ -1013,7 +1176,7 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         st->fd = open(path, O_RDWR | O_CREAT | O_APPEND, 0644);
         if (st->fd < 0)
             rc = v10_err_set(err, "%s: %s", path, strerror(errno));
-        else if (fsync_dir(dir))
+        else if (v10_fsync_dir(dir))
             rc = v10_err_set(err, "%s: %s", dir, strerror(errno));
         else
             rc = load_rows(st, err);
@@ -1029,6 +1192,7 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
 const unsigned char *v10_sweep_store_done(const v10_sweep_store *st) { return st->done; }
 size_t v10_sweep_store_count(const v10_sweep_store *st) { return st->count; }
 size_t v10_sweep_store_dropped(const v10_sweep_store *st) { return st->dropped; }
+size_t v10_sweep_store_refused(const v10_sweep_store *st) { return st->refused; }
 
 int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_err *err)
 {
@@ -1050,6 +1214,7 @@ void v10_sweep_store_close(v10_sweep_store *st)
         return;
     if (st->fd >= 0)
         close(st->fd);
+    v10_lock_release(st->lock);
     free(st->done);
     free(st);
 }
@@ -1103,29 +1268,17 @@ static void sb_cell(sbuf *b, const char *s)
     sb_put(b, "\"", 1);
 }
 
-/* Shortest %g that reads back exactly. */
-static void fmt_num(double v, char *out, size_t cap)
-{
-    if (!isfinite(v)) {
-        out[0] = 0;
-        return;
-    }
-    snprintf(out, cap, "%.15g", v);
-    if (strtod(out, NULL) != v)
-        snprintf(out, cap, "%.17g", v);
-}
-
 /* A JSON value as one CSV cell: lists of strings join with '+', lists of
  * numbers with ';', objects as compact JSON, null as empty. */
 static void sb_json_cell(sbuf *b, const cJSON *j)
 {
-    char num[40];
+    char num[V10_NUM_MAX];
     if (!j || cJSON_IsNull(j)) {
         return;
     } else if (cJSON_IsString(j)) {
         sb_cell(b, j->valuestring);
     } else if (cJSON_IsNumber(j)) {
-        fmt_num(j->valuedouble, num, sizeof num);
+        v10_num_fmt(j->valuedouble, num, sizeof num); /* parsed JSON: finite */
         sb_str(b, num);
     } else if (cJSON_IsBool(j)) {
         sb_str(b, cJSON_IsTrue(j) ? "true" : "false");
@@ -1137,7 +1290,7 @@ static void sb_json_cell(sbuf *b, const cJSON *j)
             if (cJSON_IsString(c))
                 sb_str(&t, c->valuestring);
             else {
-                fmt_num(c->valuedouble, num, sizeof num);
+                v10_num_fmt(c->valuedouble, num, sizeof num);
                 sb_str(&t, num);
             }
         }
@@ -1229,7 +1382,7 @@ static void csv_header(sbuf *b, const v10_sweep *s, size_t max_t)
                      tenant_cols[k][1] ? "_" : "", tenant_cols[k][1] ? tenant_cols[k][1] : "");
             sb_str(b, col);
         }
-    sb_str(b, "\n");
+    sb_str(b, ",error\n");
 }
 
 /* One row of results.csv from one parsed results.jsonl row. */
@@ -1263,6 +1416,8 @@ static void csv_row(sbuf *b, const v10_sweep *s, const cJSON *r, size_t max_t)
                 sb_json_cell(b, path_get(tj, tenant_cols[k][0], tenant_cols[k][1]));
         }
     }
+    sb_str(b, ",");
+    sb_json_cell(b, path_get(r, "error", NULL));
     sb_str(b, "\n");
 }
 
@@ -1299,7 +1454,7 @@ static int read_row(FILE *in, const char *path, off_t at, char **line, size_t *c
  * Writes results.csv, one row per point in index order, streaming: a first
  * pass over results.jsonl notes where each point's first row starts (and
  * the most tenants in a row), a second reads the rows back in index order,
- * one at a time, into DIR/results.csv.tmp, which is fsync'ed and renamed.
+ * one at a time, into a temporary that is fsync'ed and renamed (v10_wfile).
  * Memory: one offset per point and one row.
  */
 int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
@@ -1307,10 +1462,9 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
     const v10_sweep *s = st->s;
     if (st->count < s->points)
         return 0;
-    char path[4200], tmp[4210], dst[4200];
+    char path[4200], dst[4200];
     join(path, sizeof path, st->dir, "results.jsonl");
     join(dst, sizeof dst, st->dir, "results.csv");
-    snprintf(tmp, sizeof tmp, "%s.tmp", dst);
     FILE *in = fopen(path, "r"), *out = NULL;
     if (!in)
         return v10_err_set(err, "%s: %s", path, strerror(errno));
@@ -1329,22 +1483,20 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
         size_t t = (size_t)cJSON_GetArraySize(path_get(path_get(o, "result", NULL), "tenants",
                                                        NULL));
         max_t = t > max_t ? t : max_t;
-        if (at[idx] < 0) /* a duplicate: keep the first */
+        if (at[idx] < 0) { /* a duplicate: keep the first */
             at[idx] = pos;
+            st->refused += cJSON_GetObjectItemCaseSensitive(o, "error") != NULL;
+        }
         cJSON_Delete(o);
     }
     for (size_t i = 0; rc == 0 && i < s->points; i++)
         if (at[i] < 0)
             rc = v10_err_set(err, "%s: point %zu is missing", path, i);
-    if (rc == 0) {
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        out = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (!out) {
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
-            if (fd >= 0)
-                close(fd);
-        }
-    }
+    v10_wfile w = {0};
+    if (rc == 0 && v10_wfile_open(&w, dst, 1, err) == 0)
+        out = w.f;
+    else
+        rc = -1;
     if (rc == 0)
         csv_header(&b, s, max_t);
     for (size_t i = 0; rc == 0 && i < s->points; i++) {
@@ -1356,20 +1508,14 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
         if (b.oom || v10_json_failed_since(mark))
             rc = v10_err_set(err, "%s: out of memory", dst);
         else if (fwrite(b.p, 1, b.n, out) != b.n)
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
+            rc = v10_err_set(err, "%s: %s", dst, strerror(errno));
         b.n = 0;
     }
     if (out) {
-        if (rc == 0 && (fflush(out) || fsync(fileno(out))))
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
-        if (fclose(out) && rc == 0)
-            rc = v10_err_set(err, "%s: %s", tmp, strerror(errno));
-        if (rc == 0 && rename(tmp, dst))
-            rc = v10_err_set(err, "%s: %s", dst, strerror(errno));
-        if (rc)
-            unlink(tmp);
-        else if (fsync_dir(st->dir))
-            rc = v10_err_set(err, "%s: %s", st->dir, strerror(errno));
+        if (rc == 0)
+            rc = v10_wfile_commit(&w, err);
+        else
+            v10_wfile_abort(&w);
     }
     free(b.p);
     free(line);

@@ -14,6 +14,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/file.h"
+#include "util/json.h"
+
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
 
@@ -226,14 +229,9 @@ static int set_field(v10_npu *n, const field *f, const cJSON *v, const char *ori
 
 int v10_npu_from_json(const char *text, const char *origin, v10_npu *out, v10_err *err)
 {
-    cJSON *root = cJSON_Parse(text);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        int line = 1;
-        for (const char *c = text; at && c < at && *c; c++)
-            line += *c == '\n';
-        return v10_err_set(err, "%s:%d: malformed JSON", origin, line);
-    }
+    cJSON *root = v10_json_parse_input(text, origin, err);
+    if (!root)
+        return -1;
     int rc = -1;
     if (!cJSON_IsObject(root)) {
         v10_err_set(err, "%s: expected a JSON object of NPU fields", origin);
@@ -251,6 +249,11 @@ int v10_npu_from_json(const char *text, const char *origin, v10_npu *out, v10_er
     const cJSON *v;
     cJSON_ArrayForEach(v, root) {
         if (!strcmp(v->string, "base"))
+            continue;
+        /* 'v10sim npu --format json' adds the figures derived from the
+         * fields; they are recomputed, so reading its output back ignores
+         * them (an edit there changes nothing: edit the fields). */
+        if (!strcmp(v->string, "derived") && cJSON_IsObject(v))
             continue;
         if (!strcmp(v->string, "name")) {
             if (!cJSON_IsString(v) || !*v->valuestring ||
@@ -281,62 +284,16 @@ done:
     return rc;
 }
 
-/* Reads a whole (small) file into a NUL-terminated buffer. */
-static char *slurp(const char *path, v10_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t r = fread(buf + len, 1, cap - len - 1, f);
-        len += r;
-        if (len + 1 < cap)
-            break;
-        if (cap >= (16u << 20)) {
-            free(buf);
-            buf = NULL;
-            v10_err_set(err, "%s: file larger than 16 MiB", path);
-            fclose(f);
-            return NULL;
-        }
-        char *nb = realloc(buf, cap *= 2);
-        if (!nb)
-            free(buf);
-        buf = nb;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf) {
-        v10_err_set(err, "%s: out of memory", path);
-        return NULL;
-    }
-    if (bad) {
-        free(buf);
-        v10_err_set(err, "%s: read error", path);
-        return NULL;
-    }
-    buf[len] = 0;
-    if (strlen(buf) != len) {
-        free(buf);
-        v10_err_set(err, "%s: contains a NUL byte", path);
-        return NULL;
-    }
-    return buf;
-}
-
 int v10_npu_resolve(const char *spec, v10_npu *out, v10_err *err)
 {
     size_t l = strlen(spec);
     if (!strchr(spec, '/') && !(l > 5 && !strcmp(spec + l - 5, ".json")))
         return v10_npu_preset(spec, out, err);
-    char *text = slurp(spec, err);
+    const char *body;
+    char *text = v10_text_read(spec, V10_JSON_MAX_BYTES, &body, err);
     if (!text)
         return -1;
-    int rc = v10_npu_from_json(text, spec, out, err);
+    int rc = v10_npu_from_json(body, spec, out, err);
     free(text);
     return rc;
 }

@@ -109,8 +109,9 @@ static const kind *kinds_for(const char *row)
     return K_DEFAULT;
 }
 
-/* A calibrated model larger than this is refused (memory: ~200 B an op). */
-#define MAX_CAL_OPS (8u << 20)
+/* A calibrated model larger than this is refused (memory: ~200 B an op,
+ * 400 MB; the largest isca23 model, RetinaNet, has 7.6 x 10^5). */
+#define MAX_CAL_OPS (2u << 20)
 
 /* ---- the plan: per architectural operator, what it becomes ---- */
 
@@ -502,6 +503,14 @@ int v10_calibrate(const v10_model *in, const v10_profile *prof, const v10_npu *n
 
     /* 1. Operator counts. */
     double Ls = t.sa_op_us * per_us, Lv = t.vu_op_us * per_us;
+    /* An operator is at least its issue overhead plus one cycle of work. */
+    double min_len = (double)npu->issue_cycles + 1;
+    if (Ls < min_len || (t.vu_busy > 0 && Lv < min_len))
+        return v10_err_set(err, "calibrate %s: %s %.4g µs is shorter than one operator on "
+                                "%s (%.0f cycles of issue and work = %.4g µs)", who,
+                           Ls < min_len ? "sa_op_us" : "vu_op_us",
+                           Ls < min_len ? t.sa_op_us : t.vu_op_us, npu->name, min_len,
+                           min_len / per_us);
     double ratio = t.vu_busy > 0 ? t.vu_busy / t.sa_busy * Ls / Lv : 0;
     double n0 = fmax(1, round(S_arch / Ls));
     double n_sa = n0, n_vu = 0, best_err = INFINITY, best_sa = n0;

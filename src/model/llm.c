@@ -14,7 +14,8 @@
 #include <cjson/cJSON.h>
 
 #include "model/vu_ops.h"
-#include "util/config.h"
+#include "util/file.h"
+#include "util/json.h"
 
 #define BYTES_PER_ELEM 2 /* bf16 weights, activations and KV cache */
 #define MAX_SEQS 65536   /* sequences in one decode iteration, as batch= */
@@ -208,10 +209,14 @@ int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
                       v10_err *err)
 {
     memset(out, 0, sizeof *out);
-    cJSON *root = v10_config_parse(text, origin, "LLM configuration keys", err);
+    cJSON *root = v10_json_parse_input(text, origin, err);
     if (!root)
         return -1;
     int rc = -1;
+    if (!cJSON_IsObject(root)) {
+        v10_err_set(err, "%s: expected a JSON object of LLM configuration keys", origin);
+        goto done;
+    }
     const cJSON *base = cJSON_GetObjectItemCaseSensitive(root, "base");
     if (base && (!cJSON_IsString(base) || v10_llm_preset(base->valuestring, out, err))) {
         if (!cJSON_IsString(base))
@@ -230,8 +235,13 @@ int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
         if (!strcmp(v->string, "base"))
             continue;
         if (!strcmp(v->string, "name")) {
-            if (v10_config_name(v, origin, out->name, sizeof out->name, err))
+            if (!cJSON_IsString(v) || !*v->valuestring ||
+                strlen(v->valuestring) >= sizeof out->name) {
+                v10_err_set(err, "%s: key 'name': expected a string of 1 to %d characters",
+                            origin, V10_NAME_MAX - 1);
                 goto done;
+            }
+            snprintf(out->name, sizeof out->name, "%s", v->valuestring);
             continue;
         }
         size_t i = 0;
@@ -258,17 +268,16 @@ done:
     return rc;
 }
 
-#define MAX_CONFIG_BYTES (1u << 20)
-
 int v10_llm_resolve(const char *spec, v10_llm_config *out, v10_err *err)
 {
     size_t l = strlen(spec);
     if (!strchr(spec, '/') && !(l > 5 && !strcmp(spec + l - 5, ".json")))
         return v10_llm_preset(spec, out, err);
-    char *text = v10_config_read_text(spec, MAX_CONFIG_BYTES, err);
+    const char *body;
+    char *text = v10_text_read(spec, V10_JSON_MAX_BYTES, &body, err);
     if (!text)
         return -1;
-    int rc = v10_llm_from_json(text, spec, out, err);
+    int rc = v10_llm_from_json(body, spec, out, err);
     free(text);
     return rc;
 }
@@ -511,10 +520,10 @@ int v10_llm_decode(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *ctx
 
 /* ---- the model-spec form ---- */
 
-/* Parses a positive integer of at most `max` ending at *end; -1 if not. */
+/* Parses a positive integer of at most `max`, leaving *end after it; -1 if not. */
 static int parse_count(const char *s, char **end, unsigned long max, unsigned long *out)
 {
-    if (*s < '0' || *s > '9')
+    if (*s < '1' || *s > '9') /* no sign, no leading zero (util/num.h's rule) */
         return -1;
     *out = strtoul(s, end, 10);
     return *out >= 1 && *out <= max ? 0 : -1;

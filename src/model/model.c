@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/num.h"
+#include "util/text.h"
 #include "v10/calibrate.h"
 #include "v10/cost.h"
 #include "v10/llm.h"
@@ -52,7 +54,7 @@ const char *v10_fu_name(v10_fu_type fu) { return fu == V10_FU_SA ? "SA" : "VU"; 
 void v10_model_init(v10_model *m, const char *name, uint32_t batch)
 {
     memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "%s", name);
+    v10_name_escape(m->name, sizeof m->name, name); /* safe for every writer */
     m->batch = batch;
 }
 
@@ -83,7 +85,9 @@ int v10_model_push(v10_model *m, const v10_op *op, v10_err *err)
     if (m->n_ops == m->cap_ops &&
         v10_model_reserve(m, m->cap_ops ? 2 * m->cap_ops : 64, err))
         return -1;
-    m->ops[m->n_ops++] = *op;
+    m->ops[m->n_ops] = *op;
+    v10_op *o = &m->ops[m->n_ops++];
+    v10_name_escape(o->name, sizeof o->name, o->name); /* names from files: util/text.h */
     return 0;
 }
 
@@ -196,6 +200,7 @@ int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
         size_t l = strlen(prev->name);
         if (l + 2 < sizeof prev->name)
             snprintf(prev->name + l, sizeof prev->name - l, "+%s", name);
+        v10_name_escape(prev->name, sizeof prev->name, prev->name);
         return 0;
     }
     v10_op op;
@@ -263,9 +268,8 @@ static int parse_spec(const char *text, spec *sp, v10_err *err)
             char num[32];
             if (opt_value(kv, kl, 6, num, sizeof num))
                 return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536]", text);
-            char *end;
-            unsigned long v = strtoul(num, &end, 10);
-            if (*end || num[0] == '-' || num[0] == '+' || v < 1 || v > 65536)
+            uint64_t v;
+            if (v10_parse_u64(num, &v) || v < 1 || v > 65536)
                 return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536], "
                                         "got '%s'", text, num);
             sp->batch = (uint32_t)v;

@@ -16,6 +16,7 @@
 #include <onnx/onnx.pb-c.h>
 
 #include "model/vu_ops.h"
+#include "util/file.h"
 
 #define MAX_RANK V10_ONNX_MAX_RANK
 #define MAX_VALS 4096           /* integer constants evaluated at import time */
@@ -1936,39 +1937,11 @@ int v10_onnx_parse(const uint8_t *data, size_t size, const char *path, const cha
     return rc;
 }
 
-/* Reads a whole file (at most MAX_FILE_BYTES). */
+/* Reads a whole file (at most MAX_FILE_BYTES), once (util/file.h). */
 static int slurp(const char *path, uint8_t **data, size_t *size, v10_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        if (cap >= MAX_FILE_BYTES) {
-            free(buf);
-            fclose(f);
-            return v10_err_set(err, "%s: larger than %zu bytes", path, MAX_FILE_BYTES);
-        }
-        uint8_t *nb = realloc(buf, cap *= 2);
-        if (!nb)
-            free(buf);
-        buf = nb;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf)
-        return v10_err_set(err, "%s: out of memory", path);
-    if (bad) {
-        free(buf);
-        return v10_err_set(err, "%s: read error", path);
-    }
-    *data = buf;
-    *size = n;
-    return 0;
+    *data = (uint8_t *)v10_file_read(path, MAX_FILE_BYTES, size, err);
+    return *data ? 0 : -1;
 }
 
 int v10_onnx_read(const char *path, const v10_onnx_opts *opts, v10_model *out,

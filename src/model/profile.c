@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "util/csv.h"
+#include "util/file.h"
+#include "util/num.h"
 
 /* Columns of a profile CSV; aliases map to one field.  Percentages and µs. */
 enum { P_MODEL, P_BATCH, P_SA, P_VU, P_HBM, P_SA_US, P_VU_US, P_FLOPS, P_N };
@@ -76,8 +78,8 @@ int v10_profile_parse_row(const char *s, char *row, size_t row_sz, uint32_t *bat
     memcpy(row, s, len);
     row[len] = 0;
     if (sep) {
-        unsigned long long b;
-        if (v10_csv_u64(sep + 1, &b) || b < 1 || b > 65536)
+        uint64_t b;
+        if (v10_parse_u64(sep + 1, &b) || b < 1 || b > 65536)
             return v10_err_set(err, "profile row '%s': batch: expected an integer in "
                                     "[1, 65536]", s);
         *batch = (uint32_t)b;
@@ -93,7 +95,7 @@ static int cell(const char *s, double scale, double *out)
         return 0;
     }
     double v;
-    if (v10_csv_double(s, &v))
+    if (v10_parse_f64(s, &v))
         return -1;
     *out = v * scale;
     return 0;
@@ -116,7 +118,7 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
         if (ll == sizeof line - 1 && line[ll - 1] != '\n')
             return v10_err_set(err, "%s:%ld: line longer than %d bytes", origin, lineno,
                                V10_CSV_LINE_MAX - 2);
-        char *text = v10_csv_strip(lineno == 1 ? v10_csv_skip_bom(line) : line);
+        char *text = v10_csv_strip(lineno == 1 ? (char *)(uintptr_t)v10_skip_bom(line) : line);
         if (!*text || *text == '#')
             continue;
         int n = v10_csv_split(text, fld, V10_CSV_FIELDS_MAX);
@@ -150,8 +152,8 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
         if (strcmp(fld[col_of[P_MODEL]], row))
             continue;
         if (col_of[P_BATCH] >= 0 && batch) {
-            unsigned long long b;
-            if (v10_csv_u64(fld[col_of[P_BATCH]], &b))
+            uint64_t b;
+            if (v10_parse_u64(fld[col_of[P_BATCH]], &b))
                 return v10_err_set(err, "%s:%ld: batch: expected an integer, got '%s'",
                                    origin, lineno, fld[col_of[P_BATCH]]);
             if (b != batch)
@@ -185,8 +187,8 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
                 *(double *)(void *)((char *)p + MAP[i].off) = v;
         }
         if (col_of[P_BATCH] >= 0 && !batch) {
-            unsigned long long b;
-            if (!v10_csv_u64(fld[col_of[P_BATCH]], &b) && b <= 65536)
+            uint64_t b;
+            if (!v10_parse_u64(fld[col_of[P_BATCH]], &b) && b <= 65536)
                 p->batch = (uint32_t)b;
         }
     }

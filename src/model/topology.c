@@ -3,6 +3,8 @@
  * rules); every error names the file and the 1-based line.
  */
 #include "model/topology.h"
+#include "util/file.h"
+#include "util/num.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -74,10 +76,12 @@ static int parse_dim(const char *path, unsigned line, const char *col, const cha
     if (!*s)
         return v10_err_set(err, "%s:%u: %s is empty, expected a positive integer", path,
                            line, col);
-    errno = 0;
-    unsigned long long v = strtoull(s, NULL, 10);
-    if (errno == ERANGE || v > UINT64_MAX)
-        return v10_err_set(err, "%s:%u: %s = %s does not fit in 64 bits", path, line, col, s);
+    uint64_t v;
+    if (v10_parse_u64(s, &v))
+        return v10_err_set(err, s[0] == '0' ? "%s:%u: %s = %s: expected a decimal integer "
+                                              "without a leading zero"
+                                            : "%s:%u: %s = %s does not fit in 64 bits",
+                           path, line, col, s);
     if (v == 0)
         return v10_err_set(err, "%s:%u: %s must be >= 1, got 0", path, line, col);
     *out = (uint64_t)v;
@@ -109,6 +113,12 @@ static int parse_layer(const char *path, unsigned line, int gemm, char **f, size
     for (size_t i = 1; i < want; i++)
         if (parse_dim(path, line, gemm ? gemm_cols[i] : conv_cols[i], f[i], &v[i - 1], err))
             return -1;
+    /* docs/limits.md: convolution heights, widths and strides <= 2^32 - 1,
+     * as the model builder's (src/model/model.c). */
+    for (size_t i = 0; !gemm && i < 7; i++)
+        if (i != 4 && i != 5 && v[i] > UINT32_MAX)
+            return v10_err_set(err, "%s:%u: %s must be at most 2^32 - 1, got %s", path, line,
+                               conv_cols[i + 1], f[i + 1]);
     if (gemm) {
         /* SCALE-Sim's -i gemm: ifmap M x K, filter 1 x K, 1 channel, N filters */
         L->ifmap_h = v[0], L->ifmap_w = v[2];
@@ -195,8 +205,8 @@ int v10_topology_parse(FILE *fp, const char *path, int force_gemm, v10_topo **ou
             goto done;
         }
         char *f[MAX_FIELDS];
-        if (line == 1) { /* header */
-            size_t n = split(buf, f);
+        if (line == 1) { /* header (after a UTF-8 byte order mark, if any) */
+            size_t n = split((char *)v10_skip_bom(buf), f);
             if (gemm == V10_TOPO_AUTO) {
                 if (n == 4)
                     gemm = V10_TOPO_GEMM;

@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/csv.h"
+#include "util/file.h"
+#include "util/num.h"
 #include "v10/model.h"
 
 enum { C_NAME, C_FU, C_CYCLES, C_US, C_BYTES, C_TILES, C_MACS, C_FLOPS, C_VMEM, C_RESTREAM, C_N };
@@ -24,47 +27,7 @@ static const char *const col_names[C_N] = {"name", "fu", "cycles", "us", "hbm_by
 #define MAX_FIELDS 32
 #define MAX_LINE 4096
 
-/* Strips leading/trailing blanks in place. */
-static char *strip(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
-        *--e = 0;
-    return s;
-}
-
-/* Splits on commas (no quoting: names may not contain commas). */
-static int split(char *line, char **f)
-{
-    int n = 0;
-    for (char *p = line;; ) {
-        if (n == MAX_FIELDS)
-            return -1;
-        char *c = strchr(p, ',');
-        if (c)
-            *c = 0;
-        f[n++] = strip(p);
-        if (!c)
-            break;
-        p = c + 1;
-    }
-    return n;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    if (!*s || *s == '-' || *s == '+')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
+static int parse_u64(const char *s, uint64_t *out) { return v10_parse_u64(s, out); }
 
 /* An empty model named after the file's base name. */
 static void init_named(v10_model *m, const char *path)
@@ -100,10 +63,10 @@ int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model
             v10_err_set(err, "%s:%d: line longer than %d bytes", path, lineno, MAX_LINE - 2);
             goto fail;
         }
-        char *s = strip(line);
+        char *s = v10_csv_strip(lineno == 1 ? (char *)v10_skip_bom(line) : line);
         if (!*s || *s == '#')
             continue;
-        int n = split(s, fld);
+        int n = v10_csv_split(s, fld, MAX_FIELDS);
         if (n < 0) {
             v10_err_set(err, "%s:%d: more than %d fields", path, lineno, MAX_FIELDS);
             goto fail;
@@ -164,10 +127,8 @@ int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model
                 goto fail;
             }
         } else {
-            char *end;
-            errno = 0;
-            double us = strtod(fld[col[C_US]], &end);
-            if (errno || *end || !*fld[col[C_US]] || !(us > 0) || us > 1e9) {
+            double us;
+            if (v10_parse_f64(fld[col[C_US]], &us) || !(us > 0) || us > 1e9) {
                 v10_err_set(err, "%s:%d: us: expected a number in (0, 1e9], got '%s'", path,
                             lineno, fld[col[C_US]]);
                 goto fail;
@@ -237,7 +198,11 @@ int v10_trace_csv_write(const v10_model *m, const v10_npu *npu, FILE *f)
         for (char *c = name; *c; c++)
             if (*c == ',')
                 *c = ';';
-        fprintf(f, "%s,%s,%llu,%llu,%u,%llu,%llu,%llu,%llu\n", name, v10_fu_name(op->fu),
+        /* A leading '#' would make the row a comment: escape it as names are
+         * (util/text.h), so the file reads back with every operator. */
+        int hash = name[0] == '#';
+        fprintf(f, "%s%s,%s,%llu,%llu,%u,%llu,%llu,%llu,%llu\n", hash ? "\\x23" : "",
+                name + hash, v10_fu_name(op->fu),
                 (unsigned long long)(op->compute_cycles ? op->compute_cycles : 1),
                 (unsigned long long)op->hbm_bytes, op->tiles, (unsigned long long)op->macs,
                 (unsigned long long)op->flops, (unsigned long long)op->vmem_bytes,

@@ -198,8 +198,12 @@ void v10_report_compare_cols(v10_tab *t)
     v10_tab_col(t, "preemptions", V10_COL_INT, 0);
     v10_tab_col(t, "tenant", V10_COL_STR, 0);
     v10_tab_col(t, "np", V10_COL_REAL, 3);
+    v10_tab_col(t, "thru_rps", V10_COL_REAL, 2);
     v10_tab_col(t, "lat_avg_us", V10_COL_REAL, 1);
+    v10_tab_col(t, "lat_p50_us", V10_COL_REAL, 1);
     v10_tab_col(t, "lat_p95_us", V10_COL_REAL, 1);
+    v10_tab_col(t, "lat_p99_us", V10_COL_REAL, 1);
+    v10_tab_col(t, "slo", V10_COL_REAL, 3);
 }
 
 void v10_report_compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r)
@@ -219,8 +223,12 @@ void v10_report_compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run
         v10_tab_int(t, (int64_t)r->preemptions);
         v10_tab_str(t, x->name);
         v10_tab_real(t, x->np);
+        v10_tab_real(t, x->throughput_rps);
         v10_tab_real(t, x->lat_avg_us);
+        v10_tab_real(t, x->lat_p50_us);
         v10_tab_real(t, x->lat_p95_us);
+        v10_tab_real(t, x->lat_p99_us);
+        v10_tab_real(t, x->slo_attainment >= 0 ? x->slo_attainment : NAN);
     }
 }
 
@@ -237,7 +245,7 @@ int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_forma
         return rc;
     }
     cJSON *j = v10_report_run_json(cfg, r);
-    char *s = j ? cJSON_Print(j) : NULL;
+    char *s = v10_json_print(j, 1);
     cJSON_Delete(j);
     if (!s)
         return -1;

@@ -1,7 +1,10 @@
 /*
  * svg.c — grouped-bar and line charts as standalone SVG (see v10/svg.h).
  * Layout: a plot area with a left margin for y tick labels, a bottom margin
- * for x labels (rotated when crowded) and a legend column on the right.
+ * for x labels (rotated 35 or 90 degrees, smaller, when crowded) and a
+ * legend column on the right, or rows above the plot when its labels are
+ * too long for a column.  Line series differ in colour, dash pattern and
+ * hollow marker shape, so coinciding lines stay visible.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +16,16 @@
 static const char *const palette[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
                                       "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
 #define N_PALETTE (sizeof palette / sizeof palette[0])
+
+/* Line series: dash patterns and marker shapes, cycled independently of the
+ * colours (a series index s uses palette[s % 8], dashes[s % 5], shape s % 4). */
+static const char *const dashes[] = {NULL, "7,4", "2,3", "9,3,2,3", "4,4"};
+#define N_DASHES (sizeof dashes / sizeof dashes[0])
+
+/* Text metrics for the layout: an 11 px Helvetica character is about 6.5 px
+ * wide on average (wider than most, so estimates err on the roomy side). */
+#define CHAR_W 6.5
+#define LEGEND_ROW 18.0
 
 void v10_xml_escape(FILE *f, const char *s)
 {
@@ -51,6 +64,9 @@ static void num(FILE *f, double v)
 typedef struct frame {
     double x0, y0, w, h;  /* plot area, pixels (y0 is the top) */
     double lo, hi, step;  /* y range and tick step */
+    int legend_top;       /* legend in rows above the plot, not a column on the right */
+    int angle;            /* x tick labels: 0, 35 or 90 degrees */
+    double label_px;      /* x tick label font size */
 } frame;
 
 static double ymap(const frame *fr, double v)
@@ -119,14 +135,58 @@ static void axes(FILE *f, const v10_svg_chart *c, const frame *fr)
     }
 }
 
+/* Opens series s's hollow marker centred on (x, y): a circle, square,
+ * triangle or diamond; the caller adds a <title> and closes it with the
+ * element name returned. */
+static const char *marker_open(FILE *f, size_t s, double x, double y)
+{
+    const char *col = palette[s % N_PALETTE];
+    const char *style = "fill=\"none\" stroke-width=\"1.5\"";
+    switch (s % 4) {
+    case 0:
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" stroke=\"%s\" %s>", x, y, col, style);
+        return "circle";
+    case 1:
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" stroke=\"%s\" %s>",
+                x - 3.5, y - 3.5, col, style);
+        return "rect";
+    case 2:
+        fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" stroke=\"%s\" %s>", x,
+                y - 4.5, x + 4, y + 3, x - 4, y + 3, col, style);
+        return "polygon";
+    default:
+        fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" stroke=\"%s\" %s>",
+                x, y - 4.5, x + 4.5, y, x, y + 4.5, x - 4.5, y, col, style);
+        return "polygon";
+    }
+}
+
+/* A line series' stroke: colour, width and dash pattern. */
+static void line_style(FILE *f, size_t s)
+{
+    fprintf(f, "fill=\"none\" stroke=\"%s\" stroke-width=\"2\"", palette[s % N_PALETTE]);
+    if (dashes[s % N_DASHES])
+        fprintf(f, " stroke-dasharray=\"%s\"", dashes[s % N_DASHES]);
+}
+
 static void legend(FILE *f, const v10_svg_chart *c, const frame *fr)
 {
-    double x = fr->x0 + fr->w + 14, y = fr->y0 + 6;
-    for (size_t s = 0; s < c->n_series; s++, y += 18) {
-        const char *col = palette[s % N_PALETTE];
-        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", x, y,
-                col);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", x + 17, y + 10);
+    double x = fr->legend_top ? fr->x0 : fr->x0 + fr->w + 14;
+    double y = fr->legend_top ? fr->y0 - LEGEND_ROW * (double)c->n_series - 4 : fr->y0 + 6;
+    for (size_t s = 0; s < c->n_series; s++, y += LEGEND_ROW) {
+        double tx = x + 17;
+        if (c->kind == V10_SVG_LINES) { /* a sample of the line and its marker */
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" ", x, y + 6,
+                    x + 24, y + 6);
+            line_style(f, s);
+            fputs("/>\n", f);
+            fprintf(f, "</%s>\n", marker_open(f, s, x + 12, y + 6));
+            tx = x + 30;
+        } else {
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
+                    x, y, palette[s % N_PALETTE]);
+        }
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", tx, y + 10);
         v10_xml_escape(f, c->series[s].name);
         fputs("</text>\n", f);
     }
@@ -142,21 +202,26 @@ static void x_label(FILE *f, const v10_svg_chart *c, const frame *fr, int H)
     fputs("</text>\n", f);
 }
 
-/* A category / tick label under the axis, rotated when labels are crowded. */
-static void tick_label(FILE *f, double x, double y, const char *s, int rotate)
+/* A category / tick label under the axis, rotated when labels are crowded
+ * (a 90-degree label is centred on its tick by a third of the font size). */
+static void tick_label(FILE *f, const frame *fr, double x, double y, const char *s)
 {
-    if (rotate)
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\" "
-                   "transform=\"rotate(-35 %.1f %.1f)\">",
-                x, y, x, y);
+    if (fr->angle == 90)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"%.1f\" "
+                   "transform=\"rotate(-90 %.1f %.1f)\">",
+                x + fr->label_px / 3, y, fr->label_px, x + fr->label_px / 3, y);
+    else if (fr->angle)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"%.1f\" "
+                   "transform=\"rotate(-%d %.1f %.1f)\">",
+                x, y, fr->label_px, fr->angle, x, y);
     else
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">", x,
-                y + 4);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"%.1f\">", x,
+                y + 4, fr->label_px);
     v10_xml_escape(f, s);
     fputs("</text>\n", f);
 }
 
-static void bars(FILE *f, const v10_svg_chart *c, const frame *fr, int rotate)
+static void bars(FILE *f, const v10_svg_chart *c, const frame *fr)
 {
     double gw = fr->w / (double)c->n_x, bw = gw * 0.8 / (double)c->n_series;
     double base = ymap(fr, fr->lo > 0 ? fr->lo : fr->hi < 0 ? fr->hi : 0);
@@ -177,13 +242,13 @@ static void bars(FILE *f, const v10_svg_chart *c, const frame *fr, int rotate)
             num(f, v);
             fputs("</title></rect>\n", f);
         }
-        tick_label(f, fr->x0 + gw * ((double)i + 0.5), fr->y0 + fr->h + 12, c->cats[i], rotate);
+        tick_label(f, fr, fr->x0 + gw * ((double)i + 0.5), fr->y0 + fr->h + 12, c->cats[i]);
     }
 }
 
 static double xval(const v10_svg_chart *c, double x) { return c->log2_x ? log2(x) : x; }
 
-static void lines(FILE *f, const v10_svg_chart *c, const frame *fr, int rotate)
+static void lines(FILE *f, const v10_svg_chart *c, const frame *fr)
 {
     double xl = xval(c, c->x[0]), xh = xval(c, c->x[c->n_x - 1]);
     if (!(xh > xl)) {
@@ -202,11 +267,12 @@ static void lines(FILE *f, const v10_svg_chart *c, const frame *fr, int rotate)
         double x = XMAP(c->x[i]);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", x,
                 fr->y0 + fr->h, x, fr->y0 + fr->h + 4);
-        tick_label(f, x, fr->y0 + fr->h + 14, lab, rotate);
+        tick_label(f, fr, x, fr->y0 + fr->h + 14, lab);
     }
     for (size_t s = 0; s < c->n_series; s++) {
-        const char *col = palette[s % N_PALETTE];
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+        fputs("<polyline ", f);
+        line_style(f, s);
+        fputs(" points=\"", f);
         for (size_t i = 0; i < c->n_x; i++)
             if (finite_val(c->series[s].y[i]))
                 fprintf(f, "%.1f,%.1f ", XMAP(c->x[i]), ymap(fr, c->series[s].y[i]));
@@ -215,12 +281,12 @@ static void lines(FILE *f, const v10_svg_chart *c, const frame *fr, int rotate)
             double v = c->series[s].y[i];
             if (!finite_val(v))
                 continue;
-            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>",
-                    XMAP(c->x[i]), ymap(fr, v), col);
+            const char *el = marker_open(f, s, XMAP(c->x[i]), ymap(fr, v));
+            fputs("<title>", f);
             v10_xml_escape(f, c->series[s].name);
             fprintf(f, " @ %.6g: ", c->x[i]);
             num(f, v);
-            fputs("</title></circle>\n", f);
+            fprintf(f, "</title></%s>\n", el);
         }
     }
 #undef XMAP
@@ -252,10 +318,24 @@ char *v10_svg_render(const v10_svg_chart *c)
     frame fr;
     fr.x0 = 64;
     fr.y0 = 36;
-    fr.w = W - fr.x0 - 40 - 6.5 * (double)(maxleg < 40 ? maxleg : 40);
-    double slot = fr.w / (double)c->n_x;
-    int rotate = (double)maxlab * 6.0 > slot * 0.95;
-    double bottom = rotate ? 30 + 5.0 * (double)(maxlab < 30 ? maxlab : 30) : 44;
+    /* The legend column (key, gap, text, margin) if it takes at most 30% of
+     * the width; else one row per series above the plot. */
+    double key = c->kind == V10_SVG_LINES ? 30 : 17;
+    double legend_w = 14 + key + CHAR_W * (double)maxleg + 12;
+    fr.legend_top = legend_w > 0.3 * W;
+    fr.w = W - fr.x0 - (fr.legend_top ? 24 : legend_w);
+    if (fr.legend_top)
+        fr.y0 += LEGEND_ROW * (double)c->n_series + 4;
+    /* x labels: level if they fit their slot, else at 35 degrees if
+     * neighbours clear each other (slot x sin 35 >= the font size), else
+     * vertical with a font no larger than the slot. */
+    double slot = fr.w / (double)c->n_x, lab_w = (double)maxlab * 6.0; /* 10 px font */
+    fr.label_px = 10;
+    fr.angle = lab_w <= slot * 0.95 ? 0 : slot * 0.5736 >= 11 ? 35 : 90;
+    if (fr.angle == 90 && slot < 11)
+        fr.label_px = fmax(6, slot * 0.9);
+    double lab_len = lab_w * fr.label_px / 10;
+    double bottom = fr.angle == 0 ? 44 : fr.angle == 35 ? 30 + lab_len * 0.5736 : 30 + lab_len;
     fr.h = H - fr.y0 - bottom;
     if (fr.w < 100 || fr.h < 80)
         return NULL;
@@ -280,9 +360,9 @@ char *v10_svg_render(const v10_svg_chart *c)
     }
     axes(f, c, &fr);
     if (c->kind == V10_SVG_BARS)
-        bars(f, c, &fr, rotate);
+        bars(f, c, &fr);
     else
-        lines(f, c, &fr, rotate);
+        lines(f, c, &fr);
     legend(f, c, &fr);
     x_label(f, c, &fr, H);
     fputs("</svg>\n", f);

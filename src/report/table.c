@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/json.h"
+#include "util/num.h"
 #include "v10/err.h"
 
 typedef struct col {
@@ -271,7 +272,7 @@ static int write_csv(const v10_tab *t, FILE *f)
             const col *c = &t->cols[j];
             const cell *v = &t->cells[i * t->n_cols + j];
             if (c->kind == V10_COL_REAL && isfinite(v->r))
-                snprintf(buf, sizeof buf, "%.*g", 17, v->r);
+                v10_num_fmt(v->r, buf, sizeof buf);
             else
                 fmt_cell(c, v, buf, sizeof buf);
             csv_field(f, buf);
@@ -345,7 +346,7 @@ int v10_tab_write(const v10_tab *t, v10_format fmt, FILE *f)
         return write_csv(t, f);
     case V10_FMT_JSON: {
         cJSON *j = v10_tab_to_json(t);
-        char *s = j ? cJSON_Print(j) : NULL;
+        char *s = v10_json_print(j, 1);
         cJSON_Delete(j);
         if (!s)
             return -1;

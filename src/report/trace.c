@@ -4,6 +4,8 @@
  * one track per FU (SA0, SA1, ..., VU0, ...); process 2 holds one track per
  * tenant with its requests.  Timestamps are microseconds.
  */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,18 +26,50 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/*
+ * A cycle count as microseconds with four decimals (0.1 ns), exactly: the
+ * cycle is rounded once to a whole number of 0.1 ns ticks, and a slice's
+ * ts and dur both come from its rounded endpoints, so a slice that starts
+ * where the previous one ended on a track starts exactly there (rounding
+ * ts and dur separately made them overlap by 0.1 ns, and Perfetto then
+ * nests them).  Double arithmetic is monotone, so the order is kept.
+ */
+static uint64_t ticks(uint64_t cycles, double mhz)
+{
+    return (uint64_t)llround((double)cycles * 1e4 / mhz);
+}
+
+static void fmt_us(uint64_t t, char *buf, size_t n)
+{
+    snprintf(buf, n, "%llu.%04u", (unsigned long long)(t / 10000), (unsigned)(t % 10000));
+}
+
+/* Whether a record falls in the written window (instants: from <= t < to). */
+static int in_window(const v10_trace *tr, const v10_trace_rec *e)
+{
+    uint64_t to = tr->to_cycle ? tr->to_cycle : UINT64_MAX;
+    return e->start < to && (e->end > tr->from_cycle || e->start >= tr->from_cycle);
+}
+
 int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_run_result *r,
                     FILE *f, v10_err *err)
 {
     size_t nt = cfg->n_tenants;
-    v10_model *models = calloc(nt, sizeof *models);
+    const v10_model *models = cfg->models;
     if (!models)
-        return v10_err_set(err, "trace: out of memory");
-    int rc = -1;
-    size_t loaded = 0;
-    for (; loaded < nt; loaded++)
-        if (v10_model_load(cfg->tenants[loaded].model, &cfg->npu, &models[loaded], err))
-            goto done;
+        return v10_err_set(err, "trace: the run's models are needed (v10_run_config.models)");
+    /* Every record must name a tenant, FU and operator of this run: check
+     * them all before writing anything. */
+    for (size_t k = 0; k < tr->n; k++) {
+        const v10_trace_rec *e = &tr->recs[k];
+        int req = e->kind == V10_TR_REQUEST;
+        /* A switch may belong to no tenant: a whole-core switch holding a free FU. */
+        int anon = e->kind == V10_TR_SWITCH && e->tenant == -1;
+        if ((!anon && (e->tenant < 0 || (size_t)e->tenant >= nt)) || e->kind > V10_TR_REQUEST ||
+            (!req && (e->fu < 0 || (size_t)e->fu >= r->n_fus)) ||
+            (e->kind == V10_TR_OP && e->op >= models[e->tenant].n_ops))
+            return v10_err_set(err, "trace: record %zu does not match the run's models", k);
+    }
     double mhz = cfg->npu.clock_mhz;
     fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"version\":\"%s\",\"policy\":",
             V10_VERSION);
@@ -63,8 +97,12 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
     fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":\"tenants\"}}");
     for (size_t k = 0; k < tr->n; k++) {
         const v10_trace_rec *e = &tr->recs[k];
-        double ts = (double)e->start / mhz, dur = (double)(e->end - e->start) / mhz;
-        char label[160];
+        if (!in_window(tr, e))
+            continue;
+        uint64_t t0 = ticks(e->start, mhz);
+        char ts[32], dur[32], label[160];
+        fmt_us(t0, ts, sizeof ts);
+        fmt_us(ticks(e->end, mhz) - t0, dur, sizeof dur);
         fputs(",\n", f);
         switch ((v10_trace_kind)e->kind) {
         case V10_TR_OP:
@@ -72,7 +110,7 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
                      models[e->tenant].ops[e->op].name);
             fprintf(f, "{\"name\":");
             json_str(f, label);
-            fprintf(f, ",\"cat\":\"op\",\"ph\":\"X\",\"ts\":%.4f,\"dur\":%.4f,\"pid\":1,"
+            fprintf(f, ",\"cat\":\"op\",\"ph\":\"X\",\"ts\":%s,\"dur\":%s,\"pid\":1,"
                        "\"tid\":%d,\"args\":{\"tenant\":%d,\"op\":%u,\"start_cycle\":%llu,"
                        "\"end_cycle\":%llu}}",
                     ts, dur, e->fu, e->tenant, e->op, (unsigned long long)e->start,
@@ -80,26 +118,21 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
             break;
         case V10_TR_SWITCH:
             fprintf(f, "{\"name\":\"context switch\",\"cat\":\"switch\",\"ph\":\"X\","
-                       "\"ts\":%.4f,\"dur\":%.4f,\"pid\":1,\"tid\":%d,\"args\":{\"tenant\":%d}}",
+                       "\"ts\":%s,\"dur\":%s,\"pid\":1,\"tid\":%d,\"args\":{\"tenant\":%d}}",
                     ts, dur, e->fu, e->tenant);
             break;
         case V10_TR_PREEMPT:
             fprintf(f, "{\"name\":\"preempt t%d\",\"cat\":\"preempt\",\"ph\":\"i\",\"s\":\"t\","
-                       "\"ts\":%.4f,\"pid\":1,\"tid\":%d,\"args\":{\"tenant\":%d,\"op\":%u}}",
+                       "\"ts\":%s,\"pid\":1,\"tid\":%d,\"args\":{\"tenant\":%d,\"op\":%u}}",
                     e->tenant, ts, e->fu, e->tenant, e->op);
             break;
         case V10_TR_REQUEST:
-            fprintf(f, "{\"name\":\"request %u\",\"cat\":\"request\",\"ph\":\"X\",\"ts\":%.4f,"
-                       "\"dur\":%.4f,\"pid\":2,\"tid\":%d}",
+            fprintf(f, "{\"name\":\"request %u\",\"cat\":\"request\",\"ph\":\"X\",\"ts\":%s,"
+                       "\"dur\":%s,\"pid\":2,\"tid\":%d}",
                     e->op, ts, dur, e->tenant);
             break;
         }
     }
     fprintf(f, "\n]}\n");
-    rc = ferror(f) ? v10_err_set(err, "trace: write error") : 0;
-done:
-    for (size_t i = 0; i < loaded; i++)
-        v10_model_fini(&models[i]);
-    free(models);
-    return rc;
+    return ferror(f) ? v10_err_set(err, "trace: write error: %s", strerror(errno)) : 0;
 }

@@ -4,7 +4,22 @@
  */
 #include "tenant/horizon.h"
 
+#include <math.h>
+
+#include "engine/engine.h"
 #include "v10/cost.h"
+
+/* The shortest time slice of the run's timers, cycles (at least 1). */
+static double shortest_slice(const v10_run_config *cfg)
+{
+    const v10_npu *npu = &cfg->npu;
+    double slice = (double)(cfg->params.slice_cycles ? cfg->params.slice_cycles
+                                                     : npu->slice_cycles);
+    double pmt_slice = cfg->params.pmt_slice_us * npu->clock_mhz;
+    if (pmt_slice >= 1 && pmt_slice < slice)
+        slice = pmt_slice;
+    return slice < 1 ? 1 : slice;
+}
 
 double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *models)
 {
@@ -22,14 +37,36 @@ double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *model
         sw = npu->vu_switch_cycles;
     if ((double)v10_npu_pmt_switch_cycles(npu) > sw)
         sw = (double)v10_npu_pmt_switch_cycles(npu);
-    double slice = (double)(cfg->params.slice_cycles ? cfg->params.slice_cycles
-                                                     : npu->slice_cycles);
-    double pmt_slice = cfg->params.pmt_slice_us * npu->clock_mhz;
-    if (pmt_slice >= 1 && pmt_slice < slice)
-        slice = pmt_slice;
-    if (slice < 1)
-        slice = 1;
-    return (4 * span + 4 * work) * (1 + sw / slice);
+    return (4 * span + 4 * work) * (1 + sw / shortest_slice(cfg));
+}
+
+double v10_run_estimate_events(const v10_run_config *cfg, const v10_model *models,
+                               double *cycles)
+{
+    double hz = cfg->npu.clock_mhz * 1e6, psum = 0, T = 0;
+    for (size_t i = 0; i < cfg->n_tenants; i++)
+        psum += cfg->tenants[i].priority;
+    for (size_t i = 0; i < cfg->n_tenants; i++) {
+        const v10_tenant_spec *t = &cfg->tenants[i];
+        double alone = (double)v10_model_cycles(&models[i]);
+        double share = (double)cfg->requests * alone * psum / t->priority;
+        double span = t->rate_rps > 0 ? (double)cfg->requests / t->rate_rps * hz : 0;
+        T = fmax(T, fmax(share, span));
+    }
+    const v10_policy_ops *pol = v10_policy_find(cfg->policy);
+    double events = pol && pol->on_timer ? T / shortest_slice(cfg) : 0; /* timer ticks */
+
+    for (size_t i = 0; i < cfg->n_tenants; i++) {
+        const v10_tenant_spec *t = &cfg->tenants[i];
+        double alone = fmax(1, (double)v10_model_cycles(&models[i]));
+        double reqs = t->rate_rps > 0 ? T / hz * t->rate_rps
+                                      : T / alone * (t->outstanding ? t->outstanding : 1);
+        reqs = fmax(reqs, (double)cfg->requests);
+        events += reqs * (2.0 * (double)models[i].n_ops + 2);
+    }
+    if (cycles)
+        *cycles = T;
+    return events;
 }
 
 int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models, v10_err *err)
@@ -40,5 +77,14 @@ int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models, v1
                                 "over the limit of 2^60 cycles; use fewer requests, shorter "
                                 "models or higher rates (docs/limits.md)",
                            est, est / hz);
+    double T, events = v10_run_estimate_events(cfg, models, &T);
+    double budget = cfg->max_events ? (double)cfg->max_events : V10_EVENT_BUDGET;
+    if (!(events <= budget))
+        return v10_err_set(err, "run too long: about %.3g events estimated (%.3g s simulated, "
+                                "about %.0f min at 2.3 million events/s), over the budget of "
+                                "%.3g events; use fewer requests, higher rates of open-loop "
+                                "tenants, closer priorities or longer slices, or raise the "
+                                "budget with --max-events (docs/limits.md)",
+                           events, T / hz, events / 2.3e6 / 60, budget);
     return 0;
 }

@@ -24,7 +24,27 @@
 double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *models);
 #define V10_STALL_FACTOR 16.0
 
-/* -1 with err set if the estimate exceeds V10_HORIZON_MAX_CYCLES. */
+/*
+ * Estimates the events the run will process (its work for the engine, as
+ * opposed to simulated time), without the 4x slack of the cycle bound:
+ *   T = the expected length in cycles: the longest Poisson arrival span,
+ *       or the longest a tenant needs at its priority share,
+ *       max_i requests x alone latency_i x (sum of priorities / priority_i);
+ *   events = sum over tenants of the requests it completes in T (its count,
+ *            or T / alone latency for a closed loop that keeps the NPU
+ *            loaded, or T x rate for an open loop) x (2 x operators + 2),
+ *            + T / shortest time slice (timer ticks, for a policy with a timer).
+ */
+double v10_run_estimate_events(const v10_run_config *cfg, const v10_model *models,
+                               double *cycles);
+
+/* The default event budget (docs/limits.md): 10^9 events, about 7 minutes
+ * at the engine's 2.3 million events/s (2 cores, bench/); a run estimated
+ * over cfg->max_events (this when 0) is refused before it starts. */
+#define V10_EVENT_BUDGET 1e9
+
+/* -1 with err set if the estimate exceeds V10_HORIZON_MAX_CYCLES, or the
+ * estimated events exceed the budget (with the estimate and what to change). */
 int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models, v10_err *err);
 
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "util/csv.h"
+#include "util/num.h"
 
 enum { C_TIME, C_PROMPT, C_OUTPUT, C_N };
 static const char *const col_names[C_N] = {"TIMESTAMP", "ContextTokens", "GeneratedTokens"};
@@ -83,10 +84,10 @@ static int parse_time(const char *s, int64_t *ns)
 static int parse_tokens(const char *s, const char *path, int line, const char *col,
                         uint32_t *out, v10_err *err)
 {
-    unsigned long long v;
+    uint64_t v;
     if (*s == '-')
         return v10_err_set(err, "%s:%d: %s: negative token count '%s'", path, line, col, s);
-    if (v10_csv_u64(s, &v) || v < 1 || v > UINT32_MAX)
+    if (v10_parse_u64(s, &v) || v < 1 || v > UINT32_MAX)
         return v10_err_set(err, "%s:%d: %s: expected an integer of 1 to %u tokens, got '%s'",
                            path, line, col, UINT32_MAX, s);
     *out = (uint32_t)v;

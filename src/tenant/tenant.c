@@ -8,15 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/num.h"
 #include "v10/sim.h"
 
 static int num(const char *spec, const char *key, const char *v, double lo, double hi,
                int integer, double *out, v10_err *err)
 {
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (!*v || *end || errno || !isfinite(d) || d < lo || d > hi || (integer && d != floor(d)))
+    double d = 0;
+    uint64_t u = 0;
+    int bad = integer ? v10_parse_u64(v, &u) : v10_parse_f64(v, &d);
+    if (integer)
+        d = u > (uint64_t)hi ? hi + 1 : (double)u;
+    if (bad || d < lo || d > hi)
         return v10_err_set(err, "tenant '%s': %s: expected %s in [%g, %g], got '%s'", spec, key,
                            integer ? "an integer" : "a number", lo, hi, v);
     *out = d;
@@ -38,6 +41,9 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
         return v10_err_set(err, "tenant '%s': expected MODEL[:key=value...]", s);
     memcpy(out->model, buf, name_len);
     out->model[name_len] = 0;
+    int onnx = name_len >= 5 && !strcmp(out->model + name_len - 5, ".onnx");
+    int llm = !strncmp(out->model, "llm/", 4);
+    const char *outstanding = NULL; /* the value given, if any */
     for (char *kv = colon ? colon + 1 : NULL; kv;) {
         char *next = strchr(kv, ':');
         if (next)
@@ -47,7 +53,7 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
             return v10_err_set(err, "tenant '%s': option '%s': expected key=value", s, kv);
         *eq = 0;
         const char *v = eq + 1;
-        double d;
+        double d = 0;
         if (!strcmp(kv, "batch")) {
             if (num(s, kv, v, 1, 65536, 1, &d, err))
                 return -1;
@@ -70,15 +76,20 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
             if (num(s, kv, v, 1, 1 << 20, 1, &d, err))
                 return -1;
             out->outstanding = (uint32_t)d;
+            outstanding = v;
         } else if (!strcmp(kv, "slo_us")) {
             if (num(s, kv, v, 1e-3, 1e12, 0, &out->slo_us, err))
                 return -1;
         } else {
             return v10_err_set(err, "tenant '%s': unknown option '%s' (expected batch, "
-                                    "priority, rate, outstanding, slo_us, unknown, prefill or decode)",
-                               s, kv);
+                                    "priority, rate, outstanding, slo_us%s)", s, kv,
+                               onnx ? " or unknown" : llm ? ", prefill or decode" : "");
         }
         kv = next;
     }
+    if (outstanding && out->rate_rps > 0)
+        return v10_err_set(err, "tenant '%s': outstanding=%s: only a closed-loop tenant (no "
+                                "rate) keeps N requests outstanding; an open-loop one's arrive "
+                                "at rate=RPS", s, outstanding);
     return 0;
 }

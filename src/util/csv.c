@@ -3,10 +3,9 @@
  */
 #include "util/csv.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "util/file.h"
 
 char *v10_csv_strip(char *s)
 {
@@ -16,11 +15,6 @@ char *v10_csv_strip(char *s)
     while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
         *--e = 0;
     return s;
-}
-
-char *v10_csv_skip_bom(char *s)
-{
-    return strncmp(s, "\xEF\xBB\xBF", 3) ? s : s + 3;
 }
 
 int v10_csv_split(char *line, char **f, int max)
@@ -40,32 +34,6 @@ int v10_csv_split(char *line, char **f, int max)
     return n;
 }
 
-int v10_csv_u64(const char *s, unsigned long long *out)
-{
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int v10_csv_double(const char *s, double *out)
-{
-    if (!*s || strpbrk(s, "xXnN")) /* no hex floats, inf or nan */
-        return -1;
-    errno = 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (*end || errno || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int v10_csv_next(FILE *f, const char *path, int comments, char *line, char **fields,
                  int *lineno, v10_err *err)
 {
@@ -74,7 +42,7 @@ int v10_csv_next(FILE *f, const char *path, int comments, char *line, char **fie
         if (!strchr(line, '\n') && !feof(f))
             return v10_err_set(err, "%s:%d: line longer than %d bytes", path, *lineno,
                                V10_CSV_LINE_MAX - 2);
-        char *s = v10_csv_strip(*lineno == 1 ? v10_csv_skip_bom(line) : line);
+        char *s = v10_csv_strip(*lineno == 1 ? (char *)v10_skip_bom(line) : line);
         if (!*s || (comments && *s == '#'))
             continue;
         int n = v10_csv_split(s, fields, V10_CSV_FIELDS_MAX);

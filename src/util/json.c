@@ -1,8 +1,13 @@
 /* json.c — cJSON allocation failures, counted per thread (see json.h). */
 #include "util/json.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "util/file.h"
+#include "util/num.h"
 
 static _Thread_local unsigned failures;
 
@@ -41,6 +46,35 @@ cJSON_bool v10_json_add(cJSON *obj, const char *key, cJSON *item)
     return 0;
 }
 
+/* Rewrites every finite number below j as a raw item holding its shortest
+ * exact text.  -1 if memory ran out (the tree is still whole and valid). */
+static int shortest_numbers(cJSON *j)
+{
+    for (cJSON *c = j ? j->child : NULL; c; c = c->next) {
+        if (cJSON_IsNumber(c) && isfinite(c->valuedouble)) {
+            char b[V10_NUM_MAX];
+            v10_num_fmt(c->valuedouble, b, sizeof b);
+            char *raw = cJSON_malloc(strlen(b) + 1);
+            if (!raw)
+                return -1;
+            memcpy(raw, b, strlen(b) + 1);
+            c->type = cJSON_Raw; /* cJSON_Delete frees valuestring */
+            c->valuestring = raw;
+        } else if ((cJSON_IsArray(c) || cJSON_IsObject(c)) && shortest_numbers(c)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+char *v10_json_print(cJSON *j, int pretty)
+{
+    pthread_once(&once, install);
+    if (!j || shortest_numbers(j))
+        return NULL;
+    return pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
+}
+
 cJSON_bool v10_json_push(cJSON *arr, cJSON *item)
 {
     if (item && arr && cJSON_AddItemToArray(arr, item))
@@ -48,4 +82,48 @@ cJSON_bool v10_json_push(cJSON *arr, cJSON *item)
     cJSON_Delete(item);
     failures++;
     return 0;
+}
+
+/* The first key given twice in an object anywhere under j, or NULL. */
+static const char *dup_key(const cJSON *j)
+{
+    for (const cJSON *c = j ? j->child : NULL; c; c = c->next) {
+        if (cJSON_IsObject(j))
+            for (const cJSON *d = c->next; d; d = d->next)
+                if (!strcmp(c->string, d->string))
+                    return c->string;
+        const char *k = dup_key(c);
+        if (k)
+            return k;
+    }
+    return NULL;
+}
+
+cJSON *v10_json_parse_input(const char *text, const char *origin, v10_err *err)
+{
+    const char *body = v10_skip_bom(text), *end = NULL;
+    unsigned mark = v10_json_mark();
+    cJSON *j = cJSON_ParseWithOpts(body, &end, 1);
+    if (!j) {
+        if (v10_json_failed_since(mark)) {
+            v10_err_set(err, "%s: out of memory", origin);
+            return NULL;
+        }
+        const char *at = cJSON_GetErrorPtr();
+        int line = 1;
+        for (const char *c = body; at && c < at && *c; c++)
+            line += *c == '\n';
+        cJSON *lax = cJSON_Parse(body); /* whole but for what follows it? */
+        v10_err_set(err, "%s:%d: malformed JSON%s", origin, line,
+                    lax ? ": data after the value" : "");
+        cJSON_Delete(lax);
+        return NULL;
+    }
+    const char *k = dup_key(j);
+    if (k) {
+        v10_err_set(err, "%s: duplicate key '%s' (each key may be given once)", origin, k);
+        cJSON_Delete(j);
+        return NULL;
+    }
+    return j;
 }

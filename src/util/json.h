@@ -17,6 +17,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "v10/err.h"
+
 unsigned v10_json_mark(void);
 int v10_json_failed_since(unsigned mark);
 
@@ -25,5 +27,21 @@ int v10_json_failed_since(unsigned mark);
  * item or container counts as a failure.  Return 1 if added, like cJSON. */
 cJSON_bool v10_json_add(cJSON *obj, const char *key, cJSON *item);
 cJSON_bool v10_json_push(cJSON *arr, cJSON *item);
+
+/*
+ * Parses an input document (an NPU file, a sweep spec) by the one rule for
+ * every JSON input: a UTF-8 byte order mark is skipped; anything but blanks
+ * after the value ("trailing data") and a key given twice in one object are
+ * errors.  NULL with err set ("ORIGIN:LINE: malformed JSON", "ORIGIN:
+ * duplicate key 'K'", "ORIGIN: out of memory") on failure.
+ */
+cJSON *v10_json_parse_input(const char *text, const char *origin, v10_err *err);
+
+/* Prints j (pretty or compact) with every number in the shortest form
+ * that reads back exactly (util/num.h: 0.39, not cJSON's
+ * 0.39000000000000001); non-finite numbers print as null, as cJSON does.
+ * Rewrites j's numbers as raw text on the way: call it last, then delete
+ * j.  Returns a malloc'd string, or NULL when memory runs out. */
+char *v10_json_print(cJSON *j, int pretty);
 
 #endif

@@ -37,6 +37,7 @@ static void draw(v10_progress *p)
     fprintf(stderr, "\r[%s] %zu/%zu %3.0f%%  ETA %d:%02d  %s", bar, p->done, p->total,
             100 * frac, (int)eta / 60, (int)eta % 60, p->label);
     fflush(stderr);
+    p->drawn = 1;
 }
 
 void v10_progress_step(v10_progress *p, size_t done)
@@ -45,7 +46,7 @@ void v10_progress_step(v10_progress *p, size_t done)
     if (!p->enabled)
         return;
     double t = now_s();
-    if (t - p->last_draw < 0.1 && done < p->total)
+    if ((t - p->last_draw < 0.1 && done < p->total) || t - p->t0 < p->quiet_s)
         return;
     p->last_draw = t;
     draw(p);
@@ -53,7 +54,7 @@ void v10_progress_step(v10_progress *p, size_t done)
 
 void v10_progress_end(v10_progress *p)
 {
-    if (!p->enabled)
+    if (!p->enabled || (p->quiet_s > 0 && !p->drawn))
         return;
     draw(p);
     fputc('\n', stderr);

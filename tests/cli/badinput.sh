@@ -26,6 +26,9 @@ expect() {
     elif [ "$rc" -ne "$want" ]; then
         echo "FAIL: v10sim $*: exit $rc, expected $want; stderr: $first" >&2
         fails=$((fails + 1))
+    elif [[ $first != v10sim* ]]; then
+        echo "FAIL: v10sim $*: first stderr line lacks the program prefix: $first" >&2
+        fails=$((fails + 1))
     elif ! grep -qF -- "$needle" <<<"$first"; then
         echo "FAIL: v10sim $*: first stderr line does not name '$needle': $first" >&2
         fails=$((fails + 1))
@@ -73,10 +76,21 @@ expect 2 extra npu extra
 expect 2 bogus-command bogus-command
 # an unknown flag on every sub-command
 "$bin" --help >"$tmp/help"
+# (one message, then the --help hint: issue 12 found getopt's own line too)
 for c in $(awk '/^commands:/{on=1; next} on && /^$/{exit} on {print $1}' "$tmp/help"); do
-    expect 2 --bogus-flag "$c" --bogus-flag
+    expect 2 "v10sim $c: unknown option '--bogus-flag'" "$c" --bogus-flag
+    [ "$(wc -l <"$tmp/err")" -eq 2 ] || { echo "FAIL: $c --bogus-flag: $(cat "$tmp/err")" >&2; fails=$((fails + 1)); }
 done
-expect 2 -Z npu -Z
+expect 2 "unknown option '-Z'" npu -Z
+expect 2 "unknown option '-Z'" run -Z
+expect 2 "v10sim run: --tenant: missing value" run --tenant
+expect 2 "v10sim sweep: -j: missing value" sweep examples/sweep-small.json -j
+# a services file naming an unknown model: file and line
+printf 'name,model,batch,rate_rps\na,mnist,0,0\nb,resnt50,0,0\nc,ncf,0,0\nd,mnist,0,0\n' >"$tmp/svc.csv"
+expect 1 "svc.csv:3: model: unknown model 'resnt50'" fleet --services "$tmp/svc.csv" --npus 2
+# outstanding= beside rate=, and the key hint of a built-in model
+expect 1 "outstanding=2: only a closed-loop tenant" run --tenant mnist:rate=10:outstanding=2
+expect 1 "(expected batch, priority, rate, outstanding or slo_us)" run --tenant mnist:bach=2
 
 if [ "$fails" -ne 0 ]; then
     echo "cli badinput: $fails failure(s)" >&2

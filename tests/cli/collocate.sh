@@ -42,6 +42,24 @@ for p in r["pairs"]:
 PY
 "$bin" collocate --models "$M" --requests 4 | grep -q "Leave-two-workloads-out accuracy"
 
+# A threshold no pair reaches (or every pair does) makes every accuracy
+# trivial: the output says so and suggests the median gain (issue 12: it
+# reported "clustering 100%" and nothing else).
+"$bin" collocate --models "$M" --requests 4 --threshold 100 --format json > "$tmp/none.json"
+"$bin" collocate --models "$M" --requests 4 --threshold 1.0 --format json > "$tmp/all.json"
+python3 - "$tmp/a.json" "$tmp/none.json" "$tmp/all.json" <<'PY'
+import json, math, sys
+split, none, every = (json.load(open(p)) for p in sys.argv[1:])
+assert split["note"] is None and 0 < split["beneficial"] < 28
+assert none["beneficial"] == 0 and every["beneficial"] == 28
+gains = sorted(p["gain"] for p in none["pairs"])
+assert none["gain_median"] == gains[14]
+want = "--threshold %.3f, the median gain" % (math.floor(gains[14] * 1000) / 1000)
+assert none["note"].startswith("no pair reaches the threshold 100.00") and want in none["note"], none["note"]
+assert every["note"].startswith("every pair reaches the threshold 1.00") and want in every["note"]
+PY
+"$bin" collocate --models "$M" --requests 4 --threshold 100 | grep -q "^note: no pair reaches"
+
 set +e
 "$bin" collocate --models ncf,dlrm --requests 4 > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "at least 4" "$tmp/err" || { echo "too few models: rc=$rc"; exit 1; }

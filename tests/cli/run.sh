@@ -34,7 +34,66 @@ for t in r["tenants"]:
         assert t["latency_us"][k] > 0
 assert r["tenants"][0]["batch"] == 32
 assert set(r["perf"]) >= {"events", "wall_seconds"}
+# Numbers in their shortest exact form, as in CSV (util/num.h).
+import re
+for tok in re.findall(r'(?<=[:\[,\s])-?\d[\d.eE+-]*(?=[,\s\]}])', open(sys.argv[1]).read()):
+    x = float(tok)
+    digits = len(tok.lstrip("-").split("e")[0].split("E")[0].replace(".", "").lstrip("0"))
+    if digits > 15:
+        assert float("%.*g" % (digits - 1, x)) != x, tok
 PY
+
+# 'npu --format json' reads back as an override file: same configuration
+# (issue 12: its "derived" block was refused as an unknown key).
+for n in v10-isca23 tpuv4-core configs/big-array.json; do
+  "$bin" npu --npu $n --format json > "$tmp/npu.json"
+  "$bin" npu --npu "$tmp/npu.json" --format json > "$tmp/npu2.json"
+  cmp "$tmp/npu.json" "$tmp/npu2.json"
+done
+"$bin" run --tenant mnist --requests 2 --npu "$tmp/npu.json" > /dev/null
+
+# Trace timestamps come from rounded endpoints: on every FU track a slice
+# starts no earlier than the previous one ends (issue 12: 1,350 of 8,065 SA
+# slices of this run overlapped by 0.1 ns, and Perfetto nested them), and
+# ts / ts + dur are the start / end cycles rounded to 0.1 ns.
+"$bin" run --tenant transformer --tenant mnist --requests 3 --trace "$tmp/tm.json" > /dev/null
+"$bin" run --tenant transformer --tenant mnist --requests 3 --trace "$tmp/tm.json.gz" > /dev/null
+gzip -dc "$tmp/tm.json.gz" | cmp - "$tmp/tm.json"   # .gz: the same trace, gzip'd
+"$bin" run --tenant transformer --tenant mnist --requests 3 --trace "$tmp/win.json" \
+  --trace-window 2000:3000 > /dev/null
+python3 - "$tmp/tm.json" "$tmp/win.json" <<'PY'
+import collections, json, sys
+from decimal import Decimal, ROUND_HALF_EVEN
+t = json.load(open(sys.argv[1]), parse_float=Decimal)
+mhz = Decimal(700)
+q = Decimal("0.0001")
+tracks = collections.defaultdict(list)
+for e in t["traceEvents"]:
+    if e.get("ph") == "X" and e.get("cat") == "op":
+        tracks[e["tid"]].append(e)
+        a = e["args"]
+        assert abs(e["ts"] - Decimal(a["start_cycle"]) / mhz) <= q / 2, e
+        assert abs(e["ts"] + e["dur"] - Decimal(a["end_cycle"]) / mhz) <= q / 2, e
+n = 0
+for tid, sl in tracks.items():
+    sl.sort(key=lambda e: e["ts"])
+    for a, b in zip(sl, sl[1:]):
+        assert b["ts"] >= a["ts"] + a["dur"], (a, b)
+        n += 1
+assert n > 5000, n
+# --trace-window 2000:3000: only what overlaps 2000..3000 us, metadata kept.
+w = json.load(open(sys.argv[2]), parse_float=Decimal)
+ev = [e for e in w["traceEvents"] if e.get("ph") in ("X", "i")]
+assert ev and len(ev) < len(t["traceEvents"]) / 10, len(ev)
+for e in ev:
+    assert e["ts"] < 3000 and e["ts"] + e.get("dur", 0) >= 2000, e
+assert {"SA0", "VU0"} <= {e["args"]["name"] for e in w["traceEvents"] if e.get("name") == "thread_name"}
+PY
+set +e
+"$bin" run --tenant mnist --trace "$tmp/x.json" --trace-window 5:3 2> "$tmp/err"; [ $? = 2 ] || exit 1
+"$bin" run --tenant mnist --trace-window 1:3 2> "$tmp/err"; [ $? = 2 ] || exit 1
+set -e
+grep -q "trace-window needs --trace" "$tmp/err"
 
 # Same seed, same output (perf aside).
 strip() { python3 -c 'import json,sys; r=json.load(sys.stdin); r.pop("perf"); print(json.dumps(r, sort_keys=True))'; }
@@ -51,7 +110,39 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 pols = sorted({r["policy"] for r in rows})
 assert pols == sorted(["fcfs", "pmt", "prema", "spatial", "v10-base", "v10-fair", "v10-full"]), pols
 assert len(rows) == 14
+# What the README promises per tenant (issue 12: p50, p99, throughput and
+# SLO attainment were missing).
+for k in ["np", "thru_rps", "lat_avg_us", "lat_p50_us", "lat_p95_us", "lat_p99_us", "slo"]:
+    assert k in rows[0], k
+# Numbers in their shortest exact form: 0.39, not 0.39000000000000001.
+for r in rows:
+    for k, v in r.items():
+        if k in ("policy", "tenant") or v in ("nan", "inf", "-inf"):
+            continue
+        x = float(v)
+        digits = len(v.lstrip("-").split("e")[0].replace(".", "").lstrip("0"))
+        assert digits <= 17, (k, v)
+        if digits > 15:
+            assert float("%.*g" % (digits - 1, x)) != x, (k, v)
 PY
+"$bin" run --tenant resnet50:batch=4:slo_us=1e6 --tenant ncf --policy pmt,v10-full --requests 4 \
+  | grep -q "lat_p50_us  lat_p95_us  lat_p99_us    slo"
+"$bin" run --tenant resnet50:batch=4:slo_us=1e6 --tenant ncf --policy pmt --requests 4 --format csv \
+  | python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin)); assert r[0]["slo"] == "1" and r[1]["slo"] == "nan", r'
+
+# 'all' inside a list (issue 12: 'all,solo' was refused); a name twice runs once.
+"$bin" run --tenant mnist --policy all,solo,pmt --requests 2 --format csv | cut -d, -f1 | uniq \
+  | tr '\n' ' ' | grep -qx "policy fcfs pmt prema spatial v10-base v10-fair v10-full solo "
+
+# One policy refusing the mix (fcfs starves NCF beside an overloaded MNIST)
+# does not cost the others' output; the exit status says something failed.
+set +e
+"$bin" run --tenant mnist:rate=1000000 --tenant ncf --policy fcfs,v10-full --format csv \
+  > "$tmp/part.csv" 2> "$tmp/part.err"
+[ $? = 1 ] || exit 1
+set -e
+grep -q "policy fcfs: .*starved" "$tmp/part.err"
+[ "$(cut -d, -f1 "$tmp/part.csv" | sort | uniq -c | awk '{print $1 $2}' | tr '\n' ' ')" = "1policy 2v10-full " ]
 
 # The trace opens as Chrome trace-event JSON with named FU tracks.
 "$bin" run --tenant $D/long_sa.csv --tenant $D/sa_vu.csv --policy v10-full --requests 4 \

@@ -403,6 +403,35 @@ static void test_spatial_partitions(void **state)
     v10_run_result_fini(&r);
 }
 
+/* Fewer FUs than tenants and a priority worth more than one FU (issue 12:
+ * this was refused, "tenant 0's share of the SA is 1.33333"): the tenant
+ * gets one whole FU's compute and the rest is split by priority. */
+static void test_spatial_caps_at_one_fu(void **state)
+{
+    (void)state;
+    const char *s[] = {D "sa_vu.csv:priority=4", D "vu_heavy.csv", D "sa_heavy.csv"};
+    v10_run_result r;
+    run("spatial", s, 3, 10, 1, "v10-isca23-2x", &r);
+    double want[3] = {1.0, 0.5, 0.5}, sum[V10_FU_TYPES] = {0, 0};
+    assert_int_equal(r.n_fus, 6);
+    for (size_t f = 0; f < r.n_fus; f++) {
+        assert_true(fabs(r.fus[f].speed - want[r.fus[f].owner]) < 1e-12);
+        sum[r.fus[f].type] += r.fus[f].speed;
+    }
+    assert_true(fabs(sum[V10_FU_SA] - 2) < 1e-12 && fabs(sum[V10_FU_VU] - 2) < 1e-12);
+    v10_run_result_fini(&r);
+    /* 8:3:2:1 on two SAs: 16/14 FUs is capped at one; the other FU is
+     * split 3:2:1. */
+    const char *m[] = {D "sa_vu.csv:priority=8", D "sa_vu.csv:priority=3",
+                       D "sa_vu.csv:priority=2", D "sa_vu.csv:priority=1"};
+    run("spatial", m, 4, 10, 0, "v10-isca23-2x", &r);
+    double want4[4] = {1.0, 0.5, 1.0 / 3, 1.0 / 6};
+    assert_int_equal(r.n_fus, 8);
+    for (size_t f = 0; f < r.n_fus; f++)
+        assert_true(fabs(r.fus[f].speed - want4[r.fus[f].owner]) < 1e-12);
+    v10_run_result_fini(&r);
+}
+
 static void test_contention_slows_memory_bound(void **state)
 {
     (void)state;
@@ -429,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_pmt_fair_slices),
         cmocka_unit_test(test_active_rate_from_arrival),
         cmocka_unit_test(test_spatial_partitions),
+        cmocka_unit_test(test_spatial_caps_at_one_fu),
         cmocka_unit_test(test_contention_slows_memory_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

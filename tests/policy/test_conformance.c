@@ -31,7 +31,7 @@ static const mix mixes[] = {
     {"pair", {D "sa_vu.csv", D "vu_heavy.csv"}},
     {"same-2to1", {D "sa_vu.csv:priority=2", D "sa_vu.csv"}},
     {"three", {D "long_sa.csv", D "sa_vu.csv:priority=3", D "membound.csv"}},
-    {"poisson", {D "sa_vu.csv:rate=20000", D "vu_heavy.csv:rate=30000:outstanding=1"}},
+    {"poisson", {D "sa_vu.csv:rate=20000", D "vu_heavy.csv:rate=30000"}},
     {"closed-2", {D "membound.csv:outstanding=2", D "long_sa.csv"}},
 };
 

@@ -265,6 +265,7 @@ static void test_bad_profiles(void **state)
         {0.5, 0.5, 0, "sa_op_us is 0"},
         {1.2, NAN, 100, "sa_busy is 120"},
         {0, 1, 100, "sa_busy is 0 but the model has"},
+        {0.5, 0.5, 0.05, "sa_op_us 0.05 µs is shorter than one operator"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         v10_profile p;

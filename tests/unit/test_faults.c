@@ -444,12 +444,21 @@ static int write_trace(FILE *f, v10_err *err)
     v10_trace tr = {0};
     v10_run_config c;
     small_cfg(&c, &tr);
+    v10_model m[2];
+    size_t loaded = 0;
+    int rc = 0;
+    for (; loaded < 2 && rc == 0; loaded++)
+        rc = v10_model_load(c.tenants[loaded].model, &c.npu, &m[loaded], err);
+    if (rc)
+        loaded--;
+    c.models = m;
     v10_run_result r;
-    int rc = v10_run(&c, &r, err);
-    if (rc == 0) {
+    if (rc == 0 && (rc = v10_run(&c, &r, err)) == 0) {
         rc = v10_trace_write(&tr, &c, &r, f, err);
         v10_run_result_fini(&r);
     }
+    for (size_t i = 0; i < loaded; i++)
+        v10_model_fini(&m[i]);
     v10_trace_fini(&tr);
     return rc;
 }

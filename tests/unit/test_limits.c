@@ -191,6 +191,17 @@ static void edge_cases(void **state)
     assert_err(v10_tenant_spec_parse("bert:outstanding=0", &ts, &err), &err, "outstanding");
     assert_err(v10_tenant_spec_parse("bert:batch=65537", &ts, &err), &err, "batch");
     assert_err(v10_tenant_spec_parse("bert:priority=1001", &ts, &err), &err, "priority");
+    /* outstanding= only means something in a closed loop (issue 12: it was
+     * silently ignored beside rate=), in either order. */
+    assert_err(v10_tenant_spec_parse("bert:rate=10:outstanding=3", &ts, &err), &err,
+               "outstanding=3: only a closed-loop tenant");
+    assert_err(v10_tenant_spec_parse("bert:outstanding=1:rate=10", &ts, &err), &err,
+               "outstanding=1: only a closed-loop tenant");
+    /* The key hint offers unknown= only where it applies: ONNX files. */
+    assert_err(v10_tenant_spec_parse("bert:bach=2", &ts, &err), &err,
+               "(expected batch, priority, rate, outstanding or slo_us)");
+    assert_err(v10_tenant_spec_parse("m.onnx:bach=2", &ts, &err), &err,
+               "outstanding, slo_us or unknown)");
     /* The same tenant twice: two independent tenants, both served in full. */
     const char *dup[] = {"mnist", "mnist", NULL};
     assert_int_equal(run("v10-full", dup, 6, &r, &err), 0);

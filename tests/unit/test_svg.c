@@ -79,7 +79,7 @@ static void test_lines(void **state)
     char *svg = v10_svg_render(&c);
     assert_non_null(svg);
     assert_balanced(svg);
-    assert_int_equal(count(svg, "<circle"), 3);
+    assert_int_equal(count(svg, "<circle"), 3 + 1); /* and the legend's sample */
     assert_int_equal(count(svg, "<polyline"), 1);
     assert_null(strstr(svg, "stroke-dasharray"));
     assert_non_null(strstr(svg, ">1M<"));
@@ -101,6 +101,93 @@ static void test_lines(void **state)
     svg = v10_svg_render(&c2);
     assert_non_null(svg);
     assert_balanced(svg);
+    free(svg);
+}
+
+/* The value of attribute `name` in the element starting at `el`. */
+static double attr(const char *el, const char *name)
+{
+    char key[32];
+    snprintf(key, sizeof key, " %s=\"", name);
+    const char *p = strstr(el, key), *end = strchr(el, '>');
+    assert_true(p && p < end);
+    return strtod(p + strlen(key), NULL);
+}
+
+/* Long legend labels and 55 crowded categories (issue 12: all_pairs.svg's
+ * legend ran off the right edge and its labels overlapped). */
+static void test_crowded_bars(void **state)
+{
+    (void)state;
+    static char names[55][32];
+    const char *cats[55];
+    double y1[55], y2[55];
+    for (int i = 0; i < 55; i++) {
+        snprintf(names[i], sizeof names[i], "efficientnet+transformer%d", i);
+        cats[i] = names[i];
+        y1[i] = 1 + i / 100.0;
+        y2[i] = 1.2;
+    }
+    const char *long_name = "bound: 2 / max(1, sum SA, sum VU, sum HBM) / STP(PMT)";
+    v10_svg_series s[2] = {{"V10-Full / PMT (simulated)", y1}, {long_name, y2}};
+    v10_svg_chart c = {.kind = V10_SVG_BARS, .title = "all pairs", .n_x = 55, .cats = cats,
+                       .series = s, .n_series = 2, .ref_y = 1.3, .width = 1100, .height = 480};
+    char *svg = v10_svg_render(&c);
+    assert_non_null(svg);
+    assert_balanced(svg);
+    /* Every legend label ends inside the picture (6.5 px per character). */
+    for (size_t k = 0; k < 2; k++) {
+        char needle[80];
+        snprintf(needle, sizeof needle, ">%s</text>", s[k].name);
+        const char *t = strstr(svg, needle);
+        assert_non_null(t);
+        const char *el = t;
+        while (el > svg && strncmp(el, "<text", 5))
+            el--;
+        assert_true(attr(el, "x") + 6.5 * (double)strlen(s[k].name) <= 1100);
+    }
+    /* Neighbouring category labels clear each other: the tick spacing across
+     * the text direction (spacing x sin(angle)) is at least the font size. */
+    const char *a = strstr(svg, ">efficientnet+transformer0<"), *b;
+    while (a > svg && strncmp(a, "<text", 5))
+        a--;
+    b = strstr(a + 1, "<text");
+    const char *rot = strstr(a, "rotate(-");
+    assert_true(rot && rot < strchr(a, '>'));
+    double angle = strtod(rot + 8, NULL), px = attr(a, "font-size");
+    double gap = attr(b, "x") - attr(a, "x");
+    assert_true(gap * sin(angle * 3.14159265358979 / 180) >= px);
+    free(svg);
+}
+
+/* Lines that coincide stay distinguishable: each series has its own dash
+ * pattern and marker shape (issue 12: in slice.svg one line hid another). */
+static void test_lines_distinct(void **state)
+{
+    (void)state;
+    double x[3] = {1, 2, 3}, y[3] = {1, 1, 1};
+    v10_svg_series s[4] = {{"a", y}, {"b", y}, {"c", y}, {"d", y}};
+    v10_svg_chart c = {.kind = V10_SVG_LINES, .n_x = 3, .x = x, .series = s, .n_series = 4,
+                       .ref_y = NAN};
+    char *svg = v10_svg_render(&c);
+    assert_non_null(svg);
+    assert_balanced(svg);
+    char seen[4][32];
+    const char *p = svg;
+    for (int k = 0; k < 4; k++) {
+        p = strstr(p, "<polyline");
+        assert_non_null(p);
+        const char *d = strstr(p, "stroke-dasharray=\""), *end = strchr(p, '>');
+        snprintf(seen[k], sizeof seen[k], "%.*s", d && d < end ? (int)strcspn(d + 18, "\"") : 5,
+                 d && d < end ? d + 18 : "solid");
+        for (int j = 0; j < k; j++)
+            assert_string_not_equal(seen[j], seen[k]);
+        p++;
+    }
+    /* Hollow markers of four shapes: circles, squares, and two polygons. */
+    assert_int_equal(count(svg, "<circle"), 3 + 1);
+    assert_int_equal(count(svg, "<polygon"), 2 * (3 + 1));
+    assert_null(strstr(svg, "r=\"3.5\" fill=\"#"));
     free(svg);
 }
 
@@ -171,6 +258,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bars),
         cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_crowded_bars),
+        cmocka_unit_test(test_lines_distinct),
         cmocka_unit_test(test_html),
         cmocka_unit_test(test_markdown),
     };

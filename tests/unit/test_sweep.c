@@ -141,6 +141,56 @@ static void test_overrides(void **state)
     v10_sweep_destroy(s);
 }
 
+/* A parameter axis is crossed only with the policies that read it (issue
+ * 12: pmt was run once per V10 slice, giving duplicate points). */
+static void test_param_axes_follow_policy(void **state)
+{
+    (void)state;
+    v10_sweep *s = parse_ok(
+        "{\"axes\": {\"policy\": [\"fcfs\", \"pmt\", \"prema\", \"v10-full\"],"
+        " \"slice_cycles\": [8192, 32768, 65536], \"pmt_slice_us\": [500, 1000],"
+        " \"prema_drain_frac\": [0.1, 0.5], \"seed\": [1, 2]},"
+        " \"fixed\": {\"mix\": [\"mnist\", \"ncf\"]}}");
+    /* fcfs 1 + pmt 2 + prema 2x2 + v10-full 3, each at two seeds. */
+    assert_int_equal(v10_sweep_points(s), (1 + 2 + 4 + 3) * 2);
+    const char *want[] = {
+        "{\"mix\":[\"mnist\",\"ncf\"],\"policy\":\"fcfs\",\"seed\":1}",
+        "{\"mix\":[\"mnist\",\"ncf\"],\"policy\":\"fcfs\",\"seed\":2}",
+        "{\"mix\":[\"mnist\",\"ncf\"],\"policy\":\"pmt\",\"pmt_slice_us\":500,\"seed\":1}",
+        "{\"mix\":[\"mnist\",\"ncf\"],\"policy\":\"pmt\",\"pmt_slice_us\":500,\"seed\":2}",
+        "{\"mix\":[\"mnist\",\"ncf\"],\"policy\":\"pmt\",\"pmt_slice_us\":1000,\"seed\":1}",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char *t = v10_sweep_point_text(s, i);
+        assert_string_equal(t, want[i]);
+        free(t);
+    }
+    char *t = v10_sweep_point_text(s, 9);
+    assert_string_equal(t, "{\"mix\":[\"mnist\",\"ncf\"],\"policy\":\"prema\",\"pmt_slice_us\":500,"
+                           "\"prema_drain_frac\":0.5,\"seed\":2}");
+    free(t);
+    t = v10_sweep_point_text(s, 19);
+    assert_string_equal(t, "{\"mix\":[\"mnist\",\"ncf\"],\"policy\":\"v10-full\","
+                           "\"slice_cycles\":65536,\"seed\":2}");
+    free(t);
+    /* No two points run the same configuration. */
+    v10_sweep_point p[20];
+    v10_err err;
+    for (size_t i = 0; i < 20; i++) {
+        assert_int_equal(v10_sweep_point_get(s, i, &p[i], &err), 0);
+        for (size_t j = 0; j < i; j++)
+            assert_false(!strcmp(p[i].cfg.policy, p[j].cfg.policy) &&
+                         p[i].cfg.seed == p[j].cfg.seed &&
+                         !memcmp(&p[i].cfg.params, &p[j].cfg.params, sizeof p[i].cfg.params));
+    }
+    /* Ignored axes leave the policy's defaults. */
+    v10_run_config d;
+    v10_run_config_default(&d);
+    assert_true(p[0].cfg.params.slice_cycles == d.params.slice_cycles &&
+                p[0].cfg.params.pmt_slice_us == d.params.pmt_slice_us);
+    v10_sweep_destroy(s);
+}
+
 /* Each malformed spec is rejected and the message names the key. */
 static void test_malformed(void **state)
 {
@@ -459,10 +509,46 @@ static void test_store_refusals(void **state)
     v10_sweep_destroy(b);
 }
 
+/* Issue 14: one process per result folder; a folder holding only a user's
+ * *.tmp file is not ours (it was taken for empty and the file deleted). */
+static void test_store_lock_and_foreign_tmp(void **state)
+{
+    (void)state;
+    v10_sweep *a = parse_ok(spec_a);
+    char *d = tmpdir();
+    v10_sweep_store *st, *st2;
+    v10_err err;
+    assert_int_equal(v10_sweep_store_open(d, a, 0, &st, &err), 0);
+    /* A second open (here in the same process: flock conflicts across open
+     * file descriptions) is refused while the first holds the folder. */
+    assert_int_equal(v10_sweep_store_open(d, a, 1, &st2, &err), -1);
+    char want[64];
+    snprintf(want, sizeof want, "in use by pid %ld", (long)getpid());
+    assert_non_null(strstr(err.msg, want));
+    v10_sweep_store_close(st);
+    assert_int_equal(v10_sweep_store_open(d, a, 1, &st2, &err), 0); /* released */
+    v10_sweep_store_close(st2);
+
+    char *other = tmpdir();
+    append_text(other, "results.csv.tmp", "my notes\n");
+    assert_int_equal(v10_sweep_store_open(other, a, 0, &st, &err), -1);
+    assert_non_null(strstr(err.msg, "not empty"));
+    char *kept = file_text(other, "results.csv.tmp");
+    assert_non_null(kept);
+    assert_string_equal(kept, "my notes\n");
+    free(kept);
+    rm_rf(d);
+    rm_rf(other);
+    free(d);
+    free(other);
+    v10_sweep_destroy(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_points_and_order),
+        cmocka_unit_test(test_param_axes_follow_policy),
         cmocka_unit_test(test_canonical_hash),
         cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_malformed),
@@ -470,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_store_repair),
         cmocka_unit_test(test_store_torn_tail_only),
         cmocka_unit_test(test_store_refusals),
+        cmocka_unit_test(test_store_lock_and_foreign_tmp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,81 @@
+/* num.c — strict decimal numbers in, shortest exact numbers out (see num.h). */
+#include "util/num.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Length of the digits at s with no leading zero (a lone 0 is fine); 0 if none. */
+static size_t whole(const char *s)
+{
+    if (s[0] == '0')
+        return digit(s[1]) ? 0 : 1;
+    size_t n = 0;
+    while (digit(s[n]))
+        n++;
+    return n;
+}
+
+int v10_parse_u64(const char *s, uint64_t *out)
+{
+    size_t n = whole(s);
+    if (!n || s[n])
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+int v10_parse_f64(const char *s, double *out)
+{
+    const char *p = s + (*s == '-');
+    size_t n = whole(p);
+    if (!n)
+        return -1;
+    p += n;
+    if (*p == '.') {
+        if (!digit(*++p))
+            return -1;
+        while (digit(*p))
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        p += *p == '+' || *p == '-';
+        if (!digit(*p))
+            return -1;
+        while (digit(*p))
+            p++;
+    }
+    if (*p)
+        return -1;
+    double v = strtod(s, NULL);
+    if (!isfinite(v)) /* 1e999: too large */
+        return -1;
+    *out = v;
+    return 0;
+}
+
+void v10_num_fmt(double v, char *out, size_t cap)
+{
+    if (!isfinite(v)) {
+        snprintf(out, cap, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+        return;
+    }
+    /* 17 significant digits always round-trip a binary64 (IEEE 754-2008,
+     * 5.12.2); fewer often do. */
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(out, cap, "%.*g", digits, v);
+        if (strtod(out, NULL) == v)
+            return;
+    }
+}

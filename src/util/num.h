@@ -1,0 +1,34 @@
+/*
+ * num.h — numbers as text, both ways, with one rule for every input and
+ * every output (docs/limits.md).
+ *
+ * Parsing (tenant specs, command-line options, CSV fields, model spec
+ * options): a number is written in plain decimal, whole:
+ *   integer  0 | [1-9][0-9]*                      (no sign, no leading zero)
+ *   real     -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+ * No blanks before or after, no '+', no hex (0x10), no octal-looking 010,
+ * no inf or nan.  Range checks are the caller's.
+ *
+ * Formatting (CSV cells, JSON, generated specs): the shortest %g form that
+ * reads back as the same double.
+ */
+#ifndef V10_UTIL_NUM_H
+#define V10_UTIL_NUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 0 and *out on success; -1 if s is not an integer as above or exceeds 2^64 - 1. */
+int v10_parse_u64(const char *s, uint64_t *out);
+/* 0 and *out on success; -1 if s is not a real as above or is not finite. */
+int v10_parse_f64(const char *s, double *out);
+
+/* Enough for any double in %.17g, sign, exponent and NUL. */
+#define V10_NUM_MAX 32
+
+/* Writes v into out (cap >= V10_NUM_MAX) with the fewest of 15, 16 and 17
+ * significant digits that strtod reads back exactly (0.39, not
+ * 0.39000000000000001); non-finite values as nan, inf, -inf. */
+void v10_num_fmt(double v, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * text.h — names from data made safe for every writer.  A model or
+ * operator name comes from a file (an ONNX node, a trace CSV, a path) and
+ * is written into tables on a terminal, CSV, JSON and Perfetto traces: a
+ * newline would split a CSV row, byte 0xff would make JSON invalid UTF-8,
+ * an escape sequence would reach the terminal.  Names are escaped once,
+ * where they enter a model, so every output reads back.
+ */
+#ifndef V10_UTIL_TEXT_H
+#define V10_UTIL_TEXT_H
+
+#include <stddef.h>
+
+/*
+ * Copies src into dst[cap] (cap >= 1), always NUL-terminated: a control
+ * character (C0, DEL, C1) or a byte that is not part of valid UTF-8
+ * becomes the four characters \xHH; the copy is cut at a character
+ * boundary, never inside an escape or a UTF-8 sequence.  The result is
+ * printable, valid UTF-8, and escaping it again changes nothing.
+ * dst and src may be the same buffer.
+ */
+void v10_name_escape(char *dst, size_t cap, const char *src);
+
+#endif
