@@ -82,8 +82,10 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                 return -1;
         } else {
             return v10_err_set(err, "tenant '%s': unknown option '%s' (expected batch, "
-                                    "priority, rate, outstanding, slo_us%s)", s, kv,
-                               onnx ? " or unknown" : llm ? ", prefill or decode" : "");
+                                    "priority, rate, outstanding%s)", s, kv,
+                               onnx  ? ", slo_us or unknown"
+                               : llm ? ", slo_us, prefill or decode"
+                                     : " or slo_us");
         }
         kv = next;
     }

@@ -22,6 +22,7 @@
 #include "v10/llm_trace.h"
 #include "v10/model.h"
 #include "v10/npu.h"
+#include "v10/sim.h"
 
 #define DATA "tests/data/llm/"
 
@@ -377,6 +378,21 @@ static void spec_form(void **state)
     }
 }
 
+/* A tenant spec hands the phase to the model loader and keeps its own keys. */
+static void tenant_spec(void **state)
+{
+    (void)state;
+    v10_tenant_spec t;
+    v10_err err = {{0}};
+    assert_int_equal(v10_tenant_spec_parse("llm/llama3-8b:decode=4x5:priority=2", &t, &err), 0);
+    assert_string_equal(t.model, "llm/llama3-8b:decode=4x5");
+    assert_true(t.priority == 2.0);
+    assert_int_equal(v10_tenant_spec_parse("llm/gpt2-xl:prefill=64", &t, &err), 0);
+    assert_string_equal(t.model, "llm/gpt2-xl:prefill=64");
+    assert_int_equal(v10_tenant_spec_parse("llm/gpt2-xl:prefil=64", &t, &err), -1);
+    assert_non_null(strstr(err.msg, "slo_us, prefill or decode"));
+}
+
 /* ---- the JSON form ---- */
 
 static void json_configs(void **state)
@@ -626,6 +642,7 @@ int main(void)
         cmocka_unit_test(bad_phase_sizes),
         cmocka_unit_test(fit_check),
         cmocka_unit_test(spec_form),
+        cmocka_unit_test(tenant_spec),
         cmocka_unit_test(json_configs),
         cmocka_unit_test(json_file_in_spec),
         cmocka_unit_test(trace_excerpts),
