@@ -256,13 +256,8 @@ int v10_npu_from_json(const char *text, const char *origin, v10_npu *out, v10_er
         if (!strcmp(v->string, "derived") && cJSON_IsObject(v))
             continue;
         if (!strcmp(v->string, "name")) {
-            if (!cJSON_IsString(v) || !*v->valuestring ||
-                strlen(v->valuestring) >= sizeof out->name) {
-                v10_err_set(err, "%s: key 'name': expected a string of 1 to %d characters",
-                            origin, V10_NAME_MAX - 1);
+            if (v10_json_name(v, origin, out->name, sizeof out->name, err))
                 goto done;
-            }
-            snprintf(out->name, sizeof out->name, "%s", v->valuestring);
             continue;
         }
         size_t i = 0;
@@ -286,8 +281,7 @@ done:
 
 int v10_npu_resolve(const char *spec, v10_npu *out, v10_err *err)
 {
-    size_t l = strlen(spec);
-    if (!strchr(spec, '/') && !(l > 5 && !strcmp(spec + l - 5, ".json")))
+    if (!v10_json_spec_is_file(spec))
         return v10_npu_preset(spec, out, err);
     const char *body;
     char *text = v10_text_read(spec, V10_JSON_MAX_BYTES, &body, err);

@@ -235,13 +235,8 @@ int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
         if (!strcmp(v->string, "base"))
             continue;
         if (!strcmp(v->string, "name")) {
-            if (!cJSON_IsString(v) || !*v->valuestring ||
-                strlen(v->valuestring) >= sizeof out->name) {
-                v10_err_set(err, "%s: key 'name': expected a string of 1 to %d characters",
-                            origin, V10_NAME_MAX - 1);
+            if (v10_json_name(v, origin, out->name, sizeof out->name, err))
                 goto done;
-            }
-            snprintf(out->name, sizeof out->name, "%s", v->valuestring);
             continue;
         }
         size_t i = 0;
@@ -270,8 +265,7 @@ done:
 
 int v10_llm_resolve(const char *spec, v10_llm_config *out, v10_err *err)
 {
-    size_t l = strlen(spec);
-    if (!strchr(spec, '/') && !(l > 5 && !strcmp(spec + l - 5, ".json")))
+    if (!v10_json_spec_is_file(spec))
         return v10_llm_preset(spec, out, err);
     const char *body;
     char *text = v10_text_read(spec, V10_JSON_MAX_BYTES, &body, err);

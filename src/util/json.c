@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,4 +127,19 @@ cJSON *v10_json_parse_input(const char *text, const char *origin, v10_err *err)
         return NULL;
     }
     return j;
+}
+
+int v10_json_name(const cJSON *v, const char *origin, char *name, size_t size, v10_err *err)
+{
+    if (!cJSON_IsString(v) || !*v->valuestring || strlen(v->valuestring) >= size)
+        return v10_err_set(err, "%s: key 'name': expected a string of 1 to %zu characters",
+                           origin, size - 1);
+    snprintf(name, size, "%s", v->valuestring);
+    return 0;
+}
+
+int v10_json_spec_is_file(const char *spec)
+{
+    size_t l = strlen(spec);
+    return strchr(spec, '/') || (l > 5 && !strcmp(spec + l - 5, ".json"));
 }

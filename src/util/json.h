@@ -37,6 +37,14 @@ cJSON_bool v10_json_push(cJSON *arr, cJSON *item);
  */
 cJSON *v10_json_parse_input(const char *text, const char *origin, v10_err *err);
 
+/* The configuration files' "name" key (NPU, LLM): copies a string of 1 to
+ * size - 1 characters into name[size], else -1 naming origin and the key. */
+int v10_json_name(const cJSON *v, const char *origin, char *name, size_t size, v10_err *err);
+
+/* Whether a --npu / llm/ spec names a JSON file (ends in .json or contains
+ * '/') rather than a preset. */
+int v10_json_spec_is_file(const char *spec);
+
 /* Prints j (pretty or compact) with every number in the shortest form
  * that reads back exactly (util/num.h: 0.39, not cJSON's
  * 0.39000000000000001); non-finite numbers print as null, as cJSON does.
