@@ -26,6 +26,18 @@ static int num(const char *spec, const char *key, const char *v, double lo, doub
     return 0;
 }
 
+/* Options of the model part, passed on to v10_model_load: ONNX's unknown=vu
+ * (docs/onnx.md), an llm/ model's phase, a calibration profile and its row
+ * (docs/models.md). */
+static int model_option(const char *key)
+{
+    static const char *const keys[] = {"unknown", "prefill", "decode", "profile", "row"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (!strcmp(key, keys[i]))
+            return 1;
+    return 0;
+}
+
 int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -60,10 +72,9 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
             out->batch = (uint32_t)d;
             size_t l = strlen(out->model);
             snprintf(out->model + l, sizeof out->model - l, ":batch=%u", out->batch);
-        } else if (!strcmp(kv, "unknown") || !strcmp(kv, "prefill") ||
-                   !strcmp(kv, "decode")) {
-            /* Model options: ONNX's unknown=vu (docs/onnx.md), an llm/
-             * model's phase (docs/models.md); the model loader checks them. */
+        } else if (model_option(kv)) {
+            /* Model options (docs/formats.md, "Model specs"): the model
+             * loader checks them. */
             size_t l = strlen(out->model);
             snprintf(out->model + l, sizeof out->model - l, ":%s=%s", kv, v);
         } else if (!strcmp(kv, "priority")) {
@@ -82,10 +93,10 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                 return -1;
         } else {
             return v10_err_set(err, "tenant '%s': unknown option '%s' (expected batch, "
-                                    "priority, rate, outstanding%s)", s, kv,
-                               onnx  ? ", slo_us or unknown"
-                               : llm ? ", slo_us, prefill or decode"
-                                     : " or slo_us");
+                                    "priority, rate, outstanding, slo_us, profile%s)", s, kv,
+                               onnx  ? ", row or unknown"
+                               : llm ? ", row, prefill or decode"
+                                     : " or row");
         }
         kv = next;
     }

@@ -90,7 +90,7 @@ printf 'name,model,batch,rate_rps\na,mnist,0,0\nb,resnt50,0,0\nc,ncf,0,0\nd,mnis
 expect 1 "svc.csv:3: model: unknown model 'resnt50'" fleet --services "$tmp/svc.csv" --npus 2
 # outstanding= beside rate=, and the key hint of a built-in model
 expect 1 "outstanding=2: only a closed-loop tenant" run --tenant mnist:rate=10:outstanding=2
-expect 1 "(expected batch, priority, rate, outstanding or slo_us)" run --tenant mnist:bach=2
+expect 1 "(expected batch, priority, rate, outstanding, slo_us, profile or row)" run --tenant mnist:bach=2
 
 if [ "$fails" -ne 0 ]; then
     echo "cli badinput: $fails failure(s)" >&2

@@ -34,6 +34,11 @@ PY
 "$bin" run --tenant "$tmp/eff.csv" --tenant isca23/resnet50 --policy v10-full --requests 2 \
     --format csv >/dev/null || fail "calibrated trace does not run"
 
+# ... and the spec form is a tenant too
+"$bin" run --tenant "efficientnet:profile=$U,$L:row=efficientnet@32:priority=2" \
+    --tenant isca23/resnet50 --policy v10-full --requests 2 --format csv >/dev/null ||
+    fail "profile= in a tenant spec"
+
 # 4. errors: exit 1 with the field or file named; usage errors exit 2
 printf 'model,mxu_busy_pct,vpu_busy_pct\nfoo,80,70\n' >"$tmp/bad.csv"
 set +e

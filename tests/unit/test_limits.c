@@ -199,9 +199,9 @@ static void edge_cases(void **state)
                "outstanding=1: only a closed-loop tenant");
     /* The key hint offers unknown= only where it applies: ONNX files. */
     assert_err(v10_tenant_spec_parse("bert:bach=2", &ts, &err), &err,
-               "(expected batch, priority, rate, outstanding or slo_us)");
+               "(expected batch, priority, rate, outstanding, slo_us, profile or row)");
     assert_err(v10_tenant_spec_parse("m.onnx:bach=2", &ts, &err), &err,
-               "outstanding, slo_us or unknown)");
+               "slo_us, profile, row or unknown)");
     /* The same tenant twice: two independent tenants, both served in full. */
     const char *dup[] = {"mnist", "mnist", NULL};
     assert_int_equal(run("v10-full", dup, 6, &r, &err), 0);
