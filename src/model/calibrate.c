@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text.h"
 #include "v10/cost.h"
 
 /* ---- where a TPU runs the vector work a profile adds ---- */
@@ -635,12 +636,9 @@ static int isca23_find(const char *name, v10_err *err)
     for (size_t i = 0; i < ISCA23_N; i++)
         if (!strcmp(ISCA23[i].name, name))
             return (int)i;
-    char known[256] = "";
-    size_t len = 0;
-    for (size_t i = 0; i < ISCA23_N && len < sizeof known; i++)
-        len += (size_t)snprintf(known + len, sizeof known - len, "%sisca23/%s", i ? ", " : "",
-                                ISCA23[i].name);
-    return v10_err_set(err, "unknown model 'isca23/%s' (the isca23 set: %s)", name, known);
+    char known[256];
+    return v10_err_set(err, "unknown model 'isca23/%s' (the isca23 set: %s)", name,
+                       v10_names_join(known, sizeof known, v10_isca23_names, "isca23/"));
 }
 
 int v10_isca23_profile(const char *name, v10_profile *p, uint32_t *batch, v10_err *err)

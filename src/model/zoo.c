@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "model/vu_ops.h"
+#include "util/text.h"
 
 #define FPN_CH 256      /* FPN and head width (Lin et al. 2017) */
 
@@ -772,12 +773,9 @@ int v10_zoo_build(const char *name, uint32_t batch, v10_model *out, v10_err *err
     v10_model_init(out, name, batch);
     const zoo_entry *e = find(name);
     if (!e) {
-        char known[256] = "";
-        size_t len = 0;
-        for (size_t i = 0; i < ZOO_N && len < sizeof known; i++)
-            len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "",
-                                    ZOO[i].name);
-        return v10_err_set(err, "unknown model '%s' (built-in models: %s)", name, known);
+        char known[256];
+        return v10_err_set(err, "unknown model '%s' (built-in models: %s)", name,
+                           v10_names_join(known, sizeof known, v10_zoo_names, ""));
     }
     if (batch == 0)
         return v10_err_set(err, "%s: batch must be at least 1", name);

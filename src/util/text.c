@@ -68,3 +68,12 @@ void v10_name_escape(char *dst, size_t cap, const char *src)
     }
     dst[o] = 0;
 }
+
+char *v10_names_join(char *dst, size_t cap, const char *const *names, const char *prefix)
+{
+    size_t len = 0;
+    dst[0] = 0;
+    for (size_t i = 0; names[i] && len < cap; i++)
+        len += (size_t)snprintf(dst + len, cap - len, "%s%s%s", i ? ", " : "", prefix, names[i]);
+    return dst;
+}

@@ -21,4 +21,9 @@
  */
 void v10_name_escape(char *dst, size_t cap, const char *src);
 
+/* Writes "PREFIXa, PREFIXb, ..." for the NULL-terminated `names` into
+ * dst[cap] (cap >= 1; cut if it does not fit) and returns dst: the list an
+ * "unknown name" message offers. */
+char *v10_names_join(char *dst, size_t cap, const char *const *names, const char *prefix);
+
 #endif
