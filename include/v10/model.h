@@ -123,6 +123,16 @@ int v10_model_gather(v10_model *m, const char *name, uint64_t rows,
 int v10_model_load(const char *spec, const v10_npu *npu, v10_model *out,
                    v10_err *err);
 
+/*
+ * The files a model spec reads, for hashing its inputs: the model file (a
+ * trace CSV, an ONNX graph, an llm/ JSON configuration) and its profile=
+ * files; built-in models (the zoo, isca23/, llm/ presets) read none.  Calls
+ * fn(path, ctx) for each and stops at the first non-zero result, which it
+ * returns; -1 with err set on a malformed spec; else 0.
+ */
+int v10_model_spec_files(const char *spec, int (*fn)(const char *path, void *ctx), void *ctx,
+                         v10_err *err);
+
 /* The zoo: names (NULL-terminated), default batch, and construction. */
 extern const char *const v10_zoo_names[];
 int v10_zoo_default_batch(const char *name, uint32_t *batch);

@@ -1025,9 +1025,31 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
     return rc;
 }
 
+/* Adds {path: hash} to the object in ctx for one input file (once). */
+typedef struct hash_ctx {
+    cJSON *o;
+    v10_err *err;
+} hash_ctx;
+
+static int hash_input(const char *path, void *ctx)
+{
+    hash_ctx *h = ctx;
+    if (cJSON_GetObjectItemCaseSensitive(h->o, path))
+        return 0;
+    size_t n;
+    char *b = v10_file_read(path, (size_t)1 << 31, &n, h->err), hex[17];
+    if (!b)
+        return -1;
+    hex16(fnv1a_n(b, n), hex);
+    free(b);
+    cJSON_AddStringToObject(h->o, path, hex);
+    return 0;
+}
+
 /*
- * The files the points read, by content: {"PATH": "HASH"} for every model
- * file (trace CSV, ONNX) named in a mix, HASH the FNV-1a of its bytes.  The
+ * The files the points read, by content: {"PATH": "HASH"} for every file a
+ * mix's models read (trace CSV, ONNX, llm/ configuration, calibration
+ * profile; v10_model_spec_files), HASH the FNV-1a of its bytes.  The
  * spec's hash covers only the paths; a resume compares these, so a file
  * edited between a kill and --resume is refused instead of mixing old and
  * new rows.  (NPU settings in a spec are presets and fields, not files.)
@@ -1036,40 +1058,30 @@ static int load_rows(v10_sweep_store *st, v10_err *err)
 static cJSON *input_hashes(const v10_sweep *s, v10_err *err)
 {
     unsigned mark = v10_json_mark();
-    cJSON *o = cJSON_CreateObject();
-    for (size_t k = 0; o && k < s->n_set; k++) {
+    hash_ctx h = {cJSON_CreateObject(), err};
+    for (size_t k = 0; h.o && k < s->n_set; k++) {
         if (s->set[k].k != K_MIX)
             continue;
         const cJSON *mix;
         cJSON_ArrayForEach(mix, s->set[k].values) {
             const cJSON *t;
             cJSON_ArrayForEach(t, mix) {
-                char path[V10_SPEC_MAX];
-                snprintf(path, sizeof path, "%s", t->valuestring);
-                path[strcspn(path, ":")] = 0;
-                size_t l = strlen(path);
-                int file = strchr(path, '/') || (l > 4 && !strcmp(path + l - 4, ".csv")) ||
-                           (l > 5 && !strcmp(path + l - 5, ".onnx"));
-                if (!file || cJSON_GetObjectItemCaseSensitive(o, path))
-                    continue;
-                size_t n;
-                char *b = v10_file_read(path, (size_t)1 << 31, &n, err), h[17];
-                if (!b) {
-                    cJSON_Delete(o);
+                /* The model part of a tenant spec, as the points load it. */
+                v10_tenant_spec ts;
+                if (v10_tenant_spec_parse(t->valuestring, &ts, err) ||
+                    v10_model_spec_files(ts.model, hash_input, &h, err)) {
+                    cJSON_Delete(h.o);
                     return NULL;
                 }
-                hex16(fnv1a_n(b, n), h);
-                free(b);
-                cJSON_AddStringToObject(o, path, h);
             }
         }
     }
-    if (!o || v10_json_failed_since(mark)) {
-        cJSON_Delete(o);
+    if (!h.o || v10_json_failed_since(mark)) {
+        cJSON_Delete(h.o);
         v10_err_set(err, "out of memory");
         return NULL;
     }
-    return o;
+    return h.o;
 }
 
 /* 0 if every input recorded in spec.json (`was`) still has its hash in

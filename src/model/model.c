@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json.h"
 #include "util/num.h"
 #include "util/text.h"
 #include "v10/calibrate.h"
@@ -341,6 +342,29 @@ static int calibrate_spec(const spec *sp, const char *text, const v10_npu *npu, 
 
 #define ISCA23_PREFIX "isca23/"
 #define LLM_PREFIX "llm/"
+
+int v10_model_spec_files(const char *text, int (*fn)(const char *path, void *ctx), void *ctx,
+                         v10_err *err)
+{
+    spec sp;
+    if (parse_spec(text, &sp, err))
+        return -1;
+    const char *name = sp.name;
+    int rc = 0;
+    if (!strncmp(name, LLM_PREFIX, strlen(LLM_PREFIX))) {
+        if (v10_json_spec_is_file(name + strlen(LLM_PREFIX)))
+            rc = fn(name + strlen(LLM_PREFIX), ctx);
+    } else if (strncmp(name, ISCA23_PREFIX, strlen(ISCA23_PREFIX)) &&
+               (ends_with(name, ".onnx") || is_path(name))) {
+        rc = fn(name, ctx);
+    }
+    char files[sizeof sp.profile];
+    snprintf(files, sizeof files, "%s", sp.profile);
+    for (char *save = NULL, *f = strtok_r(files, ",", &save); f && !rc;
+         f = strtok_r(NULL, ",", &save))
+        rc = fn(f, ctx);
+    return rc;
+}
 
 int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err *err)
 {

@@ -39,6 +39,19 @@ PY
     --tenant isca23/resnet50 --policy v10-full --requests 2 --format csv >/dev/null ||
     fail "profile= in a tenant spec"
 
+# ... and in a sweep: isca23/ names are models, not files; a profile file is
+# an input whose content the sweep records (a resume after it changed is refused)
+cp $L "$tmp/lens.csv"
+printf '{"name": "cal", "axes": {"mix": [["isca23/mnist", "efficientnet:profile=%s,%s:row=efficientnet@32"]], "policy": ["pmt", "v10-full"]}, "fixed": {"requests": 2}}\n' \
+    "$U" "$tmp/lens.csv" >"$tmp/sw.json"
+"$bin" sweep "$tmp/sw.json" -j 2 --out "$tmp/sw" >/dev/null 2>"$tmp/err" ||
+    fail "sweep of calibrated models: $(cat "$tmp/err")"
+python3 - "$tmp/sw/spec.json" "$tmp/lens.csv" "$U" <<'PY' || fail "sweep inputs"
+import json, sys
+inputs = json.load(open(sys.argv[1]))["inputs"]
+assert set(inputs) == {sys.argv[2], sys.argv[3]}, inputs
+PY
+
 # 4. errors: exit 1 with the field or file named; usage errors exit 2
 printf 'model,mxu_busy_pct,vpu_busy_pct\nfoo,80,70\n' >"$tmp/bad.csv"
 set +e
