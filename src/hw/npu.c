@@ -279,17 +279,16 @@ done:
     return rc;
 }
 
+static int parse_config(const char *text, const char *origin, void *out, v10_err *err)
+{
+    return v10_npu_from_json(text, origin, out, err);
+}
+
 int v10_npu_resolve(const char *spec, v10_npu *out, v10_err *err)
 {
     if (!v10_json_spec_is_file(spec))
         return v10_npu_preset(spec, out, err);
-    const char *body;
-    char *text = v10_text_read(spec, V10_JSON_MAX_BYTES, &body, err);
-    if (!text)
-        return -1;
-    int rc = v10_npu_from_json(body, spec, out, err);
-    free(text);
-    return rc;
+    return v10_json_config_read(spec, parse_config, out, err);
 }
 
 double v10_npu_hbm_bytes_per_cycle(const v10_npu *n)

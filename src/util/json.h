@@ -45,6 +45,15 @@ int v10_json_name(const cJSON *v, const char *origin, char *name, size_t size, v
  * '/') rather than a preset. */
 int v10_json_spec_is_file(const char *spec);
 
+/* A configuration text parser: fills *out from `text`, naming `origin` in
+ * messages (v10_npu_from_json, v10_llm_from_json). */
+typedef int (*v10_json_config_parse)(const char *text, const char *origin, void *out,
+                                     v10_err *err);
+/* Reads the JSON file PATH (util/file.h: whole, once, within
+ * V10_JSON_MAX_BYTES, after a BOM) and parses it into *out. */
+int v10_json_config_read(const char *path, v10_json_config_parse parse, void *out,
+                         v10_err *err);
+
 /* Prints j (pretty or compact) with every number in the shortest form
  * that reads back exactly (util/num.h: 0.39, not cJSON's
  * 0.39000000000000001); non-finite numbers print as null, as cJSON does.
