@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "util/csv.h"
-#include "util/file.h"
 #include "util/num.h"
 
 /* Columns of a profile CSV; aliases map to one field.  Percentages and µs. */
@@ -108,23 +107,10 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
     char line[V10_CSV_LINE_MAX];
     char *fld[V10_CSV_FIELDS_MAX];
     int col_of[P_N];
-    int have_header = 0, found = 0;
-    long lineno = 0;
+    int have_header = 0, found = 0, lineno = 0, n;
     for (int i = 0; i < P_N; i++)
         col_of[i] = -1;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        size_t ll = strlen(line);
-        if (ll == sizeof line - 1 && line[ll - 1] != '\n')
-            return v10_err_set(err, "%s:%ld: line longer than %d bytes", origin, lineno,
-                               V10_CSV_LINE_MAX - 2);
-        char *text = v10_csv_strip(lineno == 1 ? (char *)(uintptr_t)v10_skip_bom(line) : line);
-        if (!*text || *text == '#')
-            continue;
-        int n = v10_csv_split(text, fld, V10_CSV_FIELDS_MAX);
-        if (n < 0)
-            return v10_err_set(err, "%s:%ld: more than %d columns", origin, lineno,
-                               V10_CSV_FIELDS_MAX);
+    while ((n = v10_csv_next(f, origin, 1, line, fld, &lineno, err)) > 0) {
         if (!have_header) {
             for (int i = 0; i < n; i++) {
                 size_t c = 0;
@@ -133,12 +119,12 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
                 if (c == N_COLS)
                     continue; /* other columns are the user's business */
                 if (col_of[COLS[c].col] >= 0)
-                    return v10_err_set(err, "%s:%ld: column '%s' given twice", origin,
+                    return v10_err_set(err, "%s:%d: column '%s' given twice", origin,
                                        lineno, fld[i]);
                 col_of[COLS[c].col] = i;
             }
             if (col_of[P_MODEL] < 0)
-                return v10_err_set(err, "%s:%ld: header has no 'model' column", origin, lineno);
+                return v10_err_set(err, "%s:%d: header has no 'model' column", origin, lineno);
             have_header = 1;
             continue;
         }
@@ -147,20 +133,20 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
             if (col_of[i] >= need)
                 need = col_of[i] + 1;
         if (n < need)
-            return v10_err_set(err, "%s:%ld: %d fields; the header names %d", origin, lineno,
+            return v10_err_set(err, "%s:%d: %d fields; the header names %d", origin, lineno,
                                n, need);
         if (strcmp(fld[col_of[P_MODEL]], row))
             continue;
         if (col_of[P_BATCH] >= 0 && batch) {
             uint64_t b;
             if (v10_parse_u64(fld[col_of[P_BATCH]], &b))
-                return v10_err_set(err, "%s:%ld: batch: expected an integer, got '%s'",
+                return v10_err_set(err, "%s:%d: batch: expected an integer, got '%s'",
                                    origin, lineno, fld[col_of[P_BATCH]]);
             if (b != batch)
                 continue;
         }
         if (found)
-            return v10_err_set(err, "%s:%ld: a second row for %s%s; name its batch",
+            return v10_err_set(err, "%s:%d: a second row for %s%s; name its batch",
                                origin, lineno, row, batch ? " at that batch" : "");
         found = 1;
         static const struct {
@@ -181,7 +167,7 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
                 continue;
             double v;
             if (cell(fld[c], MAP[i].scale, &v))
-                return v10_err_set(err, "%s:%ld: column %d: expected a number or an empty "
+                return v10_err_set(err, "%s:%d: column %d: expected a number or an empty "
                                         "cell, got '%s'", origin, lineno, c + 1, fld[c]);
             if (!isnan(v))
                 *(double *)(void *)((char *)p + MAP[i].off) = v;
@@ -192,8 +178,8 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
                 p->batch = (uint32_t)b;
         }
     }
-    if (ferror(f))
-        return v10_err_set(err, "%s: read error", origin);
+    if (n < 0)
+        return -1; /* v10_csv_next named the line, or the read error */
     if (!have_header)
         return v10_err_set(err, "%s: no header line", origin);
     if (found) {

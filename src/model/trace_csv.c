@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "util/csv.h"
-#include "util/file.h"
 #include "util/num.h"
 #include "v10/model.h"
 
@@ -24,8 +23,6 @@ enum { C_NAME, C_FU, C_CYCLES, C_US, C_BYTES, C_TILES, C_MACS, C_FLOPS, C_VMEM, 
 static const char *const col_names[C_N] = {"name", "fu", "cycles", "us", "hbm_bytes",
                                            "tiles", "macs", "flops", "vmem_bytes",
                                            "restream_bytes"};
-#define MAX_FIELDS 32
-#define MAX_LINE 4096
 
 static int parse_u64(const char *s, uint64_t *out) { return v10_parse_u64(s, out); }
 
@@ -54,23 +51,10 @@ int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model
     int col[C_N];
     for (int i = 0; i < C_N; i++)
         col[i] = -1;
-    char line[MAX_LINE];
-    char *fld[MAX_FIELDS];
-    int lineno = 0, have_header = 0, n_header = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            v10_err_set(err, "%s:%d: line longer than %d bytes", path, lineno, MAX_LINE - 2);
-            goto fail;
-        }
-        char *s = v10_csv_strip(lineno == 1 ? (char *)v10_skip_bom(line) : line);
-        if (!*s || *s == '#')
-            continue;
-        int n = v10_csv_split(s, fld, MAX_FIELDS);
-        if (n < 0) {
-            v10_err_set(err, "%s:%d: more than %d fields", path, lineno, MAX_FIELDS);
-            goto fail;
-        }
+    char line[V10_CSV_LINE_MAX];
+    char *fld[V10_CSV_FIELDS_MAX];
+    int lineno = 0, have_header = 0, n_header = 0, n;
+    while ((n = v10_csv_next(f, path, 1, line, fld, &lineno, err)) > 0) {
         if (!have_header) {
             for (int j = 0; j < n; j++) {
                 int c = 0;
@@ -167,10 +151,8 @@ int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model
             goto fail;
         }
     }
-    if (ferror(f)) {
-        v10_err_set(err, "%s: read error", path);
-        goto fail;
-    }
+    if (n < 0)
+        goto fail; /* v10_csv_next named the line, or the read error */
     if (!have_header) {
         v10_err_set(err, "%s: empty file: expected a header line (fu, cycles or us, ...)",
                     path);
