@@ -203,10 +203,15 @@ static void spread(uint32_t count, const size_t *pos, const double *w, size_t m,
 /* Places n_add added operators among the kinds and their anchors. */
 static int place_added(plan *p, size_t n_add)
 {
-    size_t nk = 0;
-    double wsum = 0;
-    while (nk < MAX_KINDS && p->kinds[nk].name)
-        wsum += p->kinds[nk++].weight;
+    /* The kinds' counts by their weights, then each kind's over its anchors. */
+    size_t nk = 0, kpos[MAX_KINDS];
+    double kw[MAX_KINDS];
+    uint32_t cnt[MAX_KINDS] = {0};
+    for (; nk < MAX_KINDS && p->kinds[nk].name; nk++) {
+        kpos[nk] = nk;
+        kw[nk] = p->kinds[nk].weight;
+    }
+    spread((uint32_t)n_add, kpos, kw, nk, cnt);
     size_t *pos = malloc((p->n + 1) * sizeof *pos);
     double *w = malloc((p->n + 1) * sizeof *w);
     if (!pos || !w) {
@@ -214,14 +219,8 @@ static int place_added(plan *p, size_t n_add)
         free(w);
         return -1;
     }
-    double cum = 0;
-    uint64_t given = 0;
     for (size_t k = 0; k < nk; k++) {
         const kind *kd = &p->kinds[k];
-        cum += kd->weight;
-        uint64_t upto = k + 1 == nk ? n_add : (uint64_t)llround(cum / wsum * (double)n_add);
-        uint32_t cnt = (uint32_t)(upto - given);
-        given = upto;
         size_t m = 0;
         for (size_t i = 0; i < p->n && kd->at != AT_END; i++) {
             const v10_op *op = &p->in->ops[i];
@@ -236,7 +235,7 @@ static int place_added(plan *p, size_t n_add)
             w[0] = 1;
             m = 1;
         }
-        spread(cnt, pos, w, m, p->ins + k * (p->n + 1));
+        spread(cnt[k], pos, w, m, p->ins + k * (p->n + 1));
     }
     free(pos);
     free(w);
@@ -539,10 +538,8 @@ int v10_calibrate(const v10_model *in, const v10_profile *prof, const v10_npu *n
     p.ins = calloc(MAX_KINDS * (p.n + 1), sizeof *p.ins);
     emitter em = {.out = out, .npu = npu, .err = err};
     int rc = -1;
-    if (!p.len || !p.pieces || !p.last || !p.ins) {
-        v10_err_set(err, "calibrate %s: out of memory", who);
-        goto done;
-    }
+    if (!p.len || !p.pieces || !p.last || !p.ins)
+        goto oom;
 
     /* 2-3. Lengths and pieces. */
     size_t arch_pieces = 0;
@@ -561,23 +558,17 @@ int v10_calibrate(const v10_model *in, const v10_profile *prof, const v10_npu *n
                 p.pieces[i] = (uint32_t)fmax(1, round(p.len[i] / Lv));
         n_add = (size_t)n_vu - arch_pieces;
         p.add_len = (V - V_arch) / (double)n_add;
-        if (place_added(&p, n_add)) {
-            v10_err_set(err, "calibrate %s: out of memory", who);
-            goto done;
-        }
+        if (place_added(&p, n_add))
+            goto oom;
     } else if (V_arch > 0) {
         for (size_t i = 0; i < p.n; i++)
             if (in->ops[i].fu == V10_FU_VU)
                 p.len[i] *= V / V_arch;
-        if (distribute(&p, V10_FU_VU, (size_t)n_vu)) {
-            v10_err_set(err, "calibrate %s: out of memory", who);
-            goto done;
-        }
+        if (distribute(&p, V10_FU_VU, (size_t)n_vu))
+            goto oom;
     }
-    if (distribute(&p, V10_FU_SA, (size_t)n_sa)) {
-        v10_err_set(err, "calibrate %s: out of memory", who);
-        goto done;
-    }
+    if (distribute(&p, V10_FU_SA, (size_t)n_sa))
+        goto oom;
     rep->added_vu_ops = n_add;
 
     /* Emission, then 4. HBM bytes, then the cost model's view of it all. */
@@ -594,6 +585,9 @@ int v10_calibrate(const v10_model *in, const v10_profile *prof, const v10_npu *n
     rep->achieved.flops_util = rep->flops_util;
     rep->latency_us = (S + V) / per_us;
     rc = 0;
+    goto done;
+oom:
+    v10_err_set(err, "calibrate %s: out of memory", who);
 done:
     plan_free(&p);
     free(em.rho);
