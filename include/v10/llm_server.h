@@ -33,7 +33,10 @@
 #include <stdint.h>
 
 #include "v10/err.h"
+#include "v10/llm.h"
 #include "v10/llm_trace.h"
+#include "v10/model.h"
+#include "v10/npu.h"
 
 typedef struct v10_llm_server_opts {
     uint32_t max_batch;          /* requests admitted at once, >= 1 */
@@ -151,5 +154,38 @@ typedef struct v10_llm_stats {
 int v10_llm_server_stats(const v10_llm_server *s, uint64_t from, uint64_t to,
                          double slo_ttft_us, double slo_tpot_us, v10_llm_stats *st,
                          v10_err *err);
+
+/*
+ * An iteration's operator stream, costed for one NPU and one share of its
+ * vector memory (src/tenant/llm_stream.c): what the engine runs for the
+ * iteration.  A prefill of k prompts is their k prefill streams back to
+ * back (v10_llm_prefill; each reads the weights again — prefill GEMMs are
+ * compute-bound, so this costs little); a decode is one v10_llm_decode
+ * stream.  Buffers are sized at init for max_batch sequences, so building
+ * an iteration allocates nothing (a longer stream than the estimate grows
+ * them once).
+ *
+ * Invariant after v10_llm_stream_build: n_ops >= 1; work[i], bytes[i],
+ * fu[i], macs[i] describe operator i of `model`; total_work = sum of work.
+ */
+typedef struct v10_llm_stream {
+    v10_llm_config cfg;
+    v10_npu npu;
+    uint64_t vmem_share;      /* bytes of vector memory the tenant holds */
+    v10_model model;          /* the last iteration's operators */
+    uint64_t *work, *bytes;   /* per op: standalone cycles and HBM bytes with the share */
+    uint8_t *fu;              /* per op: v10_fu_type */
+    double *macs;             /* per op */
+    size_t n_ops, cap;
+    uint64_t total_work;
+} v10_llm_stream;
+
+/* Sizes the buffers for iterations of up to max_batch sequences; -1 if the
+ * configuration is invalid or memory runs out. */
+int v10_llm_stream_init(v10_llm_stream *s, const v10_llm_config *cfg, const v10_npu *npu,
+                        uint64_t vmem_share, uint32_t max_batch, v10_err *err);
+/* Builds and costs the stream of `it`; -1 with err set on a bad size. */
+int v10_llm_stream_build(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err);
+void v10_llm_stream_fini(v10_llm_stream *s);
 
 #endif

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "v10/cost.h"
 #include "v10/llm_server.h"
 
 #define NONE UINT64_MAX
@@ -311,13 +312,98 @@ static void test_random_invariants(void **state)
     }
 }
 
+static v10_llm_stream stream(const char *model, const char *npu_name, uint64_t share,
+                             uint32_t max_batch, v10_npu *npu)
+{
+    v10_err err = {{0}};
+    v10_llm_config c;
+    v10_llm_stream s;
+    if (v10_llm_preset(model, &c, &err) || v10_npu_preset(npu_name, npu, &err) ||
+        v10_llm_stream_init(&s, &c, npu, share ? share : npu->vmem_bytes, max_batch, &err))
+        fail_msg("%s", err.msg);
+    return s;
+}
+
+/* An iteration's stream is the model the spec form builds: with the whole
+ * vector memory, operator for operator the same standalone cycles. */
+static void test_stream_matches_spec(void **state)
+{
+    (void)state;
+    v10_npu npu;
+    v10_llm_stream s = stream("llama3.2-1b", "v10-isca23", 0, 4, &npu);
+    v10_err err = {{0}};
+    uint32_t req[3] = {0, 1, 2}, ctx[3] = {10, 20, 30};
+    v10_llm_iter it = {V10_LLM_ITER_DECODE, 3, req, ctx, 60};
+    assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
+    v10_model m;
+    if (v10_model_load("llm/llama3.2-1b:decode=1x10,1x20,1x30", &npu, &m, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s.n_ops, m.n_ops);
+    uint64_t total = 0;
+    for (size_t k = 0; k < m.n_ops; k++) {
+        assert_int_equal(s.work[k], m.ops[k].cycles);
+        assert_int_equal(s.fu[k], m.ops[k].fu);
+        total += m.ops[k].cycles;
+    }
+    assert_int_equal(s.total_work, total);
+    assert_int_equal(total, v10_model_cycles(&m));
+    v10_model_fini(&m);
+
+    /* A prefill of prompts 5 and 7 is the two prefills back to back. */
+    uint32_t p[2] = {5, 7};
+    it = (v10_llm_iter){V10_LLM_ITER_PREFILL, 2, req, p, 12};
+    assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
+    uint64_t both = s.total_work;
+    size_t ops = s.n_ops;
+    uint64_t one[2];
+    for (int j = 0; j < 2; j++) {
+        it = (v10_llm_iter){V10_LLM_ITER_PREFILL, 1, req, &p[j], p[j]};
+        assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
+        one[j] = s.total_work;
+        assert_int_equal(s.n_ops * 2, ops);
+    }
+    assert_int_equal(both, one[0] + one[1]);
+    v10_llm_stream_fini(&s);
+}
+
+/* The largest iterations fit the buffers sized at init: building them
+ * moves no buffer (no allocation while the engine runs). */
+static void test_stream_no_realloc(void **state)
+{
+    (void)state;
+    v10_npu npu;
+    v10_llm_stream s = stream("gpt2-xl", "v10-isca23", 8u << 20, 8, &npu);
+    const v10_op *ops = s.model.ops;
+    v10_err err = {{0}};
+    uint32_t req[8] = {0}, tok[8];
+    for (int j = 0; j < 8; j++)
+        tok[j] = 1000;
+    v10_llm_iter it = {V10_LLM_ITER_PREFILL, 8, req, tok, 8000};
+    assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
+    it.kind = V10_LLM_ITER_DECODE;
+    assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
+    assert_ptr_equal(s.model.ops, ops);
+    assert_true(s.n_ops <= s.cap);
+    /* A smaller vector-memory share never makes an operator cheaper. */
+    v10_llm_stream w = stream("gpt2-xl", "v10-isca23", 0, 8, &npu);
+    assert_int_equal(v10_llm_stream_build(&w, &it, &err), 0);
+    assert_true(s.total_work >= w.total_work);
+    /* A context past the model's maximum is an error naming it. */
+    tok[3] = 5000;
+    assert_int_equal(v10_llm_stream_build(&s, &it, &err), -1);
+    assert_non_null(strstr(err.msg, "max_context"));
+    v10_llm_stream_fini(&w);
+    v10_llm_stream_fini(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lone_request),    cmocka_unit_test(test_batch_bound),
         cmocka_unit_test(test_kv_bound_fcfs),   cmocka_unit_test(test_prefill_budget),
         cmocka_unit_test(test_stats),           cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_random_invariants),
+        cmocka_unit_test(test_random_invariants), cmocka_unit_test(test_stream_matches_spec),
+        cmocka_unit_test(test_stream_no_realloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
