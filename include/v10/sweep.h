@@ -4,9 +4,10 @@
  * are recorded durably in a directory so an interrupted sweep resumes
  * without losing or repeating a point.  The spec format is in docs/sweep.md.
  *
- * Ownership: _parse/_open create, _destroy/_close free.  Everything here is
- * safe to call from several threads on distinct points, except the store,
- * whose calls the caller serializes (v10_sweep_run_local does).
+ * Ownership: _parse/_open/_create create, _destroy/_close free.  Everything
+ * here is safe to call from several threads on distinct points, except the
+ * store, whose calls the caller serializes (the queue does).  The code is
+ * in src/sweep/: spec.c, points.c, store.c, run.c.
  */
 #ifndef V10_SWEEP_H
 #define V10_SWEEP_H
@@ -97,9 +98,12 @@ void v10_sweep_store_close(v10_sweep_store *st);
 
 /*
  * Hands out the missing points of a store one at a time (dynamic load
- * balancing) and records finished ones; thread-safe.  Threads call
- * v10_sweep_work to run points until none remain; the MPI coordinator uses
- * _take and _record for remote ranks.
+ * balancing, on the one thread pool of src/util/pool.h) and records
+ * finished ones; thread-safe.  Threads run points with v10_sweep_work or
+ * v10_sweep_queue_start; the MPI coordinator uses _take and _record for
+ * remote ranks.  A point's failure (only running out of memory or a store
+ * that cannot record: a point the simulator refuses is a row) stops
+ * handing out points.
  */
 typedef struct v10_sweep_queue v10_sweep_queue;
 
@@ -111,7 +115,12 @@ int64_t v10_sweep_queue_take(v10_sweep_queue *q);
 void v10_sweep_queue_record(v10_sweep_queue *q, size_t i, const char *row, const char *msg);
 /* Runs points from the queue on the calling thread until none remain. */
 void v10_sweep_work(v10_sweep_queue *q);
-/* Ends the progress bar; returns 0, or -1 with the first failure's message. */
+/* Starts up to `threads` background threads running points; returns how
+ * many started. */
+int v10_sweep_queue_start(v10_sweep_queue *q, int threads);
+/* Waits for the threads (if none started, runs the remaining points on
+ * the calling thread), ends the progress bar and frees the queue; returns
+ * 0, or -1 with the first failure's message. */
 int v10_sweep_queue_destroy(v10_sweep_queue *q, v10_err *err);
 
 /* Runs every missing point on `threads` threads (the caller's included). */
