@@ -7,7 +7,7 @@
  * Ownership: _parse/_open/_create create, _destroy/_close free.  Everything
  * here is safe to call from several threads on distinct points, except the
  * store, whose calls the caller serializes (the queue does).  The code is
- * in src/sweep/: spec.c, points.c, store.c, run.c.
+ * in src/sweep/: spec.c, points.c, store.c, export.c, run.c.
  */
 #ifndef V10_SWEEP_H
 #define V10_SWEEP_H
@@ -71,12 +71,15 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
 int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err);
 
 /*
- * The result store: DIR/spec.json (the canonical spec and its hash) and
- * DIR/results.jsonl, one row per finished point, appended and fsync'ed
- * before the point counts as done.  On open with `resume`, complete rows
- * are kept (a torn last line is cut off, invalid or duplicate rows are
- * dropped), and a spec that differs from DIR's is refused.  Without
- * `resume`, a DIR that is not empty is refused.
+ * The result store, in directory DIR: DIR/spec.json (the canonical spec,
+ * its hash and its input files' content hashes) and DIR/results.db, an
+ * SQLite database holding one row per finished point, each committed (WAL
+ * journal, synced) in its own transaction before the point counts as done.
+ * On open with `resume`, the recorded points are read back (a row whose
+ * index or id is not this spec's is dropped), and a spec or input file
+ * that differs from DIR's, or a results.db that is not a store of this
+ * spec, is refused.  Without `resume`, a DIR that is not empty is refused.
+ * One process at a time: DIR/.lock is held while the store is open.
  */
 typedef struct v10_sweep_store v10_sweep_store;
 
@@ -85,14 +88,16 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
 /* done[i] != 0: point i is recorded. */
 const unsigned char *v10_sweep_store_done(const v10_sweep_store *st);
 size_t v10_sweep_store_count(const v10_sweep_store *st);
-/* Rows dropped when the store was opened (torn, invalid or duplicate). */
+/* Rows dropped when the store was opened (not a row of this spec's points). */
 size_t v10_sweep_store_dropped(const v10_sweep_store *st);
 /* Rows that record an error instead of a result (known after finish). */
 size_t v10_sweep_store_refused(const v10_sweep_store *st);
-/* Records point i's row durably.  A row for an index already done is ignored. */
+/* Records point i's row (one line ending in '\n') durably.  A row for an
+ * index already done is ignored. */
 int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_err *err);
-/* When every point is recorded, writes DIR/results.csv (sorted by index)
- * atomically; returns 0 without writing if some points are missing. */
+/* When every point is recorded, exports DIR/results.jsonl and
+ * DIR/results.csv (both sorted by index, each written atomically); returns
+ * 0 without writing if some points are missing. */
 int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err);
 void v10_sweep_store_close(v10_sweep_store *st);
 

@@ -1,36 +1,63 @@
 /*
  * store.c — a sweep's result directory (docs/sweep.md): DIR/.lock (one
  * process per folder), DIR/spec.json (the canonical spec, its hash and the
- * content hashes of its input files), DIR/results.jsonl (one row per
- * finished point, appended and fsync'ed) and, once every point is done,
- * DIR/results.csv.
+ * content hashes of its input files) and DIR/results.db, the durable
+ * result store: an SQLite database in WAL mode, one transaction per
+ * finished point, resumed by asking which indices it holds.  This file is
+ * the project's only user of SQLite; export.c reads rows through
+ * sweep_store_rows.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <sqlite3.h>
 
 #include "sweep/spec.h"
+#include "sweep/store.h"
 #include "util/file.h"
 #include "util/json.h"
-#include "util/num.h"
+
+/* json_type / json_array_length are built into SQLite from 3.38 on. */
+#if SQLITE_VERSION_NUMBER < 3038000
+#error "SQLite 3.38 or newer is needed (Debian 12: libsqlite3-dev 3.40)"
+#endif
 
 #define LOCK_NAME ".lock" /* held by the process that owns a result folder */
+#define DB_NAME "results.db"
+#define STORE_FORMAT "1" /* meta.format: the schema below */
 
+/*
+ * The schema.  meta holds spec_hash (the v10_sweep_hash of the spec the
+ * rows belong to), points and format; points holds one row per finished
+ * point: its index, its id (v10_sweep_point_id) and the result row as
+ * compact JSON without the newline (v10_sweep_run_point).
+ */
+static const char schema[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE points(idx INTEGER PRIMARY KEY, id TEXT NOT NULL, row TEXT NOT NULL);";
+
+/*
+ * Invariants while open: this process holds DIR/.lock and the database's
+ * exclusive lock; meta.spec_hash is s's hash; done[i] != 0 exactly for the
+ * indices i with a row in `points` whose id is point i's, and count is
+ * their number (rows of any other index or id were deleted on open and
+ * counted in `dropped`).  The caller serializes every call.
+ */
 struct v10_sweep_store {
     const v10_sweep *s;
     char dir[4096];
-    int fd;                 /* results.jsonl, O_APPEND */
+    char db_path[4200];
     int lock;               /* DIR/.lock, held while the store is open */
+    sqlite3 *db;
+    sqlite3_stmt *insert;   /* INSERT INTO points */
     unsigned char *done;    /* one flag per point */
     size_t count, dropped;
-    size_t refused;         /* rows with an "error", counted by finish */
+    size_t refused;         /* rows with an "error", counted by sweep_store_stats */
 };
 
 static void join(char *out, size_t cap, const char *dir, const char *name)
@@ -38,18 +65,13 @@ static void join(char *out, size_t cap, const char *dir, const char *name)
     snprintf(out, cap, "%s/%s", dir, name);
 }
 
-static int write_all(int fd, const char *p, size_t n)
+/* err = "DIR/results.db: WHAT: SQLite's message (the system's, if any)". */
+static int db_fail(v10_sweep_store *st, const char *what, v10_err *err)
 {
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
+    int sys = st->db ? sqlite3_system_errno(st->db) : 0;
+    const char *m = st->db ? sqlite3_errmsg(st->db) : "out of memory";
+    return v10_err_set(err, "%s: %s%s%s%s%s", st->db_path, what, *what ? ": " : "", m,
+                       sys ? " - " : "", sys ? strerror(sys) : "");
 }
 
 static int mkdir_p(const char *dir)
@@ -95,94 +117,6 @@ static int dir_has_files(const char *dir)
     return any;
 }
 
-/* Checks one complete row; returns its index, -1 if it is not a valid row
- * of this sweep, or -2 if memory ran out (the row may be fine: keep it). */
-static int64_t row_index(const v10_sweep *s, const char *line)
-{
-    unsigned mark = v10_json_mark();
-    cJSON *o = cJSON_Parse(line);
-    if (!o && v10_json_failed_since(mark))
-        return -2;
-    int64_t idx = -1;
-    const cJSON *i = cJSON_GetObjectItemCaseSensitive(o, "index");
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
-    if (cJSON_IsNumber(i) && cJSON_IsString(id) &&
-        (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "result")) ||
-         cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "error"))) &&
-        i->valuedouble >= 0 &&
-        i->valuedouble < (double)s->points && i->valuedouble == floor(i->valuedouble)) {
-        char want[17];
-        if (v10_sweep_point_id(s, (size_t)i->valuedouble, want))
-            idx = -2;
-        else if (!strcmp(want, id->valuestring))
-            idx = (int64_t)i->valuedouble;
-    }
-    cJSON_Delete(o);
-    return idx;
-}
-
-/* Loads results.jsonl: keeps valid first occurrences; cuts a torn tail, or
- * rewrites the file if rows inside it had to be dropped. */
-static int load_rows(v10_sweep_store *st, v10_err *err)
-{
-    char path[4200];
-    join(path, sizeof path, st->dir, "results.jsonl");
-    size_t len;
-    char *b = v10_file_read(path, SIZE_MAX / 2, &len, err);
-    if (!b)
-        return -1;
-    char *keep = malloc(len + 1);
-    if (!keep) {
-        free(b);
-        return v10_err_set(err, "out of memory");
-    }
-    size_t klen = 0, good_prefix = 0;
-    int prefix_ok = 1;
-    char *p = b;
-    while (p < b + len) {
-        char *nl = memchr(p, '\n', (size_t)(b + len - p));
-        if (!nl) { /* torn last line: the process died while writing it */
-            st->dropped++;
-            break;
-        }
-        *nl = 0;
-        int64_t i = row_index(st->s, p);
-        if (i == -2) { /* never drop a row for want of memory */
-            free(keep);
-            free(b);
-            return v10_err_set(err, "%s: out of memory", path);
-        }
-        if (i >= 0 && !st->done[i]) {
-            st->done[i] = 1;
-            st->count++;
-            memcpy(keep + klen, p, (size_t)(nl - p));
-            klen += (size_t)(nl - p);
-            keep[klen++] = '\n';
-            if (prefix_ok)
-                good_prefix = (size_t)(nl + 1 - b);
-        } else {
-            st->dropped++;
-            prefix_ok = 0;
-        }
-        p = nl + 1;
-    }
-    int rc = 0;
-    if (prefix_ok && good_prefix < len) {
-        if (ftruncate(st->fd, (off_t)good_prefix) || fsync(st->fd))
-            rc = v10_err_set(err, "%s: %s", path, strerror(errno));
-    } else if (!prefix_ok) {
-        rc = v10_file_write(path, keep, klen, 1, err);
-        if (rc == 0) {
-            close(st->fd);
-            st->fd = open(path, O_WRONLY | O_APPEND);
-            if (st->fd < 0)
-                rc = v10_err_set(err, "%s: %s", path, strerror(errno));
-        }
-    }
-    free(keep);
-    free(b);
-    return rc;
-}
 
 /* Adds {path: hash} to the object in ctx for one input file (once). */
 typedef struct hash_ctx {
@@ -260,6 +194,216 @@ static int inputs_unchanged(const char *dir, const cJSON *was, const cJSON *now,
     return 0;
 }
 
+/* Runs SQL without results; -1 with err naming `what` on failure. */
+static int db_exec(v10_sweep_store *st, const char *sql, const char *what, v10_err *err)
+{
+    return sqlite3_exec(st->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0
+                                                                     : db_fail(st, what, err);
+}
+
+/* Reads meta.spec_hash into hash[17]; -1 if the table or key is missing. */
+static int db_spec_hash(v10_sweep_store *st, char *hash)
+{
+    sqlite3_stmt *q;
+    int rc = -1;
+    if (sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key = 'spec_hash'", -1, &q,
+                           NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
+        snprintf(hash, 17, "%s", (const char *)sqlite3_column_text(q, 0));
+        rc = 0;
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/*
+ * Opens (creating if new) DIR/results.db: WAL journal, each commit synced
+ * (synchronous=FULL), and locking_mode=EXCLUSIVE, set before WAL is, so the
+ * WAL index lives in this process's memory, not in a -shm file beside it
+ * (one process per folder holds the lock anyway; this also keeps WAL
+ * working on a network file system).  A new database gets the schema and
+ * meta in one transaction; an existing one must be a sweep store of this
+ * spec.
+ */
+static int db_open(v10_sweep_store *st, v10_err *err)
+{
+    struct stat sb;
+    if (lstat(st->db_path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return v10_err_set(err, "%s: not a regular file (the sweep's result store)",
+                           st->db_path);
+    if (sqlite3_open_v2(st->db_path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                        NULL) != SQLITE_OK)
+        return db_fail(st, "cannot open", err);
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_stmt *q = NULL;
+    int tables = -1;
+    if (db_exec(st, "PRAGMA locking_mode=EXCLUSIVE", "", err) == 0 &&
+        sqlite3_prepare_v2(st->db, "PRAGMA journal_mode=WAL", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW) {
+        const unsigned char *mode = sqlite3_column_text(q, 0);
+        sqlite3_finalize(q);
+        q = NULL;
+        if (!mode || strcmp((const char *)mode, "wal"))
+            return v10_err_set(err, "%s: cannot use a WAL journal here", st->db_path);
+        if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) ==
+                SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+            tables = sqlite3_column_int(q, 0);
+    }
+    sqlite3_finalize(q);
+    if (tables < 0) /* garbage, another program's file, or an I/O error */
+        return v10_err_set(err, "%s: not a sweep result store (%s); move it away, or run into "
+                                "a new --out", st->db_path, sqlite3_errmsg(st->db));
+    if (db_exec(st, "PRAGMA synchronous=FULL", "", err))
+        return -1;
+    if (tables == 0) { /* new, or created by a sweep killed before its first commit */
+        char *sql = sqlite3_mprintf("BEGIN;%sINSERT INTO meta VALUES('spec_hash', %Q), "
+                                    "('points', '%llu'), ('format', '" STORE_FORMAT "');COMMIT;",
+                                    schema, st->s->hash, (unsigned long long)st->s->points);
+        int rc = sql ? db_exec(st, sql, "creating the store", err)
+                     : v10_err_set(err, "out of memory");
+        sqlite3_free(sql);
+        if (rc) {
+            sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+            return -1;
+        }
+    }
+    char hash[17];
+    if (db_spec_hash(st, hash) ||
+        sqlite3_prepare_v2(st->db, "INSERT INTO points(idx, id, row) VALUES(?, ?, ?)", -1,
+                           &st->insert, NULL) != SQLITE_OK)
+        return v10_err_set(err, "%s: not a sweep result store (no sweep tables in it); move it "
+                                "away, or run into a new --out", st->db_path);
+    if (strcmp(hash, st->s->hash))
+        return v10_err_set(err, "%s holds the results of another spec (hash %s, this spec %s): "
+                                "refusing to resume; run into a new --out", st->db_path, hash,
+                           st->s->hash);
+    return 0;
+}
+
+/* Deletes the rows of the n indices bad[] in one transaction. */
+static int db_delete(v10_sweep_store *st, const sqlite3_int64 *bad, size_t n, v10_err *err)
+{
+    sqlite3_stmt *del = NULL;
+    if (db_exec(st, "BEGIN", "dropping invalid rows", err))
+        return -1;
+    int ok = sqlite3_prepare_v2(st->db, "DELETE FROM points WHERE idx = ?", -1, &del, NULL) ==
+             SQLITE_OK;
+    for (size_t k = 0; ok && k < n; k++) {
+        sqlite3_bind_int64(del, 1, bad[k]);
+        ok = sqlite3_step(del) == SQLITE_DONE;
+        sqlite3_reset(del);
+    }
+    sqlite3_finalize(del);
+    if (ok && db_exec(st, "COMMIT", "dropping invalid rows", err) == 0)
+        return 0;
+    if (!ok) /* else the COMMIT failed and said so */
+        db_fail(st, "dropping invalid rows", err);
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+/* Marks the rows of the store done; deletes (and counts in `dropped`) any
+ * whose index is out of range or whose id is not that point's. */
+static int db_load(v10_sweep_store *st, v10_err *err)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(st->db, "SELECT idx, id FROM points", -1, &q, NULL) != SQLITE_OK)
+        return db_fail(st, "reading", err);
+    sqlite3_int64 *bad = NULL;
+    size_t cap = 0;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW) {
+        sqlite3_int64 i = sqlite3_column_int64(q, 0);
+        const char *id = (const char *)sqlite3_column_text(q, 1);
+        char want[17];
+        int in_range = i >= 0 && (uint64_t)i < st->s->points;
+        if (in_range && v10_sweep_point_id(st->s, (size_t)i, want)) {
+            /* never drop a row for want of memory */
+            rc = v10_err_set(err, "%s: out of memory", st->db_path);
+        } else if (in_range && id && !strcmp(id, want)) {
+            st->done[i] = 1;
+            st->count++;
+        } else if (st->dropped < cap) {
+            bad[st->dropped++] = i;
+        } else {
+            size_t nc = cap ? 2 * cap : 16;
+            sqlite3_int64 *nb = realloc(bad, nc * sizeof *nb);
+            if (nb) {
+                bad = nb;
+                cap = nc;
+                bad[st->dropped++] = i;
+            } else {
+                rc = v10_err_set(err, "out of memory");
+            }
+        }
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = db_fail(st, "reading", err);
+    sqlite3_finalize(q);
+    if (rc == 0 && st->dropped)
+        rc = db_delete(st, bad, st->dropped, err);
+    free(bad);
+    return rc;
+}
+
+/* The spec.json of a new sweep: the canonical spec, its hash, the point
+ * count and the content hashes of the input files (written atomically). */
+static int write_spec(const v10_sweep *s, const char *path, v10_err *err)
+{
+    unsigned mark = v10_json_mark();
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddStringToObject(rec, "spec_hash", s->hash);
+    cJSON_AddNumberToObject(rec, "points", (double)s->points);
+    cJSON_AddStringToObject(rec, "version", V10_VERSION);
+    v10_json_add(rec, "spec", cJSON_Parse(s->canonical));
+    cJSON *inputs = input_hashes(s, err);
+    if (!inputs) {
+        cJSON_Delete(rec);
+        return -1;
+    }
+    if (cJSON_GetArraySize(inputs) > 0) /* a spec of zoo models only: none */
+        v10_json_add(rec, "inputs", inputs);
+    else
+        cJSON_Delete(inputs);
+    char *t = v10_json_failed_since(mark) ? NULL : cJSON_Print(rec);
+    cJSON_Delete(rec);
+    if (!t)
+        return v10_err_set(err, "out of memory");
+    size_t n = strlen(t);
+    t[n] = '\n';
+    int rc = v10_file_write(path, t, n + 1, 1, err);
+    free(t);
+    return rc;
+}
+
+/* An existing spec.json (text `old`) allows a resume of s in dir: 0, or -1
+ * with err saying why not. */
+static int check_spec(const char *dir, const char *path, const char *old, const v10_sweep *s,
+                      int resume, v10_err *err)
+{
+    cJSON *o = cJSON_Parse(old);
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "spec_hash");
+    int rc = -1;
+    if (!resume)
+        v10_err_set(err, "%s already holds a sweep (%s): pass --resume to finish it, or "
+                    "choose another --out", dir, path);
+    else if (!cJSON_IsString(h))
+        v10_err_set(err, "%s: not a sweep record (no spec_hash)", path);
+    else if (strcmp(h->valuestring, s->hash))
+        v10_err_set(err, "%s was started with a different spec (hash %s, this spec %s): "
+                    "refusing to resume; run the changed spec into a new --out directory",
+                    dir, h->valuestring, s->hash);
+    else {
+        const cJSON *was = cJSON_GetObjectItemCaseSensitive(o, "inputs");
+        cJSON *now = was ? input_hashes(s, err) : NULL;
+        rc = was && (!now || inputs_unchanged(dir, was, now, err)) ? -1 : 0;
+        cJSON_Delete(now);
+    }
+    cJSON_Delete(o);
+    return rc;
+}
+
 int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
                          v10_sweep_store **out, v10_err *err)
 {
@@ -276,9 +420,10 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         return v10_err_set(err, "out of memory");
     }
     st->s = s;
-    st->fd = st->lock = -1;
+    st->lock = -1;
     st->done = done;
     snprintf(st->dir, sizeof st->dir, "%s", dir);
+    join(st->db_path, sizeof st->db_path, dir, DB_NAME);
     char path[4200];
     join(path, sizeof path, dir, LOCK_NAME);
     if (v10_lock_take(path, dir, &st->lock, err)) {
@@ -286,72 +431,32 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
         return -1;
     }
     join(path, sizeof path, dir, "spec.json");
-    struct stat sst;
+    struct stat sb;
     char *old = NULL;
     int rc = -1;
-    if (lstat(path, &sst) == 0 && !(old = v10_file_read(path, V10_JSON_MAX_BYTES, NULL, err))) {
+    if (lstat(path, &sb) == 0 && !(old = v10_file_read(path, V10_JSON_MAX_BYTES, NULL, err))) {
         /* spec.json is there but unreadable: rc stays -1 */
     } else if (old) {
-        cJSON *o = cJSON_Parse(old);
-        const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "spec_hash");
-        if (!resume)
-            v10_err_set(err, "%s already holds a sweep (%s): pass --resume to finish it, or "
-                        "choose another --out", dir, path);
-        else if (!cJSON_IsString(h))
-            v10_err_set(err, "%s: not a sweep record (no spec_hash)", path);
-        else if (strcmp(h->valuestring, s->hash))
-            v10_err_set(err, "%s was started with a different spec (hash %s, this spec %s): "
-                        "refusing to resume; run the changed spec into a new --out directory",
-                        dir, h->valuestring, s->hash);
-        else {
-            const cJSON *was = cJSON_GetObjectItemCaseSensitive(o, "inputs");
-            cJSON *now = was ? input_hashes(s, err) : NULL;
-            rc = was && (!now || inputs_unchanged(dir, was, now, err)) ? -1 : 0;
-            cJSON_Delete(now);
-        }
-        cJSON_Delete(o);
+        rc = check_spec(dir, path, old, s, resume, err);
         free(old);
+        char jsonl[4200];
+        join(jsonl, sizeof jsonl, dir, "results.jsonl");
+        if (rc == 0 && lstat(st->db_path, &sb) && lstat(jsonl, &sb) == 0)
+            rc = v10_err_set(err, "%s holds results.jsonl but no %s: a sweep of a v10sim "
+                             "before the SQLite store, which this one cannot resume; run "
+                             "into a new --out", dir, DB_NAME);
     } else if (dir_has_files(dir)) {
         v10_err_set(err, "%s: directory is not empty and holds no sweep (no spec.json); "
                     "choose an empty or new --out", dir);
     } else {
-        unsigned mark = v10_json_mark();
-        cJSON *rec = cJSON_CreateObject();
-        cJSON_AddStringToObject(rec, "spec_hash", s->hash);
-        cJSON_AddNumberToObject(rec, "points", (double)s->points);
-        cJSON_AddStringToObject(rec, "version", V10_VERSION);
-        v10_json_add(rec, "spec", cJSON_Parse(s->canonical));
-        cJSON *inputs = input_hashes(s, err);
-        if (!inputs) {
-            cJSON_Delete(rec);
-            v10_sweep_store_close(st);
-            return -1;
-        }
-        if (cJSON_GetArraySize(inputs) > 0) /* a spec of zoo models only: none */
-            v10_json_add(rec, "inputs", inputs);
-        else
-            cJSON_Delete(inputs);
-        char *t = v10_json_failed_since(mark) ? NULL : cJSON_Print(rec);
-        cJSON_Delete(rec);
-        if (!t) {
-            v10_err_set(err, "out of memory");
-        } else {
-            size_t n = strlen(t);
-            t[n] = '\n';
-            rc = v10_file_write(path, t, n + 1, 1, err);
-            free(t);
-        }
+        rc = write_spec(s, path, err);
     }
-    if (rc == 0) {
-        join(path, sizeof path, dir, "results.jsonl");
-        st->fd = open(path, O_RDWR | O_CREAT | O_APPEND, 0644);
-        if (st->fd < 0)
-            rc = v10_err_set(err, "%s: %s", path, strerror(errno));
-        else if (v10_fsync_dir(dir))
-            rc = v10_err_set(err, "%s: %s", dir, strerror(errno));
-        else
-            rc = load_rows(st, err);
-    }
+    if (rc == 0)
+        rc = db_open(st, err);
+    if (rc == 0 && v10_fsync_dir(dir))
+        rc = v10_err_set(err, "%s: %s", dir, strerror(errno));
+    if (rc == 0)
+        rc = db_load(st, err);
     if (rc) {
         v10_sweep_store_close(st);
         return -1;
@@ -365,6 +470,8 @@ size_t v10_sweep_store_count(const v10_sweep_store *st) { return st->count; }
 size_t v10_sweep_store_dropped(const v10_sweep_store *st) { return st->dropped; }
 size_t v10_sweep_store_refused(const v10_sweep_store *st) { return st->refused; }
 
+/* One transaction per point: the INSERT commits on its own (autocommit),
+ * and with synchronous=FULL the commit is on disk before it returns. */
 int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_err *err)
 {
     V10_ASSERT(i < st->s->points);
@@ -372,325 +479,68 @@ int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_e
     V10_ASSERT(n > 0 && row[n - 1] == '\n' && memchr(row, '\n', n) == row + n - 1);
     if (st->done[i])
         return 0;
-    if (write_all(st->fd, row, n) || fdatasync(st->fd))
-        return v10_err_set(err, "%s/results.jsonl: %s", st->dir, strerror(errno));
-    st->done[i] = 1;
-    st->count++;
-    return 0;
+    char id[17];
+    if (v10_sweep_point_id(st->s, i, id))
+        return v10_err_set(err, "point %zu: out of memory", i);
+    sqlite3_bind_int64(st->insert, 1, (sqlite3_int64)i);
+    sqlite3_bind_text(st->insert, 2, id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st->insert, 3, row, (int)(n - 1), SQLITE_STATIC);
+    int rc = sqlite3_step(st->insert) == SQLITE_DONE ? 0 : db_fail(st, "recording a point", err);
+    sqlite3_reset(st->insert);
+    sqlite3_clear_bindings(st->insert);
+    if (rc == 0) {
+        st->done[i] = 1;
+        st->count++;
+    }
+    return rc;
 }
 
 void v10_sweep_store_close(v10_sweep_store *st)
 {
     if (!st)
         return;
-    if (st->fd >= 0)
-        close(st->fd);
+    sqlite3_finalize(st->insert);
+    sqlite3_close(st->db); /* checkpoints the WAL into results.db and removes it */
     v10_lock_release(st->lock);
     free(st->done);
     free(st);
 }
 
-/* ------------------------------------------------------------ results.csv */
+const v10_sweep *sweep_store_spec(const v10_sweep_store *st) { return st->s; }
+const char *sweep_store_dir(const v10_sweep_store *st) { return st->dir; }
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    int oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n)
+int sweep_store_stats(v10_sweep_store *st, size_t *max_tenants, v10_err *err)
 {
-    if (b->oom)
-        return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (b->n + n + 1 > cap)
-            cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
+    sqlite3_stmt *q;
+    int rc = -1;
+    if (sqlite3_prepare_v2(st->db, "SELECT count(json_type(row, '$.error')), "
+                                   "max(json_array_length(row, '$.result.tenants')) "
+                                   "FROM points", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW) {
+        st->refused = (size_t)sqlite3_column_int64(q, 0);
+        *max_tenants = (size_t)sqlite3_column_int64(q, 1); /* NULL (no results): 0 */
+        rc = 0;
     }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
+    if (rc)
+        db_fail(st, "reading", err);
+    sqlite3_finalize(q);
+    return rc;
 }
 
-static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-
-/* A CSV cell: quoted when it holds a comma, quote, newline or edge space. */
-static void sb_cell(sbuf *b, const char *s)
+int sweep_store_rows(v10_sweep_store *st, sweep_row_fn fn, void *ctx, v10_err *err)
 {
-    size_t l = strlen(s);
-    if (!strpbrk(s, ",\"\n\r") && !(l && (s[0] == ' ' || s[l - 1] == ' '))) {
-        sb_put(b, s, l);
-        return;
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(st->db, "SELECT idx, row FROM points ORDER BY idx", -1, &q, NULL) !=
+        SQLITE_OK)
+        return db_fail(st, "reading", err);
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *row = (const char *)sqlite3_column_text(q, 1);
+        rc = fn(ctx, (size_t)sqlite3_column_int64(q, 0), row ? row : "",
+                (size_t)sqlite3_column_bytes(q, 1), err);
     }
-    sb_put(b, "\"", 1);
-    for (; *s; s++) {
-        if (*s == '"')
-            sb_put(b, "\"\"", 2);
-        else
-            sb_put(b, s, 1);
-    }
-    sb_put(b, "\"", 1);
-}
-
-/* A JSON value as one CSV cell: lists of strings join with '+', lists of
- * numbers with ';', objects as compact JSON, null as empty. */
-static void sb_json_cell(sbuf *b, const cJSON *j)
-{
-    char num[V10_NUM_MAX];
-    if (!j || cJSON_IsNull(j)) {
-        return;
-    } else if (cJSON_IsString(j)) {
-        sb_cell(b, j->valuestring);
-    } else if (cJSON_IsNumber(j)) {
-        v10_num_fmt(j->valuedouble, num, sizeof num); /* parsed JSON: finite */
-        sb_str(b, num);
-    } else if (cJSON_IsBool(j)) {
-        sb_str(b, cJSON_IsTrue(j) ? "true" : "false");
-    } else if (cJSON_IsArray(j)) {
-        sbuf t = {0};
-        for (const cJSON *c = j->child; c; c = c->next) {
-            if (c != j->child)
-                sb_str(&t, cJSON_IsString(c) ? "+" : ";");
-            if (cJSON_IsString(c))
-                sb_str(&t, c->valuestring);
-            else {
-                v10_num_fmt(c->valuedouble, num, sizeof num);
-                sb_str(&t, num);
-            }
-        }
-        sb_cell(b, t.p ? t.p : "");
-        b->oom |= t.oom;
-        free(t.p);
-    } else {
-        char *t = cJSON_PrintUnformatted(j);
-        sb_cell(b, t ? t : "");
-        b->oom |= !t;
-        free(t);
-    }
-}
-
-static const cJSON *path_get(const cJSON *o, const char *a, const char *b)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
-    return b ? cJSON_GetObjectItemCaseSensitive(x, b) : x;
-}
-
-/* Configuration columns: the point's own setting if the spec gives it, else
- * the value the run used. */
-static const char *const cfg_cols[] = {"mix", "priority", "npu", "policy", "slice_cycles",
-                                       "pmt_slice_us", "pmt_share", "prema_drain_frac",
-                                       "contention", "requests", "warmup", "seed"};
-static const char *const metric_cols[][2] = {
-    {"window_cycles", NULL}, {"utilization", "sa"}, {"utilization", "vu"},
-    {"utilization", "hbm"}, {"utilization", "overall"}, {"utilization", "overlap"},
-    {"utilization", "sa_flops"}, {"system", "stp"}, {"system", "antt"},
-    {"system", "fairness"}, {"system", "jain"}, {"overheads", "preemptions"},
-    {"overheads", "context_switches"}, {"overheads", "switch_cycles"},
-};
-static const char *const tenant_cols[][2] = {
-    {"model", NULL}, {"batch", NULL}, {"priority", NULL}, {"completed", NULL},
-    {"throughput_rps", NULL}, {"np", NULL}, {"alone_latency_us", NULL},
-    {"latency_us", "avg"}, {"latency_us", "p50"}, {"latency_us", "p95"},
-    {"latency_us", "p99"}, {"slo_attainment", NULL}, {"preemptions", NULL},
-};
-#define N_OF(a) (sizeof a / sizeof a[0])
-
-static void cfg_cell(sbuf *b, const cJSON *point, const cJSON *cfg, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(point, key);
-    if (v) {
-        sb_json_cell(b, v);
-        return;
-    }
-    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(cfg, "tenants");
-    if (!strcmp(key, "mix") || !strcmp(key, "priority")) {
-        cJSON *arr = cJSON_CreateArray();
-        for (const cJSON *t = ts ? ts->child : NULL; arr && t; t = t->next)
-            v10_json_push(arr, cJSON_Duplicate(
-                cJSON_GetObjectItemCaseSensitive(t, key[0] == 'm' ? "model" : "priority"), 1));
-        sb_json_cell(b, arr);
-        cJSON_Delete(arr);
-    } else if (!strcmp(key, "npu")) {
-        sb_json_cell(b, path_get(cfg, "npu", "name"));
-    } else if (strstr(key, "slice") || strstr(key, "pmt") || strstr(key, "prema")) {
-        sb_json_cell(b, path_get(cfg, "params", key));
-    } else {
-        sb_json_cell(b, cJSON_GetObjectItemCaseSensitive(cfg, key));
-    }
-}
-
-/* The header line of results.csv for rows of up to max_t tenants. */
-static void csv_header(sbuf *b, const v10_sweep *s, size_t max_t)
-{
-    char col[128];
-    sb_str(b, "index,id");
-    for (size_t k = 0; k < N_OF(cfg_cols); k++) {
-        sb_str(b, ",");
-        sb_str(b, cfg_cols[k]);
-        if (!strcmp(cfg_cols[k], "npu"))
-            for (size_t j = 0; j < s->n_set; j++)
-                if (s->set[j].k == K_NPU_FIELD) {
-                    sb_str(b, ",");
-                    sb_cell(b, s->set[j].key);
-                }
-    }
-    for (size_t k = 0; k < N_OF(metric_cols); k++) {
-        snprintf(col, sizeof col, ",%s%s%s", metric_cols[k][1] ? metric_cols[k][0] : "",
-                 metric_cols[k][1] ? "_" : "",
-                 metric_cols[k][1] ? metric_cols[k][1] : metric_cols[k][0]);
-        sb_str(b, col);
-    }
-    for (size_t t = 0; t < max_t; t++)
-        for (size_t k = 0; k < N_OF(tenant_cols); k++) {
-            snprintf(col, sizeof col, ",t%zu_%s%s%s", t, tenant_cols[k][0],
-                     tenant_cols[k][1] ? "_" : "", tenant_cols[k][1] ? tenant_cols[k][1] : "");
-            sb_str(b, col);
-        }
-    sb_str(b, ",error\n");
-}
-
-/* One row of results.csv from one parsed results.jsonl row. */
-static void csv_row(sbuf *b, const v10_sweep *s, const cJSON *r, size_t max_t)
-{
-    const cJSON *point = path_get(r, "point", NULL);
-    const cJSON *res = path_get(r, "result", NULL), *cfg = path_get(res, "config", NULL);
-    sb_json_cell(b, path_get(r, "index", NULL));
-    sb_str(b, ",");
-    sb_json_cell(b, path_get(r, "id", NULL));
-    for (size_t k = 0; k < N_OF(cfg_cols); k++) {
-        sb_str(b, ",");
-        cfg_cell(b, point, cfg, cfg_cols[k]);
-        if (!strcmp(cfg_cols[k], "npu"))
-            for (size_t j = 0; j < s->n_set; j++)
-                if (s->set[j].k == K_NPU_FIELD) {
-                    sb_str(b, ",");
-                    sb_json_cell(b, cJSON_GetObjectItemCaseSensitive(point, s->set[j].key));
-                }
-    }
-    for (size_t k = 0; k < N_OF(metric_cols); k++) {
-        sb_str(b, ",");
-        sb_json_cell(b, path_get(res, metric_cols[k][0], metric_cols[k][1]));
-    }
-    const cJSON *ts = path_get(res, "tenants", NULL);
-    for (size_t t = 0; t < max_t; t++) {
-        const cJSON *tj = cJSON_GetArrayItem(ts, (int)t);
-        for (size_t k = 0; k < N_OF(tenant_cols); k++) {
-            sb_str(b, ",");
-            if (tj)
-                sb_json_cell(b, path_get(tj, tenant_cols[k][0], tenant_cols[k][1]));
-        }
-    }
-    sb_str(b, ",");
-    sb_json_cell(b, path_get(r, "error", NULL));
-    sb_str(b, "\n");
-}
-
-/* Reads the results.jsonl line at `at` (or the next one if at < 0) and
- * parses it; *o is NULL at the end of the file.  -1 with err set on a read
- * error, an invalid row or out of memory. */
-static int read_row(FILE *in, const char *path, off_t at, char **line, size_t *cap,
-                    const v10_sweep *s, cJSON **o, size_t *index, v10_err *err)
-{
-    *o = NULL;
-    if (at >= 0 && fseeko(in, at, SEEK_SET))
-        return v10_err_set(err, "%s: %s", path, strerror(errno));
-    errno = 0;
-    ssize_t n = getline(line, cap, in);
-    if (n < 0)
-        return ferror(in) || errno == ENOMEM ? v10_err_set(err, "%s: %s", path,
-                                                           errno ? strerror(errno) : "read error")
-                                             : 0;
-    unsigned mark = v10_json_mark();
-    *o = cJSON_Parse(*line);
-    const cJSON *i = cJSON_GetObjectItemCaseSensitive(*o, "index");
-    if (!*o && v10_json_failed_since(mark))
-        return v10_err_set(err, "%s: out of memory", path);
-    if (!cJSON_IsNumber(i) || i->valuedouble < 0 || i->valuedouble >= (double)s->points) {
-        cJSON_Delete(*o);
-        *o = NULL;
-        return v10_err_set(err, "%s: invalid row", path);
-    }
-    *index = (size_t)i->valuedouble;
-    return 0;
-}
-
-/*
- * Writes results.csv, one row per point in index order, streaming: a first
- * pass over results.jsonl notes where each point's first row starts (and
- * the most tenants in a row), a second reads the rows back in index order,
- * one at a time, into a temporary that is fsync'ed and renamed (v10_wfile).
- * Memory: one offset per point and one row.
- */
-int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
-{
-    const v10_sweep *s = st->s;
-    if (st->count < s->points)
-        return 0;
-    char path[4200], dst[4200];
-    join(path, sizeof path, st->dir, "results.jsonl");
-    join(dst, sizeof dst, st->dir, "results.csv");
-    FILE *in = fopen(path, "r"), *out = NULL;
-    if (!in)
-        return v10_err_set(err, "%s: %s", path, strerror(errno));
-    off_t *at = malloc(s->points * sizeof *at);
-    char *line = NULL;
-    size_t cap = 0, max_t = 0, idx;
-    sbuf b = {0};
-    cJSON *o;
-    int rc = at ? 0 : v10_err_set(err, "out of memory");
-    for (size_t i = 0; rc == 0 && i < s->points; i++)
-        at[i] = -1;
-    while (rc == 0) {
-        off_t pos = ftello(in);
-        if ((rc = read_row(in, path, -1, &line, &cap, s, &o, &idx, err)) || !o)
-            break;
-        size_t t = (size_t)cJSON_GetArraySize(path_get(path_get(o, "result", NULL), "tenants",
-                                                       NULL));
-        max_t = t > max_t ? t : max_t;
-        if (at[idx] < 0) { /* a duplicate: keep the first */
-            at[idx] = pos;
-            st->refused += cJSON_GetObjectItemCaseSensitive(o, "error") != NULL;
-        }
-        cJSON_Delete(o);
-    }
-    for (size_t i = 0; rc == 0 && i < s->points; i++)
-        if (at[i] < 0)
-            rc = v10_err_set(err, "%s: point %zu is missing", path, i);
-    v10_wfile w = {0};
-    if (rc == 0 && v10_wfile_open(&w, dst, 1, err) == 0)
-        out = w.f;
-    else
-        rc = -1;
-    if (rc == 0)
-        csv_header(&b, s, max_t);
-    for (size_t i = 0; rc == 0 && i < s->points; i++) {
-        if ((rc = read_row(in, path, at[i], &line, &cap, s, &o, &idx, err)))
-            break;
-        unsigned mark = v10_json_mark();
-        csv_row(&b, s, o, max_t);
-        cJSON_Delete(o);
-        if (b.oom || v10_json_failed_since(mark))
-            rc = v10_err_set(err, "%s: out of memory", dst);
-        else if (fwrite(b.p, 1, b.n, out) != b.n)
-            rc = v10_err_set(err, "%s: %s", dst, strerror(errno));
-        b.n = 0;
-    }
-    if (out) {
-        if (rc == 0)
-            rc = v10_wfile_commit(&w, err);
-        else
-            v10_wfile_abort(&w);
-    }
-    free(b.p);
-    free(line);
-    free(at);
-    fclose(in);
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = db_fail(st, "reading", err);
+    sqlite3_finalize(q);
     return rc;
 }
