@@ -275,6 +275,15 @@ static void rm_rf(const char *d)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Removes and frees two temporary directories. */
+static void drop_dirs(char *a, char *b)
+{
+    rm_rf(a);
+    rm_rf(b);
+    free(a);
+    free(b);
+}
+
 static char *file_text(const char *dir, const char *name)
 {
     char p[512];
@@ -375,6 +384,16 @@ static void test_threads_equal(void **state)
     free(d1);
     free(d3);
     v10_sweep_destroy(s);
+}
+
+/* spec_a with other seeds: another spec. */
+static v10_sweep *parse_other(void)
+{
+    char *changed = strdup(spec_a);
+    strstr(changed, "\"seed\": [1, 2]")[12] = '3';
+    v10_sweep *b = parse_ok(changed);
+    free(changed);
+    return b;
 }
 
 /* Runs SQL on DIR/results.db as another program would (checks it ran). */
@@ -538,10 +557,7 @@ static void test_store_foreign_db(void **state)
 {
     (void)state;
     v10_sweep *a = parse_ok(spec_a);
-    char *changed = strdup(spec_a);
-    strstr(changed, "\"seed\": [1, 2]")[12] = '3';
-    v10_sweep *b = parse_ok(changed);
-    free(changed);
+    v10_sweep *b = parse_other();
     char *d = tmpdir(), *other = tmpdir(), db[600], odb[600];
     snprintf(db, sizeof db, "%s/results.db", d);
     snprintf(odb, sizeof odb, "%s/results.db", other);
@@ -575,10 +591,7 @@ static void test_store_foreign_db(void **state)
         assert_int_equal(mkdir(d, 0755), 0);
         assert_int_equal(mkdir(other, 0755), 0);
     }
-    rm_rf(d);
-    rm_rf(other);
-    free(d);
-    free(other);
+    drop_dirs(d, other);
     v10_sweep_destroy(a);
     v10_sweep_destroy(b);
 }
@@ -587,10 +600,7 @@ static void test_store_refusals(void **state)
 {
     (void)state;
     v10_sweep *a = parse_ok(spec_a);
-    char *changed = strdup(spec_a);
-    strstr(changed, "\"seed\": [1, 2]")[12] = '3';
-    v10_sweep *b = parse_ok(changed);
-    free(changed);
+    v10_sweep *b = parse_other();
     char *d = tmpdir();
     v10_sweep_store *st;
     v10_err err;
@@ -611,10 +621,7 @@ static void test_store_refusals(void **state)
     snprintf(sub, sizeof sub, "%s/new/deeper", other);
     assert_int_equal(v10_sweep_store_open(sub, a, 1, &st, &err), 0);
     v10_sweep_store_close(st);
-    rm_rf(d);
-    rm_rf(other);
-    free(d);
-    free(other);
+    drop_dirs(d, other);
     v10_sweep_destroy(a);
     v10_sweep_destroy(b);
 }
@@ -647,10 +654,7 @@ static void test_store_lock_and_foreign_tmp(void **state)
     assert_non_null(kept);
     assert_string_equal(kept, "my notes\n");
     free(kept);
-    rm_rf(d);
-    rm_rf(other);
-    free(d);
-    free(other);
+    drop_dirs(d, other);
     v10_sweep_destroy(a);
 }
 
