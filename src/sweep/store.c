@@ -65,10 +65,16 @@ static void join(char *out, size_t cap, const char *dir, const char *name)
     snprintf(out, cap, "%s/%s", dir, name);
 }
 
-/* err = "DIR/results.db: WHAT: SQLite's message (the system's, if any)". */
+/* err = "DIR/results.db: WHAT: SQLite's message - the system's" (the
+ * latter for an I/O error: SQLite's "disk I/O error" alone does not say
+ * "File too large"; errno still holds it when this is called at once). */
 static int db_fail(v10_sweep_store *st, const char *what, v10_err *err)
 {
+    int e = errno;
+    int code = st->db ? sqlite3_errcode(st->db) & 0xff : SQLITE_NOMEM; /* primary code */
     int sys = st->db ? sqlite3_system_errno(st->db) : 0;
+    if (!sys && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN))
+        sys = e;
     const char *m = st->db ? sqlite3_errmsg(st->db) : "out of memory";
     return v10_err_set(err, "%s: %s%s%s%s%s", st->db_path, what, *what ? ": " : "", m,
                        sys ? " - " : "", sys ? strerror(sys) : "");
