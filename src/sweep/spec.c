@@ -22,6 +22,8 @@ _Static_assert(N_KINDS == K_SEED + 1, "one name per kind");
 /* The alphabet of a sweep's name, which names its default folder. */
 #define SAFE_NAME "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 
+/* FNV-1a 64: offset basis and prime from the FNV specification (Fowler,
+ * Noll, Vo; IETF draft-eastlake-fnv). */
 uint64_t sweep_fnv1a(const void *p, size_t n)
 {
     const unsigned char *b = p;

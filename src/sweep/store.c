@@ -257,9 +257,11 @@ static int db_open(v10_sweep_store *st, v10_err *err)
             tables = sqlite3_column_int(q, 0);
     }
     sqlite3_finalize(q);
-    if (tables < 0) /* garbage, another program's file, or an I/O error */
+    if (tables < 0 && (sqlite3_errcode(st->db) & 0xff) == SQLITE_NOTADB) /* garbage */
         return v10_err_set(err, "%s: not a sweep result store (%s); move it away, or run into "
                                 "a new --out", st->db_path, sqlite3_errmsg(st->db));
+    if (tables < 0) /* an I/O error, a full disk */
+        return db_fail(st, "cannot open", err);
     if (db_exec(st, "PRAGMA synchronous=FULL", "", err))
         return -1;
     if (tables == 0) { /* new, or created by a sweep killed before its first commit */
