@@ -13,15 +13,18 @@ import os, subprocess, sys
 root = sys.argv[1]
 files = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".o"))
 name = lambda p: "src/" + os.path.relpath(p, root)[:-2]
-defs, uses = {}, {}
-for p in files:
-    out = subprocess.run(["nm", "--defined-only", p], capture_output=True, text=True, check=True).stdout
+defs, uses = {}, {f: set() for f in map(name, files)}
+def nm(flag):
+    out = subprocess.run(["nm", "-A", flag] + files, capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] in "TDBR" and not parts[2].startswith("."):
-            defs.setdefault(parts[2], name(p))
-    out = subprocess.run(["nm", "--undefined-only", p], capture_output=True, text=True, check=True).stdout
-    uses[name(p)] = {l.split()[-1] for l in out.splitlines() if l.strip()}
+        path, _, rest = line.partition(":")
+        yield name(path), rest.split()
+for f, parts in nm("--defined-only"):
+    if len(parts) == 3 and parts[1] in "TDBR" and not parts[2].startswith("."):
+        defs.setdefault(parts[2], f)
+for f, parts in nm("--undefined-only"):
+    if parts:
+        uses[f].add(parts[-1])
 graph = {f: {} for f in uses}
 for f, syms in uses.items():
     for s in syms:
