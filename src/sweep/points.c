@@ -61,7 +61,7 @@ static size_t policy_setting(const v10_sweep *s)
 }
 
 /* Sets s->block and s->points; -1 if the count exceeds the limit. */
-int sweep_count_points(v10_sweep *s)
+static int count_points(v10_sweep *s)
 {
     size_t pk = policy_setting(s);
     v10_run_config c;
@@ -84,6 +84,19 @@ int sweep_count_points(v10_sweep *s)
         s->points *= s->set[k].n;
     }
     return s->points > V10_SWEEP_POINTS_MAX ? -1 : 0;
+}
+
+int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err)
+{
+    if (sweep_spec_parse(text, origin, out, err))
+        return -1;
+    if (count_points(*out)) {
+        v10_sweep_destroy(*out);
+        *out = NULL;
+        return v10_err_set(err, "%s: the product of the axes exceeds %u points", origin,
+                           V10_SWEEP_POINTS_MAX);
+    }
+    return 0;
 }
 
 /* Takes the next digit (the fastest remaining) of i for setting k. */

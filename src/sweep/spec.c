@@ -398,7 +398,7 @@ static int collect(vctx *v, v10_sweep *s, const cJSON *obj, int is_axis)
     return 0;
 }
 
-int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err)
+int sweep_spec_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err)
 {
     *out = NULL;
     vctx v = {origin, err};
@@ -473,11 +473,6 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
     qsort(s->set, s->n_set, sizeof s->set[0], cmp_settings);
     if (check_cross(&v, s))
         goto done;
-    if (sweep_count_points(s)) {
-        v10_err_set(err, "%s: the product of the axes exceeds %u points", origin,
-                    V10_SWEEP_POINTS_MAX);
-        goto done;
-    }
     s->canonical = cJSON_Print(s->root);
     if (!s->canonical || v10_json_failed_since(mark)) {
         v10_err_set(err, "out of memory");

@@ -73,7 +73,8 @@ cJSON *sweep_npu_object(const cJSON *npu);
 /* Resolves such an object (named "<base>+k=v..." unless it has a name). */
 int sweep_npu_resolve(cJSON *o, const char *origin, v10_npu *out, v10_err *err);
 
-/* points.c: sets s->block and s->points; -1 if the count exceeds the limit. */
-int sweep_count_points(v10_sweep *s);
+/* Parses and validates a spec, leaving its points uncounted:
+ * v10_sweep_parse (points.c) counts them. */
+int sweep_spec_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err);
 
 #endif
