@@ -11,7 +11,7 @@
 
 #include "cli/cli.h"
 #include "util/json.h"
-#include "v10/fleet.h"
+#include "v10/colloc.h"
 
 static void usage(FILE *f)
 {

@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "util/file.h"
-#include "v10/fleet.h"
+#include "v10/repro.h"
 
 static void usage(FILE *f)
 {

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/fleet.h"
+#include "colloc/span.h"
 #include "util/file.h"
 #include "util/num.h"
+#include "util/rng.h"
+#include "v10/fleet.h"
 #include "v10/pool.h"
 
 const char *v10_placement_name(v10_placement p)
@@ -439,16 +441,13 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
     /* 2. Cluster the distinct models and score each cluster pair by
      *    simulating its representatives (the model nearest each centroid)
      *    together under pmt and v10-full: the paper's offline scoring. */
-    double F[64 * V10_PROFILE_FEATS], P[64 * V10_FEAT_MAX] = {0};
+    double F[64 * V10_PROFILE_FEATS], P[64][V10_FEAT_MAX];
     for (size_t i = 0; i < nd; i++)
         v10_profile_features(&dprof[i], &F[i * V10_PROFILE_FEATS]);
     v10_pca pca;
-    v10_pca_fit(&pca, F, nd, V10_PROFILE_FEATS, o->colloc.keep_var);
-    for (size_t i = 0; i < nd; i++)
-        v10_pca_project(&pca, &F[i * V10_PROFILE_FEATS], &P[i * pca.k]);
     v10_kmeans km;
     int dcl[64];
-    v10_kmeans_fit(&km, P, nd, pca.k, o->colloc.k, o->colloc.seed, o->colloc.restarts, dcl);
+    v10_colloc_cluster(F, nd, NULL, &o->colloc, dcl, &pca, &km, P);
     size_t k = km.k, repm[V10_K_MAX];
     for (size_t c = 0; c < k; c++) {
         double bd = INFINITY;
@@ -456,7 +455,7 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
         for (size_t i = 0; i < nd; i++) {
             double dd = 0;
             for (size_t j = 0; j < pca.k; j++)
-                dd += (P[i * pca.k + j] - km.centroid[c][j]) * (P[i * pca.k + j] - km.centroid[c][j]);
+                dd += (P[i][j] - km.centroid[c][j]) * (P[i][j] - km.centroid[c][j]);
             if (dcl[i] == (int)c && dd < bd) {
                 bd = dd;
                 repm[c] = i;

@@ -1,5 +1,5 @@
 /*
- * fleet.h (internal) — run spans, shared by repro, collocation and the fleet.
+ * span.h (internal) — run spans, shared by repro, collocation and the fleet.
  *
  * Every tenant of a run completes at least the run's request count and keeps
  * loading the NPU until all have (docs/architecture.md), so a run lasts
@@ -8,16 +8,18 @@
  * not be sampled at all; v10_span_requests raises the request count so that
  * the longest tenant's requests span at least min_cycles.
  */
-#ifndef V10_FLEET_INTERNAL_H
-#define V10_FLEET_INTERNAL_H
+#ifndef V10_COLLOC_SPAN_H
+#define V10_COLLOC_SPAN_H
 
-#include "v10/fleet.h"
+#include "v10/colloc.h"
 
 typedef struct v10_span_model {
     char spec[V10_SPEC_MAX];  /* model spec as given (name or CSV, :batch=N) */
     uint64_t alone_cycles;    /* one request alone, on the span's NPU */
 } v10_span_model;
 
+/* Invariants: models[0..n_models) are distinct specs, n_models <= cap_models;
+ * min_cycles >= 0. */
 typedef struct v10_span {
     v10_npu npu;              /* the NPU the standalone lengths are taken on */
     double min_cycles;        /* a run spans at least this long; 0: no minimum */

@@ -14,7 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fleet/fleet.h"
+#include "colloc/span.h"
+#include "v10/repro.h"
 #include "v10/cost.h"
 #include "v10/pool.h"
 #include "v10/svg.h"

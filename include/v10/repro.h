@@ -1,0 +1,53 @@
+/*
+ * repro.h — `v10sim repro`: every experiment of the V10 paper (ISCA 2023)
+ * that the simulator can reproduce, run as one batch on the thread pool,
+ * with its outputs (CSVs, SVG plots, summary.md, report.html) as named
+ * in-memory files that src/cli/cmd_repro.c writes atomically.
+ *
+ * Ownership: v10_repro_out_fini frees what v10_repro_run allocated.
+ */
+#ifndef V10_REPRO_H
+#define V10_REPRO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "v10/colloc.h"
+
+
+typedef struct v10_repro_opts {
+    int quick;          /* fewer requests and points: under a minute on two cores */
+    int threads;
+    uint64_t seed;
+    int progress;
+    char workloads[16];  /* "isca23" (default, also "") or "zoo" */
+} v10_repro_opts;
+
+/* One output file, in memory. */
+typedef struct v10_artifact {
+    char name[64];
+    char *data;
+    size_t len;
+} v10_artifact;
+
+/* Headline figures of one workload set: V10-Full over PMT, mean of the
+ * paper's 11 pairs (latencies as PMT / V10-Full). */
+typedef struct v10_repro_headline {
+    char set[16];             /* "isca23" or "zoo" */
+    double stp, util, lat, p95, overlap;
+} v10_repro_headline;
+
+typedef struct v10_repro_out {
+    v10_artifact *files;
+    size_t n_files;
+    size_t runs;              /* simulations executed */
+    double wall_seconds;
+    v10_repro_headline head[2]; /* the studied set, then the other */
+} v10_repro_out;
+
+/* Runs every experiment (DESIGN §7) and renders pairs.csv, one CSV per
+ * study, the SVG plots, summary.md and report.html in memory. */
+int v10_repro_run(const v10_repro_opts *o, v10_repro_out *out, v10_err *err);
+void v10_repro_out_fini(v10_repro_out *out);
+
+#endif
