@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "v10/sim.h"
+#include "v10/table.h"
 
 /* ---- linear algebra and k-means (src/colloc/linalg.c, kmeans.c) ------------------ */
 
@@ -179,5 +180,14 @@ void v10_colloc_result_fini(v10_colloc_result *r);
 int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_config *base,
                             int threads, const char *progress, double *gain,
                             double *stp_pmt, double *stp_full, v10_err *err);
+
+/* ---- rendering (src/report/collocate_report.c) ------------------------------------ */
+
+/* Writes an evaluation of the models names[r->n] (profiles prof, options co,
+ * pair runs from base) as a table or JSON (fmt), whole or not at all.
+ * Returns -1 on allocation or write failure. */
+int v10_colloc_report(const v10_colloc_result *r, const v10_profile *prof,
+                      const char *const *names, const v10_colloc_opts *co,
+                      const v10_run_config *base, v10_format fmt, FILE *f);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "v10/colloc.h"
 #include "v10/sim.h"
+#include "v10/table.h"
 
 /* ---- fleet (src/fleet/fleet.c) ---------------------------------------------------- */
 
@@ -87,5 +88,12 @@ typedef struct v10_fleet_result {
 int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
                   v10_fleet_result *r, v10_err *err);
 void v10_fleet_result_fini(v10_fleet_result *r);
+
+/* ---- rendering (src/report/fleet_report.c) ---------------------------------------- */
+
+/* Writes a fleet result (services svc[r->n], options o) as a table or JSON
+ * (fmt), whole or not at all.  Returns -1 on allocation or write failure. */
+int v10_fleet_report(const v10_fleet_result *r, const v10_service *svc, const v10_fleet_opts *o,
+                     v10_format fmt, FILE *f);
 
 #endif
