@@ -37,17 +37,32 @@ typedef struct v10_repro_headline {
     double stp, util, lat, p95, overlap;
 } v10_repro_headline;
 
+/* The computed reproduction (both workload sets' runs and collocation). */
+typedef struct v10_repro v10_repro;
+
+/* Runs every experiment (docs/repro.md): profiles, the studies' batch and
+ * collocation, for the studied set and the other set's paper pairs.
+ * *out is the caller's to v10_repro_destroy. */
+int v10_repro_run(const v10_repro_opts *o, v10_repro **out, v10_err *err);
+void v10_repro_destroy(v10_repro *r);
+
+/* The headline figures: the studied set, then the other. */
+void v10_repro_headlines(const v10_repro *r, v10_repro_headline head[2]);
+
+/* ---- rendering (src/report/repro_report.c) ---------------------------------------- */
+
+/* Invariant: files[0..n_files) have distinct names, each written whole. */
 typedef struct v10_repro_out {
     v10_artifact *files;
     size_t n_files;
     size_t runs;              /* simulations executed */
-    double wall_seconds;
+    double wall_seconds;      /* of v10_repro_run */
     v10_repro_headline head[2]; /* the studied set, then the other */
 } v10_repro_out;
 
-/* Runs every experiment (DESIGN §7) and renders pairs.csv, one CSV per
- * study, the SVG plots, summary.md and report.html in memory. */
-int v10_repro_run(const v10_repro_opts *o, v10_repro_out *out, v10_err *err);
+/* Renders pairs.csv, one CSV per study, the SVG plots, summary.md and
+ * report.html in memory; all or nothing (on failure *out is empty). */
+int v10_repro_render(const v10_repro *r, v10_repro_out *out, v10_err *err);
 void v10_repro_out_fini(v10_repro_out *out);
 
 #endif

@@ -82,8 +82,13 @@ int cmd_repro(int argc, char **argv)
         v10_err_set(&err, "%s: cannot create directory: %s", dir, strerror(errno));
         return cli_fail(&err);
     }
+    v10_repro *r;
+    if (v10_repro_run(&o, &r, &err))
+        return cli_fail(&err);
     v10_repro_out out;
-    if (v10_repro_run(&o, &out, &err))
+    int bad = v10_repro_render(r, &out, &err);
+    v10_repro_destroy(r);
+    if (bad)
         return cli_fail(&err);
     int rc = V10_EXIT_OK;
     for (size_t i = 0; i < out.n_files && rc == V10_EXIT_OK; i++) {
