@@ -115,18 +115,7 @@ static int write_json(const colloc_doc *d, FILE *f)
         cJSON_AddBoolToObject(p, "random", q->pred_random);
         cJSON_AddItemToArray(ps, p);
     }
-    if (v10_json_failed_since(mark)) { /* never a document with holes */
-        cJSON_Delete(root);
-        return -1;
-    }
-    char *s = v10_json_print(root, 1);
-    cJSON_Delete(root);
-    if (!s)
-        return -1;
-    fputs(s, f);
-    fputc('\n', f);
-    free(s);
-    return 0;
+    return v10_doc_json(root, mark, f); /* never a document with holes */
 }
 
 static int write_table(const colloc_doc *d, FILE *f)

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "util/json.h"
+
 char *v10_doc_render(v10_doc_fn fn, const void *ctx, size_t *len)
 {
     char *buf = NULL;
@@ -31,4 +33,16 @@ int v10_doc_emit(v10_doc_fn fn, const void *ctx, FILE *out)
     int rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
     free(buf);
     return rc;
+}
+
+int v10_doc_json(cJSON *root, unsigned mark, FILE *f)
+{
+    char *s = v10_json_failed_since(mark) ? NULL : v10_json_print(root, 1);
+    cJSON_Delete(root);
+    if (!s)
+        return -1;
+    fputs(s, f);
+    fputc('\n', f);
+    free(s);
+    return 0;
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 /* Writes one document to f; returns 0, or -1 on failure. */
 typedef int (*v10_doc_fn)(const void *ctx, FILE *f);
 
@@ -21,5 +23,10 @@ char *v10_doc_render(v10_doc_fn fn, const void *ctx, size_t *len);
 /* Renders into memory, then writes the whole to out.  -1 on any failure,
  * in which case nothing was written. */
 int v10_doc_emit(v10_doc_fn fn, const void *ctx, FILE *out);
+
+/* Writes root, built since v10_json_mark() returned mark, as pretty JSON
+ * and a newline; consumes root.  -1 without writing if any cJSON
+ * allocation failed since mark (a document with holes) or printing did. */
+int v10_doc_json(cJSON *root, unsigned mark, FILE *f);
 
 #endif

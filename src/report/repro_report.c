@@ -343,12 +343,10 @@ int repro_render_prio(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
                         .xlabel = "priority split (tenant 1 - tenant 2)",
                         .ylabel = "mean over the 11 pairs", .n_x = NSPLIT, .x = xsp,
                         .x_labels = spl, .series = sp, .n_series = 5, .ref_y = NAN};
-    if (repro_add_chart(out, cs, "priority.svg", &cp,
+    return repro_add_chart(out, cs, "priority.svg", &cp,
                   "Share of normalized progress won by the higher-priority tenant, NP1 / (NP1 + "
                   "NP2), against its priority share, and STP.",
-                  err))
-        return -1;
-    return 0;
+                  err);
 }
 
 /* vmem.csv and vmem.svg: throughput as the vector memory shrinks. */
@@ -392,12 +390,10 @@ int repro_render_vmem(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
                         .xlabel = "vector memory (MiB), split evenly among tenants",
                         .ylabel = "mean over the 11 pairs", .n_x = NVMEM, .x = xv,
                         .log2_x = 1, .series = sv, .n_series = 3, .ref_y = 1};
-    if (repro_add_chart(out, cs, "vmem.svg", &cv,
+    return repro_add_chart(out, cs, "vmem.svg", &cv,
                   "Sensitivity to the vector-memory size (8 to 64 MiB): smaller shares force "
                   "GEMM blocking and extra HBM traffic.",
-                  err))
-        return -1;
-    return 0;
+                  err);
 }
 
 /* scalability.csv and two plots: 2 to 16 tenants on 1 to 8 SAs and VUs. */
@@ -461,10 +457,8 @@ int repro_render_scale(const repro *R, repro_charts *cs, v10_repro_out *out, v10
     cu.ylabel = "utilization (mean of SA and VU)";
     cu.series = su;
     cu.ref_y = NAN;
-    if (repro_add_chart(out, cs, "scalability_util.svg", &cu,
-                  "V10-Full's overall utilization as workloads and FUs grow.", err))
-        return -1;
-    return 0;
+    return repro_add_chart(out, cs, "scalability_util.svg", &cu,
+                  "V10-Full's overall utilization as workloads and FUs grow.", err);
 }
 
 /* contention.csv and contention.svg: HBM shared vs ideal. */

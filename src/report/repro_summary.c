@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/doc.h"
 #include "repro/study.h"
 #include "v10/svg.h"
 
@@ -51,16 +52,12 @@ static void md_sets(FILE *f, const repro *R, const repro_ratios *q)
     fprintf(f, "\n");
 }
 
-char *repro_summary_md(const repro *R)
+static int write_summary(const void *ctx, FILE *f)
 {
+    const repro *R = ctx;
     repro_ratios q0;
     repro_mean_ratios(R, &q0);
     const repro_ratios *q = &q0;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
     fprintf(f, "# V10 reproduction: summary\n\n"
                "v10sim %s, NPU `%s` (1 SA 128x128, 1 VU, %.0f GB/s HBM, %.0f MHz), seed %llu, "
                "%llu requests per tenant (warm-up %llu)%s.  %zu simulations plus %d standalone "
@@ -275,24 +272,22 @@ char *repro_summary_md(const repro *R)
     fprintf(f, "Files: pairs.csv (every pair × policy), slice.csv, priority.csv, vmem.csv, "
                "scalability.csv, contention.csv, profiles.csv, collocation.csv, the SVG plots "
                "and report.html.\n");
-    int bad = ferror(f);
-    if (fclose(f) || bad) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    return 0;
 }
 
-char *repro_report_html(const repro *R, const repro_charts *cs, const char *md)
+typedef struct html_doc {
+    const repro *R;
+    const repro_charts *cs;
+    const char *md;
+} html_doc;
+
+static int write_html(const void *ctx, FILE *f)
 {
+    const html_doc *d = ctx;
+    const repro_charts *cs = d->cs;
     repro_ratios q0;
-    repro_mean_ratios(R, &q0);
+    repro_mean_ratios(d->R, &q0);
     const repro_ratios *q = &q0;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
     v10_html_begin(f, "V10 (ISCA 2023) reproduction with v10sim");
     char line[512];
     snprintf(line, sizeof line,
@@ -301,7 +296,7 @@ char *repro_report_html(const repro *R, const repro_charts *cs, const char *md)
              "(/1.74), SA-VU overlap %.1f%% (63%%).",
              q->stp, q->util, q->lat, q->p95, 100 * q->overlap);
     v10_html_p(f, line);
-    v10_html_markdown(f, md);
+    v10_html_markdown(f, d->md);
     v10_html_h2(f, "Figures");
     for (size_t i = 0; i < cs->n; i++) {
         char cap[512];
@@ -309,11 +304,14 @@ char *repro_report_html(const repro *R, const repro_charts *cs, const char *md)
         v10_html_figure(f, cs->c[i].svg, cap);
     }
     v10_html_end(f);
-    int bad = ferror(f);
-    if (fclose(f) || bad) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    return 0;
 }
 
+
+char *repro_summary_md(const repro *R) { return v10_doc_render(write_summary, R, NULL); }
+
+char *repro_report_html(const repro *R, const repro_charts *cs, const char *md)
+{
+    html_doc d = {R, cs, md};
+    return v10_doc_render(write_html, &d, NULL);
+}
