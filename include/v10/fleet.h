@@ -20,7 +20,7 @@
 #include "v10/sim.h"
 #include "v10/table.h"
 
-/* ---- fleet (src/fleet/fleet.c) ---------------------------------------------------- */
+/* ---- services (src/fleet/services.c) ----------------------------------------------- */
 
 /* One service of a fleet: a name and a tenant spec (model, batch, rate, priority). */
 typedef struct v10_service {
@@ -45,6 +45,8 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
 int v10_services_check(const v10_service *svc, size_t n, const char *path, const v10_npu *npu,
                        v10_err *err);
 
+/* ---- placement (src/fleet/fleet.c) ------------------------------------------------- */
+
 typedef enum v10_placement {
     V10_PLACE_CLUSTER = 0,  /* cluster-pair gains, greedy + pairwise swaps */
     V10_PLACE_GREEDY,       /* greedy complementarity of standalone utilizations */
@@ -66,6 +68,8 @@ typedef struct v10_fleet_service_result {
     double np, throughput_rps, lat_avg_us, lat_p95_us;
 } v10_fleet_service_result;
 
+/* One placement's outcome.  Invariants: npu_of[i] < M for each of the n
+ * services; every NPU holds at least two; svc[i].npu == npu_of[i]. */
 typedef struct v10_fleet_plan {
     v10_placement how;
     size_t *npu_of;                    /* n services: NPU index */
@@ -76,6 +80,7 @@ typedef struct v10_fleet_plan {
     double lat_p95_mean_us;            /* mean over services */
 } v10_fleet_plan;
 
+/* Invariant: plan[p].how == p for each placement p. */
 typedef struct v10_fleet_result {
     size_t n, npus;
     v10_profile *prof;                 /* per service */

@@ -27,6 +27,29 @@ double v10_confusion_accuracy(const v10_confusion *c)
     return n ? (double)(c->tp + c->tn) / n : 0;
 }
 
+int v10_colloc_pair_configs(v10_span *span, const v10_run_config *base, v10_tenant_spec *pair,
+                            v10_run_config *cfg, v10_err *err)
+{
+    uint64_t req = v10_span_requests(span, pair, 2, base->requests, err);
+    if (!req)
+        return -1;
+    for (int k = 0; k < 2; k++) {
+        v10_run_config *c = &cfg[k];
+        *c = *base;
+        c->requests = req;
+        c->trace = NULL;
+        c->tenants = pair;
+        c->n_tenants = 2;
+        snprintf(c->policy, sizeof c->policy, "%s", k ? "v10-full" : "pmt");
+    }
+    return 0;
+}
+
+double v10_colloc_pair_gain(const v10_run_result *r)
+{
+    return r[0].stp > 0 ? r[1].stp / r[0].stp : 0;
+}
+
 int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_config *base,
                             int threads, const char *progress, double *gain,
                             double *stp_pmt, double *stp_full, v10_err *err)
@@ -51,18 +74,8 @@ int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_co
         for (size_t b = a + 1; b < n; b++, p++) {
             pairs[2 * p] = ts[a];
             pairs[2 * p + 1] = ts[b];
-            uint64_t req = v10_span_requests(&span, &pairs[2 * p], 2, base->requests, err);
-            if (!req)
+            if (v10_colloc_pair_configs(&span, base, &pairs[2 * p], &cfgs[2 * p], err))
                 goto done;
-            for (int k = 0; k < 2; k++) {
-                v10_run_config *c = &cfgs[2 * p + (size_t)k];
-                *c = *base;
-                c->requests = req;
-                c->trace = NULL;
-                c->tenants = &pairs[2 * p];
-                c->n_tenants = 2;
-                snprintf(c->policy, sizeof c->policy, "%s", k ? "v10-full" : "pmt");
-            }
         }
     v10_pool_job job = {.cfgs = cfgs, .results = res, .n = nr, .threads = threads,
                         .progress = progress};
@@ -79,7 +92,7 @@ int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_co
     for (size_t a = 0; a < n; a++)
         for (size_t b = a + 1; b < n; b++, p++) {
             double sp = res[2 * p].stp, sf = res[2 * p + 1].stp;
-            double g = sp > 0 ? sf / sp : 0;
+            double g = v10_colloc_pair_gain(&res[2 * p]);
             gain[a * n + b] = gain[b * n + a] = g;
             if (stp_pmt)
                 stp_pmt[a * n + b] = stp_pmt[b * n + a] = sp;

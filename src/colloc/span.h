@@ -42,4 +42,14 @@ int v10_span_model_index(v10_span *g, const char *spec, v10_err *err);
 uint64_t v10_span_requests(v10_span *g, const v10_tenant_spec *ts, size_t n, uint64_t base,
                            v10_err *err);
 
+/* ---- a pair's two runs (src/colloc/collocate.c) ------------------------------------ */
+
+/* cfg[0] and cfg[1]: the tenants pair[0..1] under pmt and under v10-full,
+ * from base (NPU, seed, contention, ...; no trace), with the request count
+ * raised to span the pair (v10_span_requests).  -1 with err set on error. */
+int v10_colloc_pair_configs(v10_span *span, const v10_run_config *base, v10_tenant_spec *pair,
+                            v10_run_config *cfg, v10_err *err);
+/* STP(v10-full) / STP(pmt) of a pair's results r[0..1] (0 if PMT made no progress). */
+double v10_colloc_pair_gain(const v10_run_result *r);
+
 #endif
