@@ -131,14 +131,13 @@ static int write_table(const colloc_doc *d, FILE *f)
            V10_VERSION, base->npu.name, co->k, co->threshold, (unsigned long long)co->seed,
            (unsigned long long)base->requests, r->pca.k, 100 * r->pca.explained);
     v10_tab *t = v10_tab_create();
-    v10_tab_col(t, "model", V10_COL_STR, 0);
-    v10_tab_col(t, "sa", V10_COL_REAL, 3);
-    v10_tab_col(t, "vu", V10_COL_REAL, 3);
-    v10_tab_col(t, "hbm", V10_COL_REAL, 3);
-    v10_tab_col(t, "op_us.mean", V10_COL_REAL, 2);
-    v10_tab_col(t, "op_us.min", V10_COL_REAL, 2);
-    v10_tab_col(t, "op_us.max", V10_COL_REAL, 2);
-    v10_tab_col(t, "cluster", V10_COL_INT, 0);
+    static const v10_col_spec model_cols[] = {
+        {"model", V10_COL_STR, 0}, {"sa", V10_COL_REAL, 3}, {"vu", V10_COL_REAL, 3},
+        {"hbm", V10_COL_REAL, 3}, {"op_us.mean", V10_COL_REAL, 2},
+        {"op_us.min", V10_COL_REAL, 2}, {"op_us.max", V10_COL_REAL, 2},
+        {"cluster", V10_COL_INT, 0},
+    };
+    v10_tab_cols(t, model_cols, sizeof model_cols / sizeof model_cols[0]);
     for (size_t i = 0; i < r->n; i++) {
         v10_tab_row(t);
         v10_tab_str(t, names[i]);
@@ -154,13 +153,12 @@ static int write_table(const colloc_doc *d, FILE *f)
     v10_tab_destroy(t);
     fprintf(f, "\n");
     t = v10_tab_create();
-    v10_tab_col(t, "pair", V10_COL_STR, 0);
-    v10_tab_col(t, "gain", V10_COL_REAL, 3);
-    v10_tab_col(t, "beneficial", V10_COL_STR, 0);
-    v10_tab_col(t, "score", V10_COL_REAL, 3);
-    v10_tab_col(t, "clustering", V10_COL_STR, 0);
-    v10_tab_col(t, "heuristic", V10_COL_STR, 0);
-    v10_tab_col(t, "random", V10_COL_STR, 0);
+    static const v10_col_spec pair_cols[] = {
+        {"pair", V10_COL_STR, 0}, {"gain", V10_COL_REAL, 3}, {"beneficial", V10_COL_STR, 0},
+        {"score", V10_COL_REAL, 3}, {"clustering", V10_COL_STR, 0},
+        {"heuristic", V10_COL_STR, 0}, {"random", V10_COL_STR, 0},
+    };
+    v10_tab_cols(t, pair_cols, sizeof pair_cols / sizeof pair_cols[0]);
     for (size_t i = 0; i < r->n_pairs; i++) {
         const v10_colloc_pair *q = &r->pairs[i];
         char nm[2 * V10_SPEC_MAX + 2];

@@ -79,12 +79,12 @@ static int write_table(const v10_fleet_result *r, const v10_service *svc,
            V10_VERSION, o->base.npu.name, o->base.policy, r->n, r->npus,
            (unsigned long long)o->base.requests, (unsigned long long)o->base.seed);
     v10_tab *t = v10_tab_create();
-    v10_tab_col(t, "placement", V10_COL_STR, 0);
-    v10_tab_col(t, "util.overall", V10_COL_REAL, 3);
-    v10_tab_col(t, "util.sa", V10_COL_REAL, 3);
-    v10_tab_col(t, "util.vu", V10_COL_REAL, 3);
-    v10_tab_col(t, "stp_total", V10_COL_REAL, 3);
-    v10_tab_col(t, "p95_us_mean", V10_COL_REAL, 1);
+    static const v10_col_spec placement_cols[] = {
+        {"placement", V10_COL_STR, 0}, {"util.overall", V10_COL_REAL, 3},
+        {"util.sa", V10_COL_REAL, 3}, {"util.vu", V10_COL_REAL, 3},
+        {"stp_total", V10_COL_REAL, 3}, {"p95_us_mean", V10_COL_REAL, 1},
+    };
+    v10_tab_cols(t, placement_cols, sizeof placement_cols / sizeof placement_cols[0]);
     for (int p = 0; p < V10_PLACEMENTS; p++) {
         const v10_fleet_plan *pp = &r->plan[p];
         v10_tab_row(t);
@@ -99,9 +99,10 @@ static int write_table(const v10_fleet_result *r, const v10_service *svc,
     v10_tab_destroy(t);
     fprintf(f, "\n");
     t = v10_tab_create();
-    v10_tab_col(t, "service", V10_COL_STR, 0);
-    v10_tab_col(t, "model", V10_COL_STR, 0);
-    v10_tab_col(t, "cluster", V10_COL_INT, 0);
+    static const v10_col_spec service_cols[] = {
+        {"service", V10_COL_STR, 0}, {"model", V10_COL_STR, 0}, {"cluster", V10_COL_INT, 0},
+    };
+    v10_tab_cols(t, service_cols, sizeof service_cols / sizeof service_cols[0]);
     for (int p = 0; p < V10_PLACEMENTS; p++) {
         char c1[64], c2[64], c3[64];
         snprintf(c1, sizeof c1, "%s.npu", v10_placement_name((v10_placement)p));

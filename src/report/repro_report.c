@@ -34,6 +34,7 @@ int repro_add_tab(v10_repro_out *out, const char *name, v10_tab *t, v10_err *err
 {
     size_t len;
     char *buf = v10_doc_render(tab_csv, t, &len);
+    v10_tab_destroy(t);
     if (!buf)
         return v10_err_set(err, "%s: rendering failed", name);
     return repro_add_file(out, name, buf, len, err);
@@ -108,9 +109,7 @@ int repro_render_pairs(const repro *R, repro_charts *cs, v10_repro_out *out, v10
                                                    &R->prof[R->pairs[p].b]));
             v10_tab_int(t, (int64_t)r->preemptions);
         }
-    int rc_ = repro_add_tab(out, "pairs.csv", t, err);
-    v10_tab_destroy(t);
-    if (rc_)
+    if (repro_add_tab(out, "pairs.csv", t, err))
         return -1;
 
     /* Normalized-to-PMT grouped bars over the paper's pairs. */
@@ -267,9 +266,7 @@ int repro_render_slice(const repro *R, repro_charts *cs, v10_repro_out *out, v10
         m_lat[s] = repro_mean_get(&ml[s]);
         m_p95[s] = repro_mean_get(&mp[s]);
     }
-    int rc = repro_add_tab(out, "slice.csv", t, err);
-    v10_tab_destroy(t);
-    if (rc)
+    if (repro_add_tab(out, "slice.csv", t, err))
         return -1;
     v10_svg_series ss[5] = {{"STP / PMT", m_stp},
                             {"utilization / PMT", m_util},
@@ -294,16 +291,13 @@ int repro_render_prio(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
     const char *pnames[NPP];
     pair_names(R, pnames);
     v10_tab *t = v10_tab_create();
-    v10_tab_col(t, "split", V10_COL_STR, 0);
-    v10_tab_col(t, "pair", V10_COL_STR, 0);
-    v10_tab_col(t, "policy", V10_COL_STR, 0);
-    v10_tab_col(t, "priority_1", V10_COL_REAL, 0);
-    v10_tab_col(t, "priority_2", V10_COL_REAL, 0);
-    v10_tab_col(t, "np_1", V10_COL_REAL, 4);
-    v10_tab_col(t, "np_2", V10_COL_REAL, 4);
-    v10_tab_col(t, "share_1", V10_COL_REAL, 4);
-    v10_tab_col(t, "target_share_1", V10_COL_REAL, 2);
-    v10_tab_col(t, "stp", V10_COL_REAL, 4);
+    static const v10_col_spec prio_cols[] = {
+        {"split", V10_COL_STR, 0}, {"pair", V10_COL_STR, 0}, {"policy", V10_COL_STR, 0},
+        {"priority_1", V10_COL_REAL, 0}, {"priority_2", V10_COL_REAL, 0},
+        {"np_1", V10_COL_REAL, 4}, {"np_2", V10_COL_REAL, 4}, {"share_1", V10_COL_REAL, 4},
+        {"target_share_1", V10_COL_REAL, 2}, {"stp", V10_COL_REAL, 4},
+    };
+    v10_tab_cols(t, prio_cols, sizeof prio_cols / sizeof prio_cols[0]);
     double xsp[NSPLIT], tgt[NSPLIT], sh[2][NSPLIT] = {{0}}, st[2][NSPLIT] = {{0}};
     char spl_buf[NSPLIT][16];
     const char *spl[NSPLIT];
@@ -332,9 +326,7 @@ int repro_render_prio(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
                 st[k][s] += r->stp / NPP;
             }
     }
-    int rc = repro_add_tab(out, "priority.csv", t, err);
-    v10_tab_destroy(t);
-    if (rc)
+    if (repro_add_tab(out, "priority.csv", t, err))
         return -1;
     v10_svg_series sp[5] = {{"target share", tgt},   {"PMT: share of tenant 1", sh[0]},
                             {"V10-Full: share of tenant 1", sh[1]}, {"PMT: STP", st[0]},
@@ -355,12 +347,11 @@ int repro_render_vmem(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
     const char *pnames[NPP];
     pair_names(R, pnames);
     v10_tab *t = v10_tab_create();
-    v10_tab_col(t, "vmem_mib", V10_COL_INT, 0);
-    v10_tab_col(t, "pair", V10_COL_STR, 0);
-    v10_tab_col(t, "policy", V10_COL_STR, 0);
-    v10_tab_col(t, "stp", V10_COL_REAL, 4);
-    v10_tab_col(t, "overall", V10_COL_REAL, 4);
-    v10_tab_col(t, "hbm", V10_COL_REAL, 4);
+    static const v10_col_spec vmem_cols[] = {
+        {"vmem_mib", V10_COL_INT, 0}, {"pair", V10_COL_STR, 0}, {"policy", V10_COL_STR, 0},
+        {"stp", V10_COL_REAL, 4}, {"overall", V10_COL_REAL, 4}, {"hbm", V10_COL_REAL, 4},
+    };
+    v10_tab_cols(t, vmem_cols, sizeof vmem_cols / sizeof vmem_cols[0]);
     double xv[NVMEM], vs[3][NVMEM] = {{0}};
     for (int v = 0; v < NVMEM; v++) {
         xv[v] = 8 << v;
@@ -380,9 +371,7 @@ int repro_render_vmem(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
                               repro_res(R, S_VMEM, p, v, 0)->stp) / NPP;
         }
     }
-    int rc = repro_add_tab(out, "vmem.csv", t, err);
-    v10_tab_destroy(t);
-    if (rc)
+    if (repro_add_tab(out, "vmem.csv", t, err))
         return -1;
     v10_svg_series sv[3] = {{"PMT: STP", vs[0]}, {"V10-Full: STP", vs[1]},
                             {"V10-Full / PMT", vs[2]}};
@@ -400,10 +389,11 @@ int repro_render_vmem(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
 int repro_render_scale(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err)
 {
     v10_tab *t = v10_tab_create();
-    v10_tab_col(t, "npu", V10_COL_STR, 0);
-    v10_tab_col(t, "sas", V10_COL_INT, 0);
-    v10_tab_col(t, "tenants", V10_COL_INT, 0);
-    v10_tab_col(t, "policy", V10_COL_STR, 0);
+    static const v10_col_spec scale_cols[] = {
+        {"npu", V10_COL_STR, 0}, {"sas", V10_COL_INT, 0}, {"tenants", V10_COL_INT, 0},
+        {"policy", V10_COL_STR, 0},
+    };
+    v10_tab_cols(t, scale_cols, sizeof scale_cols / sizeof scale_cols[0]);
     const char *scc[] = {"stp", "overall", "sa", "vu", "hbm", "overlap", "stp_vs_pmt"};
     for (size_t i = 0; i < 7; i++)
         v10_tab_col(t, scc[i], V10_COL_REAL, 4);
@@ -434,9 +424,7 @@ int repro_render_scale(const repro *R, repro_charts *cs, v10_repro_out *out, v10
             usc[s][n] = repro_res(R, S_SCALE, s, n, 1)->util_overall;
         }
     }
-    int rc = repro_add_tab(out, "scalability.csv", t, err);
-    v10_tab_destroy(t);
-    if (rc)
+    if (repro_add_tab(out, "scalability.csv", t, err))
         return -1;
     v10_svg_series sg[NSCALE], su[NSCALE];
     for (int s = 0; s < NSCALE; s++) {
@@ -467,13 +455,12 @@ int repro_render_cont(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
     const char *pnames[NPP];
     pair_names(R, pnames);
     v10_tab *t = v10_tab_create();
-    v10_tab_col(t, "pair", V10_COL_STR, 0);
-    v10_tab_col(t, "contention", V10_COL_STR, 0);
-    v10_tab_col(t, "policy", V10_COL_STR, 0);
-    v10_tab_col(t, "stp", V10_COL_REAL, 4);
-    v10_tab_col(t, "overall", V10_COL_REAL, 4);
-    v10_tab_col(t, "hbm", V10_COL_REAL, 4);
-    v10_tab_col(t, "stp_vs_pmt", V10_COL_REAL, 4);
+    static const v10_col_spec cont_cols[] = {
+        {"pair", V10_COL_STR, 0}, {"contention", V10_COL_STR, 0}, {"policy", V10_COL_STR, 0},
+        {"stp", V10_COL_REAL, 4}, {"overall", V10_COL_REAL, 4}, {"hbm", V10_COL_REAL, 4},
+        {"stp_vs_pmt", V10_COL_REAL, 4},
+    };
+    v10_tab_cols(t, cont_cols, sizeof cont_cols / sizeof cont_cols[0]);
     double con[2][NPP];
     for (size_t p = 0; p < NPP; p++)
         for (int on = 1; on >= 0; on--) {
@@ -492,9 +479,7 @@ int repro_render_cont(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
             }
             con[on][p] = repro_ratio(R->res[iv].stp, R->res[ip].stp);
         }
-    int rc = repro_add_tab(out, "contention.csv", t, err);
-    v10_tab_destroy(t);
-    if (rc)
+    if (repro_add_tab(out, "contention.csv", t, err))
         return -1;
     v10_svg_series scn[2] = {{"contention on", con[1]}, {"contention off", con[0]}};
     v10_svg_chart ccn = {.kind = V10_SVG_BARS, .title = "HBM contention on vs off",
@@ -512,11 +497,11 @@ int repro_render_colloc(const repro *R, repro_charts *cs, v10_repro_out *out, v1
     v10_tab_col(t, "model", V10_COL_STR, 0);
     for (int f = 0; f < V10_PROFILE_FEATS; f++)
         v10_tab_col(t, v10_profile_feature_names[f], V10_COL_REAL, 4);
-    v10_tab_col(t, "alone_us", V10_COL_REAL, 2);
-    v10_tab_col(t, "ops", V10_COL_INT, 0);
-    v10_tab_col(t, "cluster", V10_COL_INT, 0);
-    v10_tab_col(t, "pc1", V10_COL_REAL, 3);
-    v10_tab_col(t, "pc2", V10_COL_REAL, 3);
+    static const v10_col_spec profile_cols[] = {
+        {"alone_us", V10_COL_REAL, 2}, {"ops", V10_COL_INT, 0}, {"cluster", V10_COL_INT, 0},
+        {"pc1", V10_COL_REAL, 3}, {"pc2", V10_COL_REAL, 3},
+    };
+    v10_tab_cols(t, profile_cols, sizeof profile_cols / sizeof profile_cols[0]);
     for (int m = 0; m < NM; m++) {
         double f[V10_PROFILE_FEATS];
         v10_profile_features(&R->prof[m], f);
@@ -530,18 +515,15 @@ int repro_render_colloc(const repro *R, repro_charts *cs, v10_repro_out *out, v1
         v10_tab_real(t, R->col.coord[m][0]);
         v10_tab_real(t, R->col.coord[m][1]);
     }
-    int rc = repro_add_tab(out, "profiles.csv", t, err);
-    v10_tab_destroy(t);
-    if (rc)
+    if (repro_add_tab(out, "profiles.csv", t, err))
         return -1;
     t = v10_tab_create();
-    v10_tab_col(t, "pair", V10_COL_STR, 0);
-    v10_tab_col(t, "gain", V10_COL_REAL, 4);
-    v10_tab_col(t, "beneficial", V10_COL_INT, 0);
-    v10_tab_col(t, "cluster_score", V10_COL_REAL, 4);
-    v10_tab_col(t, "pred_cluster", V10_COL_INT, 0);
-    v10_tab_col(t, "pred_heuristic", V10_COL_INT, 0);
-    v10_tab_col(t, "pred_random", V10_COL_INT, 0);
+    static const v10_col_spec pair_cols[] = {
+        {"pair", V10_COL_STR, 0}, {"gain", V10_COL_REAL, 4}, {"beneficial", V10_COL_INT, 0},
+        {"cluster_score", V10_COL_REAL, 4}, {"pred_cluster", V10_COL_INT, 0},
+        {"pred_heuristic", V10_COL_INT, 0}, {"pred_random", V10_COL_INT, 0},
+    };
+    v10_tab_cols(t, pair_cols, sizeof pair_cols / sizeof pair_cols[0]);
     for (size_t i = 0; i < R->col.n_pairs; i++) {
         const v10_colloc_pair *q = &R->col.pairs[i];
         char nm[64];
@@ -555,9 +537,7 @@ int repro_render_colloc(const repro *R, repro_charts *cs, v10_repro_out *out, v1
         v10_tab_int(t, q->pred_heuristic);
         v10_tab_int(t, q->pred_random);
     }
-    rc = repro_add_tab(out, "collocation.csv", t, err);
-    v10_tab_destroy(t);
-    if (rc)
+    if (repro_add_tab(out, "collocation.csv", t, err))
         return -1;
     static const char *cats[3] = {"clustering", "utilization heuristic", "random"};
     double ours[3] = {R->col.acc_cluster, R->col.acc_heuristic, R->col.acc_random};

@@ -176,7 +176,8 @@ void repro_pairs(repro *R);
 
 /* ---- rendering (src/report/repro_report.c, repro_summary.c) -------------------------- */
 
-/* Appends a file (takes data) / a CSV of t / an SVG chart kept for report.html. */
+/* Appends a file (takes data) / a CSV of t (destroys t) / an SVG chart kept
+ * for report.html. */
 int repro_add_file(v10_repro_out *out, const char *name, char *data, size_t len, v10_err *err);
 int repro_add_tab(v10_repro_out *out, const char *name, v10_tab *t, v10_err *err);
 int repro_add_chart(v10_repro_out *out, repro_charts *cs, const char *name,
