@@ -1,10 +1,12 @@
 /*
  * repro.h — `v10sim repro`: every experiment of the V10 paper (ISCA 2023)
- * that the simulator can reproduce, run as one batch on the thread pool,
- * with its outputs (CSVs, SVG plots, summary.md, report.html) as named
- * in-memory files that src/cli/cmd_repro.c writes atomically.
+ * that the simulator can reproduce, computed as one batch on the thread
+ * pool (src/repro/), then rendered (src/report/repro_report.c) into named
+ * in-memory files (CSVs, SVG plots, summary.md, report.html) that
+ * src/cli/cmd_repro.c writes atomically.
  *
- * Ownership: v10_repro_out_fini frees what v10_repro_run allocated.
+ * Ownership: v10_repro_destroy frees what v10_repro_run allocated,
+ * v10_repro_out_fini what v10_repro_render did; inputs are borrowed.
  */
 #ifndef V10_REPRO_H
 #define V10_REPRO_H
@@ -12,8 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "v10/colloc.h"
-
+#include "v10/err.h"
 
 typedef struct v10_repro_opts {
     int quick;          /* fewer requests and points: under a minute on two cores */

@@ -194,7 +194,7 @@ void v10_repro_destroy(v10_repro *R)
 {
     if (!R)
         return;
-    repro_free((repro *)R->alt);
+    repro_free(R->alt);
     repro_free(R);
 }
 

@@ -101,7 +101,7 @@ struct v10_repro {
     const char *set;         /* workload set: "isca23" or "zoo" */
     char spec[NM][64];       /* what each model is loaded as, e.g. "isca23/bert" */
     int pairs_only;          /* only the paper's pairs (the other set, for comparison) */
-    const repro *alt;        /* the other workload set, or NULL */
+    repro *alt;              /* the other workload set, or NULL */
     uint64_t requests, warmup;
     v10_npu npu;
     v10_span span;
