@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "v10/err.h"
 
@@ -65,5 +66,7 @@ typedef struct v10_repro_out {
  * report.html in memory; all or nothing (on failure *out is empty). */
 int v10_repro_render(const v10_repro *r, v10_repro_out *out, v10_err *err);
 void v10_repro_out_fini(v10_repro_out *out);
+/* Writes out->head beside the paper's figures (a few lines); -1 on failure. */
+int v10_repro_headlines_write(const v10_repro_out *out, FILE *f);
 
 #endif

@@ -600,3 +600,22 @@ done:
         v10_repro_out_fini(out);
     return rc;
 }
+
+/* Both sets' headline ratios beside the paper's, as a few lines of text. */
+static int write_headlines(const void *ctx, FILE *f)
+{
+    const v10_repro_out *out = ctx;
+    fprintf(f, "V10-Full over PMT, mean of the paper's 11 pairs (paper: STP x%.2f, "
+               "utilization x%.2f, latency /%.2f, p95 /%.2f, overlap %.0f%%):\n",
+            PAPER_STP, PAPER_UTIL, PAPER_LAT, PAPER_P95, 100 * PAPER_OVERLAP);
+    for (int k = 0; k < 2; k++)
+        fprintf(f, "  %-7s STP x%.3f  utilization x%.3f  latency /%.3f  p95 /%.3f  "
+                   "overlap %.1f%%\n", out->head[k].set, out->head[k].stp, out->head[k].util,
+                out->head[k].lat, out->head[k].p95, 100 * out->head[k].overlap);
+    return 0;
+}
+
+int v10_repro_headlines_write(const v10_repro_out *out, FILE *f)
+{
+    return v10_doc_emit(write_headlines, out, f);
+}
