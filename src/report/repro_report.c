@@ -1,8 +1,7 @@
 /*
  * repro_report.c — `v10sim repro`'s files: each study's render hook (its
- * CSV and SVG plots, in memory) and v10_repro_render, which runs every hook
- * of repro_studies[] in order and then summary.md and report.html
- * (src/report/repro_summary.c); all files or none.
+ * CSV and SVG plots, in memory; src/repro/registry.c runs them in order),
+ * the in-memory file list, and the console headlines.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -563,42 +562,6 @@ void v10_repro_out_fini(v10_repro_out *out)
         free(out->files[i].data);
     free(out->files);
     memset(out, 0, sizeof *out);
-}
-
-int v10_repro_render(const v10_repro *R, v10_repro_out *out, v10_err *err)
-{
-    memset(out, 0, sizeof *out);
-    out->runs = R->runs;
-    out->wall_seconds = R->wall_seconds;
-    v10_repro_headlines(R, out->head);
-    repro_charts cs = {.n = 0};
-    int rc = -1;
-    for (int s = 0; s < N_STUDIES; s++)
-        if (repro_studies[s].render(R, &cs, out, err))
-            goto done;
-    char *md = repro_summary_md(R);
-    if (!md) {
-        v10_err_set(err, "summary.md: rendering failed");
-        goto done;
-    }
-    char *html = repro_report_html(R, &cs, md);
-    if (repro_add_file(out, "summary.md", md, strlen(md), err)) {
-        free(html);
-        goto done;
-    }
-    if (!html) {
-        v10_err_set(err, "report.html: rendering failed");
-        goto done;
-    }
-    if (repro_add_file(out, "report.html", html, strlen(html), err))
-        goto done;
-    rc = 0;
-done:
-    for (size_t i = 0; i < cs.n; i++)
-        free(cs.c[i].svg);
-    if (rc)
-        v10_repro_out_fini(out);
-    return rc;
 }
 
 /* Both sets' headline ratios beside the paper's, as a few lines of text. */

@@ -1,8 +1,7 @@
 /*
- * studies.c — the reproduction's table of studies and how each plans its
- * runs: the paper's workloads and pairs, then one plan hook per study
- * (render hooks live in src/report/repro_report.c).  A new study is one
- * entry in repro_studies[], a plan hook here and a render hook there.
+ * studies.c — how each study plans its runs: one plan hook per study
+ * (listed in src/repro/registry.c; render hooks live in
+ * src/report/repro_report.c), each appending its grid of runs in order.
  *
  * Request-length mismatch: in a pair such as BERT (411 ms a request) + NCF
  * (4 µs), NCF keeps issuing requests until BERT has completed its count
@@ -13,60 +12,6 @@
 #include <string.h>
 
 #include "repro/study.h"
-
-const char *const repro_models[NM] = {
-    "bert", "dlrm", "efficientnet", "maskrcnn", "mnist", "ncf",
-    "resnet50", "resnet-rs", "retinanet", "shapemask", "transformer",
-};
-
-const char *const repro_policies[NPOL] = {"pmt", "v10-base", "v10-fair", "v10-full"};
-
-const char *const repro_scale_npus[NSCALE] = {"v10-isca23", "v10-isca23-2x", "v10-isca23-4x",
-                                              "v10-isca23-8x"};
-
-/* The paper's 11 pairs (Xue et al., ISCA 2023, §6), in its order and naming order. */
-static const char *const paper_pairs[NPP][2] = {
-    {"bert", "ncf"},          {"bert", "retinanet"},    {"resnet50", "retinanet"},
-    {"ncf", "resnet50"},      {"bert", "transformer"},  {"bert", "dlrm"},
-    {"resnet-rs", "shapemask"}, {"efficientnet", "resnet50"}, {"mnist", "ncf"},
-    {"dlrm", "resnet50"},     {"resnet-rs", "maskrcnn"},
-};
-
-static int model_index(const char *name)
-{
-    for (int i = 0; i < NM; i++)
-        if (!strcmp(repro_models[i], name))
-            return i;
-    return -1;
-}
-
-void repro_pairs(repro *R)
-{
-    size_t np = 0;
-    for (int i = 0; i < NPP; i++) {
-        repro_pair *p = &R->pairs[np++];
-        p->a = model_index(paper_pairs[i][0]);
-        p->b = model_index(paper_pairs[i][1]);
-        V10_ASSERT(p->a >= 0 && p->b >= 0);
-        p->paper = 1;
-    }
-    for (int a = 0; a < NM; a++)
-        for (int b = a + 1; b < NM; b++) {
-            int seen = 0;
-            for (size_t i = 0; i < NPP; i++)
-                seen |= (R->pairs[i].a == a && R->pairs[i].b == b) ||
-                        (R->pairs[i].a == b && R->pairs[i].b == a);
-            if (!seen) {
-                R->pairs[np].a = a;
-                R->pairs[np].b = b;
-                R->pairs[np++].paper = 0;
-            }
-        }
-    V10_ASSERT(np == NPAIR);
-    for (size_t i = 0; i < NPAIR; i++)
-        snprintf(R->pairs[i].name, sizeof R->pairs[i].name, "%s+%s",
-                 repro_models[R->pairs[i].a], repro_models[R->pairs[i].b]);
-}
 
 size_t repro_add(repro *R, const int *ms, const double *prio, size_t n_t, const char *pol,
                  const v10_npu *npu, v10_err *err)
@@ -134,7 +79,7 @@ static void pair_models(const repro *R, size_t p, int ms[2])
 static const char *pmt_or_full(size_t k) { return k ? "v10-full" : "pmt"; }
 
 /* Every pair under every policy (the other set: the paper's pairs only). */
-static int plan_pairs(repro *R, v10_err *err)
+int repro_plan_pairs(repro *R, v10_err *err)
 {
     for (size_t p = 0; p < (R->pairs_only ? (size_t)NPP : (size_t)NPAIR); p++) {
         int ms[2];
@@ -147,7 +92,7 @@ static int plan_pairs(repro *R, v10_err *err)
 }
 
 /* V10-Full with V10's preemption time slice from 512 to 1M cycles. */
-static int plan_slice(repro *R, v10_err *err)
+int repro_plan_slice(repro *R, v10_err *err)
 {
     for (size_t p = 0; p < NPP; p++) {
         int ms[2];
@@ -163,7 +108,7 @@ static int plan_slice(repro *R, v10_err *err)
 }
 
 /* Priority splits 50-50 .. 90-10 under PMT and V10-Full. */
-static int plan_prio(repro *R, v10_err *err)
+int repro_plan_prio(repro *R, v10_err *err)
 {
     for (size_t p = 0; p < NPP; p++) {
         int ms[2];
@@ -179,7 +124,7 @@ static int plan_prio(repro *R, v10_err *err)
 }
 
 /* Vector memory of 8 to 64 MiB under PMT and V10-Full. */
-static int plan_vmem(repro *R, v10_err *err)
+int repro_plan_vmem(repro *R, v10_err *err)
 {
     for (size_t p = 0; p < NPP; p++) {
         int ms[2];
@@ -196,7 +141,7 @@ static int plan_vmem(repro *R, v10_err *err)
 }
 
 /* 2 to 16 tenants (the paper's pairs in order) on 1 to 8 SAs and VUs. */
-static int plan_scale(repro *R, v10_err *err)
+int repro_plan_scale(repro *R, v10_err *err)
 {
     for (size_t s = 0; s < NSCALE; s++) {
         v10_npu n;
@@ -216,7 +161,7 @@ static int plan_scale(repro *R, v10_err *err)
 }
 
 /* PMT and V10-Full with ideal, unshared HBM bandwidth. */
-static int plan_cont(repro *R, v10_err *err)
+int repro_plan_cont(repro *R, v10_err *err)
 {
     for (size_t p = 0; p < NPP; p++) {
         int ms[2];
@@ -231,14 +176,3 @@ static int plan_cont(repro *R, v10_err *err)
     }
     return 0;
 }
-
-const repro_study repro_studies[N_STUDIES] = {
-    [S_PAIRS] = {"pairs", {NPAIR, NPOL, 1}, 0, 1, plan_pairs, repro_render_pairs},
-    [S_SLICE] = {"slice", {NPP, NSLICE, 1}, 0, 0, plan_slice, repro_render_slice},
-    [S_PRIO] = {"priority", {NPP, NSPLIT, 2}, 0, 0, plan_prio, repro_render_prio},
-    [S_VMEM] = {"vmem", {NPP, NVMEM, 2}, 0, 0, plan_vmem, repro_render_vmem},
-    [S_SCALE] = {"scalability", {NSCALE, NTEN, 2}, 1, 0, plan_scale, repro_render_scale},
-    [S_CONT] = {"contention", {NPP, 2, 1}, 0, 0, plan_cont, repro_render_cont},
-    /* From the pairs' runs: profiles.csv, collocation.csv. */
-    [S_COLLOC] = {"collocation", {0, 0, 0}, 0, 0, NULL, repro_render_colloc},
-};

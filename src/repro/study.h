@@ -1,12 +1,14 @@
 /*
- * study.h (internal) — the reproduction's state and its table of studies,
- * shared by src/repro/ (plan and run) and src/report/repro_*.c (render).
+ * study.h (internal) — the reproduction's state and its studies, shared by
+ * src/repro/ (plan and run) and src/report/repro_*.c (render).
  *
- * A study is one entry of repro_studies[] (src/repro/studies.c), like a
+ * A study is one entry of repro_studies[] (src/repro/registry.c), like a
  * policy in the policy registry: its name, the shape of its grid of
- * simulations, a plan hook that appends them to the batch and a render hook
- * that turns their results into files.  Its runs are addressed through
- * repro_at(), so no study keeps its own index table.
+ * simulations, a plan hook (src/repro/studies.c) that appends them to the
+ * batch and a render hook (src/report/repro_report.c) that turns their
+ * results into files.  Its runs are addressed through repro_at(), so no
+ * study keeps its own index table.  Only registry.c refers to the table:
+ * the hooks read the grid from the state, so neither layer calls back.
  */
 #ifndef V10_REPRO_STUDY_H
 #define V10_REPRO_STUDY_H
@@ -92,7 +94,8 @@ extern const repro_study repro_studies[N_STUDIES];
 /*
  * One workload set's reproduction.  Invariants: cfgs, specs and res hold n
  * runs (capacity cap; tenants of run i at specs[i * MAXT]); study s's runs
- * are base[s] .. base[s] + its grid size, in grid order; res[] is filled
+ * are base[s] .. base[s] + the size of its grid dim[s], in grid order (no
+ * runs: dim[s] all 0); res[] is filled
  * once the batch has run; col and col_med are set once it has (full set
  * only).
  */
@@ -112,6 +115,7 @@ struct v10_repro {
     v10_run_result *res;
     size_t n, cap;
     size_t base[N_STUDIES];  /* first run of each study */
+    size_t dim[N_STUDIES][3];/* each study's grid (its table entry's dim) */
     v10_colloc_result col, col_med;  /* thresholds 1.3 and the median gain */
     double max_resident_mib; /* largest vmem_bytes of any operator */
     double wall_seconds;
@@ -121,7 +125,7 @@ struct v10_repro {
 /* The run at grid position (i, j, k) of study s. */
 static inline size_t repro_at(const repro *R, int s, size_t i, size_t j, size_t k)
 {
-    const size_t *d = repro_studies[s].dim;
+    const size_t *d = R->dim[s];
     V10_ASSERT(i < d[0] && j < d[1] && k < d[2]);
     return R->base[s] + (i * d[1] + j) * d[2] + k;
 }
@@ -132,7 +136,7 @@ static inline const v10_run_result *repro_res(const repro *R, int s, size_t i, s
     return &R->res[repro_at(R, s, i, j, k)];
 }
 
-/* ---- figures of runs (src/repro/repro.c) ------------------------------------------------ */
+/* ---- figures of runs (src/repro/figures.c) ---------------------------------------------- */
 
 static inline double repro_ratio(double a, double b) { return b > 0 ? a / b : NAN; }
 
@@ -165,7 +169,24 @@ typedef struct repro_ratios {
 } repro_ratios;
 void repro_mean_ratios(const repro *R, repro_ratios *q);
 
-/* ---- planning (src/repro/studies.c) ------------------------------------------------- */
+/* ---- set-up and runs (src/repro/repro.c, workloads.c, studies.c) ------------------- */
+
+/* Sets up R for workload set `set` ("isca23" or "zoo"; pairs_only: the
+ * other set): specs, NPU, span, standalone profiles, the pairs. */
+int repro_prepare(repro *R, const v10_repro_opts *o, const char *set, int pairs_only,
+                  v10_err *err);
+/* Runs R's planned batch on the pool, filling res[]. */
+int repro_run_batch(repro *R, v10_err *err);
+/* Collocation at the paper's threshold and at the median gain (col, col_med). */
+int repro_collocation(repro *R, v10_err *err);
+
+int repro_plan_pairs(repro *R, v10_err *err);
+int repro_plan_slice(repro *R, v10_err *err);
+int repro_plan_prio(repro *R, v10_err *err);
+int repro_plan_vmem(repro *R, v10_err *err);
+int repro_plan_scale(repro *R, v10_err *err);
+int repro_plan_cont(repro *R, v10_err *err);
+
 
 /* Appends a run of the n_t models ms[] (priorities prio, or all 1) under
  * policy pol on npu; returns its index, or (size_t)-1 with err set. */

@@ -1,6 +1,6 @@
 /*
  * test_report_doc.c — rendering's all-or-nothing guard (src/report/doc.c)
- * and the reproduction's table of studies (src/repro/studies.c): a failed
+ * and the reproduction's table of studies (src/repro/registry.c): a failed
  * renderer writes nothing, a good one writes every byte once; the table's
  * grids add up to the runs docs/repro.md counts.
  */
