@@ -41,6 +41,7 @@ deps:
 	apt-get install -y cmake gcc make libcjson-dev libcmocka-dev libopenmpi-dev openmpi-bin \
 	  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata python3-onnx zlib1g-dev
 	apt-get install -y libsqlite3-dev
+	apt-get install -y libgsl-dev
 
 clean:
 	rm -rf build build-asan
