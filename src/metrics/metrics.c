@@ -18,6 +18,13 @@
 
 #include "v10/cost.h"
 
+void v10_run_result_fini(v10_run_result *r)
+{
+    free(r->tenants);
+    free(r->fus);
+    memset(r, 0, sizeof *r);
+}
+
 int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_result *out,
                         v10_err *err)
 {

@@ -334,7 +334,7 @@ static void probe_event(v10_engine *e, void *st, v10_ev_kind k, int t)
     probe *p = st;
     if (k == V10_EV_OP_DONE && t == 0 && !p->seen) {
         p->seen = 1;
-        p->score = v10_engine_score(e, 0);
+        p->score = v10p_score(e, 0);
         p->at = e->now;
         p->arrive = e->tenants[0].arrive_cycle;
     }
@@ -367,7 +367,7 @@ static void test_active_rate_from_arrival(void **state)
     cfg.check = 1;
     assert_int_equal(v10_model_load(ts.model, &cfg.npu, &m, &err), 0);
     assert_int_equal(v10_engine_alloc(&e, &cfg, &m, probe_ops.state_size, &err), 0);
-    assert_int_equal(v10_engine_run(&e, &cfg, &probe_ops, &m, &err), 0);
+    assert_int_equal(v10_engine_run(&e, &cfg, &probe_ops, &m, UINT64_MAX, &err), 0);
     const probe *p = e.pstate;
     assert_true(p->seen);
     assert_true(fabs(p->score - 1.0) < 1e-12);
