@@ -202,6 +202,10 @@ const v10_param_def *v10_policy_param_at(const v10_policy_ops *p, size_t i);
  * ("pmt_slice_us"); NULL if none.  Several policies may read one field:
  * any of their entries describes it. */
 const v10_param_def *v10_param_find(const char *key);
+/* Every field some policy reads, once, in the order of v10_policy_params
+ * (the order run reports print them): fills out[0..cap), returns the count. */
+#define V10_PARAM_FIELDS_MAX 32
+size_t v10_param_fields(const v10_param_def **out, size_t cap);
 /* 1 if policy p reads the field of parameter d. */
 int v10_policy_reads(const v10_policy_ops *p, const v10_param_def *d);
 /* Sets parameter `key` ("pmt.slice_us" or a flat key) from text: a number

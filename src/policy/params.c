@@ -28,6 +28,26 @@ const v10_param_def *v10_param_find(const char *key)
     return NULL;
 }
 
+size_t v10_param_fields(const v10_param_def **out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v10_policy_count(); i++) {
+        const v10_policy_ops *p = v10_policy_at(i);
+        for (size_t k = 0; k < p->n_params; k++) {
+            const v10_param_def *d = &p->param_defs[k];
+            size_t j = 0;
+            while (j < n && out[j]->offset < d->offset)
+                j++;
+            if ((j < n && out[j]->offset == d->offset) || n == cap)
+                continue; /* a field another policy declared first */
+            memmove(out + j + 1, out + j, (n - j) * sizeof *out);
+            out[j] = d;
+            n++;
+        }
+    }
+    return n;
+}
+
 int v10_policy_reads(const v10_policy_ops *p, const v10_param_def *d)
 {
     for (size_t k = 0; k < p->n_params; k++)
