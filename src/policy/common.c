@@ -42,6 +42,13 @@ int policy_pick_owner(int owner, const int *cand, int n)
     return -1;
 }
 
+int policy_owner_may_run(const v10_engine *e, const void *st, int t, int f)
+{
+    (void)f;
+    int owner = *(const int *)st;
+    return (owner < 0 || t == owner) && v10p_core_clear_for(e, t);
+}
+
 uint64_t policy_slice_cycles(const v10_engine *e)
 {
     uint64_t s = v10p_params(e)->slice_cycles;

@@ -34,14 +34,21 @@ void policy_core_switch(v10_engine *e, uint64_t cycles);
 
 /* Whole-core ownership (FCFS, PMT, PREMA): the core belongs to one tenant
  * at a time.  pick_owner returns `owner` if it is among the candidates,
- * else -1 (the FU stays idle); owner_may_run lets only the owner (or
- * anyone, before there is one) start, and only once no other tenant's
- * operator still holds an FU (drains). */
+ * else -1 (the FU stays idle). */
 int policy_pick_owner(int owner, const int *cand, int n);
-static inline int policy_owner_may_run(const v10_engine *e, int owner, int t)
-{
-    return (owner < 0 || t == owner) && v10p_core_clear_for(e, t);
-}
+
+/* A may_run hook for a policy whose state begins with `int owner` (the
+ * core's owner, -1 none): only the owner (or anyone, before there is one)
+ * starts, and only once no other tenant's operator still holds an FU
+ * (drains). */
+int policy_owner_may_run(const v10_engine *e, const void *st, int t, int f);
+
+/* PMT's time slice, which PREMA reads as its quantum: one field, one
+ * type, default and range, a name and a line of help per policy. */
+#define POLICY_PMT_SLICE_PARAM(param_name, help_line)                                     \
+    {.name = param_name, .key = "pmt_slice_us", .type = V10_PARAM_DOUBLE,                 \
+     .offset = offsetof(v10_policy_params, pmt_slice_us), .def = 1000, .min = 0.01,       \
+     .max = 1e9, .help = help_line}
 
 /* The V10 preemption slice in effect (v10-full.slice_cycles, 0: the NPU's),
  * and PMT's and PREMA's quantum (pmt.slice_us) in cycles, at least 1. */

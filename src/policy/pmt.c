@@ -15,9 +15,10 @@
  * of the owner's slice; before (no owner yet, or a switch completing) a
  * firing timer is a stale one and is ignored. */
 typedef struct pmt_state {
-    int owner;   /* tenant owning the core, -1 none */
+    int owner;   /* tenant owning the core, -1 none (first: policy_owner_may_run) */
     int running; /* the owner's slice has started */
 } pmt_state;
+_Static_assert(offsetof(pmt_state, owner) == 0, "policy_owner_may_run reads the owner first");
 
 static uint64_t slice_of(const v10_engine *e, int t)
 {
@@ -78,13 +79,6 @@ static int pmt_pick(v10_engine *e, void *st, int f, const int *cand, int n)
     return pick;
 }
 
-/* No tenant starts while another tenant's operator still drains. */
-static int pmt_may_run(const v10_engine *e, const void *st, int t, int f)
-{
-    (void)f;
-    return policy_owner_may_run(e, ((const pmt_state *)st)->owner, t);
-}
-
 static void pmt_timer(v10_engine *e, void *st)
 {
     pmt_state *s = st;
@@ -110,11 +104,10 @@ static void pmt_event(v10_engine *e, void *st, v10_ev_kind k, int t)
     }
 }
 
-/* The quantum field is PREMA's too (prema.slice_us): same type and range. */
+/* The slice is PREMA's quantum too (prema.slice_us). */
 static const v10_param_def pmt_params[] = {
-    {.name = "pmt.slice_us", .key = "pmt_slice_us", .type = V10_PARAM_DOUBLE,
-     .offset = offsetof(v10_policy_params, pmt_slice_us), .def = 1000, .min = 0.01, .max = 1e9,
-     .help = "time slice, us (1 ms keeps a 30 us task switch near 3%; PREMA's quantum too)"},
+    POLICY_PMT_SLICE_PARAM("pmt.slice_us", "time slice, us (1 ms keeps a 30 us task switch "
+                                           "near 3%; PREMA's quantum too)"),
     {.name = "pmt.share", .key = "pmt_share", .type = V10_PARAM_CHOICE,
      .offset = offsetof(v10_policy_params, pmt_share_priority), .def = 1, .min = 0, .max = 1,
      .choices = "equal|priority", .help = "slices equal, or proportional to priority"},
@@ -131,5 +124,5 @@ const v10_policy_ops v10_policy_pmt = {
     .pick = pmt_pick,
     .on_timer = pmt_timer,
     .on_event = pmt_event,
-    .may_run = pmt_may_run,
+    .may_run = policy_owner_may_run, /* no tenant starts while another's operator drains */
 };

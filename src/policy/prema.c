@@ -20,11 +20,12 @@
 #include "policy/common.h"
 
 typedef struct prema_state {
-    int owner;                      /* -1 none */
+    int owner;                      /* -1 none (first: policy_owner_may_run) */
     int draining;                   /* 1: owner finishes its request first */
     uint64_t last;                  /* last token update */
     double token[V10_MAX_TENANTS];
 } prema_state;
+_Static_assert(offsetof(prema_state, owner) == 0, "policy_owner_may_run reads the owner first");
 
 static void earn(v10_engine *e, prema_state *s)
 {
@@ -108,12 +109,6 @@ static int prema_pick(v10_engine *e, void *st, int f, const int *cand, int n)
     return policy_pick_owner(s->owner, cand, n);
 }
 
-static int prema_may_run(const v10_engine *e, const void *st, int t, int f)
-{
-    (void)f;
-    return policy_owner_may_run(e, ((const prema_state *)st)->owner, t);
-}
-
 static void prema_timer(v10_engine *e, void *st)
 {
     prema_state *s = st;
@@ -139,11 +134,10 @@ static void prema_event(v10_engine *e, void *st, v10_ev_kind k, int t)
     }
 }
 
-/* The quantum is PMT's field (pmt.slice_us): same type and range. */
+/* The quantum is PMT's slice (pmt.slice_us). */
 static const v10_param_def prema_params[] = {
-    {.name = "prema.slice_us", .key = "pmt_slice_us", .type = V10_PARAM_DOUBLE,
-     .offset = offsetof(v10_policy_params, pmt_slice_us), .def = 1000, .min = 0.01, .max = 1e9,
-     .help = "quantum (scheduling period), us; PMT's time slice too"},
+    POLICY_PMT_SLICE_PARAM("prema.slice_us", "quantum (scheduling period), us; PMT's time "
+                                             "slice too"),
     {.name = "prema.drain_frac", .key = "prema_drain_frac", .type = V10_PARAM_DOUBLE,
      .offset = offsetof(v10_policy_params, prema_drain_frac), .def = 0.25, .min = 0, .max = 1000,
      .help = "drain (no switch) if the running task ends within this many quanta"},
@@ -159,5 +153,5 @@ const v10_policy_ops v10_policy_prema = {
     .pick = prema_pick,
     .on_timer = prema_timer,
     .on_event = prema_event,
-    .may_run = prema_may_run,
+    .may_run = policy_owner_may_run,
 };
