@@ -17,11 +17,10 @@
 
 #include "v10/pool.h"
 
-void eng_trace_push(v10_engine *e, v10_trace_kind k, uint64_t start, uint64_t end, int f,
-                       int t, uint32_t op)
+void eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t end, int f,
+                      int t, uint32_t op)
 {
-    v10_trace *tr = e->cfg->trace;
-    if (!tr || tr->oom)
+    if (tr->oom)
         return;
     if (tr->n == tr->cap) {
         size_t cap = tr->cap ? 2 * tr->cap : 4096;
@@ -98,15 +97,6 @@ static void advance(v10_engine *e, uint64_t t)
     if (e->busy_by_type[V10_FU_SA] > 0 && e->busy_by_type[V10_FU_VU] > 0)
         e->overlap_cycles += dt;
     e->now = t;
-}
-
-/* Credits `done` cycles of the current operator's work to FU u and tenant t. */
-void eng_credit(fu *u, tenant *t, double done)
-{
-    u->work += done;
-    u->macs += t->macs[t->op] * done / (double)t->work[t->op];
-    t->work_done += done;
-    t->req_done_work += done;
 }
 
 /* Simulates the run set up by v10_engine_alloc (see engine.h). */

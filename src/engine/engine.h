@@ -14,6 +14,7 @@
 #ifndef V10_ENGINE_H
 #define V10_ENGINE_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "policy/policy_api.h"
@@ -194,8 +195,30 @@ static inline void eng_notify(v10_engine *e, v10_ev_kind k, int t)
         e->policy->on_event(e, e->pstate, k, t);
 }
 
-/* Cycles until FU u reaches its stop point at its current rate (rates.c). */
-uint64_t eng_time_to_stop(const v10_engine *e, const fu *u);
+/* Cycles until FU u reaches its stop point at its current rate: the end
+ * of its work (or of its tile, stop_at), or the end of a drain. */
+static inline uint64_t eng_time_to_stop(const v10_engine *e, const fu *u)
+{
+    double left = e->tenants[u->tenant].remaining - u->stop_at;
+    uint64_t c = 0;
+    if (left > 1e-9) {
+        double x = ceil(left / u->rate - 1e-9);
+        c = x < 1 ? 1 : (uint64_t)x;
+    }
+    if (u->stopping && u->stop_time - e->now < c)
+        c = u->stop_time - e->now;
+    return c;
+}
+
+/* Credits `done` cycles of the current operator's work to FU u and tenant t. */
+static inline void eng_credit(fu *u, tenant *t, double done)
+{
+    u->work += done;
+    u->macs += t->macs[t->op] * done / (double)t->work[t->op];
+    t->work_done += done;
+    t->req_done_work += done;
+}
+
 /* Recomputes the running operators' rates and moves their events (rates.c). */
 void eng_update_rates(v10_engine *e);
 /* Offers the free FUs to the policy (fu.c). */
@@ -212,12 +235,18 @@ int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_
                      size_t off, v10_err *err);
 /* Records a completed request's latency if the window is open (arrivals.c). */
 void eng_log_latency(v10_engine *e, tenant *t, int ti, uint64_t cycles);
-/* Credits `done` cycles of the current operator's work to FU u and tenant t. */
-void eng_credit(fu *u, tenant *t, double done);
 /* Opens the window once every tenant is past its warm-up (engine.c). */
 void eng_check_window(v10_engine *e);
-void eng_trace_push(v10_engine *e, v10_trace_kind k, uint64_t start, uint64_t end, int f,
-                    int t, uint32_t op);
+/* Appends a record to the run's trace, if it has one (engine.c); the
+ * check is inline so that untraced runs pay no call. */
+void eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t end, int f,
+                      int t, uint32_t op);
+static inline void eng_trace_push(v10_engine *e, v10_trace_kind k, uint64_t start,
+                                  uint64_t end, int f, int t, uint32_t op)
+{
+    if (e->cfg->trace)
+        eng_trace_record(e->cfg->trace, k, start, end, f, t, op);
+}
 /* --check (check.c): aborts naming the broken invariant. */
 void eng_check_state(const v10_engine *e);
 void eng_check_end(const v10_engine *e);

@@ -9,22 +9,6 @@
 
 #include <math.h>
 
-/* Cycles until FU u reaches its stop point at its current rate: the end
- * of its work (or of its tile, stop_at), or the end of a drain. */
-uint64_t eng_time_to_stop(const v10_engine *e, const fu *u)
-{
-    double left = e->tenants[u->tenant].remaining - u->stop_at;
-    uint64_t c = 0;
-    if (left > 1e-9) {
-        double x = ceil(left / u->rate - 1e-9);
-        c = x < 1 ? 1 : (uint64_t)x;
-    }
-    if (u->stopping && u->stop_time - e->now < c)
-        c = u->stop_time - e->now;
-    return c;
-}
-
-
 /*
  * Recomputes every running operator's rate: max-min fair shares of the HBM
  * bandwidth over the operators' demands (water-filling), or full rate with
