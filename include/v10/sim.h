@@ -1,6 +1,6 @@
 /*
  * sim.h — one multi-tenant simulation: tenants share one NPU core under a
- * scheduling policy (DESIGN §4-§6).  A run is a pure function of its
+ * scheduling policy (docs/architecture.md).  A run is a pure function of its
  * v10_run_config: same config and seed, same result (perf fields aside).
  *
  * Ownership: v10_run fills a caller-owned v10_run_result whose arrays it

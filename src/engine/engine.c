@@ -1,5 +1,5 @@
 /*
- * engine.c — the discrete-event loop (DESIGN §4) and the engine's life
+ * engine.c — the discrete-event loop (docs/architecture.md, "The engine in one page") and the engine's life
  * cycle.  Every pending event belongs to one slot: an FU (its operator
  * reaches its stop point, or its context switch or restore ends), a tenant
  * (its next Poisson arrival) or the policy's timer.  Slots live in an

@@ -140,7 +140,7 @@ struct v10_engine {
     int rates_dirty;
     int oom;                    /* a request log could not grow */
     int backlog;                /* 1 + tenant whose queue passed V10_MAX_BACKLOG */
-    uint64_t stall_cycle;       /* the run fails past this (tenant/horizon.h) */
+    uint64_t stall_cycle;       /* the run fails past this (sim/run.c, sim/horizon.h) */
     int n_done;                 /* tenants whose requests all completed */
     struct v10_progress *bar;   /* progress on stderr (run.c), or NULL */
 };

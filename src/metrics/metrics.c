@@ -1,6 +1,6 @@
 /*
  * metrics.c — utilization, per-tenant throughput and latency, and system
- * metrics over the measurement window (DESIGN §6).
+ * metrics over the measurement window (docs/architecture.md).
  *
  * The window runs from the moment every tenant has completed its warm-up
  * requests to the end of the run, when every tenant has completed its
