@@ -1,12 +1,12 @@
 /*
- * engine.c — the discrete-event loop (docs/architecture.md, "The engine in one page") and the engine's life
- * cycle.  Every pending event belongs to one slot: an FU (its operator
- * reaches its stop point, or its context switch or restore ends), a tenant
- * (its next Poisson arrival) or the policy's timer.  Slots live in an
- * indexed min-heap keyed by (time, sequence) (util/heap.h), so
- * rescheduling an FU after a rate change moves its one entry instead of
- * leaving stale events behind, and the run loop never allocates: alloc
- * sizes every array the loop touches.
+ * engine.c — the discrete-event loop (docs/architecture.md, "The engine in
+ * one page") and the engine's life cycle.  Every pending event belongs to
+ * one slot: an FU (its operator reaches its stop point, or its context
+ * switch or restore ends), a tenant (its next Poisson arrival) or the
+ * policy's timer.  Slots live in an indexed min-heap keyed by (time,
+ * sequence) (util/heap.h), so rescheduling an FU after a rate change moves
+ * its one entry instead of leaving stale events behind, and the run loop
+ * never allocates: alloc sizes every array the loop touches.
  */
 #include "engine/engine.h"
 
