@@ -1,11 +1,14 @@
 /*
  * engine.h — the discrete-event engine's state and the calls between its
- * files (engine.c: the loop, the window, life cycle; heap: util/heap.h;
- * rates.c: HBM water-filling; fu.c: dispatch, execution, preemption;
- * arrivals.c: requests and their arrivals; check.c: invariants; api.c: the
- * policies' view, policy/policy_api.h).  Only src/engine, src/sim (which
- * drives a run) and src/metrics (which reads the finished counters)
- * include it; policies see the engine through policy/policy_api.h.
+ * files: engine.c, the loop and life cycle; record.c, the trace and the
+ * window's snapshots; rates.c, HBM water-filling; fu.c, dispatch,
+ * execution and preemption; arrivals.c, requests and their arrivals;
+ * check.c, invariants; api.c, the policies' view (policy/policy_api.h);
+ * the event heap is util/heap.h.  Calls go one way: engine.c calls the
+ * others, fu.c calls arrivals.c and record.c, and no file calls back.
+ * Only src/engine, src/sim (which drives a run) and src/metrics (which
+ * reads the finished counters) include this header; policies see the
+ * engine through policy/policy_api.h.
  *
  * Time is integer cycles; events are ordered by (time, sequence number).
  * Each tenant is an in-order operator stream with at most one operator in
@@ -235,9 +238,11 @@ int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_
                      size_t off, v10_err *err);
 /* Records a completed request's latency if the window is open (arrivals.c). */
 void eng_log_latency(v10_engine *e, tenant *t, int ti, uint64_t cycles);
-/* Opens the window once every tenant is past its warm-up (engine.c). */
+/* Cumulative counters now, for the window's edges (record.c). */
+void eng_snapshot(const v10_engine *e, v10_snapshot *s);
+/* Opens the window once every tenant is past its warm-up (record.c). */
 void eng_check_window(v10_engine *e);
-/* Appends a record to the run's trace, if it has one (engine.c); the
+/* Appends a record to the run's trace, if it has one (record.c); the
  * check is inline so that untraced runs pay no call. */
 void eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t end, int f,
                       int t, uint32_t op);
