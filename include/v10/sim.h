@@ -1,6 +1,6 @@
 /*
  * sim.h — one multi-tenant simulation: tenants share one NPU core under a
- * scheduling policy (DESIGN §4-§6).  A run is a pure function of its
+ * scheduling policy (docs/architecture.md).  A run is a pure function of its
  * v10_run_config: same config and seed, same result (perf fields aside).
  *
  * Ownership: v10_run fills a caller-owned v10_run_result whose arrays it
@@ -30,7 +30,9 @@ typedef struct v10_tenant_spec {
 
 int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err);
 
-/* Policy parameters, every one with a documented default (v10_policy_params_default). */
+/* Policy parameters: the fields the policies' parameter tables map onto
+ * (v10_param_def below); v10_policy_params_default sets every field to its
+ * table's default.  Code may set the fields directly (repro, tests). */
 typedef struct v10_policy_params {
     uint64_t slice_cycles;      /* V10 preemption timer; 0: the NPU's */
     double pmt_slice_us;        /* PMT/PREMA time slice (quantum) */
@@ -164,5 +166,60 @@ const v10_policy_ops *v10_policy_find(const char *name);
 const char *v10_policy_name(const v10_policy_ops *p);
 const char *v10_policy_summary(const v10_policy_ops *p);
 const char *v10_policy_params_help(const v10_policy_ops *p);
+
+/*
+ * Policy parameters as plug-ins.  Each policy declares a table of the
+ * parameters it reads (in src/policy/NAME.c); an entry names one as
+ * "<policy>.<param>" and maps it onto a field of v10_policy_params.
+ * Invariants (checked over every policy by tests/policy/test_conformance.c):
+ * min <= def <= max; the name is the policy's name, a dot and the
+ * parameter; entries of two policies on one field (pmt.slice_us and
+ * prema.slice_us share PMT's quantum) agree on type, key, default and range.
+ * Everything here is const data; nothing is allocated.
+ */
+typedef enum {
+    V10_PARAM_U64 = 0, /* a uint64_t field; whole numbers */
+    V10_PARAM_DOUBLE,  /* a double field */
+    V10_PARAM_CHOICE,  /* an int field: the index of a word in `choices` */
+} v10_param_type;
+
+typedef struct v10_param_def {
+    const char *name;      /* "pmt.slice_us" */
+    const char *key;       /* the field's flat key: run reports' "params", sweep specs */
+    v10_param_type type;
+    size_t offset;         /* of the field in v10_policy_params */
+    double def, min, max;  /* CHOICE: indices */
+    const char *choices;   /* CHOICE: "equal|priority"; NULL otherwise */
+    const char *help;      /* one line, with the unit */
+    /* Optional: the value in effect on `npu` (0 meaning the NPU's slice). */
+    double (*effective)(double v, const v10_npu *npu);
+} v10_param_def;
+
+/* The parameters policy p reads (its table). */
+size_t v10_policy_param_count(const v10_policy_ops *p);
+const v10_param_def *v10_policy_param_at(const v10_policy_ops *p, size_t i);
+/* The parameter named "<policy>.<param>", or with that flat key
+ * ("pmt_slice_us"); NULL if none.  Several policies may read one field:
+ * any of their entries describes it. */
+const v10_param_def *v10_param_find(const char *key);
+/* Every field some policy reads, once, in the order of v10_policy_params
+ * (the order run reports print them): fills out[0..cap), returns the count. */
+#define V10_PARAM_FIELDS_MAX 32
+size_t v10_param_fields(const v10_param_def **out, size_t cap);
+/* 1 if policy p reads the field of parameter d. */
+int v10_policy_reads(const v10_policy_ops *p, const v10_param_def *d);
+/* Sets parameter `key` ("pmt.slice_us" or a flat key) from text: a number
+ * (util/num.h's rule; whole for U64) in [min, max], or one of the
+ * choices.  -1 with err naming the key and what was expected. */
+int v10_param_set(v10_policy_params *p, const char *key, const char *value, v10_err *err);
+/* Sets parameter d to v (CHOICE: the index); -1 with err naming d and its
+ * range if v is out of it (or not whole, for U64 and CHOICE). */
+int v10_param_put(v10_policy_params *p, const v10_param_def *d, double v, v10_err *err);
+/* The field's value as a double (CHOICE: the index). */
+double v10_param_get(const v10_policy_params *p, const v10_param_def *d);
+/* The value in effect on npu, as text: the shortest number that reads
+ * back exactly, or the choice's word (cap >= 32). */
+void v10_param_format(const v10_param_def *d, const v10_policy_params *p, const v10_npu *npu,
+                      char *out, size_t cap);
 
 #endif

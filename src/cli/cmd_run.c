@@ -43,10 +43,12 @@ static void usage(FILE *f)
         "  --check              verify engine invariants while running\n"
         "  --max-events N       refuse a run estimated past N events (default 1e9,\n"
         "                       about 7 minutes; docs/limits.md)\n"
-        "  --slice-cycles N     V10 preemption time slice (default: NPU's, 32768)\n"
-        "  --pmt-slice-us X     PMT/PREMA time slice, us (default 1000)\n"
-        "  --pmt-share S        PMT slices: priority (default) or equal\n"
-        "  --prema-drain-frac F PREMA drains if the task ends within F slices (0.25)\n"
+        "  --param P.NAME=V     a policy parameter, e.g. pmt.slice_us=500 (repeatable;\n"
+        "                       'v10sim policies' lists them with defaults and ranges)\n"
+        "  --slice-cycles N     same as --param v10-full.slice_cycles=N\n"
+        "  --pmt-slice-us X     same as --param pmt.slice_us=X (PREMA's quantum too)\n"
+        "  --pmt-share S        same as --param pmt.share=S (priority or equal)\n"
+        "  --prema-drain-frac F same as --param prema.drain_frac=F\n"
         "  --preempt M          where operators are preempted: drain (default: anywhere,\n"
         "                       the SA drains its partial sums, as in V10) or tile (at\n"
         "                       an SA fold / VU chunk boundary)\n"
@@ -54,7 +56,8 @@ static void usage(FILE *f)
 }
 
 enum { O_TENANT = 1000, O_POLICY, O_NPU, O_REQ, O_WARM, O_SEED, O_FMT, O_TRACE, O_NOCONT,
-       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_PREEMPT, O_MAXEV, O_HELP, O_TWIN };
+       O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_PREEMPT, O_MAXEV, O_HELP, O_TWIN,
+       O_PARAM };
 
 static const struct option opts[] = {
     {"tenant", required_argument, 0, O_TENANT},     {"policy", required_argument, 0, O_POLICY},
@@ -69,8 +72,42 @@ static const struct option opts[] = {
     {"preempt", required_argument, 0, O_PREEMPT},
     {"max-events", required_argument, 0, O_MAXEV},
     {"trace-window", required_argument, 0, O_TWIN},
+    {"param", required_argument, 0, O_PARAM},
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
+
+/* --param POLICY.NAME=VALUE: sets one policy parameter from its table. */
+static int param_option(v10_policy_params *p, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    char key[V10_NAME_MAX + 32];
+    v10_err err;
+    if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof key)
+        return cli_usage_error("run", "--param: expected POLICY.NAME=VALUE, got '%s'", arg);
+    memcpy(key, arg, (size_t)(eq - arg));
+    key[eq - arg] = 0;
+    if (v10_param_set(p, key, eq + 1, &err))
+        return cli_usage_error("run", "--param: %s", err.msg);
+    return 0;
+}
+
+/* The options older than --param, each one parameter's alias. */
+static int param_alias(v10_policy_params *p, int opt, const char *arg)
+{
+    static const struct { int opt; const char *flag, *name; } alias[] = {
+        {O_SLICE, "--slice-cycles", "v10-full.slice_cycles"},
+        {O_PMTSLICE, "--pmt-slice-us", "pmt.slice_us"},
+        {O_PMTSHARE, "--pmt-share", "pmt.share"},
+        {O_DRAIN, "--prema-drain-frac", "prema.drain_frac"},
+    };
+    size_t i = 0;
+    while (alias[i].opt != opt)
+        i++;
+    v10_err err;
+    if (v10_param_set(p, alias[i].name, arg, &err))
+        return cli_usage_error("run", "%s: %s", alias[i].flag, err.msg);
+    return 0;
+}
 
 /* Appends policy `name` to names[0..*n) unless it is already there. */
 static void policy_add(char names[][V10_NAME_MAX], int *n, int max, const char *name, size_t l)
@@ -219,24 +256,15 @@ int cmd_run(int argc, char **argv)
                 return V10_EXIT_USAGE;
             cfg.max_events = u;
             break;
+        case O_PARAM:
+            if (param_option(&cfg.params, optarg))
+                return V10_EXIT_USAGE;
+            break;
         case O_SLICE:
-            if (cli_u64("run", "--slice-cycles", optarg, 1, 1ull << 40, &u))
-                return V10_EXIT_USAGE;
-            cfg.params.slice_cycles = u;
-            break;
         case O_PMTSLICE:
-            if (cli_double("run", "--pmt-slice-us", optarg, 0.01, 1e9, &cfg.params.pmt_slice_us))
-                return V10_EXIT_USAGE;
-            break;
         case O_PMTSHARE:
-            if (strcmp(optarg, "equal") && strcmp(optarg, "priority"))
-                return cli_usage_error("run", "--pmt-share: expected equal or priority, got '%s'",
-                                       optarg);
-            cfg.params.pmt_share_priority = !strcmp(optarg, "priority");
-            break;
         case O_DRAIN:
-            if (cli_double("run", "--prema-drain-frac", optarg, 0, 1000,
-                           &cfg.params.prema_drain_frac))
+            if (param_alias(&cfg.params, c, optarg))
                 return V10_EXIT_USAGE;
             break;
         case O_PREEMPT:

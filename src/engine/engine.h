@@ -1,26 +1,33 @@
 /*
- * engine.h — the discrete-event engine's state, as policies see it.
+ * engine.h — the discrete-event engine's state and the calls between its
+ * files: engine.c, the loop and life cycle; record.c, the trace and the
+ * window's snapshots; rates.c, HBM water-filling; fu.c, dispatch,
+ * execution and preemption; arrivals.c, requests and their arrivals;
+ * check.c, invariants; api.c, the policies' view (policy/policy_api.h);
+ * the event heap is util/heap.h.  Calls go one way: engine.c calls the
+ * others, fu.c calls arrivals.c and record.c, and no file calls back.
+ * Only src/engine, src/sim (which drives a run) and src/metrics (which
+ * reads the finished counters) include this header; policies see the
+ * engine through policy/policy_api.h.
  *
  * Time is integer cycles; events are ordered by (time, sequence number).
  * Each tenant is an in-order operator stream with at most one operator in
- * flight; each FU runs at most one operator at a time.  Policies read the
- * structures below and act only through the v10_engine_* calls at the end.
+ * flight; each FU runs at most one operator at a time.
  */
 #ifndef V10_ENGINE_H
 #define V10_ENGINE_H
 
+#include <math.h>
 #include <stdint.h>
 
-#include "metrics/hist.h"
+#include "policy/policy_api.h"
+#include "util/heap.h"
+#include "util/hist.h"
 #include "v10/sim.h"
 
-typedef struct v10_engine v10_engine;
-
-#define V10_MAX_TENANTS 64
 /* Requests one tenant may have waiting (an open-loop tenant arriving faster
  * than it is served); past this the run fails (32 MiB of arrival times). */
 #define V10_MAX_BACKLOG (1 << 22)
-#define V10_MAX_FUS 192
 
 /* Cumulative counters at one instant; the window is the difference of two. */
 typedef struct v10_snapshot {
@@ -31,11 +38,6 @@ typedef struct v10_snapshot {
     double macs;
     double progress[V10_MAX_TENANTS]; /* requests, fractional */
 } v10_snapshot;
-
-/* Tenant states.  READY: has a request and its next operator is not on an
- * FU.  RUNNING: its operator holds an FU (executing, draining before a
- * preemption, or having its context restored).  IDLE: no request to serve. */
-typedef enum { T_IDLE = 0, T_READY, T_RUNNING } tenant_state;
 
 /*
  * One tenant: its model, its requests and its row of V10's context table.
@@ -65,7 +67,7 @@ typedef struct tenant {
     size_t op;                  /* current operator of the current request */
     double remaining;           /* standalone cycles left of the current op */
     double req_done_work;       /* work completed in the current request */
-    tenant_state state;
+    v10p_tstate state;
     int fu;                     /* FU holding its operator, or -1 */
     /* context table (V10) */
     uint64_t active_cycles;     /* cycles with an operator executing */
@@ -78,12 +80,6 @@ typedef struct tenant {
     uint64_t finish_cycle;      /* when its last request completed */
 } tenant;
 
-/* FU states.  BUSY: executing `tenant`'s operator (perhaps draining before
- * a preemption).  SWITCH: a context switch after a preemption, or a hold;
- * no operator.  RESTORE: restoring the context of `tenant`'s preempted
- * operator, which executes once the restore ends. */
-typedef enum { FU_FREE = 0, FU_BUSY, FU_SWITCH, FU_RESTORE } fu_state;
-
 /*
  * One functional unit (physical, or a spatial partition of one).
  * Invariants: state is FU_BUSY or FU_RESTORE iff tenant >= 0; stopping
@@ -95,7 +91,7 @@ typedef struct fu {
     v10_fu_type type;
     int owner;                  /* spatial: the only tenant allowed, or -1 */
     double speed;               /* compute fraction of a physical FU, (0, 1] */
-    fu_state state;
+    v10p_fstate state;
     int tenant;                 /* running tenant or -1 */
     uint64_t seg_start;         /* start of the current execution segment */
     uint64_t rate_time;         /* when `rate` took effect */
@@ -139,7 +135,7 @@ struct v10_engine {
     uint64_t end_cycle;
     double wall_seconds;
     /* internals (engine.c) */
-    struct evheap *heap;
+    v10_heap heap;             /* one slot per FU, tenant (arrivals), the timer */
     int *cand;
     uint64_t *work_pool, *bytes_pool;  /* per op of every tenant, back to back */
     uint8_t *fu_pool;
@@ -147,86 +143,119 @@ struct v10_engine {
     int rates_dirty;
     int oom;                    /* a request log could not grow */
     int backlog;                /* 1 + tenant whose queue passed V10_MAX_BACKLOG */
-    uint64_t stall_cycle;       /* the run fails past this (tenant/horizon.h) */
+    uint64_t stall_cycle;       /* the run fails past this (sim/run.c, sim/horizon.h) */
     int n_done;                 /* tenants whose requests all completed */
     struct v10_progress *bar;   /* progress on stderr (run.c), or NULL */
 };
 
-/* Engine life cycle (used by run.c).  alloc sets up FUs from the NPU and
- * every array the loop touches; run simulates; free releases. */
+/* Runs that outlast their estimated length (sim/horizon.h) by this factor,
+ * stretched by the priority spread, are stopped with an error. */
+#define V10_STALL_FACTOR 16.0
+
+/* Engine life cycle (used by sim/run.c).  alloc sets up FUs from the NPU
+ * and every array the loop touches; run simulates, failing once simulated
+ * time passes stall_cycle; free releases. */
 int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *models,
                      size_t state_size, v10_err *err);
 int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_ops *policy,
-                   const v10_model *models, v10_err *err);
+                   const v10_model *models, uint64_t stall_cycle, v10_err *err);
 void v10_engine_free(v10_engine *e);
 
-/* Policy-visible queries. */
-static inline int v10_tenant_next_fu(const tenant *t) { return (int)t->fu_of[t->op]; }
-/* Arrival cycle of the request the tenant is serving (state != T_IDLE). */
-static inline uint64_t v10_tenant_cur_arrival(const tenant *t)
+/* ---- between the engine's files ------------------------------------------- */
+
+/* Heap slots: FUs 0..max_fus-1, then one per tenant, then the timer. */
+static inline int eng_slot_tenant(const v10_engine *e, int t) { return e->max_fus + t; }
+static inline int eng_slot_timer(const v10_engine *e) { return e->max_fus + e->n_tenants; }
+
+/* Remaining work of the operator on busy FU u at the current time. */
+static inline double eng_rem_now(const v10_engine *e, const fu *u)
 {
-    return t->pend[t->cur_req & (t->pend_cap - 1)];
+    const tenant *t = &e->tenants[u->tenant];
+    double r = t->remaining - u->rate * (double)(e->now - u->rate_time);
+    return r < u->stop_at ? u->stop_at : r;
 }
-/* V10 Algorithm 1: active_rate / priority (0 before any time has passed). */
-double v10_engine_score(const v10_engine *e, int t);
-/* 1 if tenant t is READY and its next operator may run on FU f. */
-int v10_engine_eligible(const v10_engine *e, int t, int f);
 
-/*
- * Actions.  v10_engine_preempt takes FU f from the operator it holds and
- * switches the FU's context, charging switch_cycles as switching.  Under
- * the run's preemption model (v10_run_config.preempt): DRAIN, an SA operator
- * executes for the drain (sa_rows cycles) and a VU operator stops at once,
- * and the switch ends switch_cycles after the request (the drain overlaps
- * it); TILE, the operator runs to its next tile boundary and the switch
- * follows.  An operator still restoring its context gives the FU up at once.
- * The stop happens at a later event (V10_EV_PREEMPTED); the preempted tenant
- * is then READY and may resume on any FU of the type.  DRAIN: an operator
- * that finishes during its drain completes (V10_EV_OP_DONE) and the switch
- * still ends on time.  Returns 1 if a preemption was scheduled, 0 (doing
- * nothing) if f holds no operator, a stop is already pending, or (TILE) the
- * operator's next boundary is its end.
- * v10_engine_hold occupies a free FU with switching for `cycles` (a
- * whole-core switch).  v10_engine_set_timer arms the policy's single timer
- * at absolute cycle `at` (replacing any armed one).
- */
-int v10_engine_preempt(v10_engine *e, int f, uint64_t switch_cycles);
-void v10_engine_hold(v10_engine *e, int f, uint64_t cycles);
-void v10_engine_set_timer(v10_engine *e, uint64_t at);
-void v10_engine_count_switch(v10_engine *e);
-/* Spatial partitioning: replaces the FUs of `type` with one partition per
- * tenant sized by `share` (sums to 1); called from a policy's init only. */
-int v10_engine_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err *err);
+/* Brings the tenant on FU u up to now at the FU's current rate. */
+static inline void eng_sync_fu(v10_engine *e, fu *u)
+{
+    e->tenants[u->tenant].remaining = eng_rem_now(e, u);
+    u->rate_time = e->now;
+}
 
-/*
- * A policy plug-in: a const table in one file, listed in registry.c.  The
- * engine zeroes `state_size` bytes of state before init.  Every hook must be
- * deterministic (no clocks, no global state, no unseeded randomness).
- */
-typedef enum { V10_EV_ARRIVAL = 0, V10_EV_REQ_DONE, V10_EV_OP_DONE, V10_EV_PREEMPTED } v10_ev_kind;
+/* The one eligibility rule (policy_api.h, v10p_eligible). */
+static inline int eng_eligible(const v10_engine *e, int ti, int f)
+{
+    const tenant *t = &e->tenants[ti];
+    const fu *u = &e->fus[f];
+    return t->state == V10P_READY && (int)t->fu_of[t->op] == (int)u->type &&
+           (u->owner < 0 || u->owner == ti) &&
+           (!e->policy->may_run || e->policy->may_run(e, e->pstate, ti, f));
+}
 
-struct v10_policy_ops {
-    const char *name;
-    const char *summary;  /* one line */
-    const char *params;   /* the options it reads, with defaults */
-    size_t state_size;
-    /* Optional.  Validates the tenant mix and sets up state (timers,
-     * partitions).  Returns -1 with err set to refuse the configuration. */
-    int (*init)(v10_engine *e, void *st, v10_err *err);
-    /* Required.  FU f is free and cand[0..n) (n >= 1, ascending) are the
-     * tenants eligible for it.  Returns one of them, or -1 to leave f idle.
-     * pick and may_run may look at f's type and owner, not at which FU it
-     * is: once an unowned FU of a type is left idle, the engine leaves the
-     * other unowned FUs of that type idle too until something is started. */
-    int (*pick)(v10_engine *e, void *st, int f, const int *cand, int n);
-    /* Optional.  The timer armed with v10_engine_set_timer fired.  It may
-     * preempt, hold free FUs and re-arm; a preemption it asks for completes
-     * at a later event, so an FU it preempts is not free yet. */
-    void (*on_timer)(v10_engine *e, void *st);
-    /* Optional.  Something happened to tenant t (after the engine updated it). */
-    void (*on_event)(v10_engine *e, void *st, v10_ev_kind k, int t);
-    /* Optional.  May tenant t run on FU f at all (beyond FU ownership)? */
-    int (*may_run)(const v10_engine *e, const void *st, int t, int f);
-};
+static inline void eng_notify(v10_engine *e, v10_ev_kind k, int t)
+{
+    if (e->policy->on_event)
+        e->policy->on_event(e, e->pstate, k, t);
+}
+
+/* Cycles until FU u reaches its stop point at its current rate: the end
+ * of its work (or of its tile, stop_at), or the end of a drain. */
+static inline uint64_t eng_time_to_stop(const v10_engine *e, const fu *u)
+{
+    double left = e->tenants[u->tenant].remaining - u->stop_at;
+    uint64_t c = 0;
+    if (left > 1e-9) {
+        double x = ceil(left / u->rate - 1e-9);
+        c = x < 1 ? 1 : (uint64_t)x;
+    }
+    if (u->stopping && u->stop_time - e->now < c)
+        c = u->stop_time - e->now;
+    return c;
+}
+
+/* Credits `done` cycles of the current operator's work to FU u and tenant t. */
+static inline void eng_credit(fu *u, tenant *t, double done)
+{
+    u->work += done;
+    u->macs += t->macs[t->op] * done / (double)t->work[t->op];
+    t->work_done += done;
+    t->req_done_work += done;
+}
+
+/* Recomputes the running operators' rates and moves their events (rates.c). */
+void eng_update_rates(v10_engine *e);
+/* Offers the free FUs to the policy (fu.c). */
+void eng_dispatch(v10_engine *e);
+/* FU f's event: its operator stops or its switch or restore ends (fu.c). */
+void eng_fu_event(v10_engine *e, int f);
+/* A request of tenant ti arrives now; its next Poisson arrival (arrivals.c). */
+void eng_issue(v10_engine *e, int ti);
+void eng_arrival_event(v10_engine *e, int ti);
+uint64_t eng_interarrival(tenant *t);
+/* Sets up tenant i's per-op arrays at `off` in the pools, its request log
+ * and its arrival stream (arrivals.c). */
+int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_spec *sp,
+                     size_t off, v10_err *err);
+/* Records a completed request's latency if the window is open (arrivals.c). */
+void eng_log_latency(v10_engine *e, tenant *t, int ti, uint64_t cycles);
+/* Cumulative counters now, for the window's edges (record.c). */
+void eng_snapshot(const v10_engine *e, v10_snapshot *s);
+/* Opens the window once every tenant is past its warm-up (record.c). */
+void eng_check_window(v10_engine *e);
+/* Appends a record to the run's trace, if it has one (record.c); the
+ * check is inline so that untraced runs pay no call. */
+void eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t end, int f,
+                      int t, uint32_t op);
+static inline void eng_trace_push(v10_engine *e, v10_trace_kind k, uint64_t start,
+                                  uint64_t end, int f, int t, uint32_t op)
+{
+    if (e->cfg->trace)
+        eng_trace_record(e->cfg->trace, k, start, end, f, t, op);
+}
+/* --check (check.c): aborts naming the broken invariant. */
+void eng_check_state(const v10_engine *e);
+void eng_check_end(const v10_engine *e);
+/* The run outlasted the stall guard: the error naming the starved tenant. */
+int eng_stalled(const v10_engine *e, v10_err *err);
 
 #endif

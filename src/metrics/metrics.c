@@ -1,6 +1,6 @@
 /*
  * metrics.c — utilization, per-tenant throughput and latency, and system
- * metrics over the measurement window (DESIGN §6).
+ * metrics over the measurement window (docs/architecture.md).
  *
  * The window runs from the moment every tenant has completed its warm-up
  * requests to the end of the run, when every tenant has completed its
@@ -17,6 +17,13 @@
 #include <string.h>
 
 #include "v10/cost.h"
+
+void v10_run_result_fini(v10_run_result *r)
+{
+    free(r->tenants);
+    free(r->fus);
+    memset(r, 0, sizeof *r);
+}
 
 int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_result *out,
                         v10_err *err)

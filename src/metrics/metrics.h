@@ -1,5 +1,5 @@
 /*
- * metrics.h — turns the engine's counters into the figures of DESIGN §6.
+ * metrics.h — turns the engine's counters into the figures docs/architecture.md defines.
  */
 #ifndef V10_METRICS_H
 #define V10_METRICS_H

@@ -4,9 +4,9 @@
 int policy_lowest_score(const v10_engine *e, const int *cand, int n)
 {
     int best = cand[0];
-    double best_s = v10_engine_score(e, best);
+    double best_s = v10p_score(e, best);
     for (int i = 1; i < n; i++) {
-        double s = v10_engine_score(e, cand[i]);
+        double s = v10p_score(e, cand[i]);
         if (s < best_s) {
             best_s = s;
             best = cand[i];
@@ -25,23 +25,38 @@ int policy_round_robin(const int *cand, int n, int last)
 
 void policy_core_switch(v10_engine *e, uint64_t cycles)
 {
-    for (int f = 0; f < e->n_fus; f++) {
-        if (e->fus[f].tenant >= 0)
-            v10_engine_preempt(e, f, cycles);
-        else if (e->fus[f].state == FU_FREE)
-            v10_engine_hold(e, f, cycles);
+    for (int f = 0; f < v10p_n_fus(e); f++) {
+        if (v10p_fu_tenant(e, f) >= 0)
+            v10p_preempt(e, f, cycles);
+        else if (v10p_fu_state(e, f) == V10P_FU_FREE)
+            v10p_hold(e, f, cycles);
     }
-    v10_engine_count_switch(e);
+    v10p_count_switch(e);
+}
+
+int policy_pick_owner(int owner, const int *cand, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (cand[i] == owner)
+            return owner;
+    return -1;
+}
+
+int policy_owner_may_run(const v10_engine *e, const void *st, int t, int f)
+{
+    (void)f;
+    int owner = *(const int *)st;
+    return (owner < 0 || t == owner) && v10p_core_clear_for(e, t);
 }
 
 uint64_t policy_slice_cycles(const v10_engine *e)
 {
-    uint64_t s = e->cfg->params.slice_cycles;
-    return s ? s : e->npu->slice_cycles;
+    uint64_t s = v10p_params(e)->slice_cycles;
+    return s ? s : v10p_npu(e)->slice_cycles;
 }
 
 uint64_t policy_pmt_slice_cycles(const v10_engine *e)
 {
-    uint64_t s = v10_npu_us_to_cycles(e->npu, e->cfg->params.pmt_slice_us);
+    uint64_t s = v10_npu_us_to_cycles(v10p_npu(e), v10p_params(e)->pmt_slice_us);
     return s ? s : 1;
 }

@@ -1,10 +1,16 @@
 /*
- * common.h — small pieces several policies share.
+ * common.h — small pieces several policies share, written against the
+ * policy API (policy/policy_api.h) only.
  */
 #ifndef V10_POLICY_COMMON_H
 #define V10_POLICY_COMMON_H
 
-#include "engine/engine.h"
+#include <stddef.h>
+
+#include "policy/policy_api.h"
+
+/* A policy's parameter table in its ops: .V10P_PARAMS(table). */
+#define V10P_PARAMS(table) param_defs = (table), .n_params = sizeof(table) / sizeof((table)[0])
 
 /* V10 Algorithm 1: the candidate with the lowest active_rate / priority
  * (ties: the lower tenant index). */
@@ -16,28 +22,36 @@ int policy_round_robin(const int *cand, int n, int last);
 /* 1 if tenant t has a request to work on. */
 static inline int policy_has_work(const v10_engine *e, int t)
 {
-    return e->tenants[t].state != T_IDLE;
+    return v10p_state(e, t) != V10P_IDLE;
 }
 
 /* Whole-core context switch (PMT, PREMA): preempt the operator on every FU
- * that holds one (v10_engine_preempt: under the drain model the switch ends
+ * that holds one (v10p_preempt: under the drain model the switch ends
  * `cycles` after now) and hold every free FU for `cycles`; counts one
  * context switch.  The switch saves the outgoing task's context and
  * restores the incoming one's, so a resumed operator pays no restore. */
 void policy_core_switch(v10_engine *e, uint64_t cycles);
 
-/* 1 if no FU holds an operator of a tenant other than t (whole-core
- * sharing: nobody starts while another tenant's operator drains).  Inline:
- * may_run calls it for every candidate at every dispatch. */
-static inline int policy_core_clear_for(const v10_engine *e, int t)
-{
-    for (int f = 0; f < e->n_fus; f++)
-        if (e->fus[f].tenant >= 0 && e->fus[f].tenant != t)
-            return 0;
-    return 1;
-}
+/* Whole-core ownership (FCFS, PMT, PREMA): the core belongs to one tenant
+ * at a time.  pick_owner returns `owner` if it is among the candidates,
+ * else -1 (the FU stays idle). */
+int policy_pick_owner(int owner, const int *cand, int n);
 
-/* The V10 preemption slice in effect. */
+/* A may_run hook for a policy whose state begins with `int owner` (the
+ * core's owner, -1 none): only the owner (or anyone, before there is one)
+ * starts, and only once no other tenant's operator still holds an FU
+ * (drains). */
+int policy_owner_may_run(const v10_engine *e, const void *st, int t, int f);
+
+/* PMT's time slice, which PREMA reads as its quantum: one field, one
+ * type, default and range, a name and a line of help per policy. */
+#define POLICY_PMT_SLICE_PARAM(param_name, help_line)                                     \
+    {.name = param_name, .key = "pmt_slice_us", .type = V10_PARAM_DOUBLE,                 \
+     .offset = offsetof(v10_policy_params, pmt_slice_us), .def = 1000, .min = 0.01,       \
+     .max = 1e9, .help = help_line}
+
+/* The V10 preemption slice in effect (v10-full.slice_cycles, 0: the NPU's),
+ * and PMT's and PREMA's quantum (pmt.slice_us) in cycles, at least 1. */
 uint64_t policy_slice_cycles(const v10_engine *e);
 uint64_t policy_pmt_slice_cycles(const v10_engine *e);
 

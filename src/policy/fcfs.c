@@ -20,11 +20,10 @@ static int fcfs_init(v10_engine *e, void *st, v10_err *err)
 static int earliest(const v10_engine *e)
 {
     int best = -1;
-    for (int i = 0; i < e->n_tenants; i++) {
-        const tenant *t = &e->tenants[i];
-        if (t->state == T_IDLE)
+    for (int i = 0; i < v10p_n_tenants(e); i++) {
+        if (!policy_has_work(e, i))
             continue;
-        if (best < 0 || v10_tenant_cur_arrival(t) < v10_tenant_cur_arrival(&e->tenants[best]))
+        if (best < 0 || v10p_arrival(e, i) < v10p_arrival(e, best))
             best = i;
     }
     return best;
@@ -36,10 +35,7 @@ static int fcfs_pick(v10_engine *e, void *st, int f, const int *cand, int n)
     fcfs_state *s = st;
     if (s->owner < 0)
         s->owner = earliest(e);
-    for (int i = 0; i < n; i++)
-        if (cand[i] == s->owner)
-            return cand[i];
-    return -1;
+    return policy_pick_owner(s->owner, cand, n);
 }
 
 static void fcfs_event(v10_engine *e, void *st, v10_ev_kind k, int t)

@@ -15,27 +15,30 @@
  * of the owner's slice; before (no owner yet, or a switch completing) a
  * firing timer is a stale one and is ignored. */
 typedef struct pmt_state {
-    int owner;   /* tenant owning the core, -1 none */
+    int owner;   /* tenant owning the core, -1 none (first: policy_owner_may_run) */
     int running; /* the owner's slice has started */
 } pmt_state;
+_Static_assert(offsetof(pmt_state, owner) == 0, "policy_owner_may_run reads the owner first");
 
 static uint64_t slice_of(const v10_engine *e, int t)
 {
     uint64_t base = policy_pmt_slice_cycles(e);
-    if (!e->cfg->params.pmt_share_priority)
+    if (!v10p_params(e)->pmt_share_priority)
         return base;
     double mean = 0;
-    for (int i = 0; i < e->n_tenants; i++)
-        mean += e->tenants[i].priority / e->n_tenants;
-    double s = (double)base * e->tenants[t].priority / mean;
+    int nt = v10p_n_tenants(e);
+    for (int i = 0; i < nt; i++)
+        mean += v10p_priority(e, i) / nt;
+    double s = (double)base * v10p_priority(e, t) / mean;
     return s < 1 ? 1 : (uint64_t)s;
 }
 
 /* The next tenant after `from` (round robin) with a request, or -1. */
 static int next_with_work(const v10_engine *e, int from)
 {
-    for (int k = 1; k <= e->n_tenants; k++) {
-        int i = (from + k + e->n_tenants) % e->n_tenants;
+    int nt = v10p_n_tenants(e);
+    for (int k = 1; k <= nt; k++) {
+        int i = (from + k + nt) % nt;
         if (policy_has_work(e, i))
             return i;
     }
@@ -50,7 +53,7 @@ static void give(v10_engine *e, pmt_state *s, int to)
     if (to == s->owner || to < 0)
         return;
     if (s->owner >= 0)
-        policy_core_switch(e, v10_npu_pmt_switch_cycles(e->npu));
+        policy_core_switch(e, v10_npu_pmt_switch_cycles(v10p_npu(e)));
     s->owner = to;
     s->running = 0;
 }
@@ -68,23 +71,12 @@ static int pmt_pick(v10_engine *e, void *st, int f, const int *cand, int n)
     pmt_state *s = st;
     if (s->owner < 0)
         s->owner = cand[0];
-    for (int i = 0; i < n; i++)
-        if (cand[i] == s->owner) {
-            if (!s->running) {
-                s->running = 1;
-                v10_engine_set_timer(e, e->now + slice_of(e, s->owner));
-            }
-            return s->owner;
-        }
-    return -1;
-}
-
-/* No tenant starts while another tenant's operator still drains. */
-static int pmt_may_run(const v10_engine *e, const void *st, int t, int f)
-{
-    (void)f;
-    const pmt_state *s = st;
-    return (s->owner < 0 || t == s->owner) && policy_core_clear_for(e, t);
+    int pick = policy_pick_owner(s->owner, cand, n);
+    if (pick >= 0 && !s->running) {
+        s->running = 1;
+        v10p_set_timer(e, v10p_now(e) + slice_of(e, s->owner));
+    }
+    return pick;
 }
 
 static void pmt_timer(v10_engine *e, void *st)
@@ -96,7 +88,7 @@ static void pmt_timer(v10_engine *e, void *st)
     if (next >= 0 && next != s->owner)
         give(e, s, next);
     else
-        v10_engine_set_timer(e, e->now + slice_of(e, s->owner));
+        v10p_set_timer(e, v10p_now(e) + slice_of(e, s->owner));
 }
 
 static void pmt_event(v10_engine *e, void *st, v10_ev_kind k, int t)
@@ -112,15 +104,25 @@ static void pmt_event(v10_engine *e, void *st, v10_ev_kind k, int t)
     }
 }
 
+/* The slice is PREMA's quantum too (prema.slice_us). */
+static const v10_param_def pmt_params[] = {
+    POLICY_PMT_SLICE_PARAM("pmt.slice_us", "time slice, us (1 ms keeps a 30 us task switch "
+                                           "near 3%; PREMA's quantum too)"),
+    {.name = "pmt.share", .key = "pmt_share", .type = V10_PARAM_CHOICE,
+     .offset = offsetof(v10_policy_params, pmt_share_priority), .def = 1, .min = 0, .max = 1,
+     .choices = "equal|priority", .help = "slices equal, or proportional to priority"},
+};
+
 const v10_policy_ops v10_policy_pmt = {
     .name = "pmt",
     .summary = "temporal: whole core per tenant task, time slices, task context switch",
     .params = "--pmt-slice-us X (1000), --pmt-share equal|priority (priority), "
               "NPU pmt_switch_us (30)",
+    .V10P_PARAMS(pmt_params),
     .state_size = sizeof(pmt_state),
     .init = pmt_init,
     .pick = pmt_pick,
     .on_timer = pmt_timer,
     .on_event = pmt_event,
-    .may_run = pmt_may_run,
+    .may_run = policy_owner_may_run, /* no tenant starts while another's operator drains */
 };

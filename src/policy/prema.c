@@ -20,32 +20,29 @@
 #include "policy/common.h"
 
 typedef struct prema_state {
-    int owner;                      /* -1 none */
+    int owner;                      /* -1 none (first: policy_owner_may_run) */
     int draining;                   /* 1: owner finishes its request first */
     uint64_t last;                  /* last token update */
     double token[V10_MAX_TENANTS];
 } prema_state;
-
-static double remaining_work(const v10_engine *e, int t)
-{
-    const tenant *x = &e->tenants[t];
-    return (double)x->req_work - x->req_done_work;
-}
+_Static_assert(offsetof(prema_state, owner) == 0, "policy_owner_may_run reads the owner first");
 
 static void earn(v10_engine *e, prema_state *s)
 {
-    double dt = (double)(e->now - s->last);
-    for (int i = 0; i < e->n_tenants; i++)
+    uint64_t now = v10p_now(e);
+    double dt = (double)(now - s->last);
+    for (int i = 0; i < v10p_n_tenants(e); i++)
         if (i != s->owner && policy_has_work(e, i))
-            s->token[i] += e->tenants[i].priority * dt / (double)e->tenants[i].req_work;
-    s->last = e->now;
+            s->token[i] += v10p_priority(e, i) * dt / (double)v10p_req_work(e, i);
+    s->last = now;
 }
 
 /* PREMA's candidate selection; -1 if nobody has work. */
 static int choose(const v10_engine *e, const prema_state *s)
 {
     double top = -1;
-    for (int i = 0; i < e->n_tenants; i++)
+    int nt = v10p_n_tenants(e);
+    for (int i = 0; i < nt; i++)
         if (policy_has_work(e, i) && s->token[i] > top)
             top = s->token[i];
     if (top < 0)
@@ -53,8 +50,8 @@ static int choose(const v10_engine *e, const prema_state *s)
     /* Threshold: the highest level reached, where the levels are the
      * tenants' priorities and, above the highest, a doubling ladder. */
     double thr = 0, maxp = 0;
-    for (int i = 0; i < e->n_tenants; i++) {
-        double p = e->tenants[i].priority;
+    for (int i = 0; i < nt; i++) {
+        double p = v10p_priority(e, i);
         if (p <= top && p > thr)
             thr = p;
         if (p > maxp)
@@ -63,10 +60,10 @@ static int choose(const v10_engine *e, const prema_state *s)
     for (double lv = 2 * maxp; lv <= top; lv *= 2)
         thr = lv;
     int best = -1;
-    for (int i = 0; i < e->n_tenants; i++) {
+    for (int i = 0; i < nt; i++) {
         if (!policy_has_work(e, i) || s->token[i] < thr)
             continue;
-        if (best < 0 || remaining_work(e, i) < remaining_work(e, best))
+        if (best < 0 || v10p_req_left(e, i) < v10p_req_left(e, best))
             best = i;
     }
     return best;
@@ -84,11 +81,11 @@ static void schedule(v10_engine *e, prema_state *s, int at_boundary)
         return;
     }
     double quantum = (double)policy_pmt_slice_cycles(e);
-    if (remaining_work(e, s->owner) <= e->cfg->params.prema_drain_frac * quantum) {
+    if (v10p_req_left(e, s->owner) <= v10p_params(e)->prema_drain_frac * quantum) {
         s->draining = 1;
         return;
     }
-    policy_core_switch(e, v10_npu_pmt_switch_cycles(e->npu));
+    policy_core_switch(e, v10_npu_pmt_switch_cycles(v10p_npu(e)));
     s->owner = next;
 }
 
@@ -97,9 +94,9 @@ static int prema_init(v10_engine *e, void *st, v10_err *err)
     (void)err;
     prema_state *s = st;
     s->owner = -1;
-    for (int i = 0; i < e->n_tenants; i++)
-        s->token[i] = e->tenants[i].priority;
-    v10_engine_set_timer(e, policy_pmt_slice_cycles(e));
+    for (int i = 0; i < v10p_n_tenants(e); i++)
+        s->token[i] = v10p_priority(e, i);
+    v10p_set_timer(e, policy_pmt_slice_cycles(e));
     return 0;
 }
 
@@ -109,17 +106,7 @@ static int prema_pick(v10_engine *e, void *st, int f, const int *cand, int n)
     prema_state *s = st;
     if (s->owner < 0)
         schedule(e, s, 1);
-    for (int i = 0; i < n; i++)
-        if (cand[i] == s->owner)
-            return s->owner;
-    return -1;
-}
-
-static int prema_may_run(const v10_engine *e, const void *st, int t, int f)
-{
-    (void)f;
-    const prema_state *s = st;
-    return (s->owner < 0 || t == s->owner) && policy_core_clear_for(e, t);
+    return policy_pick_owner(s->owner, cand, n);
 }
 
 static void prema_timer(v10_engine *e, void *st)
@@ -127,7 +114,7 @@ static void prema_timer(v10_engine *e, void *st)
     prema_state *s = st;
     if (!s->draining)
         schedule(e, s, 0);
-    v10_engine_set_timer(e, e->now + policy_pmt_slice_cycles(e));
+    v10p_set_timer(e, v10p_now(e) + policy_pmt_slice_cycles(e));
 }
 
 static void prema_event(v10_engine *e, void *st, v10_ev_kind k, int t)
@@ -136,7 +123,7 @@ static void prema_event(v10_engine *e, void *st, v10_ev_kind k, int t)
     if (k != V10_EV_REQ_DONE && k != V10_EV_ARRIVAL)
         return;
     if (k == V10_EV_REQ_DONE) {
-        s->token[t] = e->tenants[t].priority; /* a new task starts afresh */
+        s->token[t] = v10p_priority(e, t); /* a new task starts afresh */
         if (t == s->owner) {
             s->draining = 0;
             schedule(e, s, 1);
@@ -147,14 +134,24 @@ static void prema_event(v10_engine *e, void *st, v10_ev_kind k, int t)
     }
 }
 
+/* The quantum is PMT's slice (pmt.slice_us). */
+static const v10_param_def prema_params[] = {
+    POLICY_PMT_SLICE_PARAM("prema.slice_us", "quantum (scheduling period), us; PMT's time "
+                                             "slice too"),
+    {.name = "prema.drain_frac", .key = "prema_drain_frac", .type = V10_PARAM_DOUBLE,
+     .offset = offsetof(v10_policy_params, prema_drain_frac), .def = 0.25, .min = 0, .max = 1000,
+     .help = "drain (no switch) if the running task ends within this many quanta"},
+};
+
 const v10_policy_ops v10_policy_prema = {
     .name = "prema",
     .summary = "PREMA (HPCA'20): token-based priority, shortest job, checkpoint or drain",
     .params = "--pmt-slice-us X (quantum, 1000), --prema-drain-frac F (0.25)",
+    .V10P_PARAMS(prema_params),
     .state_size = sizeof(prema_state),
     .init = prema_init,
     .pick = prema_pick,
     .on_timer = prema_timer,
     .on_event = prema_event,
-    .may_run = prema_may_run,
+    .may_run = policy_owner_may_run,
 };

@@ -4,8 +4,8 @@
 static int solo_init(v10_engine *e, void *st, v10_err *err)
 {
     (void)st;
-    if (e->n_tenants != 1)
-        return v10_err_set(err, "policy solo runs exactly one tenant (got %d)", e->n_tenants);
+    if (v10p_n_tenants(e) != 1)
+        return v10_err_set(err, "policy solo runs exactly one tenant (got %d)", v10p_n_tenants(e));
     return 0;
 }
 

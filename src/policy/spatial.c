@@ -18,7 +18,7 @@
  */
 static void fu_shares(const v10_engine *e, v10_fu_type type, double *share)
 {
-    int nt = e->n_tenants, n_phys = e->n_phys[type];
+    int nt = v10p_n_tenants(e), n_phys = v10p_n_phys(e, type);
     int capped[V10_MAX_TENANTS] = {0};
     double free_fus = n_phys; /* FUs of compute not yet given to a capped tenant */
     for (int changed = 1; changed;) {
@@ -26,11 +26,11 @@ static void fu_shares(const v10_engine *e, v10_fu_type type, double *share)
         double sum = 0;
         for (int i = 0; i < nt; i++)
             if (!capped[i])
-                sum += e->tenants[i].priority;
+                sum += v10p_priority(e, i);
         for (int i = 0; i < nt; i++) {
             if (capped[i])
                 continue;
-            double s = e->tenants[i].priority / sum * free_fus; /* FUs of compute */
+            double s = v10p_priority(e, i) / sum * free_fus; /* FUs of compute */
             if (n_phys < nt && s >= 1) {
                 capped[i] = 1;
                 free_fus -= 1;
@@ -50,10 +50,10 @@ static int spatial_init(v10_engine *e, void *st, v10_err *err)
     (void)st;
     double share[V10_MAX_TENANTS];
     fu_shares(e, V10_FU_SA, share);
-    if (v10_engine_partition(e, V10_FU_SA, share, err))
+    if (v10p_partition(e, V10_FU_SA, share, err))
         return -1;
     fu_shares(e, V10_FU_VU, share);
-    return v10_engine_partition(e, V10_FU_VU, share, err);
+    return v10p_partition(e, V10_FU_VU, share, err);
 }
 
 static int spatial_pick(v10_engine *e, void *st, int f, const int *cand, int n)

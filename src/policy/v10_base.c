@@ -20,7 +20,7 @@ static int base_init(v10_engine *e, void *st, v10_err *err)
 static int base_pick(v10_engine *e, void *st, int f, const int *cand, int n)
 {
     base_state *s = st;
-    int type = (int)e->fus[f].type;
+    int type = (int)v10p_fu_type(e, f);
     s->last[type] = policy_round_robin(cand, n, s->last[type]);
     return s->last[type];
 }

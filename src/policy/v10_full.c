@@ -26,7 +26,7 @@ static int full_init(v10_engine *e, void *st, v10_err *err)
 {
     (void)err;
     ((full_state *)st)->armed = 1;
-    v10_engine_set_timer(e, policy_slice_cycles(e));
+    v10p_set_timer(e, policy_slice_cycles(e));
     return 0;
 }
 
@@ -34,12 +34,12 @@ static void full_event(v10_engine *e, void *st, v10_ev_kind k, int t)
 {
     (void)k;
     full_state *s = st;
-    if (s->armed || e->tenants[t].state != T_READY)
+    if (s->armed || v10p_state(e, t) != V10P_READY)
         return;
-    uint64_t slice = policy_slice_cycles(e);
-    uint64_t next = e->now % slice ? (e->now / slice + 1) * slice : e->now;
+    uint64_t slice = policy_slice_cycles(e), now = v10p_now(e);
+    uint64_t next = now % slice ? (now / slice + 1) * slice : now;
     s->armed = 1;
-    v10_engine_set_timer(e, next);
+    v10p_set_timer(e, next);
 }
 
 static int full_pick(v10_engine *e, void *st, int f, const int *cand, int n)
@@ -48,16 +48,13 @@ static int full_pick(v10_engine *e, void *st, int f, const int *cand, int n)
     return policy_lowest_score(e, cand, n);
 }
 
-/* The unmatched waiting tenant with the lowest score that may take FU u
- * (ties: the lower index), or -1. */
-static int best_waiter(const v10_engine *e, const fu *u, const double *score,
-                       const char *matched)
+/* The unmatched waiting tenant with the lowest score that may take FU f
+ * (v10p_eligible: the engine's rule; ties: the lower index), or -1. */
+static int best_waiter(const v10_engine *e, int f, const double *score, const char *matched)
 {
     int best = -1;
-    for (int i = 0; i < e->n_tenants; i++) {
-        const tenant *t = &e->tenants[i];
-        if (matched[i] || t->state != T_READY || v10_tenant_next_fu(t) != (int)u->type ||
-            (u->owner >= 0 && u->owner != i))
+    for (int i = 0; i < v10p_n_tenants(e); i++) {
+        if (matched[i] || !v10p_eligible(e, i, f))
             continue;
         if (best < 0 || score[i] < score[best])
             best = i;
@@ -70,53 +67,65 @@ static void full_timer(v10_engine *e, void *st)
     full_state *s = st;
     double score[V10_MAX_TENANTS];
     char matched[V10_MAX_TENANTS], seen[V10_MAX_FUS];
-    int waiting = 0;
-    for (int i = 0; i < e->n_tenants; i++)
-        waiting += e->tenants[i].state == T_READY;
+    int waiting = 0, nt = v10p_n_tenants(e), nf = v10p_n_fus(e);
+    for (int i = 0; i < nt; i++)
+        waiting += v10p_state(e, i) == V10P_READY;
     if (!waiting) {
         s->armed = 0; /* nobody to preempt for: sleep until someone waits */
         return;
     }
-    v10_engine_set_timer(e, e->now + policy_slice_cycles(e));
-    for (int i = 0; i < e->n_tenants; i++) {
-        score[i] = v10_engine_score(e, i);
+    v10p_set_timer(e, v10p_now(e) + policy_slice_cycles(e));
+    for (int i = 0; i < nt; i++) {
+        score[i] = v10p_score(e, i);
         matched[i] = 0;
     }
     /* An FU on its way to being free (free, switching, or with a stop
      * pending) will go to the best waiter, who needs no preemption.  Only
      * an executing operator with no stop pending may be preempted. */
-    for (int f = 0; f < e->n_fus; f++) {
-        const fu *u = &e->fus[f];
-        seen[f] = u->state != FU_BUSY || u->stopping;
-        int freeing = u->state == FU_FREE || u->state == FU_SWITCH || u->stopping;
-        int w = freeing ? best_waiter(e, u, score, matched) : -1;
+    for (int f = 0; f < nf; f++) {
+        v10p_fstate st_f = v10p_fu_state(e, f);
+        int stopping = v10p_fu_stopping(e, f);
+        seen[f] = st_f != V10P_FU_BUSY || stopping;
+        int freeing = st_f == V10P_FU_FREE || st_f == V10P_FU_SWITCH || stopping;
+        int w = freeing ? best_waiter(e, f, score, matched) : -1;
         if (w >= 0)
             matched[w] = 1;
     }
     for (;;) {
         int f = -1;
-        for (int k = 0; k < e->n_fus; k++)
-            if (!seen[k] && (f < 0 || score[e->fus[k].tenant] > score[e->fus[f].tenant]))
+        for (int k = 0; k < nf; k++)
+            if (!seen[k] && (f < 0 || score[v10p_fu_tenant(e, k)] > score[v10p_fu_tenant(e, f)]))
                 f = k;
         if (f < 0)
             break;
         seen[f] = 1;
-        const fu *u = &e->fus[f];
-        int w = best_waiter(e, u, score, matched);
-        if (w < 0 || !(score[w] < score[u->tenant]))
+        int w = best_waiter(e, f, score, matched);
+        if (w < 0 || !(score[w] < score[v10p_fu_tenant(e, f)]))
             continue;
         matched[w] = 1;
-        uint64_t cost = u->type == V10_FU_SA ? e->npu->sa_switch_cycles
-                                             : e->npu->vu_switch_cycles;
-        if (v10_engine_preempt(e, f, cost))
-            v10_engine_count_switch(e);
+        const v10_npu *npu = v10p_npu(e);
+        uint64_t cost = v10p_fu_type(e, f) == V10_FU_SA ? npu->sa_switch_cycles
+                                                        : npu->vu_switch_cycles;
+        if (v10p_preempt(e, f, cost))
+            v10p_count_switch(e);
     }
 }
+
+/* 0 stands for the NPU's slice. */
+static double npu_slice(double v, const v10_npu *npu) { return v ? v : (double)npu->slice_cycles; }
+
+static const v10_param_def full_params[] = {
+    {.name = "v10-full.slice_cycles", .key = "slice_cycles", .type = V10_PARAM_U64,
+     .offset = offsetof(v10_policy_params, slice_cycles), .def = 0, .min = 0, .max = 0x1p40,
+     .help = "preemption time slice, cycles; 0: the NPU's (32768 on v10-isca23)",
+     .effective = npu_slice},
+};
 
 const v10_policy_ops v10_policy_v10_full = {
     .name = "v10-full",
     .summary = "V10 + Algorithm 1 + operator preemption every time slice",
     .params = "--slice-cycles N (default: the NPU's, 32768)",
+    .V10P_PARAMS(full_params),
     .state_size = sizeof(full_state),
     .init = full_init,
     .pick = full_pick,

@@ -18,12 +18,22 @@ static cJSON *config_json(const v10_run_config *cfg)
     cJSON *c = cJSON_CreateObject();
     v10_json_add(c, "npu", v10_npu_to_json(&cfg->npu));
     cJSON_AddStringToObject(c, "policy", cfg->policy);
+    /* Every policy parameter (not only the run policy's), by its flat key,
+     * with the value in effect: a choice as its word. */
     cJSON *p = cJSON_AddObjectToObject(c, "params");
-    add_num(p, "slice_cycles", (double)(cfg->params.slice_cycles ? cfg->params.slice_cycles
-                                                                  : cfg->npu.slice_cycles));
-    add_num(p, "pmt_slice_us", cfg->params.pmt_slice_us);
-    cJSON_AddStringToObject(p, "pmt_share", cfg->params.pmt_share_priority ? "priority" : "equal");
-    add_num(p, "prema_drain_frac", cfg->params.prema_drain_frac);
+    const v10_param_def *defs[V10_PARAM_FIELDS_MAX];
+    size_t nd = v10_param_fields(defs, V10_PARAM_FIELDS_MAX);
+    for (size_t k = 0; k < nd; k++) {
+        const v10_param_def *d = defs[k];
+        double v = v10_param_get(&cfg->params, d);
+        if (d->type == V10_PARAM_CHOICE) {
+            char word[64];
+            v10_param_format(d, &cfg->params, &cfg->npu, word, sizeof word);
+            cJSON_AddStringToObject(p, d->key, word);
+        } else {
+            add_num(p, d->key, d->effective ? d->effective(v, &cfg->npu) : v);
+        }
+    }
     cJSON *ts = cJSON_AddArrayToObject(c, "tenants");
     for (size_t i = 0; i < cfg->n_tenants; i++) {
         const v10_tenant_spec *s = &cfg->tenants[i];

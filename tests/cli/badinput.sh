@@ -74,6 +74,14 @@ expect 2 MODEL profile
 expect 2 extra profile resnet50 extra
 expect 2 extra npu extra
 expect 2 bogus-command bogus-command
+# policy parameters (--param and its aliases): the key and the range named
+expect 2 "pmt.nope" run --tenant mnist --param pmt.nope=1
+expect 2 "POLICY.NAME=VALUE" run --tenant mnist --param pmt.slice_us
+expect 2 "pmt.slice_us: expected a number in [0.01, 1000000000], got '0'" run --tenant mnist --param pmt.slice_us=0
+expect 2 "prema.drain_frac: expected a number in [0, 1000]" run --tenant mnist --param prema.drain_frac=1e4
+expect 2 "pmt.share: expected one of equal|priority" run --tenant mnist --param pmt.share=fair
+expect 2 "v10-full.slice_cycles: expected a whole number" run --tenant mnist --param v10-full.slice_cycles=1.5
+expect 2 "--pmt-slice-us: pmt.slice_us" run --tenant mnist --pmt-slice-us abc
 # an unknown flag on every sub-command
 "$bin" --help >"$tmp/help"
 # (one message, then the --help hint: issue 12 found getopt's own line too)

@@ -9,6 +9,39 @@ D=tests/data/engine
 
 "$bin" run --help | grep -q usage
 
+# Policy parameters: --param sets a table's field, the report prints it
+# under its flat key, and the older option is the same setting.
+"$bin" run --tenant mnist --tenant ncf --policy pmt --requests 4 --format json \
+  --param pmt.slice_us=250 --param pmt.share=equal --param v10-full.slice_cycles=4096 \
+  > "$tmp/param.json"
+"$bin" run --tenant mnist --tenant ncf --policy pmt --requests 4 --format json \
+  --pmt-slice-us 250 --pmt-share equal --slice-cycles 4096 > "$tmp/alias.json"
+"$bin" run --tenant mnist --tenant ncf --policy pmt --requests 4 --format json > "$tmp/dflt.json"
+python3 - "$tmp/param.json" "$tmp/alias.json" "$tmp/dflt.json" <<'PY'
+import json, sys
+p, a, d = (json.load(open(f)) for f in sys.argv[1:])
+assert p["config"]["params"] == {"slice_cycles": 4096, "pmt_slice_us": 250,
+                                 "pmt_share": "equal", "prema_drain_frac": 0.25}, p["config"]["params"]
+assert d["config"]["params"] == {"slice_cycles": 32768, "pmt_slice_us": 1000,
+                                 "pmt_share": "priority", "prema_drain_frac": 0.25}, d["config"]["params"]
+for r in (p, a, d):
+    r.pop("perf", None)
+assert p == a
+assert p["overheads"]["context_switches"] > d["overheads"]["context_switches"]
+PY
+# `policies` lists every parameter from the tables, with default and range.
+"$bin" policies --params --format csv > "$tmp/params.csv"
+python3 - "$tmp/params.csv" <<'PY'
+import csv, sys
+rows = {r["param"]: r for r in csv.DictReader(open(sys.argv[1]))}
+assert set(rows) == {"pmt.slice_us", "pmt.share", "prema.slice_us", "prema.drain_frac",
+                     "v10-full.slice_cycles"}, rows
+assert rows["pmt.slice_us"]["default"] == "1000" and rows["pmt.slice_us"]["range"] == "[0.01, 1000000000]"
+assert rows["pmt.share"]["default"] == "priority" and rows["pmt.share"]["range"] == "equal|priority"
+assert rows["prema.drain_frac"]["default"] == "0.25"
+PY
+"$bin" policies | grep -q "^prema.drain_frac  *0.25 "
+
 # JSON carries every documented key.
 "$bin" run --tenant bert --tenant ncf --policy v10-full --requests 6 --format json --check \
   > "$tmp/run.json"

@@ -334,7 +334,7 @@ static void probe_event(v10_engine *e, void *st, v10_ev_kind k, int t)
     probe *p = st;
     if (k == V10_EV_OP_DONE && t == 0 && !p->seen) {
         p->seen = 1;
-        p->score = v10_engine_score(e, 0);
+        p->score = v10p_score(e, 0);
         p->at = e->now;
         p->arrive = e->tenants[0].arrive_cycle;
     }
@@ -367,7 +367,7 @@ static void test_active_rate_from_arrival(void **state)
     cfg.check = 1;
     assert_int_equal(v10_model_load(ts.model, &cfg.npu, &m, &err), 0);
     assert_int_equal(v10_engine_alloc(&e, &cfg, &m, probe_ops.state_size, &err), 0);
-    assert_int_equal(v10_engine_run(&e, &cfg, &probe_ops, &m, &err), 0);
+    assert_int_equal(v10_engine_run(&e, &cfg, &probe_ops, &m, UINT64_MAX, &err), 0);
     const probe *p = e.pstate;
     assert_true(p->seen);
     assert_true(fabs(p->score - 1.0) < 1e-12);
@@ -375,6 +375,72 @@ static void test_active_rate_from_arrival(void **state)
     assert_int_equal(p->at - p->arrive, 5000 + 64); /* mm0 with its issue overhead */
     v10_engine_free(&e);
     v10_model_fini(&m);
+}
+
+/*
+ * One eligibility rule: the candidates the engine offers for a free FU are
+ * exactly the tenants v10p_eligible accepts for it, may_run included (this
+ * probe vetoes tenant 1 on the VU), so a policy asking who could take an
+ * FU gets the engine's answer.
+ */
+typedef struct elig_probe {
+    uint64_t offers, vetoed;
+} elig_probe;
+
+static int elig_may_run(const v10_engine *e, const void *st, int t, int f)
+{
+    (void)st;
+    return !(t == 1 && v10p_fu_type(e, f) == V10_FU_VU);
+}
+
+static int elig_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+{
+    elig_probe *p = st;
+    int k = 0;
+    for (int t = 0; t < v10p_n_tenants(e); t++) {
+        int offered = k < n && cand[k] == t;
+        k += offered;
+        assert_int_equal(v10p_eligible(e, t, f), offered);
+        p->vetoed += !offered && v10p_state(e, t) == V10P_READY &&
+                     v10p_next_fu(e, t) == (int)v10p_fu_type(e, f);
+    }
+    assert_int_equal(k, n);
+    p->offers++;
+    return cand[0];
+}
+
+static void test_one_eligibility_rule(void **state)
+{
+    (void)state;
+    static const v10_policy_ops probe_ops = {.name = "probe", .summary = "test probe",
+                                             .params = "none", .state_size = sizeof(elig_probe),
+                                             .pick = elig_pick, .may_run = elig_may_run};
+    v10_tenant_spec ts[3];
+    v10_run_config cfg;
+    v10_err err;
+    v10_model m[3];
+    v10_engine e;
+    v10_run_config_default(&cfg);
+    const char *specs[] = {D "sa_vu.csv", D "sa_vu.csv", D "vu_heavy.csv"};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(v10_tenant_spec_parse(specs[i], &ts[i], &err), 0);
+        assert_int_equal(v10_model_load(ts[i].model, &cfg.npu, &m[i], &err), 0);
+    }
+    cfg.tenants = ts;
+    cfg.n_tenants = 3;
+    cfg.requests = 4;
+    cfg.warmup = 0;
+    cfg.check = 1;
+    assert_int_equal(v10_engine_alloc(&e, &cfg, m, probe_ops.state_size, &err), 0);
+    /* Tenant 1 never gets a VU: its VU operators wait forever, so the run
+     * stops at its stall guard; the offers up to then are what is checked. */
+    assert_int_equal(v10_engine_run(&e, &cfg, &probe_ops, m, 50000000, &err), -1);
+    const elig_probe *p = e.pstate;
+    assert_true(p->offers > 10);
+    assert_true(p->vetoed > 0); /* may_run did veto, and the rule saw it */
+    v10_engine_free(&e);
+    for (int i = 0; i < 3; i++)
+        v10_model_fini(&m[i]);
 }
 
 static void test_spatial_partitions(void **state)
@@ -457,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_v10_full_preempts_for_a_waiter),
         cmocka_unit_test(test_pmt_fair_slices),
         cmocka_unit_test(test_active_rate_from_arrival),
+        cmocka_unit_test(test_one_eligibility_rule),
         cmocka_unit_test(test_spatial_partitions),
         cmocka_unit_test(test_spatial_caps_at_one_fu),
         cmocka_unit_test(test_contention_slows_memory_bound),

@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
+#include "policy/policy_api.h"
+#include "util/num.h"
 #include "v10/report.h"
 #include "v10/sim.h"
 
@@ -219,10 +220,112 @@ static void test_registry_complete(void **state)
     assert_null(v10_policy_find("nope"));
 }
 
+/*
+ * Every policy's parameter table is well-formed: each name is the policy's
+ * name, a dot and a parameter; min <= default <= max; a CHOICE has its
+ * words and a whole range over them; two entries on one field (PMT's
+ * quantum, which PREMA reads too) agree on key, type, default and range;
+ * v10_policy_params_default sets each field to its default.
+ */
+static void test_param_tables(void **state)
+{
+    (void)state;
+    v10_policy_params defaults;
+    v10_policy_params_default(&defaults);
+    size_t total = 0;
+    for (size_t p = 0; p < v10_policy_count(); p++) {
+        const v10_policy_ops *pol = v10_policy_at(p);
+        size_t len = strlen(pol->name);
+        assert_true(pol->n_params == 0 || pol->param_defs != NULL);
+        for (size_t k = 0; k < v10_policy_param_count(pol); k++) {
+            const v10_param_def *d = v10_policy_param_at(pol, k);
+            total++;
+            assert_true(!strncmp(d->name, pol->name, len) && d->name[len] == '.' &&
+                        d->name[len + 1] != 0);
+            assert_non_null(d->key);
+            assert_true(strlen(d->help) > 10);
+            assert_true(d->min <= d->def && d->def <= d->max);
+            assert_true(d->offset < sizeof(v10_policy_params));
+            assert_true(v10_policy_reads(pol, d));
+            assert_ptr_equal(v10_param_find(d->name), d); /* names are unique */
+            if (d->type == V10_PARAM_CHOICE) {
+                size_t words = 1;
+                for (const char *c = d->choices; *c; c++)
+                    words += *c == '|';
+                assert_true(d->min == 0 && d->max == (double)(words - 1));
+            } else {
+                assert_null(d->choices);
+            }
+            assert_true(v10_param_get(&defaults, d) == d->def);
+            /* Another policy's entry on the same field agrees with this one. */
+            const v10_param_def *o = v10_param_find(d->key);
+            assert_non_null(o);
+            assert_true(o->offset == d->offset && o->type == d->type && o->def == d->def &&
+                        o->min == d->min && o->max == d->max && !strcmp(o->key, d->key));
+        }
+    }
+    assert_true(total >= 4);
+}
+
+/*
+ * --param round-trips: for every parameter, its range ends and its default,
+ * written as text (v10_param_format, the form policies and reports print)
+ * and set back by name, read back as the same value; a value outside the
+ * range or of the wrong kind is refused with a message naming the key and
+ * leaves the field as it was; an unknown name is refused.
+ */
+static void test_param_round_trip(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < v10_policy_count(); p++) {
+        const v10_policy_ops *pol = v10_policy_at(p);
+        for (size_t k = 0; k < v10_policy_param_count(pol); k++) {
+            const v10_param_def *d = v10_policy_param_at(pol, k);
+            double probe[] = {d->min, d->max, d->def};
+            for (size_t j = 0; j < 3; j++) {
+                v10_policy_params a, b;
+                v10_err err;
+                char text[64];
+                v10_policy_params_default(&a);
+                assert_int_equal(v10_param_put(&a, d, probe[j], &err), 0);
+                v10_param_format(d, &a, NULL, text, sizeof text);
+                v10_policy_params_default(&b);
+                assert_int_equal(v10_param_set(&b, d->name, text, &err), 0);
+                assert_true(v10_param_get(&b, d) == probe[j]);
+                assert_memory_equal(&a, &b, sizeof a);
+            }
+            v10_policy_params c;
+            v10_err err;
+            v10_policy_params_default(&c);
+            char above[V10_NUM_MAX];
+            v10_num_fmt(d->type == V10_PARAM_DOUBLE ? d->max * 2 + 1 : d->max + 1, above,
+                        sizeof above);
+            assert_int_equal(v10_param_set(&c, d->name, d->type == V10_PARAM_CHOICE ? "nope"
+                                                                                    : above,
+                                           &err), -1);
+            assert_non_null(strstr(err.msg, d->name));
+            assert_int_equal(v10_param_set(&c, d->name, "", &err), -1);
+            assert_true(v10_param_get(&c, d) == d->def);
+        }
+    }
+    v10_policy_params c;
+    v10_err err;
+    v10_policy_params_default(&c);
+    assert_int_equal(v10_param_set(&c, "pmt.nope", "1", &err), -1);
+    assert_non_null(strstr(err.msg, "pmt.nope"));
+    /* A setting changes a run: PMT's slice reaches the policy. */
+    assert_int_equal(v10_param_set(&c, "pmt.slice_us", "250", &err), 0);
+    assert_true(c.pmt_slice_us == 250);
+    assert_int_equal(v10_param_set(&c, "pmt.share", "equal", &err), 0);
+    assert_int_equal(c.pmt_share_priority, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_complete),
+        cmocka_unit_test(test_param_tables),
+        cmocka_unit_test(test_param_round_trip),
         cmocka_unit_test(test_all_policies_all_mixes),
         cmocka_unit_test(test_deterministic),
     };

@@ -1,5 +1,5 @@
 /*
- * test_hist.c — the latency histogram (src/metrics/hist.h) against exact
+ * test_hist.c — the latency histogram (src/util/hist.h) against exact
  * nearest-rank percentiles of sorted samples: exact below 1024 cycles and for
  * constant samples, within 2^-11 relative above, monotone in p, NaN when empty.
  */
@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "metrics/hist.h"
+#include "util/hist.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

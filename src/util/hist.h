@@ -10,8 +10,8 @@
  * last ranks are those values): exact when all values are equal or below
  * 1024 cycles, within 0.05% otherwise.
  */
-#ifndef V10_METRICS_HIST_H
-#define V10_METRICS_HIST_H
+#ifndef V10_UTIL_HIST_H
+#define V10_UTIL_HIST_H
 
 #include <stdint.h>
 

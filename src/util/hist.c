@@ -1,5 +1,5 @@
 /* hist.c — the latency histogram (see hist.h). */
-#include "metrics/hist.h"
+#include "util/hist.h"
 
 #include <math.h>
 #include <stdlib.h>

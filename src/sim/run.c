@@ -1,65 +1,30 @@
 /*
- * run.c — v10_run: loads the tenants' models, sets up and runs the engine
- * under the chosen policy, and hands the counters to the metrics layer.
+ * run.c — v10_run, one simulation: checks the configuration, loads the
+ * tenants' models (unless the caller gives them), refuses runs too long for
+ * the clock (horizon.h), runs the engine under the chosen policy with its
+ * stall guard, and hands the counters to the metrics layer.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
 #include "metrics/metrics.h"
-#include "tenant/horizon.h"
-#include "v10/cost.h"
+#include "sim/horizon.h"
 #include "v10/pool.h"
 
-void v10_policy_params_default(v10_policy_params *p)
+/* The stall guard: the estimate (horizon.h), stretched by how small a
+ * share the least-favoured tenant may get, plus a million cycles so that
+ * tiny runs are never cut short. */
+static uint64_t stall_cycle(const v10_run_config *cfg, const v10_model *models)
 {
-    memset(p, 0, sizeof *p);
-    p->slice_cycles = 0;        /* the NPU's (32768 on v10-isca23) */
-    p->pmt_slice_us = 1000.0;   /* 1 ms: keeps a 30 µs task switch near 3% */
-    p->pmt_share_priority = 1;  /* slices proportional to priority */
-    p->prema_drain_frac = 0.25; /* drain if the task ends within 1/4 slice */
-}
-
-const char *v10_preempt_name(v10_preempt_model m)
-{
-    return m == V10_PREEMPT_TILE ? "tile" : "drain";
-}
-
-int v10_preempt_parse(const char *s, v10_preempt_model *out)
-{
-    if (!strcmp(s, "drain"))
-        *out = V10_PREEMPT_DRAIN;
-    else if (!strcmp(s, "tile"))
-        *out = V10_PREEMPT_TILE;
-    else
-        return -1;
-    return 0;
-}
-
-void v10_run_config_default(v10_run_config *c)
-{
-    memset(c, 0, sizeof *c);
-    v10_npu_preset("v10-isca23", &c->npu, NULL);
-    snprintf(c->policy, sizeof c->policy, "v10-full");
-    v10_policy_params_default(&c->params);
-    c->requests = 20;
-    c->warmup = 2;
-    c->seed = 1;
-    c->contention = 1;
-    c->preempt = V10_PREEMPT_DRAIN; /* the paper's operator preemption */
-}
-
-void v10_trace_fini(v10_trace *t)
-{
-    free(t->recs);
-    memset(t, 0, sizeof *t);
-}
-
-void v10_run_result_fini(v10_run_result *r)
-{
-    free(r->tenants);
-    free(r->fus);
-    memset(r, 0, sizeof *r);
+    double psum = 0, pmin = INFINITY;
+    for (size_t i = 0; i < cfg->n_tenants; i++) {
+        psum += cfg->tenants[i].priority;
+        pmin = fmin(pmin, cfg->tenants[i].priority);
+    }
+    double stall = V10_STALL_FACTOR * (1 + psum / pmin) * v10_run_estimate_cycles(cfg, models);
+    return stall < 0x1p62 ? (uint64_t)stall + 1000000 : 1ull << 62;
 }
 
 int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
@@ -104,7 +69,7 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
         bar.quiet_s = after ? atof(after) : 3;
         e.bar = &bar;
     }
-    int run_rc = v10_engine_run(&e, cfg, policy, models, err);
+    int run_rc = v10_engine_run(&e, cfg, policy, models, stall_cycle(cfg, models), err);
     if (cfg->progress)
         v10_progress_end(&bar);
     if (run_rc)

@@ -2,11 +2,11 @@
  * horizon.c — refuses runs too long for the 64-bit cycle clock (see
  * horizon.h).  The estimate is in doubles, so it cannot overflow itself.
  */
-#include "tenant/horizon.h"
+#include "sim/horizon.h"
 
 #include <math.h>
 
-#include "engine/engine.h"
+#include "policy/policy_api.h"
 #include "v10/cost.h"
 
 /* The shortest time slice of the run's timers, cycles (at least 1). */

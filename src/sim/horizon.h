@@ -3,8 +3,8 @@
  * 64-bit cycle count, so a run whose estimated length could come near 2^64
  * cycles is refused up front instead of wrapping.
  */
-#ifndef V10_HORIZON_H
-#define V10_HORIZON_H
+#ifndef V10_SIM_HORIZON_H
+#define V10_SIM_HORIZON_H
 
 #include "v10/sim.h"
 
@@ -18,11 +18,10 @@
  *   (longest Poisson arrival span x 4 + 4 x sum of requests x alone latency)
  *   x (1 + largest context switch / shortest slice).
  * The engine stops a run that outlasts this (scaled by the priority spread)
- * by V10_STALL_FACTOR: a policy that starves a tenant, or an open-loop
+ * by V10_STALL_FACTOR (engine/engine.h): a policy that starves a tenant, or an open-loop
  * tenant whose backlog grows without bound, ends in an error, not a hang.
  */
 double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *models);
-#define V10_STALL_FACTOR 16.0
 
 /*
  * Estimates the events the run will process (its work for the engine, as

@@ -1,0 +1,54 @@
+/*
+ * api.c — the engine's side of policy/policy_api.h: what a policy may ask
+ * about tenants and FUs.  The actions (v10p_preempt, ...) live with the FUs
+ * in fu.c, the timer with them.
+ */
+#include "engine/engine.h"
+
+uint64_t v10p_now(const v10_engine *e) { return e->now; }
+int v10p_n_tenants(const v10_engine *e) { return e->n_tenants; }
+int v10p_n_fus(const v10_engine *e) { return e->n_fus; }
+int v10p_n_phys(const v10_engine *e, v10_fu_type type) { return e->n_phys[type]; }
+const v10_npu *v10p_npu(const v10_engine *e) { return e->npu; }
+const v10_policy_params *v10p_params(const v10_engine *e) { return &e->cfg->params; }
+
+v10p_tstate v10p_state(const v10_engine *e, int t) { return e->tenants[t].state; }
+double v10p_priority(const v10_engine *e, int t) { return e->tenants[t].priority; }
+int v10p_next_fu(const v10_engine *e, int t) { return e->tenants[t].fu_of[e->tenants[t].op]; }
+
+uint64_t v10p_arrival(const v10_engine *e, int t)
+{
+    const tenant *x = &e->tenants[t];
+    return x->pend[x->cur_req & (x->pend_cap - 1)];
+}
+
+uint64_t v10p_req_work(const v10_engine *e, int t) { return e->tenants[t].req_work; }
+
+double v10p_req_left(const v10_engine *e, int t)
+{
+    return (double)e->tenants[t].req_work - e->tenants[t].req_done_work;
+}
+
+double v10p_score(const v10_engine *e, int ti)
+{
+    const tenant *t = &e->tenants[ti];
+    uint64_t total = e->now - t->arrive_cycle;
+    double rate = total ? (double)t->active_cycles / (double)total : 0.0;
+    return rate / t->priority;
+}
+
+int v10p_eligible(const v10_engine *e, int t, int f) { return eng_eligible(e, t, f); }
+
+int v10p_core_clear_for(const v10_engine *e, int t)
+{
+    for (int f = 0; f < e->n_fus; f++)
+        if (e->fus[f].tenant >= 0 && e->fus[f].tenant != t)
+            return 0;
+    return 1;
+}
+
+v10_fu_type v10p_fu_type(const v10_engine *e, int f) { return e->fus[f].type; }
+int v10p_fu_owner(const v10_engine *e, int f) { return e->fus[f].owner; }
+int v10p_fu_tenant(const v10_engine *e, int f) { return e->fus[f].tenant; }
+v10p_fstate v10p_fu_state(const v10_engine *e, int f) { return e->fus[f].state; }
+int v10p_fu_stopping(const v10_engine *e, int f) { return e->fus[f].stopping; }

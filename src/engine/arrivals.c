@@ -1,0 +1,143 @@
+/*
+ * arrivals.c — requests: each tenant's Poisson arrival stream (its own
+ * xoshiro256** generator, seeded by splitmix64 from the run's seed and the
+ * tenant's index), its ring of pending requests and the latencies logged
+ * in the window; the per-tenant setup.
+ */
+#include "engine/engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "v10/cost.h"
+
+/* ---- arrivals ------------------------------------------------------------------ */
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t xoshiro(uint64_t s[4])
+{
+    uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return r;
+}
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint64_t eng_interarrival(tenant *t)
+{
+    double u = (double)(xoshiro(t->rng) >> 11) * 0x1.0p-53;
+    double c = -log1p(-u) / t->rate_per_cycle;
+    return c < 1.8e19 ? (uint64_t)llround(c) : UINT64_MAX / 4;
+}
+
+/* Doubles a tenant's ring of pending requests, keeping each at its index. */
+static int grow_pending(v10_engine *e, tenant *t)
+{
+    uint64_t cap = t->pend_cap * 2;
+    uint64_t *p = malloc(cap * sizeof *p);
+    if (!p) {
+        e->oom = 1;
+        return -1;
+    }
+    for (uint64_t r = t->cur_req; r < t->issued; r++)
+        p[r & (cap - 1)] = t->pend[r & (t->pend_cap - 1)];
+    free(t->pend);
+    t->pend = p;
+    t->pend_cap = cap;
+    return 0;
+}
+
+/* A request of tenant ti arrives now. */
+void eng_issue(v10_engine *e, int ti)
+{
+    tenant *t = &e->tenants[ti];
+    if (t->issued - t->cur_req == t->pend_cap) {
+        if (t->pend_cap >= V10_MAX_BACKLOG) {
+            e->backlog = ti + 1;
+            return;
+        }
+        if (grow_pending(e, t))
+            return;
+    }
+    if (t->issued == 0)
+        t->arrive_cycle = e->now; /* V10's total cycles count from here */
+    t->pend[t->issued++ & (t->pend_cap - 1)] = e->now;
+    if (t->state == V10P_IDLE) {
+        V10_ASSERT(t->cur_req == t->issued - 1);
+        t->state = V10P_READY;
+        t->op = 0;
+        t->remaining = 0;
+    }
+    eng_notify(e, V10_EV_ARRIVAL, ti);
+}
+
+/* Records a latency measured in the window. */
+void eng_log_latency(v10_engine *e, tenant *t, int ti, uint64_t cycles)
+{
+    v10_hist_add(&t->lat, cycles);
+    double slo = e->cfg->tenants[ti].slo_us;
+    t->slo_ok += slo > 0 && v10_npu_cycles_to_us(e->npu, (double)cycles) <= slo;
+}
+
+void eng_arrival_event(v10_engine *e, int ti)
+{
+    tenant *t = &e->tenants[ti];
+    eng_issue(e, ti);
+    v10_heap_set(&e->heap, eng_slot_tenant(e, ti), e->now + eng_interarrival(t));
+}
+
+/* Sets up tenant i: its per-op work with its share of vector memory, in
+ * arrays starting at `off` in the engine's pools, its request log and its
+ * arrival stream. */
+int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_spec *sp,
+                     size_t off, v10_err *err)
+{
+    tenant *t = &e->tenants[i];
+    uint64_t share = e->npu->vmem_bytes / (uint64_t)e->n_tenants;
+    uint64_t *work = e->work_pool + off, *bytes = e->bytes_pool + off;
+    uint8_t *fu_of = e->fu_pool + off;
+    double *macs = e->macs_pool + off;
+    t->model = m;
+    t->work = work;
+    t->bytes = bytes;
+    t->fu_of = fu_of;
+    t->macs = macs;
+    t->req_work = 0;
+    for (size_t k = 0; k < m->n_ops; k++) {
+        fu_of[k] = (uint8_t)m->ops[k].fu;
+        macs[k] = (double)m->ops[k].macs;
+        work[k] = v10_cost_shared_cycles(e->npu, &m->ops[k], share, &bytes[k]);
+        if (v10_add_u64(t->req_work, work[k], &t->req_work))
+            return v10_err_set(err, "tenant %d (%s): request work overflows 64 bits", i,
+                               sp->model);
+    }
+    t->priority = sp->priority;
+    t->rate_per_cycle = sp->rate_rps / (e->npu->clock_mhz * 1e6);
+    t->outstanding = sp->outstanding;
+    t->n_requests = e->cfg->requests;
+    t->state = V10P_IDLE;
+    t->fu = -1;
+    uint64_t x = e->cfg->seed ^ (0xd1b54a32d192ed03ull * (uint64_t)(i + 1));
+    for (int k = 0; k < 4; k++)
+        t->rng[k] = splitmix(&x);
+    t->pend_cap = 16;
+    while (t->pend_cap < t->outstanding)
+        t->pend_cap *= 2;
+    t->pend = malloc(t->pend_cap * sizeof *t->pend);
+    if (!t->pend || v10_hist_init(&t->lat))
+        return v10_err_set(err, "out of memory for tenant %d's request log", i);
+    return 0;
+}
+

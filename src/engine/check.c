@@ -1,0 +1,102 @@
+/*
+ * check.c — the engine's invariants, verified while running with --check
+ * (tests/policy/test_conformance.c runs every policy so), and the error of
+ * a run that outlasted its stall guard.
+ */
+#include "engine/engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The run outlasted the stall guard: names the first tenant still short. */
+int eng_stalled(const v10_engine *e, v10_err *err)
+{
+    int i = 0;
+    while (i < e->n_tenants && e->tenants[i].completed >= e->tenants[i].n_requests)
+        i++;
+    V10_ASSERT(i < e->n_tenants);
+    const tenant *t = &e->tenants[i];
+    return v10_err_set(err, "policy %s: tenant %d (%s) completed %llu of %llu requests by cycle "
+                            "%llu, %.0fx the run's estimated length; it is starved (or the "
+                            "NPU is overloaded), so the run cannot finish",
+                       e->policy->name, i, e->cfg->tenants[i].model,
+                       (unsigned long long)t->completed, (unsigned long long)t->n_requests,
+                       (unsigned long long)e->now, V10_STALL_FACTOR);
+}
+
+/* ---- invariants (--check) -------------------------------------------------------- */
+
+static void check_fail(const v10_engine *e, const char *what)
+{
+    fprintf(stderr, "v10sim: invariant violated at cycle %llu (policy %s): %s\n",
+            (unsigned long long)e->now, e->policy->name, what);
+    abort();
+}
+
+void eng_check_state(const v10_engine *e)
+{
+    char msg[256];
+    for (int f = 0; f < e->n_fus; f++) {
+        const fu *u = &e->fus[f];
+        if ((u->state == V10P_FU_BUSY || u->state == V10P_FU_RESTORE) != (u->tenant >= 0) ||
+            (u->stopping && u->tenant < 0)) {
+            snprintf(msg, sizeof msg, "FU %d: state and tenant disagree", f);
+            check_fail(e, msg);
+        }
+        if (u->tenant >= 0 && e->tenants[u->tenant].fu != f) {
+            snprintf(msg, sizeof msg, "FU %d runs tenant %d, which holds FU %d", f, u->tenant,
+                     e->tenants[u->tenant].fu);
+            check_fail(e, msg);
+        }
+    }
+    for (int i = 0; i < e->n_tenants; i++) {
+        const tenant *t = &e->tenants[i];
+        if ((t->state == V10P_RUNNING) != (t->fu >= 0) ||
+            (t->fu >= 0 && e->fus[t->fu].tenant != i)) {
+            snprintf(msg, sizeof msg, "tenant %d: running state and FU disagree", i);
+            check_fail(e, msg);
+        }
+        if (t->remaining < -1e-6 || t->remaining > (double)t->work[t->op] + 1e-6) {
+            snprintf(msg, sizeof msg, "tenant %d: remaining work out of range", i);
+            check_fail(e, msg);
+        }
+        if (t->cur_req > t->issued || t->completed != t->cur_req) {
+            snprintf(msg, sizeof msg, "tenant %d: request counters out of order", i);
+            check_fail(e, msg);
+        }
+    }
+}
+
+void eng_check_end(const v10_engine *e)
+{
+    char msg[256];
+    double fu_work = 0, t_work = 0, want = 0;
+    uint64_t exec = 0;
+    for (int f = 0; f < e->n_fus; f++) {
+        fu_work += e->fus[f].work;
+        exec += e->fus[f].exec_cycles;
+    }
+    for (int i = 0; i < e->n_tenants; i++) {
+        const tenant *t = &e->tenants[i];
+        t_work += t->work_done;
+        /* Completed requests, plus what the request in service has done. */
+        want += (double)t->completed * (double)t->req_work + t->req_done_work;
+        if (t->completed < t->n_requests) {
+            snprintf(msg, sizeof msg, "tenant %d completed %llu of %llu requests", i,
+                     (unsigned long long)t->completed, (unsigned long long)t->n_requests);
+            check_fail(e, msg);
+        }
+    }
+    if (fabs(fu_work - t_work) > 1e-6 * want + 1 || fabs(t_work - want) > 1e-6 * want + 1) {
+        snprintf(msg, sizeof msg, "work not conserved: FUs %.0f, tenants %.0f, requests %.0f",
+                 fu_work, t_work, want);
+        check_fail(e, msg);
+    }
+    if ((double)exec + 1e-6 < fu_work * 0.999999) {
+        snprintf(msg, sizeof msg, "FUs executed %llu cycles for %.0f cycles of work",
+                 (unsigned long long)exec, fu_work);
+        check_fail(e, msg);
+    }
+}
+

@@ -1,0 +1,363 @@
+/*
+ * fu.c — the functional units: offering free FUs to the policy (dispatch),
+ * starting and ending operators, context restores and switches, and
+ * preemption under the drain and tile models (policy/policy_api.h,
+ * v10p_preempt); spatial partitions.
+ */
+#include "engine/engine.h"
+
+#include <math.h>
+
+/* ---- actions ---------------------------------------------------------------- */
+
+/* Cycles to restore the context of a preempted operator on FU u (drain
+ * model).  SA: the reinitialization the paper's 384-cycle switch is made of
+ * (reload the weights, replay the saved inputs; V10, ISCA 2023: the 128
+ * cycles of preemption overlap the 384 of reinitialization), so the whole
+ * switch.  VU: reload the registers, half of a save-and-restore switch. */
+static uint64_t restore_cycles(const v10_engine *e, const fu *u)
+{
+    return u->type == V10_FU_SA ? e->npu->sa_switch_cycles : e->npu->vu_switch_cycles / 2;
+}
+
+/* Cycles an operator on FU u still executes once preempted (drain model):
+ * an SA finishes the inputs already in the array, whose partial sums leave
+ * it after crossing its rows (128 cycles on the paper's 128x128 array); a
+ * VU pauses at once. */
+static uint64_t drain_cycles(const v10_engine *e, const fu *u)
+{
+    return u->type == V10_FU_SA ? e->npu->sa_rows : 0;
+}
+
+/* Tenant ti's operator starts executing on FU u, which it holds. */
+static void begin_exec(v10_engine *e, fu *u, int ti)
+{
+    tenant *t = &e->tenants[ti];
+    const v10_op *op = &t->model->ops[t->op];
+    uint64_t work = t->work[t->op];
+    u->full_rate = 1.0;
+    if (u->speed < 1.0) {
+        /* A partition computes at `speed`; HBM time is unchanged. */
+        double mem = (double)work - (double)e->npu->issue_cycles;
+        double comp = (double)op->compute_cycles / u->speed;
+        double slow = (comp > mem ? comp : mem) + (double)e->npu->issue_cycles;
+        u->full_rate = (double)work / slow;
+    }
+    u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
+    u->demand = u->bytes_per_work * u->full_rate;
+    u->state = V10P_FU_BUSY;
+    u->seg_start = e->now;
+    u->rate_time = e->now;
+    u->rate = u->full_rate;
+    u->seg_rem0 = t->remaining;
+    t->saved = 0;
+    e->busy_by_type[u->type]++;
+    e->rates_dirty = 1;
+}
+
+/* Gives FU f to tenant ti's next operator: it executes now, or after its
+ * context restore if it was preempted mid-way and no switch on f has
+ * restored it. */
+static void start_op(v10_engine *e, int f, int ti)
+{
+    fu *u = &e->fus[f];
+    tenant *t = &e->tenants[ti];
+    if (t->remaining <= 0)
+        t->remaining = (double)t->work[t->op];
+    u->tenant = ti;
+    u->stopping = 0;
+    u->stop_at = 0;
+    t->state = V10P_RUNNING;
+    t->fu = f;
+    uint64_t restore = t->saved && !u->covered ? restore_cycles(e, u) : 0;
+    u->covered = 0;
+    if (restore) {
+        u->state = V10P_FU_RESTORE;
+        u->switch_start = e->now;
+        u->switch_tenant = ti;
+        v10_heap_set(&e->heap, f, e->now + restore);
+        return;
+    }
+    begin_exec(e, u, ti);
+}
+
+/* Tile model: stop the operator on FU u at its next tile boundary; 0 if
+ * that boundary is its end. */
+static int stop_at_tile(v10_engine *e, fu *u, uint64_t switch_cycles)
+{
+    tenant *t = &e->tenants[u->tenant];
+    double W = (double)t->work[t->op];
+    double T = (double)t->model->ops[t->op].tiles;
+    double done = W - t->remaining;
+    /* Tile boundaries are floor(k*W/T); stop at the first one >= done. */
+    double k = ceil(done * T / W - 1e-12);
+    double b = floor(k * W / T);
+    while (b < done - 1e-9)
+        b = floor(++k * W / T);
+    if (b >= W - 1e-9)
+        return 0; /* the operator finishes at its next boundary anyway */
+    u->stop_at = W - b;
+    u->stop_time = UINT64_MAX;
+    u->switch_cost = switch_cycles;
+    return 1;
+}
+
+/* Drain model: the operator on FU u executes for its drain, then stops
+ * (or completes first); either way the switch ends switch_cycles after now. */
+static void stop_after_drain(v10_engine *e, fu *u, uint64_t switch_cycles)
+{
+    uint64_t drain = drain_cycles(e, u);
+    u->stop_time = e->now + drain;
+    u->switch_cost = switch_cycles > drain ? switch_cycles - drain : 0;
+}
+
+int v10p_preempt(v10_engine *e, int f, uint64_t switch_cycles)
+{
+    fu *u = &e->fus[f];
+    if (u->tenant < 0 || u->stopping)
+        return 0;
+    if (u->state == V10P_FU_RESTORE) {
+        /* Nothing has executed: give the FU up now (at this cycle's event). */
+        u->stop_time = e->now;
+        u->switch_cost = switch_cycles;
+    } else if (e->cfg->preempt == V10_PREEMPT_DRAIN) {
+        eng_sync_fu(e, u);
+        stop_after_drain(e, u, switch_cycles);
+    } else {
+        eng_sync_fu(e, u);
+        if (!stop_at_tile(e, u, switch_cycles))
+            return 0;
+    }
+    u->stopping = 1;
+    v10_heap_set(&e->heap, f, u->state == V10P_FU_RESTORE ? e->now : e->now + eng_time_to_stop(e, u));
+    return 1;
+}
+
+void v10p_hold(v10_engine *e, int f, uint64_t cycles)
+{
+    fu *u = &e->fus[f];
+    V10_ASSERT(u->state == V10P_FU_FREE);
+    if (!cycles) {
+        u->covered = 1;
+        return;
+    }
+    u->state = V10P_FU_SWITCH;
+    u->switch_start = e->now;
+    u->switch_tenant = -1;
+    v10_heap_set(&e->heap, f, e->now + cycles);
+}
+
+void v10p_set_timer(v10_engine *e, uint64_t at)
+{
+    V10_ASSERT(at >= e->now);
+    v10_heap_set(&e->heap, eng_slot_timer(e), at);
+}
+
+void v10p_count_switch(v10_engine *e) { e->context_switches++; }
+
+/* FU u (f), just left by tenant ti's operator, switches its context for
+ * `cycles` (the FU is covered at once if that is 0). */
+static void switch_fu(v10_engine *e, fu *u, int f, int ti, uint64_t cycles)
+{
+    if (!cycles) {
+        u->covered = 1;
+        return;
+    }
+    u->state = V10P_FU_SWITCH;
+    u->switch_start = e->now;
+    u->switch_tenant = ti;
+    v10_heap_set(&e->heap, f, e->now + cycles);
+}
+
+/* Tenant ti's operator has left FU u (f) on a preemption: the tenant is
+ * READY again, and the FU switches its context. */
+static void preempted(v10_engine *e, fu *u, int f, int ti)
+{
+    tenant *t = &e->tenants[ti];
+    t->state = V10P_READY;
+    t->saved = e->cfg->preempt == V10_PREEMPT_DRAIN;
+    t->preemptions++;
+    e->preemptions++;
+    eng_trace_push(e, V10_TR_PREEMPT, e->now, e->now, f, ti, (uint32_t)t->op);
+    switch_fu(e, u, f, ti, u->switch_cost);
+    eng_notify(e, V10_EV_PREEMPTED, ti);
+}
+
+void eng_fu_event(v10_engine *e, int f)
+{
+    fu *u = &e->fus[f];
+    if (u->state == V10P_FU_SWITCH) {
+        eng_trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
+        u->state = V10P_FU_FREE;
+        u->covered = 1;
+        return;
+    }
+    int ti = u->tenant;
+    tenant *t = &e->tenants[ti];
+    if (u->state == V10P_FU_RESTORE) {
+        eng_trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, ti, 0);
+        if (!u->stopping) {
+            begin_exec(e, u, ti);
+            return;
+        }
+        /* Preempted while restoring: nothing executed, the context stays saved. */
+        u->state = V10P_FU_FREE;
+        u->tenant = -1;
+        u->stopping = 0;
+        t->fu = -1;
+        preempted(e, u, f, ti);
+        return;
+    }
+    V10_ASSERT(u->state == V10P_FU_BUSY);
+    /* The stop point is reached exactly, unless a drain ended first. */
+    double rem = u->stop_at;
+    if (u->stopping && e->now >= u->stop_time) {
+        rem = eng_rem_now(e, u);
+        if (rem < 1e-6)
+            rem = 0; /* the operator finished as its drain ended */
+    }
+    int stop = u->stopping && rem > 0, finished_in_drain = u->stopping && !stop;
+    t->remaining = rem;
+    eng_credit(u, t, u->seg_rem0 - rem);
+    eng_trace_push(e, V10_TR_OP, u->seg_start, e->now, f, ti, (uint32_t)t->op);
+    u->state = V10P_FU_FREE;
+    u->tenant = -1;
+    u->stopping = 0;
+    u->stop_at = 0;
+    t->fu = -1;
+    e->busy_by_type[u->type]--;
+    e->rates_dirty = 1;
+    if (stop) {
+        preempted(e, u, f, ti);
+        return;
+    }
+    if (finished_in_drain) /* the switch still ends when it would have */
+        switch_fu(e, u, f, ti, u->stop_time + u->switch_cost - e->now);
+    t->remaining = 0;
+    t->op++;
+    if (t->op < t->model->n_ops) {
+        t->state = V10P_READY;
+        eng_notify(e, V10_EV_OP_DONE, ti);
+        return;
+    }
+    /* The request is complete. */
+    uint64_t r = t->cur_req++;
+    uint64_t arrived = t->pend[r & (t->pend_cap - 1)];
+    V10_ASSERT(e->now >= arrived);
+    t->completed++;
+    t->op = 0;
+    t->req_done_work = 0;
+    if (e->window_started)
+        eng_log_latency(e, t, ti, e->now - arrived);
+    eng_trace_push(e, V10_TR_REQUEST, arrived, e->now, -1, ti, (uint32_t)r);
+    if (t->completed == t->n_requests) {
+        t->finish_cycle = e->now;
+        e->n_done++;
+    }
+    t->state = t->cur_req < t->issued ? V10P_READY : V10P_IDLE;
+    if (t->rate_per_cycle == 0)
+        eng_issue(e, ti); /* closed loop: the client sends its next request */
+    eng_notify(e, V10_EV_REQ_DONE, ti);
+    eng_check_window(e);
+}
+
+/*
+ * Offers every free FU to the policy, in FU order, with the tenants whose
+ * next operator needs that FU type (filtered per FU for partitions and
+ * vetoes).  A tenant picked for one FU is no longer a candidate.
+ */
+void eng_dispatch(v10_engine *e)
+{
+    int ready[V10_MAX_TENANTS][V10_FU_TYPES], nr[V10_FU_TYPES] = {0, 0}, any_free = 0;
+    for (int f = 0; f < e->n_fus && !any_free; f++)
+        any_free = e->fus[f].state == V10P_FU_FREE;
+    if (!any_free)
+        return;
+    for (int i = 0; i < e->n_tenants; i++) {
+        const tenant *t = &e->tenants[i];
+        if (t->state == V10P_READY) {
+            int ty = (int)t->fu_of[t->op];
+            ready[nr[ty]++][ty] = i;
+        }
+    }
+    if (!nr[V10_FU_SA] && !nr[V10_FU_VU])
+        return;
+    int idle[V10_FU_TYPES] = {0, 0}; /* an unowned FU of the type was left idle */
+    for (int f = 0; f < e->n_fus; f++) {
+        fu *u = &e->fus[f];
+        int ty = (int)u->type;
+        if (u->state != V10P_FU_FREE || !nr[ty] || (u->owner < 0 && idle[ty]))
+            continue;
+        int n = 0;
+        for (int k = 0; k < nr[ty]; k++)
+            if (eng_eligible(e, ready[k][ty], f)) /* still READY: not picked for an earlier FU */
+                e->cand[n++] = ready[k][ty];
+        int pick = n ? e->policy->pick(e, e->pstate, f, e->cand, n) : -1;
+        if (pick < 0) {
+            idle[ty] |= u->owner < 0;
+            continue;
+        }
+        V10_ASSERT(eng_eligible(e, pick, f));
+        start_op(e, f, pick);
+        idle[0] = idle[1] = 0;
+    }
+}
+
+/* ---- spatial partitions ------------------------------------------------------------ */
+
+int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err *err)
+{
+    int n_phys = e->n_phys[type], nt = e->n_tenants;
+    fu keep[V10_MAX_FUS];
+    int nk = 0;
+    for (int f = 0; f < e->n_fus; f++)
+        if (e->fus[f].type != type)
+            keep[nk++] = e->fus[f];
+    fu parts[V10_MAX_FUS];
+    int np = 0;
+    if (n_phys >= nt) {
+        /* Whole FUs, largest remainder, at least one each. */
+        int given[V10_MAX_TENANTS], left = n_phys - nt;
+        double rem[V10_MAX_TENANTS];
+        for (int i = 0; i < nt; i++) {
+            double want = share[i] * n_phys - 1;
+            int w = want > 0 ? (int)floor(want) : 0;
+            if (w > left)
+                w = left;
+            given[i] = 1 + w;
+            left -= w;
+            rem[i] = want - w;
+        }
+        while (left > 0) {
+            int best = 0;
+            for (int i = 1; i < nt; i++)
+                if (rem[i] > rem[best])
+                    best = i;
+            given[best]++;
+            rem[best] = -1e9;
+            left--;
+        }
+        for (int i = 0; i < nt; i++)
+            for (int k = 0; k < given[i]; k++)
+                parts[np++] = (fu){.type = type, .owner = i, .speed = 1.0, .tenant = -1};
+    } else {
+        /* Fewer FUs than tenants: each tenant gets a slice of the FUs'
+         * compute (a partition of the array's columns / the VU's lanes). */
+        for (int i = 0; i < nt; i++) {
+            double s = share[i] * n_phys;
+            if (!(s > 0 && s <= 1))
+                return v10_err_set(err, "spatial: tenant %d's share of the %s is %g", i,
+                                   v10_fu_name(type), s);
+            parts[np++] = (fu){.type = type, .owner = i, .speed = s, .tenant = -1};
+        }
+    }
+    if (nk + np > e->max_fus)
+        return v10_err_set(err, "spatial: too many partitions");
+    e->n_fus = 0;
+    for (int f = 0; f < nk; f++)
+        e->fus[e->n_fus++] = keep[f];
+    for (int f = 0; f < np; f++)
+        e->fus[e->n_fus++] = parts[f];
+    return 0;
+}
+
