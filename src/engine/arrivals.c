@@ -9,35 +9,14 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "util/rng.h"
 #include "v10/cost.h"
 
 /* ---- arrivals ------------------------------------------------------------------ */
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t xoshiro(uint64_t s[4])
-{
-    uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return r;
-}
-
-static uint64_t splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 uint64_t eng_interarrival(tenant *t)
 {
-    double u = (double)(xoshiro(t->rng) >> 11) * 0x1.0p-53;
+    double u = v10_xoshiro_unit(t->rng);
     double c = -log1p(-u) / t->rate_per_cycle;
     return c < 1.8e19 ? (uint64_t)llround(c) : UINT64_MAX / 4;
 }
@@ -129,9 +108,7 @@ int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_
     t->n_requests = e->cfg->requests;
     t->state = V10P_IDLE;
     t->fu = -1;
-    uint64_t x = e->cfg->seed ^ (0xd1b54a32d192ed03ull * (uint64_t)(i + 1));
-    for (int k = 0; k < 4; k++)
-        t->rng[k] = splitmix(&x);
+    v10_xoshiro_seed(t->rng, e->cfg->seed ^ (0xd1b54a32d192ed03ull * (uint64_t)(i + 1)));
     t->pend_cap = 16;
     while (t->pend_cap < t->outstanding)
         t->pend_cap *= 2;
