@@ -8,7 +8,7 @@
  * index among those seen.  A progress bar with ETA (v10/pool.h) counts the
  * finished items when `progress` is set.
  *
- * Users: the simulation batch (v10_pool_run, src/sweep/batch.c), the
+ * Users: the simulation batch (v10_pool_run, src/sim/batch.c), the
  * sweep's queue (src/sweep/run.c) and, through it, the MPI coordinator,
  * which hands indices to remote ranks with _take and _done while a local
  * worker thread runs others.
