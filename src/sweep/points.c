@@ -14,29 +14,18 @@
 #include "util/json.h"
 #include "v10/report.h"
 
-/*
- * A policy parameter axis (slice_cycles, pmt_slice_us, pmt_share,
- * prema_drain_frac with two or more values) is expanded only under the
- * policies that read it, so pmt is not run once per V10 slice: the policy
- * declares what it reads in its params help, which names the option.
- */
-static const char *const param_option[] = {"--slice-cycles", "--pmt-slice-us", "--pmt-share",
-                                           "--prema-drain-frac"};
+static int is_param(sweep_kind k) { return k == K_PARAM; }
 
-_Static_assert(sizeof param_option / sizeof param_option[0] == K_DRAIN - K_SLICE + 1,
-               "one option per policy parameter key");
-
-static int is_param(sweep_kind k) { return k >= K_SLICE && k <= K_DRAIN; }
-
-/* 1 if setting st varies under `policy`; fixed and one-value settings and
- * every non-parameter axis always do. */
+/* 1 if setting st varies under `policy`: a policy parameter axis (two or
+ * more values) only under the policies whose tables read it, so pmt is not
+ * run once per V10 slice; fixed and one-value settings and every other
+ * axis always do. */
 static int varies_under(const sweep_setting *st, const char *policy)
 {
     if (!is_param(st->k) || st->n < 2)
         return 1;
     const v10_policy_ops *p = v10_policy_find(policy);
-    const char *help = p ? v10_policy_params_help(p) : NULL;
-    return help && strstr(help, param_option[st->k - K_SLICE]) != NULL;
+    return p && v10_policy_reads(p, st->param);
 }
 
 /* Points per policy value: the product of the parameter axes it reads
@@ -118,7 +107,7 @@ static void point_values(const v10_sweep *s, size_t i, const cJSON **vals)
 {
     V10_ASSERT(i < s->points);
     size_t k = s->n_set, pk = policy_setting(s);
-    while (k > 0 && s->set[k - 1].k > K_DRAIN)
+    while (k > 0 && s->set[k - 1].k > K_PARAM)
         digit(s, --k, &i, vals);
     size_t params_end = k;
     while (k > 0 && is_param(s->set[k - 1].k))
@@ -222,10 +211,11 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
             v10_json_add(npu, s->set[k].key + 4, cJSON_Duplicate(v, 1));
             break;
         case K_POLICY: snprintf(c->policy, sizeof c->policy, "%s", v->valuestring); break;
-        case K_SLICE: c->params.slice_cycles = (uint64_t)v->valuedouble; break;
-        case K_PMT_SLICE: c->params.pmt_slice_us = v->valuedouble; break;
-        case K_PMT_SHARE: c->params.pmt_share_priority = !strcmp(v->valuestring, "priority"); break;
-        case K_DRAIN: c->params.prema_drain_frac = v->valuedouble; break;
+        case K_PARAM: /* validated by the spec; a choice is a word */
+            rc = cJSON_IsString(v)
+                     ? v10_param_set(&c->params, s->set[k].param->name, v->valuestring, err)
+                     : v10_param_put(&c->params, s->set[k].param, v->valuedouble, err);
+            break;
         case K_CONTENTION: c->contention = cJSON_IsTrue(v); break;
         case K_REQUESTS: c->requests = (uint64_t)v->valuedouble; break;
         case K_WARMUP: c->warmup = (uint64_t)v->valuedouble; warm_set = 1; break;

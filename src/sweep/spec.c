@@ -12,9 +12,10 @@
 #include "sweep/spec.h"
 #include "util/json.h"
 
+/* The fixed keys by kind; "npu.FIELD" and the policy parameters are
+ * matched by their own rules (key_kind). */
 static const char *const key_names[] = {
-    "mix", "priority", "npu", "npu.*", "policy", "slice_cycles", "pmt_slice_us",
-    "pmt_share", "prema_drain_frac", "contention", "requests", "warmup", "seed",
+    "mix", "priority", "npu", NULL, "policy", NULL, "contention", "requests", "warmup", "seed",
 };
 #define N_KINDS (sizeof key_names / sizeof key_names[0])
 _Static_assert(N_KINDS == K_SEED + 1, "one name per kind");
@@ -76,18 +77,31 @@ static int sort_keys(cJSON *j)
     return rc;
 }
 
-static int key_kind(const char *key, sweep_kind *out)
+/* The kind of `key`, and for a policy parameter its table entry and the
+ * place of its field among v10_param_fields (the enumeration order). */
+static int key_kind(const char *key, sweep_kind *out, const v10_param_def **param,
+                    size_t *field)
 {
     if (!strncmp(key, "npu.", 4)) {
         *out = K_NPU_FIELD;
         return key[4] ? 0 : -1;
     }
     for (size_t i = 0; i < N_KINDS; i++)
-        if (i != K_NPU_FIELD && !strcmp(key, key_names[i])) {
+        if (key_names[i] && !strcmp(key, key_names[i])) {
             *out = (sweep_kind)i;
             return 0;
         }
-    return -1;
+    const v10_param_def *d = v10_param_find(key), *fields[V10_PARAM_FIELDS_MAX];
+    if (!d)
+        return -1;
+    size_t n = v10_param_fields(fields, V10_PARAM_FIELDS_MAX), f = 0;
+    while (f < n && fields[f]->offset != d->offset)
+        f++;
+    V10_ASSERT(f < n);
+    *out = K_PARAM;
+    *param = fields[f]; /* one entry per field, whatever name the spec used */
+    *field = f;
+    return 0;
 }
 
 /* ------------------------------------------------------------ validation */
@@ -198,6 +212,26 @@ static int check_mix(vctx *v, const char *path, const cJSON *j)
     return 0;
 }
 
+/* A policy parameter's value: a number in the table's range (whole for
+ * counts), or one of its choices. */
+static int check_param(vctx *v, const v10_param_def *d, const char *path, const cJSON *j)
+{
+    if (d->type == V10_PARAM_CHOICE) {
+        char want[160] = "";
+        for (const char *w = d->choices; *w;) {
+            size_t n = strcspn(w, "|");
+            if (cJSON_IsString(j) && strlen(j->valuestring) == n && !strncmp(j->valuestring, w, n))
+                return 0;
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s\"%.*s\"",
+                     want[0] ? " or " : "", (int)n, w);
+            w += n + (w[n] == '|');
+        }
+        return bad(v, path, "expected %s", want);
+    }
+    return d->type == V10_PARAM_U64 ? want_int(v, path, j, d->min, d->max)
+                                    : want_num(v, path, j, d->min, d->max);
+}
+
 static int check_value(vctx *v, const sweep_setting *s, const char *path, const cJSON *j)
 {
     v10_err e;
@@ -262,14 +296,7 @@ static int check_value(vctx *v, const sweep_setting *s, const char *path, const 
             return bad(v, path, "%s (see 'v10sim policies')", m);
         }
         return 0;
-    case K_SLICE: return want_int(v, path, j, 0, 1099511627776.0);
-    case K_PMT_SLICE: return want_num(v, path, j, 0.01, 1e9);
-    case K_PMT_SHARE:
-        if (!cJSON_IsString(j) ||
-            (strcmp(j->valuestring, "priority") && strcmp(j->valuestring, "equal")))
-            return bad(v, path, "expected %s", "\"priority\" or \"equal\"");
-        return 0;
-    case K_DRAIN: return want_num(v, path, j, 0, 1000);
+    case K_PARAM: return check_param(v, s->param, path, j);
     case K_CONTENTION:
         if (!cJSON_IsBool(j))
             return bad(v, path, "expected %s", "true or false");
@@ -337,6 +364,8 @@ static int cmp_settings(const void *a, const void *b)
     const sweep_setting *x = a, *y = b;
     if (x->k != y->k)
         return (int)x->k - (int)y->k;
+    if (x->k == K_PARAM)
+        return (x->field > y->field) - (x->field < y->field);
     return strcmp(x->key, y->key);
 }
 
@@ -350,17 +379,21 @@ static int collect(vctx *v, v10_sweep *s, const cJSON *obj, int is_axis)
         return v10_err_set(v->err, "%s: %s: expected an object of settings", v->origin, sec);
     for (const cJSON *c = obj->child; c; c = c->next) {
         sweep_kind k;
-        if (key_kind(c->string, &k) || strlen(c->string) >= sizeof s->set[0].key)
+        const v10_param_def *param = NULL;
+        size_t field = 0;
+        if (key_kind(c->string, &k, &param, &field) || strlen(c->string) >= sizeof s->set[0].key)
             return v10_err_set(v->err,
                                "%s: %s.%s: unknown key (expected mix, priority, npu, npu.FIELD, "
-                               "policy, slice_cycles, pmt_slice_us, pmt_share, prema_drain_frac, "
-                               "contention, requests, warmup or seed)",
+                               "policy, a policy parameter such as pmt.slice_us (see 'v10sim "
+                               "policies --params'), contention, requests, warmup or seed)",
                                v->origin, sec, c->string);
         for (size_t i = 0; i < s->n_set; i++)
-            if (!strcmp(s->set[i].key, c->string))
+            if (!strcmp(s->set[i].key, c->string) || (param && s->set[i].param == param))
                 return v10_err_set(v->err, "%s: %s.%s: given twice%s", v->origin, sec,
                                    c->string, s->set[i].is_axis != is_axis
-                                                  ? " (in both axes and fixed)" : "");
+                                                  ? " (in both axes and fixed)"
+                                                  : strcmp(s->set[i].key, c->string)
+                                                        ? " (under another of its names)" : "");
         if (s->n_set == SWEEP_SETTINGS_MAX)
             return v10_err_set(v->err, "%s: %s.%s: more than %d settings", v->origin, sec,
                                c->string, SWEEP_SETTINGS_MAX);
@@ -368,6 +401,8 @@ static int collect(vctx *v, v10_sweep *s, const cJSON *obj, int is_axis)
         memset(st, 0, sizeof *st);
         snprintf(st->key, sizeof st->key, "%s", c->string);
         st->k = k;
+        st->param = param;
+        st->field = field;
         st->is_axis = is_axis;
         if (is_axis) {
             if (!cJSON_IsArray(c))

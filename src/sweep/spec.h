@@ -16,12 +16,13 @@
 
 /* The settings a spec may give, in enumeration order: a point's index is
  * row-major over the axes in this order, the last (seed) varying fastest.
- * "npu.FIELD" keys sort after "npu", by field name.  K_SLICE .. K_DRAIN are
- * the policy parameters (points.c crosses them only with the policies that
- * read them). */
+ * "npu.FIELD" keys sort after "npu", by field name.  K_PARAM settings are
+ * the policy parameters, named as in the policies' tables ("pmt.slice_us"
+ * or the flat "pmt_slice_us"), in the order of v10_policy_params' fields;
+ * points.c crosses each only with the policies that read it. */
 typedef enum sweep_kind {
-    K_MIX = 0, K_PRIORITY, K_NPU, K_NPU_FIELD, K_POLICY, K_SLICE, K_PMT_SLICE,
-    K_PMT_SHARE, K_DRAIN, K_CONTENTION, K_REQUESTS, K_WARMUP, K_SEED,
+    K_MIX = 0, K_PRIORITY, K_NPU, K_NPU_FIELD, K_POLICY, K_PARAM, K_CONTENTION,
+    K_REQUESTS, K_WARMUP, K_SEED,
 } sweep_kind;
 
 #define SWEEP_SETTINGS_MAX 64
@@ -34,6 +35,8 @@ typedef enum sweep_kind {
 typedef struct sweep_setting {
     char key[V10_NAME_MAX + 8]; /* "policy", "npu.vmem_bytes" */
     sweep_kind k;
+    const v10_param_def *param; /* K_PARAM: the parameter */
+    size_t field;               /* K_PARAM: its field's place in v10_param_fields */
     int is_axis;
     const cJSON *values;
     size_t n;

@@ -196,6 +196,41 @@ static void test_param_axes_follow_policy(void **state)
     v10_sweep_destroy(s);
 }
 
+/* Policy parameters are sweep keys by their table names ("prema.drain_frac")
+ * as well as their flat keys, crossed only with the policies that read
+ * them (the policies' tables say which), and enumerated in field order
+ * whatever the names: the same points as the flat spelling. */
+static void test_param_table_keys(void **state)
+{
+    (void)state;
+    v10_sweep *a = parse_ok(
+        "{\"axes\": {\"policy\": [\"pmt\", \"prema\", \"v10-full\"],"
+        " \"prema.drain_frac\": [0.1, 0.5], \"pmt.slice_us\": [500, 1000],"
+        " \"v10-full.slice_cycles\": [8192, 65536]}, \"fixed\": {\"mix\": [\"mnist\", \"ncf\"]}}");
+    v10_sweep *b = parse_ok(
+        "{\"axes\": {\"policy\": [\"pmt\", \"prema\", \"v10-full\"],"
+        " \"prema_drain_frac\": [0.1, 0.5], \"pmt_slice_us\": [500, 1000],"
+        " \"slice_cycles\": [8192, 65536]}, \"fixed\": {\"mix\": [\"mnist\", \"ncf\"]}}");
+    /* pmt 2 + prema 2x2 + v10-full 2 */
+    assert_int_equal(v10_sweep_points(a), 2 + 4 + 2);
+    assert_int_equal(v10_sweep_points(b), v10_sweep_points(a));
+    for (size_t i = 0; i < v10_sweep_points(a); i++) {
+        v10_sweep_point pa, pb;
+        v10_err err;
+        assert_int_equal(v10_sweep_point_get(a, i, &pa, &err), 0);
+        assert_int_equal(v10_sweep_point_get(b, i, &pb, &err), 0);
+        assert_string_equal(pa.cfg.policy, pb.cfg.policy);
+        assert_memory_equal(&pa.cfg.params, &pb.cfg.params, sizeof pa.cfg.params);
+    }
+    v10_sweep_point p;
+    v10_err err;
+    assert_int_equal(v10_sweep_point_get(a, 3, &p, &err), 0); /* prema 500 us, 0.5 */
+    assert_string_equal(p.cfg.policy, "prema");
+    assert_true(p.cfg.params.pmt_slice_us == 500 && p.cfg.params.prema_drain_frac == 0.5);
+    v10_sweep_destroy(a);
+    v10_sweep_destroy(b);
+}
+
 /* Each malformed spec is rejected and the message names the key. */
 static void test_malformed(void **state)
 {
@@ -227,6 +262,13 @@ static void test_malformed(void **state)
         {"{\"axes\": {\"mix\": [[\"ncf\"]], \"npu.sa_rowz\": [1]}}", "sa_rowz"},
         {"{\"axes\": {\"mix\": [[\"ncf\"]], \"npu.sa_rows\": [-4]}}", "axes.npu.sa_rows[0]"},
         {"{\"axes\": {\"mix\": [[\"ncf\"]], \"pmt_share\": [\"fair\"]}}", "axes.pmt_share[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"pmt.share\": [\"fair\"]}}",
+         "axes.pmt.share[0]: expected \"equal\" or \"priority\""},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"pmt.slice_us\": [0]}}", "axes.pmt.slice_us[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"pmt.slice_us\": [500], \"pmt_slice_us\": [9]}}",
+         "axes.pmt_slice_us: given twice (under another of its names)"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]], \"pmt.slize_us\": [500]}}",
+         "axes.pmt.slize_us: unknown key"},
         {"{\"axes\": {\"mix\": [[\"ncf\"]], \"contention\": [1]}}", "axes.contention[0]"},
         {"{\"axes\": {\"mix\": [[\"ncf\"]], \"prema_drain_frac\": [-1]}}",
          "axes.prema_drain_frac[0]"},
@@ -663,6 +705,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_points_and_order),
         cmocka_unit_test(test_param_axes_follow_policy),
+        cmocka_unit_test(test_param_table_keys),
         cmocka_unit_test(test_canonical_hash),
         cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_malformed),
