@@ -165,7 +165,6 @@ const v10_policy_ops *v10_policy_at(size_t i);
 const v10_policy_ops *v10_policy_find(const char *name);
 const char *v10_policy_name(const v10_policy_ops *p);
 const char *v10_policy_summary(const v10_policy_ops *p);
-const char *v10_policy_params_help(const v10_policy_ops *p);
 
 /*
  * Policy parameters as plug-ins.  Each policy declares a table of the

@@ -76,7 +76,11 @@ int cmd_policies(int argc, char **argv)
             v10_tab_row(t);
             v10_tab_str(t, v10_policy_name(p));
             v10_tab_str(t, v10_policy_summary(p));
-            v10_tab_str(t, v10_policy_params_help(p));
+            char names[256] = "";
+            for (size_t k = 0; k < v10_policy_param_count(p); k++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                         k ? ", " : "", v10_policy_param_at(p, k)->name);
+            v10_tab_str(t, names[0] ? names : "-");
         }
         rc = v10_tab_write(t, fmt, stdout);
         v10_tab_destroy(t);

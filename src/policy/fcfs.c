@@ -48,7 +48,6 @@ static void fcfs_event(v10_engine *e, void *st, v10_ev_kind k, int t)
 const v10_policy_ops v10_policy_fcfs = {
     .name = "fcfs",
     .summary = "temporal: whole core per request, arrival order, no preemption",
-    .params = "none",
     .state_size = sizeof(fcfs_state),
     .init = fcfs_init,
     .pick = fcfs_pick,

@@ -116,8 +116,6 @@ static const v10_param_def pmt_params[] = {
 const v10_policy_ops v10_policy_pmt = {
     .name = "pmt",
     .summary = "temporal: whole core per tenant task, time slices, task context switch",
-    .params = "--pmt-slice-us X (1000), --pmt-share equal|priority (priority), "
-              "NPU pmt_switch_us (30)",
     .V10P_PARAMS(pmt_params),
     .state_size = sizeof(pmt_state),
     .init = pmt_init,

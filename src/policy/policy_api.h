@@ -107,7 +107,6 @@ typedef enum { V10_EV_ARRIVAL = 0, V10_EV_REQ_DONE, V10_EV_OP_DONE, V10_EV_PREEM
 struct v10_policy_ops {
     const char *name;
     const char *summary;  /* one line */
-    const char *params;   /* the run options it reads, with defaults (one line) */
     /* The parameters it reads: each named "<name>.<param>", mapped onto a
      * field of v10_policy_params; n_params entries (0: none).  Two policies
      * reading one field declare the same type, default and range. */

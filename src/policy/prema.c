@@ -146,7 +146,6 @@ static const v10_param_def prema_params[] = {
 const v10_policy_ops v10_policy_prema = {
     .name = "prema",
     .summary = "PREMA (HPCA'20): token-based priority, shortest job, checkpoint or drain",
-    .params = "--pmt-slice-us X (quantum, 1000), --prema-drain-frac F (0.25)",
     .V10P_PARAMS(prema_params),
     .state_size = sizeof(prema_state),
     .init = prema_init,

@@ -33,4 +33,3 @@ const v10_policy_ops *v10_policy_find(const char *name)
 
 const char *v10_policy_name(const v10_policy_ops *p) { return p->name; }
 const char *v10_policy_summary(const v10_policy_ops *p) { return p->summary; }
-const char *v10_policy_params_help(const v10_policy_ops *p) { return p->params; }

@@ -18,7 +18,6 @@ static int solo_pick(v10_engine *e, void *st, int f, const int *cand, int n)
 const v10_policy_ops v10_policy_solo = {
     .name = "solo",
     .summary = "one tenant alone (standalone reference for normalization)",
-    .params = "none",
     .init = solo_init,
     .pick = solo_pick,
 };

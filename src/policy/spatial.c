@@ -65,7 +65,6 @@ static int spatial_pick(v10_engine *e, void *st, int f, const int *cand, int n)
 const v10_policy_ops v10_policy_spatial = {
     .name = "spatial",
     .summary = "static spatial partitioning of SAs and VUs by priority",
-    .params = "none (shares follow priorities)",
     .init = spatial_init,
     .pick = spatial_pick,
 };

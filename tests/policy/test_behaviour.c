@@ -350,7 +350,7 @@ static void test_active_rate_from_arrival(void **state)
 {
     (void)state;
     static const v10_policy_ops probe_ops = {.name = "probe", .summary = "test probe",
-                                             .params = "none", .state_size = sizeof(probe),
+                                             .state_size = sizeof(probe),
                                              .pick = probe_pick, .on_event = probe_event};
     v10_tenant_spec ts;
     v10_run_config cfg;
@@ -413,7 +413,7 @@ static void test_one_eligibility_rule(void **state)
 {
     (void)state;
     static const v10_policy_ops probe_ops = {.name = "probe", .summary = "test probe",
-                                             .params = "none", .state_size = sizeof(elig_probe),
+                                             .state_size = sizeof(elig_probe),
                                              .pick = elig_pick, .may_run = elig_may_run};
     v10_tenant_spec ts[3];
     v10_run_config cfg;
