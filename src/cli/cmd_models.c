@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "util/checked.h"
 #include "util/json.h"
 #include "v10/calibrate.h"
 #include "v10/cost.h"

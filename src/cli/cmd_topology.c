@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "util/checked.h"
 #include "util/json.h"
 #include "model/topology.h"
 #include "v10/cost.h"

@@ -11,6 +11,8 @@
 
 #include <math.h>
 
+#include "util/checked.h"
+
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
 int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)

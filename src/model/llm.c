@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "model/vu_ops.h"
+#include "util/checked.h"
 #include "util/file.h"
 #include "util/json.h"
 

@@ -16,6 +16,7 @@
 #include <onnx/onnx.pb-c.h>
 
 #include "model/vu_ops.h"
+#include "util/checked.h"
 #include "util/file.h"
 
 #define MAX_RANK V10_ONNX_MAX_RANK
