@@ -57,15 +57,6 @@ static int load(const char *spec, const v10_npu *npu, v10_model *m, v10_model_su
     return 0;
 }
 
-/* The exit code after writing a report: a failed stdout is reported once,
- * by cli_stdout_done; anything else (out of memory) here. */
-static int written(int rc, const v10_err *err)
-{
-    if (!rc)
-        return V10_EXIT_OK;
-    return ferror(stdout) ? V10_EXIT_FAIL : cli_fail(err);
-}
-
 /* ---- models ------------------------------------------------------------ */
 
 static void models_usage(void)
@@ -126,7 +117,7 @@ int cmd_models(int argc, char **argv)
     }
     rc = v10_models_write(t, &npu, fmt, stdout, &err);
     v10_tab_destroy(t);
-    return written(rc, &err);
+    return cli_written(rc, &err);
 }
 
 /* ---- profile ----------------------------------------------------------- */
@@ -172,5 +163,5 @@ int cmd_profile(int argc, char **argv)
     rc = v10_profile_write(&m, &s, &npu, fmt, stdout, &err) ||
          (fmt == V10_FMT_CSV && fflush(stdout));
     v10_model_fini(&m);
-    return written(rc, &err);
+    return cli_written(rc, &err);
 }
