@@ -154,7 +154,8 @@ int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
         return v10_err_set(err, "%s: operator %s: vector op needs elements and ops",
                            m->name, name);
     uint64_t bytes, ops;
-    if (V10_MUL(&bytes, elems, in_tensors + 1, BYTES_PER_ELEM) || V10_MUL(&ops, elems, ops_per_elem))
+    if (V10_MUL(&bytes, elems, in_tensors + 1, BYTES_PER_ELEM) ||
+        V10_MUL(&ops, elems, ops_per_elem))
         return overflow(m, name, err);
     v10_op *prev = m->n_ops ? &m->ops[m->n_ops - 1] : NULL;
     if (fusible && prev && prev->fusible && prev->kind == V10_OP_VECTOR && prev->elems == elems) {

@@ -270,7 +270,7 @@ static int import_node(ctx *c)
         in[i] = n->input[i][0] ? onnx_slot(c, n->input[i], 0) : NULL;
         if (n->input[i][0] && (!in[i] || !in[i]->defined))
             rc = onnx_nerr(c, "input '%s' is not a graph input, an initializer or the output of "
-                         "an earlier node", n->input[i]);
+                              "an earlier node", n->input[i]);
         else if (in[i] && !in[i]->known && !unknown)
             unknown = in[i]->name;
         else if (in[i] && !in[i]->is_const)
@@ -283,15 +283,15 @@ static int import_node(ctx *c)
         const tensor *t = onnx_slot(c, unknown, 0);
         if (!c->opts->unknown_vu)
             rc = onnx_nerr(c, "input '%s' has an unknown shape (%s); give a static shape or "
-                         "--tenant FILE.onnx:unknown=vu", unknown, t->why);
+                              "--tenant FILE.onnx:unknown=vu", unknown, t->why);
         else
             rc = approximate(c, in, n->n_input, "input shape unknown");
     } else if (!d) {
         if (!c->opts->unknown_vu)
             rc = onnx_nerr(c, "unsupported operator%s%s (docs/onnx.md lists the supported ones; "
-                         "FILE.onnx:unknown=vu approximates it on the VU)",
-                      n->domain && n->domain[0] ? " in domain " : "",
-                      n->domain && n->domain[0] ? n->domain : "");
+                              "FILE.onnx:unknown=vu approximates it on the VU)",
+                           n->domain && n->domain[0] ? " in domain " : "",
+                           n->domain && n->domain[0] ? n->domain : "");
         else
             rc = approximate(c, in, n->n_input, "unsupported operator");
     } else {

@@ -14,6 +14,17 @@
 
 /* ------------------------------------------------------- shape and layout */
 
+/* A data-movement node's end: one VU copy over y, then output 0 (values
+ * optional, freed here). */
+static int copy_out(ctx *c, const shape *y, int64_t *vals)
+{
+    int rc = onnx_vu_copy(c, y);
+    if (!rc)
+        rc = onnx_def_out(c, 0, y, vals);
+    free(vals);
+    return rc;
+}
+
 int onnx_h_shape(ctx *c, tensor **in, size_t n_in, const op_def *d)
 {
     (void)n_in, (void)d;
@@ -60,7 +71,7 @@ int onnx_h_constant(ctx *c, tensor **in, size_t n_in, const op_def *d)
         s = (shape){1, {(int64_t)a->n_strings}};
     } else {
         return onnx_nerr(c, "no supported value attribute (value, value_int(s), value_float(s), "
-                       "value_string(s))");
+                            "value_string(s))");
     }
     int rc = onnx_def_out(c, 0, &s, vals);
     free(vals);
@@ -396,11 +407,7 @@ int onnx_h_slice(ctx *c, tensor **in, size_t n_in, const op_def *d)
     if (x->vals && x->s.rank == 1 && (vals = malloc(((size_t)y.d[0] + 1) * sizeof *vals)))
         for (int64_t i = 0; i < y.d[0]; i++)
             vals[i] = x->vals[first[0] + i * step[0]];
-    int rc = onnx_vu_copy(c, &y);
-    if (!rc)
-        rc = onnx_def_out(c, 0, &y, vals);
-    free(vals);
-    return rc;
+    return copy_out(c, &y, vals);
 }
 
 int onnx_h_gather(ctx *c, tensor **in, size_t n_in, const op_def *d)
@@ -531,10 +538,6 @@ int onnx_h_range(ctx *c, tensor **in, size_t n_in, const op_def *d)
     if (y.d[0] <= MAX_VALS && (vals = malloc(((size_t)y.d[0] + 1) * sizeof *vals)))
         for (int64_t i = 0; i < y.d[0]; i++)
             vals[i] = s + i * dl;
-    int rc = onnx_vu_copy(c, &y);
-    if (!rc)
-        rc = onnx_def_out(c, 0, &y, vals);
-    free(vals);
-    return rc;
+    return copy_out(c, &y, vals);
 }
 

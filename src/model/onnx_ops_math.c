@@ -193,7 +193,7 @@ static int read_window(ctx *c, uint32_t ns, const int64_t *kernel_from, window *
             w->k[i] > MAX_WINDOW || w->s[i] > MAX_WINDOW || w->dil[i] > MAX_WINDOW ||
             w->pb[i] > MAX_ELEMS || w->pe[i] > MAX_ELEMS)
             return onnx_nerr(c, "kernel, strides and dilations must be in [1, 2^24] and pads in "
-                           "[0, 2^50]");
+                                "[0, 2^50]");
     }
     onnx_attr_str(c, "auto_pad", w->auto_pad, sizeof w->auto_pad, "NOTSET");
     if (strcmp(w->auto_pad, "NOTSET") && strcmp(w->auto_pad, "VALID") &&
@@ -215,7 +215,7 @@ static int window_out(ctx *c, const window *w, uint32_t i, int64_t in, int ceil_
     int64_t span = in + (strcmp(w->auto_pad, "VALID") ? w->pb[i] + w->pe[i] : 0) - dk;
     if (span < 0)
         return onnx_nerr(c, "window of %lld is larger than the padded input (%lld) in spatial "
-                       "dim %u", (long long)dk, (long long)(span + dk), i);
+                            "dim %u", (long long)dk, (long long)(span + dk), i);
     *out = (ceil_mode ? (span + w->s[i] - 1) / w->s[i] : span / w->s[i]) + 1;
     if (ceil_mode && (*out - 1) * w->s[i] >= in + w->pb[i])
         (*out)--; /* the last window must start inside the input or left pad */
@@ -243,8 +243,8 @@ int onnx_h_conv(ctx *c, tensor **in, size_t n_in, const op_def *d)
     int64_t g = onnx_attr_int(c, "group", 1), C = x->s.d[1], F = wt->s.d[0];
     if (g < 1 || g > MAX_WINDOW || C % g || F % g || wt->s.d[1] * g != C)
         return onnx_nerr(c, "group %lld does not divide X's %lld channels into W's %lld per group "
-                       "(and %lld filters)", (long long)g, (long long)C,
-                    (long long)wt->s.d[1], (long long)F);
+                            "(and %lld filters)", (long long)g, (long long)C,
+                         (long long)wt->s.d[1], (long long)F);
     for (uint32_t i = 0; i < ns; i++)
         if (w.k[i] != wt->s.d[2 + i])
             return onnx_nerr(c, "kernel_shape does not match W");
@@ -292,7 +292,7 @@ int onnx_h_conv_transpose(ctx *c, tensor **in, size_t n_in, const op_def *d)
     int64_t g = onnx_attr_int(c, "group", 1), C = x->s.d[1];
     if (g < 1 || g > MAX_WINDOW || wt->s.d[0] != C || C % g)
         return onnx_nerr(c, "W's first dim %lld must equal X's %lld channels, divisible by group "
-                       "%lld", (long long)wt->s.d[0], (long long)C, (long long)g);
+                            "%lld", (long long)wt->s.d[0], (long long)C, (long long)g);
     int64_t F = wt->s.d[1] * g;
     if (F > MAX_ELEMS)
         return onnx_nerr(c, "%lld output channels", (long long)F);

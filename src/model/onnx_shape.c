@@ -23,8 +23,8 @@ const char *onnx_node_name(const ctx *c)
 
 /* "PATH: node 'NAME' (OP): message"; returns -1. */
 int onnx_nerr(ctx *c, const char *fmt, ...)
-{
-    char msg[V10_ERR_MAX];
+              {
+              char msg[V10_ERR_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -256,7 +256,8 @@ int onnx_need_vals(ctx *c, const tensor *t, const char *what)
 {
     if (!t->vals)
         return onnx_nerr(c, "%s (input '%s') must be an integer constant the importer can "
-                       "evaluate (an initializer, Constant or shape arithmetic)", what, t->name);
+                            "evaluate (an initializer, Constant or shape arithmetic)",
+                         what, t->name);
     return 0;
 }
 
