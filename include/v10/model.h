@@ -1,5 +1,5 @@
 /*
- * model.h — the operator IR and models (DESIGN §3).
+ * model.h — the operator IR and models (docs/models.md "How operators are formed").
  *
  * A model is an in-order stream of operators; each operator is bound to one
  * FU type and carries its work.  Operators are described by shape (GEMM

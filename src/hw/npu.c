@@ -1,5 +1,5 @@
 /*
- * npu.c — NPU presets and their JSON overrides (DESIGN §2).
+ * npu.c — NPU presets and their JSON overrides (docs/formats.md §1).
  *
  * The table of fields below drives both JSON parsing and printing, so a
  * field added to v10_npu is added here once.
@@ -64,7 +64,7 @@ typedef struct preset {
 
 static void mk_isca23(v10_npu *n) { *n = isca23; }
 
-/* Scalability study (DESIGN §7): k SAs and k VUs, HBM bandwidth scaled with
+/* The scalability study (docs/repro.md): k SAs and k VUs, HBM bandwidth scaled with
  * them; the HBM capacity stays the paper's. */
 static void scale(v10_npu *n, uint32_t k, const char *name)
 {
