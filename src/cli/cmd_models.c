@@ -4,7 +4,6 @@
  * operator-trace CSV, so a profile can be edited and fed back in).
  */
 #include <getopt.h>
-#include <string.h>
 
 #include "cli/cli.h"
 #include "v10/calibrate.h"

@@ -3,7 +3,6 @@
  * or a JSON override file) with derived figures, or lists the presets.
  */
 #include <getopt.h>
-#include <string.h>
 
 #include "cli/cli.h"
 #include "v10/model_report.h"
