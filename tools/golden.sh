@@ -52,7 +52,7 @@ go fleet_json    fleet --services "$out/svc.csv" --npus 3 --requests 4 --format 
 go sweep         sweep tests/data/sweep/tiny.json -j 2 --out "$out/sweep"
 go repro         repro --quick --out "$out/repro" -j 2
 # Remove wall-clock fields and the output directory's name.
-rm -f "$out/svc.csv" "$out/sweep/.lock"
+rm -f "$out/svc.csv" "$out/sweep/.lock" "$out/sweep/results.db"
 [ -f "$out/sweep/results.jsonl" ] && python3 - "$out/sweep/results.jsonl" <<'PY'
 import json, sys
 p = sys.argv[1]; rows = [json.loads(l) for l in open(p)]

@@ -3,9 +3,10 @@
  * no global state, so points are independent; results land at their own
  * index, so the outcome is the same whatever the thread count.
  *
- * The same machinery serves `run --policy all`, `repro`, `fleet` and
- * `sweep`.  A progress bar with ETA goes to stderr when `progress` is set
- * and stderr is a terminal (or V10_PROGRESS=1).
+ * A batch (v10_pool_run: `run --policy all`, `repro`, `fleet`, `collocate`)
+ * and a sweep's queue (v10/sweep.h) run on the same thread pool
+ * (src/util/pool.h).  A progress bar with ETA goes to stderr when
+ * `progress` is set and stderr is a terminal (or V10_PROGRESS=1).
  */
 #ifndef V10_POOL_H
 #define V10_POOL_H

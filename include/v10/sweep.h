@@ -4,9 +4,10 @@
  * are recorded durably in a directory so an interrupted sweep resumes
  * without losing or repeating a point.  The spec format is in docs/sweep.md.
  *
- * Ownership: _parse/_open create, _destroy/_close free.  Everything here is
- * safe to call from several threads on distinct points, except the store,
- * whose calls the caller serializes (v10_sweep_run_local does).
+ * Ownership: _parse/_open/_create create, _destroy/_close free.  Everything
+ * here is safe to call from several threads on distinct points, except the
+ * store, whose calls the caller serializes (the queue does).  The code is
+ * in src/sweep/: spec.c, points.c, store.c, export.c, run.c.
  */
 #ifndef V10_SWEEP_H
 #define V10_SWEEP_H
@@ -70,12 +71,15 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
 int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err);
 
 /*
- * The result store: DIR/spec.json (the canonical spec and its hash) and
- * DIR/results.jsonl, one row per finished point, appended and fsync'ed
- * before the point counts as done.  On open with `resume`, complete rows
- * are kept (a torn last line is cut off, invalid or duplicate rows are
- * dropped), and a spec that differs from DIR's is refused.  Without
- * `resume`, a DIR that is not empty is refused.
+ * The result store, in directory DIR: DIR/spec.json (the canonical spec,
+ * its hash and its input files' content hashes) and DIR/results.db, an
+ * SQLite database holding one row per finished point, each committed (WAL
+ * journal, synced) in its own transaction before the point counts as done.
+ * On open with `resume`, the recorded points are read back (a row whose
+ * index or id is not this spec's is dropped), and a spec or input file
+ * that differs from DIR's, or a results.db that is not a store of this
+ * spec, is refused.  Without `resume`, a DIR that is not empty is refused.
+ * One process at a time: DIR/.lock is held while the store is open.
  */
 typedef struct v10_sweep_store v10_sweep_store;
 
@@ -84,22 +88,27 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
 /* done[i] != 0: point i is recorded. */
 const unsigned char *v10_sweep_store_done(const v10_sweep_store *st);
 size_t v10_sweep_store_count(const v10_sweep_store *st);
-/* Rows dropped when the store was opened (torn, invalid or duplicate). */
+/* Rows dropped when the store was opened (not a row of this spec's points). */
 size_t v10_sweep_store_dropped(const v10_sweep_store *st);
 /* Rows that record an error instead of a result (known after finish). */
 size_t v10_sweep_store_refused(const v10_sweep_store *st);
-/* Records point i's row durably.  A row for an index already done is ignored. */
+/* Records point i's row (one line ending in '\n') durably.  A row for an
+ * index already done is ignored. */
 int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_err *err);
-/* When every point is recorded, writes DIR/results.csv (sorted by index)
- * atomically; returns 0 without writing if some points are missing. */
+/* When every point is recorded, exports DIR/results.jsonl and
+ * DIR/results.csv (both sorted by index, each written atomically); returns
+ * 0 without writing if some points are missing. */
 int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err);
 void v10_sweep_store_close(v10_sweep_store *st);
 
 /*
  * Hands out the missing points of a store one at a time (dynamic load
- * balancing) and records finished ones; thread-safe.  Threads call
- * v10_sweep_work to run points until none remain; the MPI coordinator uses
- * _take and _record for remote ranks.
+ * balancing, on the one thread pool of src/util/pool.h) and records
+ * finished ones; thread-safe.  Threads run points with v10_sweep_work or
+ * v10_sweep_queue_start; the MPI coordinator uses _take and _record for
+ * remote ranks.  A point's failure (only running out of memory or a store
+ * that cannot record: a point the simulator refuses is a row) stops
+ * handing out points.
  */
 typedef struct v10_sweep_queue v10_sweep_queue;
 
@@ -111,7 +120,12 @@ int64_t v10_sweep_queue_take(v10_sweep_queue *q);
 void v10_sweep_queue_record(v10_sweep_queue *q, size_t i, const char *row, const char *msg);
 /* Runs points from the queue on the calling thread until none remain. */
 void v10_sweep_work(v10_sweep_queue *q);
-/* Ends the progress bar; returns 0, or -1 with the first failure's message. */
+/* Starts up to `threads` background threads running points; returns how
+ * many started. */
+int v10_sweep_queue_start(v10_sweep_queue *q, int threads);
+/* Waits for the threads (if none started, runs the remaining points on
+ * the calling thread), ends the progress bar and frees the queue; returns
+ * 0, or -1 with the first failure's message. */
 int v10_sweep_queue_destroy(v10_sweep_queue *q, v10_err *err);
 
 /* Runs every missing point on `threads` threads (the caller's included). */

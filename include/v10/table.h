@@ -14,6 +14,7 @@
 #ifndef V10_TABLE_H
 #define V10_TABLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -40,6 +41,14 @@ void v10_tab_destroy(v10_tab *t);
 
 /* Declares a column; `digits` is the number of decimals for REAL columns. */
 void v10_tab_col(v10_tab *t, const char *name, v10_col_kind kind, int digits);
+/* A column as data, so that a table's columns can be one const array. */
+typedef struct v10_col_spec {
+    const char *name;
+    v10_col_kind kind;
+    int digits;
+} v10_col_spec;
+/* Declares n columns, in order. */
+void v10_tab_cols(v10_tab *t, const v10_col_spec *cols, size_t n);
 /* Starts a new row; then one v10_tab_* cell call per column, in order. */
 void v10_tab_row(v10_tab *t);
 void v10_tab_str(v10_tab *t, const char *s);

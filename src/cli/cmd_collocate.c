@@ -4,14 +4,12 @@
  * clustering-based collocation against a heuristic and random prediction.
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "util/json.h"
-#include "v10/fleet.h"
+#include "v10/colloc.h"
 
 static void usage(FILE *f)
 {
@@ -51,174 +49,6 @@ static const struct option opts[] = {
     {"requests", required_argument, 0, O_REQ},  {"help", no_argument, 0, O_HELP},
     {"jobs", required_argument, 0, 'j'},        {0, 0, 0, 0},
 };
-
-static cJSON *confusion_json(const v10_confusion *c)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "tp", c->tp);
-    cJSON_AddNumberToObject(o, "fp", c->fp);
-    cJSON_AddNumberToObject(o, "tn", c->tn);
-    cJSON_AddNumberToObject(o, "fn", c->fn);
-    return o;
-}
-
-/*
- * With no pair (or every pair) beneficial at the threshold, "never" (or
- * "always") is right every time and the accuracies measure nothing: writes
- * a note saying so, with the median gain as a threshold that splits the
- * pairs in half (rounded down, so that the median pair stays beneficial).
- * Returns 0 and writes nothing when the threshold splits the pairs.
- */
-static int degenerate_note(const v10_colloc_result *r, const v10_colloc_opts *co, char *buf,
-                           size_t n)
-{
-    if (r->n_beneficial != 0 && r->n_beneficial != r->n_pairs)
-        return 0;
-    snprintf(buf, n, "%s pair reaches the threshold %.2f (gains %.3f to %.3f), so predicting "
-                     "'%s' for every pair scores 100%%: the accuracies say nothing.  Try "
-                     "--threshold %.3f, the median gain, which makes about half the pairs "
-                     "beneficial",
-             r->n_beneficial ? "every" : "no", co->threshold, r->gain_min, r->gain_max,
-             r->n_beneficial ? "yes" : "no", floor(r->gain_median * 1000) / 1000);
-    return 1;
-}
-
-static int print_json(const v10_colloc_result *r, const v10_profile *prof, const char **names,
-                      const v10_colloc_opts *co, const v10_run_config *base)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "version", V10_VERSION);
-    cJSON *cfg = cJSON_AddObjectToObject(root, "config");
-    cJSON_AddStringToObject(cfg, "npu", base->npu.name);
-    cJSON_AddNumberToObject(cfg, "k", (double)co->k);
-    cJSON_AddNumberToObject(cfg, "threshold", co->threshold);
-    cJSON_AddNumberToObject(cfg, "seed", (double)co->seed);
-    cJSON_AddNumberToObject(cfg, "requests", (double)base->requests);
-    cJSON_AddNumberToObject(cfg, "pca_components", (double)r->pca.k);
-    cJSON_AddNumberToObject(cfg, "pca_explained", r->pca.explained);
-    cJSON *acc = cJSON_AddObjectToObject(root, "accuracy");
-    cJSON_AddNumberToObject(acc, "clustering", r->acc_cluster);
-    cJSON_AddNumberToObject(acc, "heuristic", r->acc_heuristic);
-    cJSON_AddNumberToObject(acc, "random", r->acc_random);
-    cJSON_AddNumberToObject(acc, "random_mean", r->acc_random_mean);
-    cJSON *cm = cJSON_AddObjectToObject(root, "confusion");
-    cJSON_AddItemToObject(cm, "clustering", confusion_json(&r->cm_cluster));
-    cJSON_AddItemToObject(cm, "heuristic", confusion_json(&r->cm_heuristic));
-    cJSON_AddItemToObject(cm, "random", confusion_json(&r->cm_random));
-    cJSON_AddNumberToObject(root, "beneficial", r->n_beneficial);
-    cJSON_AddNumberToObject(root, "pairs_total", (double)r->n_pairs);
-    cJSON_AddNumberToObject(root, "gain_median", r->gain_median);
-    char note[512];
-    if (degenerate_note(r, co, note, sizeof note))
-        cJSON_AddStringToObject(root, "note", note);
-    else
-        cJSON_AddNullToObject(root, "note");
-    cJSON *ms = cJSON_AddArrayToObject(root, "models");
-    for (size_t i = 0; i < r->n; i++) {
-        cJSON *m = cJSON_CreateObject();
-        double f[V10_PROFILE_FEATS];
-        v10_profile_features(&prof[i], f);
-        cJSON_AddStringToObject(m, "model", names[i]);
-        for (int j = 0; j < V10_PROFILE_FEATS; j++)
-            cJSON_AddNumberToObject(m, v10_profile_feature_names[j], f[j]);
-        cJSON_AddNumberToObject(m, "cluster", r->cluster[i]);
-        cJSON_AddBoolToObject(m, "sa_heavy", r->sa_heavy[i]);
-        cJSON *pc = cJSON_AddArrayToObject(m, "pca");
-        for (size_t j = 0; j < r->pca.k; j++)
-            cJSON_AddItemToArray(pc, cJSON_CreateNumber(r->coord[i][j]));
-        cJSON_AddItemToArray(ms, m);
-    }
-    cJSON *ps = cJSON_AddArrayToObject(root, "pairs");
-    for (size_t i = 0; i < r->n_pairs; i++) {
-        const v10_colloc_pair *q = &r->pairs[i];
-        cJSON *p = cJSON_CreateObject();
-        char nm[2 * V10_SPEC_MAX + 2];
-        snprintf(nm, sizeof nm, "%s+%s", names[q->a], names[q->b]);
-        cJSON_AddStringToObject(p, "pair", nm);
-        cJSON_AddNumberToObject(p, "gain", q->gain);
-        cJSON_AddBoolToObject(p, "beneficial", q->truth);
-        cJSON_AddNumberToObject(p, "cluster_score", q->score);
-        cJSON_AddBoolToObject(p, "clustering", q->pred_cluster);
-        cJSON_AddBoolToObject(p, "heuristic", q->pred_heuristic);
-        cJSON_AddBoolToObject(p, "random", q->pred_random);
-        cJSON_AddItemToArray(ps, p);
-    }
-    char *s = v10_json_print(root, 1);
-    cJSON_Delete(root);
-    if (!s)
-        return V10_EXIT_FAIL;
-    puts(s);
-    free(s);
-    return V10_EXIT_OK;
-}
-
-static void print_table(const v10_colloc_result *r, const v10_profile *prof, const char **names,
-                        const v10_colloc_opts *co, const v10_run_config *base)
-{
-    printf("v10sim %s  npu %s  k %zu  threshold %.2f  seed %llu  %llu requests/tenant\n"
-           "PCA: %zu components explain %.1f%% of the variance\n\n",
-           V10_VERSION, base->npu.name, co->k, co->threshold, (unsigned long long)co->seed,
-           (unsigned long long)base->requests, r->pca.k, 100 * r->pca.explained);
-    v10_tab *t = v10_tab_create();
-    v10_tab_col(t, "model", V10_COL_STR, 0);
-    v10_tab_col(t, "sa", V10_COL_REAL, 3);
-    v10_tab_col(t, "vu", V10_COL_REAL, 3);
-    v10_tab_col(t, "hbm", V10_COL_REAL, 3);
-    v10_tab_col(t, "op_us.mean", V10_COL_REAL, 2);
-    v10_tab_col(t, "op_us.min", V10_COL_REAL, 2);
-    v10_tab_col(t, "op_us.max", V10_COL_REAL, 2);
-    v10_tab_col(t, "cluster", V10_COL_INT, 0);
-    for (size_t i = 0; i < r->n; i++) {
-        v10_tab_row(t);
-        v10_tab_str(t, names[i]);
-        v10_tab_real(t, prof[i].util_sa);
-        v10_tab_real(t, prof[i].util_vu);
-        v10_tab_real(t, prof[i].util_hbm);
-        v10_tab_real(t, v10_npu_cycles_to_us(&base->npu, prof[i].op_mean_cycles));
-        v10_tab_real(t, v10_npu_cycles_to_us(&base->npu, prof[i].op_min_cycles));
-        v10_tab_real(t, v10_npu_cycles_to_us(&base->npu, prof[i].op_max_cycles));
-        v10_tab_int(t, r->cluster[i]);
-    }
-    v10_tab_write(t, V10_FMT_TABLE, stdout);
-    v10_tab_destroy(t);
-    printf("\n");
-    t = v10_tab_create();
-    v10_tab_col(t, "pair", V10_COL_STR, 0);
-    v10_tab_col(t, "gain", V10_COL_REAL, 3);
-    v10_tab_col(t, "beneficial", V10_COL_STR, 0);
-    v10_tab_col(t, "score", V10_COL_REAL, 3);
-    v10_tab_col(t, "clustering", V10_COL_STR, 0);
-    v10_tab_col(t, "heuristic", V10_COL_STR, 0);
-    v10_tab_col(t, "random", V10_COL_STR, 0);
-    for (size_t i = 0; i < r->n_pairs; i++) {
-        const v10_colloc_pair *q = &r->pairs[i];
-        char nm[2 * V10_SPEC_MAX + 2];
-        snprintf(nm, sizeof nm, "%s+%s", names[q->a], names[q->b]);
-        v10_tab_row(t);
-        v10_tab_str(t, nm);
-        v10_tab_real(t, q->gain);
-        v10_tab_str(t, q->truth ? "yes" : "no");
-        v10_tab_real(t, q->score);
-        v10_tab_str(t, q->pred_cluster ? "yes" : "no");
-        v10_tab_str(t, q->pred_heuristic ? "yes" : "no");
-        v10_tab_str(t, q->pred_random ? "yes" : "no");
-    }
-    v10_tab_write(t, V10_FMT_TABLE, stdout);
-    v10_tab_destroy(t);
-    printf("\n%u of %zu pairs beneficial (gain >= %.2f).  Leave-two-workloads-out accuracy "
-           "(tp/fp/tn/fn):\n"
-           "  clustering  %5.1f%%  (%u/%u/%u/%u)   paper 84.73%%\n"
-           "  heuristic   %5.1f%%  (%u/%u/%u/%u)   paper 64.91%%\n"
-           "  random      %5.1f%%  (%u/%u/%u/%u)   paper 44.83%%; mean of 1000 draws %.1f%%\n",
-           r->n_beneficial, r->n_pairs, co->threshold, 100 * r->acc_cluster, r->cm_cluster.tp,
-           r->cm_cluster.fp, r->cm_cluster.tn, r->cm_cluster.fn, 100 * r->acc_heuristic,
-           r->cm_heuristic.tp, r->cm_heuristic.fp, r->cm_heuristic.tn, r->cm_heuristic.fn,
-           100 * r->acc_random, r->cm_random.tp, r->cm_random.fp, r->cm_random.tn,
-           r->cm_random.fn, 100 * r->acc_random_mean);
-    char note[512];
-    if (degenerate_note(r, co, note, sizeof note))
-        printf("note: %s.\n", note);
-}
 
 int cmd_collocate(int argc, char **argv)
 {
@@ -318,14 +148,8 @@ int cmd_collocate(int argc, char **argv)
         rc = cli_fail(&err);
         goto out;
     }
-    if (fmt == V10_FMT_JSON)
-        rc = print_json(&r, prof, names, &co, &base);
-    else {
-        print_table(&r, prof, names, &co, &base);
-        rc = V10_EXIT_OK;
-    }
-    if (fflush(stdout) != 0)
-        rc = V10_EXIT_FAIL;
+    rc = v10_colloc_report(&r, prof, names, &co, &base, fmt, stdout) || fflush(stdout)
+             ? V10_EXIT_FAIL : V10_EXIT_OK;
 out:
     v10_colloc_result_fini(&r);
     free(prof);

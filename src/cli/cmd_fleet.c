@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "util/json.h"
 #include "v10/fleet.h"
 
 static void usage(FILE *f)
@@ -44,118 +43,6 @@ static const struct option opts[] = {
     {"help", no_argument, 0, O_HELP},          {"jobs", required_argument, 0, 'j'},
     {0, 0, 0, 0},
 };
-
-static int print_json(const v10_fleet_result *r, const v10_service *svc, const v10_fleet_opts *o)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "version", V10_VERSION);
-    cJSON *cfg = cJSON_AddObjectToObject(root, "config");
-    cJSON_AddStringToObject(cfg, "npu", o->base.npu.name);
-    cJSON_AddStringToObject(cfg, "policy", o->base.policy);
-    cJSON_AddNumberToObject(cfg, "npus", (double)o->npus);
-    cJSON_AddNumberToObject(cfg, "services", (double)r->n);
-    cJSON_AddNumberToObject(cfg, "requests", (double)o->base.requests);
-    cJSON_AddNumberToObject(cfg, "k", (double)o->colloc.k);
-    cJSON_AddNumberToObject(cfg, "seed", (double)o->base.seed);
-    cJSON *pls = cJSON_AddArrayToObject(root, "placements");
-    for (int p = 0; p < V10_PLACEMENTS; p++) {
-        const v10_fleet_plan *pp = &r->plan[p];
-        cJSON *pl = cJSON_CreateObject();
-        cJSON_AddStringToObject(pl, "placement", v10_placement_name(pp->how));
-        cJSON_AddNumberToObject(pl, "util_overall", pp->util_overall);
-        cJSON_AddNumberToObject(pl, "util_sa", pp->util_sa);
-        cJSON_AddNumberToObject(pl, "util_vu", pp->util_vu);
-        cJSON_AddNumberToObject(pl, "stp_total", pp->stp_total);
-        cJSON_AddNumberToObject(pl, "lat_p95_mean_us", pp->lat_p95_mean_us);
-        cJSON *npus = cJSON_AddArrayToObject(pl, "npus");
-        for (size_t j = 0; j < r->npus; j++) {
-            cJSON *nj = cJSON_CreateObject();
-            cJSON_AddNumberToObject(nj, "npu", (double)j);
-            cJSON_AddNumberToObject(nj, "util_overall", pp->npu_util[j]);
-            cJSON_AddNumberToObject(nj, "stp", pp->npu_stp[j]);
-            cJSON *mem = cJSON_AddArrayToObject(nj, "services");
-            for (size_t i = 0; i < r->n; i++)
-                if (pp->npu_of[i] == j)
-                    cJSON_AddItemToArray(mem, cJSON_CreateString(svc[i].name));
-            cJSON_AddItemToArray(npus, nj);
-        }
-        cJSON *ss = cJSON_AddArrayToObject(pl, "services");
-        for (size_t i = 0; i < r->n; i++) {
-            cJSON *s = cJSON_CreateObject();
-            cJSON_AddStringToObject(s, "name", svc[i].name);
-            cJSON_AddStringToObject(s, "model", svc[i].spec.model);
-            cJSON_AddNumberToObject(s, "cluster", r->cluster[i]);
-            cJSON_AddNumberToObject(s, "npu", (double)pp->svc[i].npu);
-            cJSON_AddNumberToObject(s, "np", pp->svc[i].np);
-            cJSON_AddNumberToObject(s, "throughput_rps", pp->svc[i].throughput_rps);
-            cJSON_AddNumberToObject(s, "lat_avg_us", pp->svc[i].lat_avg_us);
-            cJSON_AddNumberToObject(s, "lat_p95_us", pp->svc[i].lat_p95_us);
-            cJSON_AddItemToArray(ss, s);
-        }
-        cJSON_AddItemToArray(pls, pl);
-    }
-    char *s = v10_json_print(root, 1);
-    cJSON_Delete(root);
-    if (!s)
-        return V10_EXIT_FAIL;
-    puts(s);
-    free(s);
-    return V10_EXIT_OK;
-}
-
-static void print_table(const v10_fleet_result *r, const v10_service *svc, const v10_fleet_opts *o)
-{
-    printf("v10sim %s  npu %s  policy %s  %zu services on %zu NPUs  %llu requests/service  "
-           "seed %llu\n\n",
-           V10_VERSION, o->base.npu.name, o->base.policy, r->n, r->npus,
-           (unsigned long long)o->base.requests, (unsigned long long)o->base.seed);
-    v10_tab *t = v10_tab_create();
-    v10_tab_col(t, "placement", V10_COL_STR, 0);
-    v10_tab_col(t, "util.overall", V10_COL_REAL, 3);
-    v10_tab_col(t, "util.sa", V10_COL_REAL, 3);
-    v10_tab_col(t, "util.vu", V10_COL_REAL, 3);
-    v10_tab_col(t, "stp_total", V10_COL_REAL, 3);
-    v10_tab_col(t, "p95_us_mean", V10_COL_REAL, 1);
-    for (int p = 0; p < V10_PLACEMENTS; p++) {
-        const v10_fleet_plan *pp = &r->plan[p];
-        v10_tab_row(t);
-        v10_tab_str(t, v10_placement_name(pp->how));
-        v10_tab_real(t, pp->util_overall);
-        v10_tab_real(t, pp->util_sa);
-        v10_tab_real(t, pp->util_vu);
-        v10_tab_real(t, pp->stp_total);
-        v10_tab_real(t, pp->lat_p95_mean_us);
-    }
-    v10_tab_write(t, V10_FMT_TABLE, stdout);
-    v10_tab_destroy(t);
-    printf("\n");
-    t = v10_tab_create();
-    v10_tab_col(t, "service", V10_COL_STR, 0);
-    v10_tab_col(t, "model", V10_COL_STR, 0);
-    v10_tab_col(t, "cluster", V10_COL_INT, 0);
-    for (int p = 0; p < V10_PLACEMENTS; p++) {
-        char c1[64], c2[64], c3[64];
-        snprintf(c1, sizeof c1, "%s.npu", v10_placement_name((v10_placement)p));
-        snprintf(c2, sizeof c2, "%s.np", v10_placement_name((v10_placement)p));
-        snprintf(c3, sizeof c3, "%s.p95_us", v10_placement_name((v10_placement)p));
-        v10_tab_col(t, c1, V10_COL_INT, 0);
-        v10_tab_col(t, c2, V10_COL_REAL, 3);
-        v10_tab_col(t, c3, V10_COL_REAL, 1);
-    }
-    for (size_t i = 0; i < r->n; i++) {
-        v10_tab_row(t);
-        v10_tab_str(t, svc[i].name);
-        v10_tab_str(t, svc[i].spec.model);
-        v10_tab_int(t, r->cluster[i]);
-        for (int p = 0; p < V10_PLACEMENTS; p++) {
-            v10_tab_int(t, (int64_t)r->plan[p].svc[i].npu);
-            v10_tab_real(t, r->plan[p].svc[i].np);
-            v10_tab_real(t, r->plan[p].svc[i].lat_p95_us);
-        }
-    }
-    v10_tab_write(t, V10_FMT_TABLE, stdout);
-    v10_tab_destroy(t);
-}
 
 int cmd_fleet(int argc, char **argv)
 {
@@ -243,13 +130,8 @@ int cmd_fleet(int argc, char **argv)
         free(svc);
         return cli_fail(&err);
     }
-    int rc = V10_EXIT_OK;
-    if (fmt == V10_FMT_JSON)
-        rc = print_json(&r, svc, &o);
-    else
-        print_table(&r, svc, &o);
-    if (fflush(stdout) != 0)
-        rc = V10_EXIT_FAIL;
+    int rc = v10_fleet_report(&r, svc, &o, fmt, stdout) || fflush(stdout) ? V10_EXIT_FAIL
+                                                                          : V10_EXIT_OK;
     v10_fleet_result_fini(&r);
     free(svc);
     return rc;

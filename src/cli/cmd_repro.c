@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "util/file.h"
-#include "v10/fleet.h"
+#include "v10/repro.h"
 
 static void usage(FILE *f)
 {
@@ -82,8 +82,13 @@ int cmd_repro(int argc, char **argv)
         v10_err_set(&err, "%s: cannot create directory: %s", dir, strerror(errno));
         return cli_fail(&err);
     }
+    v10_repro *r;
+    if (v10_repro_run(&o, &r, &err))
+        return cli_fail(&err);
     v10_repro_out out;
-    if (v10_repro_run(&o, &out, &err))
+    int bad = v10_repro_render(r, &out, &err);
+    v10_repro_destroy(r);
+    if (bad)
         return cli_fail(&err);
     int rc = V10_EXIT_OK;
     for (size_t i = 0; i < out.n_files && rc == V10_EXIT_OK; i++) {
@@ -97,14 +102,8 @@ int cmd_repro(int argc, char **argv)
                "(see %s/summary.md and %s/report.html)\n",
                out.runs, o.threads, o.threads == 1 ? "" : "s", out.wall_seconds,
                o.quick ? " (--quick)" : "", out.n_files, dir, dir, dir);
-    if (rc == V10_EXIT_OK) {
-        printf("V10-Full over PMT, mean of the paper's 11 pairs (paper: STP x1.57, "
-               "utilization x1.64, latency /1.56, p95 /1.74, overlap 63%%):\n");
-        for (int k = 0; k < 2; k++)
-            printf("  %-7s STP x%.3f  utilization x%.3f  latency /%.3f  p95 /%.3f  "
-                   "overlap %.1f%%\n", out.head[k].set, out.head[k].stp, out.head[k].util,
-                   out.head[k].lat, out.head[k].p95, 100 * out.head[k].overlap);
-    }
+    if (rc == V10_EXIT_OK && v10_repro_headlines_write(&out, stdout))
+        rc = V10_EXIT_FAIL;
     v10_repro_out_fini(&out);
     return rc;
 }

@@ -18,9 +18,10 @@ static void usage(FILE *f, int mpi)
     fprintf(f,
         "usage: %s sweep SPEC.json [options]\n\n"
         "Runs one simulation per point of the product of the spec's axes and\n"
-        "records one row per point in DIR/results.jsonl (durably, as each point\n"
-        "finishes) and, once all are done, DIR/results.csv sorted by index.\n"
-        "A killed sweep continues with --resume.  Format: docs/sweep.md.\n\n"
+        "records one row per point in DIR/results.db (SQLite, committed as each\n"
+        "point finishes); once all are done, writes DIR/results.jsonl and\n"
+        "DIR/results.csv, sorted by index.  A killed sweep continues with\n"
+        "--resume.  Format: docs/sweep.md.\n\n"
         "options:\n", mpi ? "mpirun -np K v10sim-mpi" : "v10sim");
     if (!mpi)
         fprintf(f, "  -j, --jobs N     threads (default: the number of CPUs)\n");
@@ -128,8 +129,8 @@ int sweep_cli_open(const sweep_args *a, const v10_sweep *s, v10_sweep_store **st
         fprintf(stderr, "v10sim sweep: %s: %zu of %zu points already done, %zu to run%s\n",
                 a->out, done, n, n - done, "");
     if (v10_sweep_store_dropped(*st))
-        fprintf(stderr, "v10sim sweep: %s: dropped %zu incomplete or invalid row(s) "
-                "(those points run again)\n", a->out, v10_sweep_store_dropped(*st));
+        fprintf(stderr, "v10sim sweep: %s: dropped %zu row(s) that are not this spec's "
+                "points (those points run again)\n", a->out, v10_sweep_store_dropped(*st));
     return V10_EXIT_OK;
 }
 

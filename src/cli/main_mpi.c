@@ -6,14 +6,14 @@
  * Rank 0 is the coordinator: it validates the spec, owns the result store
  * (the same durability rule as the threaded sweep) and hands out point
  * indices one at a time on request (dynamic load balancing).  It also runs
- * points on a local thread, so K ranks compute on K cores.  Workers parse
+ * points on a worker thread of the sweep's queue (the one thread pool), so
+ * K ranks compute on K cores.  Workers parse
  * the canonical spec rank 0 broadcasts, run the points they are given and
  * send back each row.  Only rank 0's main thread calls MPI
  * (MPI_THREAD_FUNNELED); waits poll with short sleeps so idle ranks leave
  * their cores to the ranks that compute.
  */
 #include <mpi.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,12 +89,6 @@ static void worker(int rank, const char *text, const char *origin)
     v10_sweep_destroy(s);
 }
 
-static void *local_thread(void *q)
-{
-    v10_sweep_work(q);
-    return NULL;
-}
-
 /* Rank 0: serve indices to every worker and record what comes back. */
 static int coordinate(const sweep_args *a, v10_sweep *s, v10_sweep_store *st, int size)
 {
@@ -103,8 +97,7 @@ static int coordinate(const sweep_args *a, v10_sweep *s, v10_sweep_store *st, in
         fprintf(stderr, "v10sim-mpi: out of memory\n");
         return V10_EXIT_FAIL;
     }
-    pthread_t th;
-    int local = pthread_create(&th, NULL, local_thread, q) == 0;
+    v10_sweep_queue_start(q, 1); /* rank 0's own core runs points too */
     int active = size - 1;
     long idle_ns = 20000;
     while (active > 0) {
@@ -144,11 +137,7 @@ static int coordinate(const sweep_args *a, v10_sweep *s, v10_sweep_store *st, in
         if (next < 0)
             active--;
     }
-    if (local)
-        pthread_join(th, NULL);
-    else
-        v10_sweep_work(q); /* no thread: rank 0 finishes the points itself */
-    v10_err err;
+    v10_err err; /* without its thread, rank 0 runs the points left itself */
     if (v10_sweep_queue_destroy(q, &err))
         return cli_fail(&err);
     return V10_EXIT_OK;

@@ -1,196 +1,22 @@
 /*
- * fleet.c — placing N services on M NPUs (DESIGN §8): by clustering (the
- * paper's collocation scores), by greedy complementarity of standalone
- * utilizations, and at random; then every NPU of every placement is
- * simulated (independent runs on the thread pool).
+ * fleet.c — placing N services on M NPUs (docs/repro.md, "Fleet"): by
+ * clustering (the paper's collocation scores), by greedy complementarity of
+ * standalone utilizations, and at random; then every NPU of every placement
+ * is simulated (independent runs on the thread pool).
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/fleet.h"
-#include "util/file.h"
-#include "util/num.h"
+#include "colloc/span.h"
+#include "util/rng.h"
+#include "v10/fleet.h"
 #include "v10/pool.h"
 
 const char *v10_placement_name(v10_placement p)
 {
     static const char *const n[V10_PLACEMENTS] = {"cluster", "greedy", "random"};
     return (unsigned)p < V10_PLACEMENTS ? n[p] : "?";
-}
-
-/* ---- services file -------------------------------------------------------------- */
-
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
-        *--e = 0;
-    return s;
-}
-
-static int parse_num(const char *s, double lo, double hi, double *out)
-{
-    double v;
-    if (v10_parse_f64(s, &v) || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int v10_services_read(const char *path, v10_service **out, size_t *n, v10_err *err)
-{
-    *out = NULL;
-    *n = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    int rc = v10_services_parse(f, path, out, n, err);
-    fclose(f);
-    return rc;
-}
-
-int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, v10_err *err)
-{
-    *out = NULL;
-    *n = 0;
-    char line[2048];
-    size_t cap = 0, lineno = 0;
-    int header = 0, rc = -1;
-    v10_service *v = NULL;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            v10_err_set(err, "%s:%zu: line too long", path, lineno);
-            goto done;
-        }
-        char *s = trim(lineno == 1 ? (char *)v10_skip_bom(line) : line);
-        if (!*s || *s == '#')
-            continue;
-        char *fld[6];
-        int nf = 0;
-        for (char *p = s; nf < 6;) {
-            fld[nf++] = p;
-            char *c = strchr(p, ',');
-            if (!c)
-                break;
-            *c = 0;
-            p = c + 1;
-        }
-        for (int i = 0; i < nf; i++)
-            fld[i] = trim(fld[i]);
-        if (!header) {
-            if (nf < 4 || strcmp(fld[0], "name") || strcmp(fld[1], "model") ||
-                strcmp(fld[2], "batch") || strcmp(fld[3], "rate_rps") ||
-                (nf == 5 && strcmp(fld[4], "priority")) || nf > 5) {
-                v10_err_set(err, "%s:%zu: expected the header "
-                                 "'name,model,batch,rate_rps[,priority]'", path, lineno);
-                goto done;
-            }
-            header = nf;
-            continue;
-        }
-        if (nf != header) {
-            v10_err_set(err, "%s:%zu: expected %d fields, got %d", path, lineno, header, nf);
-            goto done;
-        }
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            v10_service *nv = realloc(v, cap * sizeof *v);
-            if (!nv) {
-                v10_err_set(err, "out of memory");
-                goto done;
-            }
-            v = nv;
-        }
-        v10_service *sv = &v[*n];
-        memset(sv, 0, sizeof *sv);
-        if (!*fld[0] || strlen(fld[0]) >= sizeof sv->name) {
-            v10_err_set(err, "%s:%zu: name: expected 1 to %d characters", path, lineno,
-                        V10_NAME_MAX - 1);
-            goto done;
-        }
-        for (size_t i = 0; i < *n; i++)
-            if (!strcmp(v[i].name, fld[0])) {
-                v10_err_set(err, "%s:%zu: duplicate service name '%s'", path, lineno, fld[0]);
-                goto done;
-            }
-        snprintf(sv->name, sizeof sv->name, "%s", fld[0]);
-        double batch, rate, prio = 1;
-        if (parse_num(fld[2], 0, 65536, &batch) || batch != floor(batch)) {
-            v10_err_set(err, "%s:%zu: batch: expected an integer in [0, 65536], got '%s'",
-                        path, lineno, fld[2]);
-            goto done;
-        }
-        if (parse_num(fld[3], 0, 1e9, &rate) || (rate > 0 && rate < 1e-6)) {
-            v10_err_set(err, "%s:%zu: rate_rps: expected 0 (closed loop) or a number in "
-                             "[1e-06, 1e9], got '%s'", path, lineno,
-                        fld[3]);
-            goto done;
-        }
-        if (header == 5 && parse_num(fld[4], 1e-3, 1000, &prio)) {
-            v10_err_set(err, "%s:%zu: priority: expected a number in [0.001, 1000], got '%s'", path,
-                        lineno, fld[4]);
-            goto done;
-        }
-        char spec[V10_SPEC_MAX + 128], num[2][V10_NUM_MAX];
-        int len = snprintf(spec, sizeof spec, "%s", fld[1]);
-        if (batch > 0)
-            len += snprintf(spec + len, sizeof spec - (size_t)len, ":batch=%.0f", batch);
-        v10_num_fmt(rate, num[0], sizeof num[0]);
-        v10_num_fmt(prio, num[1], sizeof num[1]);
-        if (rate > 0)
-            len += snprintf(spec + len, sizeof spec - (size_t)len, ":rate=%s", num[0]);
-        snprintf(spec + len, sizeof spec - (size_t)len, ":priority=%s", num[1]);
-        if (!*fld[1] || strchr(fld[1], ':')) {
-            v10_err_set(err, "%s:%zu: model: expected a model name or trace CSV path", path,
-                        lineno);
-            goto done;
-        }
-        if (v10_tenant_spec_parse(spec, &sv->spec, err)) {
-            v10_err_prefix(err, "%s:%zu", path, lineno);
-            goto done;
-        }
-        sv->line = lineno;
-        (*n)++;
-    }
-    if (ferror(f)) {
-        v10_err_set(err, "%s: read error", path);
-        goto done;
-    }
-    if (!header) {
-        v10_err_set(err, "%s: empty: expected a header and at least two services", path);
-        goto done;
-    }
-    rc = 0;
-done:
-    if (rc) {
-        free(v);
-        *n = 0;
-    } else {
-        *out = v;
-    }
-    return rc;
-}
-
-int v10_services_check(const v10_service *svc, size_t n, const char *path, const v10_npu *npu,
-                       v10_err *err)
-{
-    for (size_t i = 0; i < n; i++) {
-        size_t j = 0;
-        while (j < i && strcmp(svc[j].spec.model, svc[i].spec.model))
-            j++;
-        if (j < i)
-            continue; /* checked at its first service */
-        v10_model m;
-        if (v10_model_load(svc[i].spec.model, npu, &m, err))
-            return v10_err_prefix(err, "%s:%zu: model", path, svc[i].line);
-        v10_model_fini(&m);
-    }
-    return 0;
 }
 
 /* ---- placement -------------------------------------------------------------------- */
@@ -439,16 +265,13 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
     /* 2. Cluster the distinct models and score each cluster pair by
      *    simulating its representatives (the model nearest each centroid)
      *    together under pmt and v10-full: the paper's offline scoring. */
-    double F[64 * V10_PROFILE_FEATS], P[64 * V10_FEAT_MAX] = {0};
+    double F[64 * V10_PROFILE_FEATS], P[64][V10_FEAT_MAX];
     for (size_t i = 0; i < nd; i++)
         v10_profile_features(&dprof[i], &F[i * V10_PROFILE_FEATS]);
     v10_pca pca;
-    v10_pca_fit(&pca, F, nd, V10_PROFILE_FEATS, o->colloc.keep_var);
-    for (size_t i = 0; i < nd; i++)
-        v10_pca_project(&pca, &F[i * V10_PROFILE_FEATS], &P[i * pca.k]);
     v10_kmeans km;
     int dcl[64];
-    v10_kmeans_fit(&km, P, nd, pca.k, o->colloc.k, o->colloc.seed, o->colloc.restarts, dcl);
+    v10_colloc_cluster(F, nd, NULL, &o->colloc, dcl, &pca, &km, P);
     size_t k = km.k, repm[V10_K_MAX];
     for (size_t c = 0; c < k; c++) {
         double bd = INFINITY;
@@ -456,7 +279,7 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
         for (size_t i = 0; i < nd; i++) {
             double dd = 0;
             for (size_t j = 0; j < pca.k; j++)
-                dd += (P[i * pca.k + j] - km.centroid[c][j]) * (P[i * pca.k + j] - km.centroid[c][j]);
+                dd += (P[i][j] - km.centroid[c][j]) * (P[i][j] - km.centroid[c][j]);
             if (dcl[i] == (int)c && dd < bd) {
                 bd = dd;
                 repm[c] = i;
@@ -483,18 +306,8 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
             if (v10_tenant_spec_parse(dspec[repm[a]], &rep[2 * q], err) ||
                 v10_tenant_spec_parse(dspec[repm[b]], &rep[2 * q + 1], err))
                 goto done;
-            uint64_t req = v10_span_requests(&span, &rep[2 * q], 2, o->base.requests, err);
-            if (!req)
+            if (v10_colloc_pair_configs(&span, &o->base, &rep[2 * q], &cfgs[2 * q], err))
                 goto done;
-            for (int pol = 0; pol < 2; pol++) {
-                v10_run_config *c = &cfgs[2 * q + (size_t)pol];
-                *c = o->base;
-                c->requests = req;
-                c->trace = NULL;
-                c->tenants = &rep[2 * q];
-                c->n_tenants = 2;
-                snprintf(c->policy, sizeof c->policy, "%s", pol ? "v10-full" : "pmt");
-            }
         }
     v10_pool_job job = {.cfgs = cfgs, .results = res, .n = 2 * ncp, .threads = o->threads,
                         .progress = o->progress ? "fleet: scoring clusters" : NULL};
@@ -504,8 +317,7 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
     q = 0;
     for (size_t a = 0; a < k; a++)
         for (size_t b = a; b < k; b++, q++) {
-            double sp = res[2 * q].stp, sf = res[2 * q + 1].stp;
-            cscore[a][b] = cscore[b][a] = sp > 0 ? sf / sp : 0;
+            cscore[a][b] = cscore[b][a] = v10_colloc_pair_gain(&res[2 * q]);
         }
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)

@@ -77,5 +77,5 @@ int v10_calibrate_report_write(const v10_calib_run *r, v10_format fmt, FILE *f, 
             rc = v10_err_set(err, "cannot write the output");
     }
     v10_tab_destroy(t);
-    return rc ? -1 : v10_doc_done(f, err);
+    return rc ? -1 : v10_doc_status(f, err);
 }

@@ -120,7 +120,9 @@ static int write_wrapped(const v10_npu *npu, unsigned mark, const char *key, cJS
         cJSON_Delete(rows);
         cJSON_Delete(extra);
     }
-    return v10_doc_json(o, mark, f, err);
+    if (v10_doc_json(o, mark, f))
+        return v10_err_set(err, "out of memory building the output");
+    return v10_doc_status(f, err);
 }
 
 int v10_models_write(const v10_tab *t, const v10_npu *npu, v10_format fmt, FILE *f,
@@ -137,7 +139,7 @@ int v10_models_write(const v10_tab *t, const v10_npu *npu, v10_format fmt, FILE 
                 npu->hbm_gbps, npu->clock_mhz);
     if (v10_tab_write(t, fmt, f))
         return v10_err_set(err, "cannot write the output");
-    return v10_doc_done(f, err);
+    return v10_doc_status(f, err);
 }
 
 /* ---- profile ----------------------------------------------------------- */
@@ -208,7 +210,7 @@ static int write_profile(v10_tab *t, const v10_model *m, const v10_model_summary
             100.0 * frac(s->fu_cycles[V10_FU_VU], s->cycles));
     if (v10_tab_write(t, fmt, f))
         return v10_err_set(err, "cannot write the output");
-    return v10_doc_done(f, err);
+    return v10_doc_status(f, err);
 }
 
 int v10_profile_write(const v10_model *m, const v10_model_summary *s, const v10_npu *npu,

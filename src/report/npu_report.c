@@ -65,7 +65,7 @@ static int write_tab(v10_tab *t, v10_format fmt, FILE *f, v10_err *err)
     if (!rc && v10_tab_write(t, fmt, f))
         rc = v10_err_set(err, "cannot write the output");
     v10_tab_destroy(t);
-    return rc ? -1 : v10_doc_done(f, err);
+    return rc ? -1 : v10_doc_status(f, err);
 }
 
 /* One NPU: key/value rows (table) or {...fields, "derived": {...}} (json). */
@@ -78,7 +78,9 @@ int v10_npu_report(const v10_npu *n, v10_format fmt, FILE *f, v10_err *err)
             v10_json_add(o, "derived", d);
         else
             cJSON_Delete(d);
-        return v10_doc_json(o, mark, f, err);
+        if (v10_doc_json(o, mark, f))
+            return v10_err_set(err, "out of memory building the output");
+        return v10_doc_status(f, err);
     }
     if (!o || !d || v10_json_failed_since(mark)) {
         cJSON_Delete(o);

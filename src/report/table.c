@@ -371,3 +371,9 @@ int v10_format_parse(const char *s, v10_format *out)
         return -1;
     return 0;
 }
+
+void v10_tab_cols(v10_tab *t, const v10_col_spec *cols, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v10_tab_col(t, cols[i].name, cols[i].kind, cols[i].digits);
+}

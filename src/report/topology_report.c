@@ -89,7 +89,9 @@ static int write_json(const char *path, const v10_topo_costing *c, const v10_tab
     cJSON_AddNumberToObject(tj, "cycles", (double)tot->cycles);
     cJSON_AddNumberToObject(tj, "util", util(tot->macs, tot->cycles, c->rows, c->cols));
     v10_json_add(o, "totals", tj);
-    return v10_doc_json(o, mark, f, err);
+    if (v10_doc_json(o, mark, f))
+        return v10_err_set(err, "out of memory building the output");
+    return v10_doc_status(f, err);
 }
 
 int v10_topology_report(const char *path, const v10_topo *topo, const v10_topo_costing *c,
@@ -118,5 +120,5 @@ int v10_topology_report(const char *path, const v10_topo *topo, const v10_topo_c
             rc = v10_err_set(err, "cannot write the output");
     }
     v10_tab_destroy(t);
-    return rc ? -1 : v10_doc_done(f, err);
+    return rc ? -1 : v10_doc_status(f, err);
 }

@@ -222,14 +222,41 @@ cp tests/data/engine/sa_vu.csv "$tmp/c5/m.csv"
 printf '{"name": "in", "axes": {"seed": [1, 2, 3]}, "fixed": {"mix": ["%s", "mnist"], "requests": 2}}\n' \
     "$tmp/c5/m.csv" >"$tmp/c5/s.json"
 v10 sweep "$tmp/c5/s.json" --out "$tmp/c5/out" >/dev/null 2>&1 || fail "sweep into c5/out"
-# A lost row (as after kill -9) and an unchanged input: the resume runs it.
-head -n 2 "$tmp/c5/out/results.jsonl" >"$tmp/c5/rows" && mv "$tmp/c5/rows" "$tmp/c5/out/results.jsonl"
+# Lost rows (as after kill -9) and an unchanged input: the resume runs them.
+keep2() { python3 -c 'import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute("DELETE FROM points WHERE idx >= 2"); d.commit()' "$1"; }
+stored() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM points").fetchone()[0])' "$1"; }
+keep2 "$tmp/c5/out/results.db"
 run 0 sweep "$tmp/c5/s.json" --out "$tmp/c5/out" --resume || true
-head -n 2 "$tmp/c5/out/results.jsonl" >"$tmp/c5/rows" && mv "$tmp/c5/rows" "$tmp/c5/out/results.jsonl"
+[ "$(stored "$tmp/c5/out/results.db")" = 3 ] || fail "the resume did not run the lost point"
+keep2 "$tmp/c5/out/results.db"
 sed -i 's/^\([a-z0-9_]*\),SA,\([0-9]*\)/\1,SA,1\2/' "$tmp/c5/m.csv"   # the model is edited
 run 1 sweep "$tmp/c5/s.json" --out "$tmp/c5/out" --resume &&
     { grep -q "input $tmp/c5/m.csv changed" "$tmp/err" || fail "resume after an edit: $(cat "$tmp/err")"; }
-[ "$(wc -l <"$tmp/c5/out/results.jsonl")" = 2 ] || fail "a refused resume added rows"
+[ "$(stored "$tmp/c5/out/results.db")" = 2 ] || fail "a refused resume added rows"
+
+# --- 5b. a sweep on a full disk stops with a message, and resumes -----------
+# Past `ulimit -f` (48 KiB, a few points into the store's WAL): exit 1 naming
+# results.db, the committed points kept, no results.csv; with room again
+# --resume finishes with the results of an undisturbed sweep.
+mkdir "$tmp/c5b"
+printf '{"name": "full", "axes": {"seed": [1, 2, 3, 4, 5, 6, 7, 8], "policy": ["fcfs", "v10-full"]}, "fixed": {"mix": ["mnist", "ncf"], "requests": 3}}\n' \
+    >"$tmp/c5b/s.json"
+v10 sweep "$tmp/c5b/s.json" --out "$tmp/c5b/ref" -j 1 >/dev/null 2>&1 || fail "sweep into c5b/ref"
+set +e
+(ulimit -f 48; exec timeout 120 "$bin" sweep "$tmp/c5b/s.json" --out "$tmp/c5b/out" -j 1 \
+    >/dev/null 2>"$tmp/err")
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "sweep past ulimit -f: exit $rc, expected 1"
+grep -q "c5b/out/results.db: recording a point: disk I/O error - File too large" "$tmp/err" ||
+    fail "sweep past ulimit -f: $(cat "$tmp/err")"
+[ -e "$tmp/c5b/out/results.csv" ] && fail "sweep past ulimit -f: results.csv written"
+n=$(stored "$tmp/c5b/out/results.db")
+[ "$n" -gt 0 ] && [ "$n" -lt 16 ] || fail "sweep past ulimit -f: $n points stored, expected some"
+run 0 sweep "$tmp/c5b/s.json" --out "$tmp/c5b/out" --resume -j 2 || true
+cmp -s "$tmp/c5b/ref/results.csv" "$tmp/c5b/out/results.csv" ||
+    fail "sweep resumed after a full disk: results.csv differs"
+no_tmp "$tmp/c5b/out"
 
 # --- 6. runs too long to finish are refused up front ------------------------
 # (each would run for hours; refused in well under the time limit)

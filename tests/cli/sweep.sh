@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `v10sim sweep` end to end: the same results for -j 1 and -j 2, kill -9 at
-# several moments then --resume equal to an uninterrupted run (no loss, no
-# duplicates, no torn rows), a changed spec refused, malformed specs
-# rejected with the key named, the progress bar.
+# several moments (and inside a transaction) then --resume equal to an
+# uninterrupted run (no loss, no duplicates), a changed spec and a corrupt
+# store refused, malformed specs rejected with the key named, the progress bar.
 set -euo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -31,7 +31,22 @@ for i in range(n):
     print(by[i])
 PY
 }
-nlines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+# The rows committed to DIR/results.db (0 before it has any); read after
+# the sweep died, since a running sweep holds the database's lock.
+stored() {
+  python3 - "$1/results.db" <<'PY'
+import os, sqlite3, sys
+n = 0
+if os.path.exists(sys.argv[1]):
+    try:
+        n = sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM points").fetchone()[0]
+    except sqlite3.OperationalError:  # killed before the tables were committed
+        pass
+print(n)
+PY
+}
+# The points a running sweep has finished so far, from its progress bar.
+progress() { tr '\r' '\n' < "$1" | sed -n 's/^\[[# ]*\] \([0-9]*\)\/.*/\1/p' | tail -n 1; }
 
 v10 sweep --help | grep -q "usage: v10sim sweep"
 [ "$(v10 sweep $D/tiny.json --list | wc -l)" = 48 ]
@@ -90,30 +105,57 @@ n=$(v10 sweep $S --list | wc -l)
 v10 sweep $S -j 2 --out "$tmp/ref" > /dev/null
 rows "$tmp/ref/results.jsonl" "$n" > "$tmp/ref.rows"
 K="$tmp/killed"
-# 1: killed almost at once (maybe before spec.json exists).
+# 1: killed almost at once (maybe before spec.json or results.db exists).
 "$bin" sweep $S -j 1 --out "$K" > /dev/null 2>&1 & pids+=($!)
 sleep 0.02; kill -9 "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
-# 2, 3: killed after some rows, resuming each time.
+# 2, 3: killed after some points, resuming each time (a point's row is
+# committed before the progress bar counts it).
 for want in 3 25; do
-  "$bin" sweep $S -j 1 --out "$K" --resume > /dev/null 2>&1 & pids+=($!)
+  before=$(stored "$K")
+  V10_PROGRESS=1 "$bin" sweep $S -j 1 --out "$K" --resume > /dev/null 2> "$tmp/kill.err" & pids+=($!)
   for _ in $(seq 1 1000); do
-    [ "$(nlines "$K/results.jsonl")" -ge "$want" ] && break
+    now=$(progress "$tmp/kill.err")
+    [ $((before + ${now:-0})) -ge "$want" ] && break
     sleep 0.01
   done
   kill -9 "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
 done
-done_rows=$(nlines "$K/results.jsonl")
+done_rows=$(stored "$K")
 [ "$done_rows" -ge 25 ] && [ "$done_rows" -lt "$n" ]
-[ ! -f "$K/results.csv" ]
-# A torn row, as if the kill had landed in the middle of a write.
-head -n 1 "$K/results.jsonl" | head -c 300 >> "$K/results.jsonl"
+[ ! -f "$K/results.csv" ] && [ ! -f "$K/results.jsonl" ]
+# A writer killed inside its transaction: a row of a missing point inserted
+# (4 MB, so it spills from a 2-page cache into the WAL), never committed.
+if python3 - "$K/results.db" <<'PY'
+import os, signal, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+done = {r[0] for r in db.execute("SELECT idx FROM points")}
+missing = min(set(range(60)) - done)
+db.execute("PRAGMA cache_size=2")
+db.execute("BEGIN")
+db.execute("INSERT INTO points VALUES(?, 'x', printf('%.4000000c', 'x'))", (missing,))
+os.kill(os.getpid(), signal.SIGKILL)
+PY
+then echo "the writer was not killed"; exit 1; fi
+[ "$(stat -c %s "$K/results.db-wal")" -gt 4000000 ]
 v10 sweep $S -j 2 --out "$K" --resume > "$tmp/resume.out" 2> "$tmp/resume.err"
 grep -q "$done_rows of $n points already done" "$tmp/resume.err"
-grep -q "dropped 1 incomplete" "$tmp/resume.err"
+if grep -q "dropped" "$tmp/resume.err"; then exit 1; fi
 grep -q "($((n - done_rows)) run now" "$tmp/resume.out"
 rows "$K/results.jsonl" "$n" > "$tmp/killed.rows"
 cmp "$tmp/ref.rows" "$tmp/killed.rows"
 cmp "$tmp/ref/results.csv" "$K/results.csv"
+[ "$(stored "$K")" = "$n" ]
+
+# A store that is not a database (or not this sweep's) is named, and left alone.
+cp -r "$tmp/j1" "$tmp/corrupt"
+head -c 8192 /dev/urandom > "$tmp/corrupt/results.db"
+cp "$tmp/corrupt/results.db" "$tmp/corrupt.db"
+if v10 sweep $D/tiny.json --out "$tmp/corrupt" --resume 2> "$tmp/err"; then exit 1; fi
+grep -q "corrupt/results.db: not a sweep result store (file is not a database)" "$tmp/err"
+cmp "$tmp/corrupt.db" "$tmp/corrupt/results.db"
+cp "$tmp/ref/results.db" "$tmp/corrupt/results.db"
+if v10 sweep $D/tiny.json --out "$tmp/corrupt" --resume 2> "$tmp/err"; then exit 1; fi
+grep -q "corrupt/results.db holds the results of another spec" "$tmp/err"
 
 # The progress bar, with an ETA, on stderr.
 V10_PROGRESS=1 v10 sweep $D/tiny.json -j 2 --out "$tmp/bar" > /dev/null 2> "$tmp/bar.err"

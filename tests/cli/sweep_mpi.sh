@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `mpirun -np 2 v10sim-mpi sweep`: the same rows as `v10sim sweep -j 1` and
-# `-j 2`; resuming a directory a threaded run was killed in; refusals.
+# `-j 2`, recorded in the same store; resuming a directory a threaded run
+# was killed in; refusals.
 # Registered only when CMake finds MPI and mpirun.
 set -euo pipefail
 bin=$1
@@ -48,11 +49,17 @@ cmp "$tmp/j1/results.csv" "$tmp/mpi3/results.csv"
 mpi 1 "$mpibin" sweep $D/tiny.json --out "$tmp/mpi1" > /dev/null
 cmp "$tmp/j1/results.csv" "$tmp/mpi1/results.csv"
 
-# A partial directory (as if killed: some rows, a torn tail) resumes under MPI.
+# A partial directory (as if a threaded sweep was killed after 17 points)
+# resumes under MPI.
 mkdir "$tmp/part"
-cp "$tmp/j2/spec.json" "$tmp/part/"
-head -n 17 "$tmp/j2/results.jsonl" > "$tmp/part/results.jsonl"
-sed -n 18p "$tmp/j2/results.jsonl" | head -c 200 >> "$tmp/part/results.jsonl"
+cp "$tmp/j2/spec.json" "$tmp/j2/results.db" "$tmp/part/"
+python3 - "$tmp/part/results.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("DELETE FROM points WHERE idx NOT IN (0, 1, 2, 5, 8, 9, 10, 11, 12, 20, 21, 30, 31, 40, 41, 46, 47)")
+db.commit()
+assert db.execute("SELECT count(*) FROM points").fetchone()[0] == 17
+PY
 if mpi 2 "$mpibin" sweep $D/tiny.json --out "$tmp/part" > /dev/null 2> "$tmp/err"; then exit 1; fi
 grep -q "already holds a sweep" "$tmp/err"
 mpi 2 "$mpibin" sweep $D/tiny.json --out "$tmp/part" --resume > "$tmp/part.out" 2> "$tmp/err"
@@ -61,6 +68,7 @@ grep -q "(31 run now" "$tmp/part.out"
 rows "$tmp/part/results.jsonl" 48 > "$tmp/part.rows"
 cmp "$tmp/j1.rows" "$tmp/part.rows"
 cmp "$tmp/j1/results.csv" "$tmp/part/results.csv"
+[ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM points").fetchone()[0])' "$tmp/part/results.db")" = 48 ]
 
 # A changed spec is refused; a malformed one names the key.
 sed 's/"requests": 6/"requests": 7/' $D/tiny.json > "$tmp/changed.json"

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "v10/fleet.h"
+#include "util/rng.h"
 #include "v10/sim.h"
 
 #define MASTER_SEED 0x5eed10ull

@@ -264,10 +264,9 @@ static void report_whole_or_nothing(void **state)
     v10_json_add(o, "broken", NULL);
     memset(buf, 'x', sizeof buf);
     f = fmemopen(buf, sizeof buf, "w");
-    assert_int_equal(v10_doc_json(o, mark, f, &err), -1);
+    assert_int_equal(v10_doc_json(o, mark, f), -1);
     assert_int_equal(ftell(f), 0);
     fclose(f);
-    assert_non_null(strstr(err.msg, "out of memory"));
     /* a stream that cannot take the document is an error, not a success */
     char tiny[8];
     f = fmemopen(tiny, sizeof tiny, "w");

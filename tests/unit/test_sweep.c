@@ -1,7 +1,8 @@
 /*
  * test_sweep.c — sweep specs (enumeration order, ids, canonical hash, every
  * kind of malformed spec rejected with the key named) and the result store
- * (thread-count independence, torn and invalid rows, refusals).
+ * (thread-count independence, a writer killed before its commit, rows and
+ * databases not of this spec, refusals).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,10 +12,14 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <sqlite3.h>
 
 #include "v10/sweep.h"
 
@@ -270,6 +275,15 @@ static void rm_rf(const char *d)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Removes and frees two temporary directories. */
+static void drop_dirs(char *a, char *b)
+{
+    rm_rf(a);
+    rm_rf(b);
+    free(a);
+    free(b);
+}
+
 static char *file_text(const char *dir, const char *name)
 {
     char p[512];
@@ -372,6 +386,70 @@ static void test_threads_equal(void **state)
     v10_sweep_destroy(s);
 }
 
+/* spec_a with other seeds: another spec. */
+static v10_sweep *parse_other(void)
+{
+    char *changed = strdup(spec_a);
+    strstr(changed, "\"seed\": [1, 2]")[12] = '3';
+    v10_sweep *b = parse_ok(changed);
+    free(changed);
+    return b;
+}
+
+/* Runs SQL on DIR/results.db as another program would (checks it ran). */
+static void db_exec(const char *dir, const char *sql)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/results.db", dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK)
+        fprintf(stderr, "%s: %s\n", sql, msg);
+    sqlite3_free(msg);
+    assert_int_equal(rc, SQLITE_OK);
+    sqlite3_close(db);
+}
+
+/* The number of rows in DIR/results.db. */
+static int db_rows(const char *dir)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/results.db", dir);
+    sqlite3 *db;
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM points", -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    int n = sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return n;
+}
+
+/* Records points [0, n) of s into a new store in d, as a sweep killed after
+ * them would have. */
+static void record_points(const char *d, const v10_sweep *s, size_t n)
+{
+    v10_sweep_store *st;
+    v10_err err;
+    assert_int_equal(v10_sweep_store_open(d, s, 0, &st, &err), 0);
+    for (size_t i = 0; i < n; i++) {
+        char *row;
+        assert_int_equal(v10_sweep_run_point(s, i, &row, &err), 0);
+        assert_int_equal(v10_sweep_store_append(st, i, row, &err), 0);
+        assert_int_equal(v10_sweep_store_append(st, i, row, &err), 0); /* ignored */
+        free(row);
+    }
+    assert_int_equal(v10_sweep_store_count(st), n);
+    v10_sweep_store_close(st);
+}
+
+/* A partial store resumes to the rows of an uninterrupted run; rows that
+ * are not this spec's points (an index out of range, another point's id)
+ * are dropped and run again. */
 static void test_store_repair(void **state)
 {
     (void)state;
@@ -380,49 +458,27 @@ static void test_store_repair(void **state)
     run_into(full, s, 0, 2);
     char *want = canonical_rows(full, 12);
 
-    /* A partial run: 5 rows kept, one duplicate, one garbage line, a row of
-     * another sweep and a torn tail. */
-    char *t = file_text(full, "results.jsonl");
-    char *lines[12];
-    size_t n = 0;
-    for (char *l = strtok(t, "\n"); l; l = strtok(NULL, "\n"))
-        lines[n++] = l;
-    assert_int_equal(n, 12);
+    record_points(d, s, 5);
+    db_exec(d, "INSERT INTO points VALUES(7, '0000000000000000', '{}');"
+               "INSERT INTO points VALUES(99, 'ffffffffffffffff', '{}');");
+    /* Without --resume the directory is refused. */
     v10_sweep_store *st;
     v10_err err;
-    assert_int_equal(v10_sweep_store_open(d, s, 0, &st, &err), 0);
-    v10_sweep_store_close(st);
-    char buf[1 << 16];
-    for (size_t i = 0; i < 5; i++) {
-        snprintf(buf, sizeof buf, "%s\n", lines[i]);
-        append_text(d, "results.jsonl", buf);
-    }
-    snprintf(buf, sizeof buf, "%s\n", lines[2]);
-    append_text(d, "results.jsonl", buf);
-    append_text(d, "results.jsonl", "{\"index\": 7, garbage\n");
-    append_text(d, "results.jsonl",
-                "{\"index\": 8, \"id\": \"0000000000000000\", \"result\": {}}\n");
-    strncpy(buf, lines[9], 100);
-    buf[100] = 0;
-    append_text(d, "results.jsonl", buf);
-
-    /* Without --resume the directory is refused. */
     assert_int_equal(v10_sweep_store_open(d, s, 0, &st, &err), -1);
     assert_non_null(strstr(err.msg, "--resume"));
-    /* With it, 5 rows count and 4 are dropped. */
+    /* With it, 5 rows count and 2 are dropped (deleted from the store). */
     assert_int_equal(v10_sweep_store_open(d, s, 1, &st, &err), 0);
     assert_int_equal(v10_sweep_store_count(st), 5);
-    assert_int_equal(v10_sweep_store_dropped(st), 4);
+    assert_int_equal(v10_sweep_store_dropped(st), 2);
     const unsigned char *done = v10_sweep_store_done(st);
-    size_t ndone = 0;
     for (size_t i = 0; i < 12; i++)
-        ndone += done[i] != 0;
-    assert_int_equal(ndone, 5);
+        assert_int_equal(done[i] != 0, i < 5);
     /* finish() writes nothing while points are missing. */
     assert_int_equal(v10_sweep_store_finish(st, &err), 0);
-    char *csv = file_text(d, "results.csv");
-    assert_null(csv);
+    assert_null(file_text(d, "results.csv"));
+    assert_null(file_text(d, "results.jsonl"));
     v10_sweep_store_close(st);
+    assert_int_equal(db_rows(d), 5);
 
     run_into(d, s, 1, 2);
     char *got = canonical_rows(d, 12);
@@ -435,7 +491,6 @@ static void test_store_repair(void **state)
 
     free(got);
     free(want);
-    free(t);
     rm_rf(full);
     rm_rf(d);
     free(full);
@@ -443,44 +498,109 @@ static void test_store_repair(void **state)
     v10_sweep_destroy(s);
 }
 
-static void test_store_torn_tail_only(void **state)
+/* A process killed inside a transaction (a row inserted, spilled into the
+ * WAL, never committed) leaves no row: the resume sees the committed ones. */
+static void test_store_killed_before_commit(void **state)
 {
     (void)state;
     v10_sweep *s = parse_ok(spec_a);
     char *d = tmpdir();
+    record_points(d, s, 3);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) { /* the writer that dies: a 4 MB row overflows a 2-page cache */
+        char p[512];
+        snprintf(p, sizeof p, "%s/results.db", d);
+        sqlite3 *db;
+        if (sqlite3_open(p, &db) ||
+            sqlite3_exec(db, "PRAGMA cache_size=2; BEGIN; INSERT INTO points VALUES(5, 'x', "
+                             "printf('%.4000000c', 'x'));", NULL, NULL, NULL))
+            _exit(1);
+        kill(getpid(), SIGKILL);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    char *wal = malloc(600);
+    snprintf(wal, 600, "%s/results.db-wal", d);
+    struct stat sb;
+    assert_int_equal(stat(wal, &sb), 0);
+    assert_true(sb.st_size > 4000000); /* the uncommitted row reached the disk */
+    free(wal);
+
     v10_sweep_store *st;
     v10_err err;
-    assert_int_equal(v10_sweep_store_open(d, s, 0, &st, &err), 0);
-    char *row;
-    assert_int_equal(v10_sweep_run_point(s, 3, &row, &err), 0);
-    assert_int_equal(v10_sweep_store_append(st, 3, row, &err), 0);
-    assert_int_equal(v10_sweep_store_append(st, 3, row, &err), 0); /* ignored */
-    v10_sweep_store_close(st);
-    char half[64];
-    snprintf(half, sizeof half, "%.40s", row);
-    append_text(d, "results.jsonl", half);
     assert_int_equal(v10_sweep_store_open(d, s, 1, &st, &err), 0);
-    assert_int_equal(v10_sweep_store_count(st), 1);
-    assert_int_equal(v10_sweep_store_dropped(st), 1);
-    assert_true(v10_sweep_store_done(st)[3]);
+    assert_int_equal(v10_sweep_store_count(st), 3);
+    assert_int_equal(v10_sweep_store_dropped(st), 0);
+    assert_false(v10_sweep_store_done(st)[5]);
     v10_sweep_store_close(st);
-    char *t = file_text(d, "results.jsonl");
-    assert_string_equal(t, row); /* the torn tail was cut off */
-    free(t);
-    free(row);
+    run_into(d, s, 1, 1);
+    assert_int_equal(db_rows(d), 12);
+    char *full = tmpdir();
+    run_into(full, s, 0, 1);
+    char *want = canonical_rows(full, 12), *got = canonical_rows(d, 12);
+    assert_string_equal(got, want);
+    free(want);
+    free(got);
+    rm_rf(full);
     rm_rf(d);
+    free(full);
     free(d);
     v10_sweep_destroy(s);
+}
+
+/* A results.db that is not this sweep's store is refused, naming the file:
+ * garbage, another program's database, the store of another spec. */
+static void test_store_foreign_db(void **state)
+{
+    (void)state;
+    v10_sweep *a = parse_ok(spec_a);
+    v10_sweep *b = parse_other();
+    char *d = tmpdir(), *other = tmpdir(), db[600], odb[600];
+    snprintf(db, sizeof db, "%s/results.db", d);
+    snprintf(odb, sizeof odb, "%s/results.db", other);
+    v10_sweep_store *st;
+    v10_err err;
+    static const char *const cases[][2] = {
+        {"garbage", "not a sweep result store (file is not a database)"},
+        {"CREATE TABLE notes(x);", "not a sweep result store (no sweep tables"},
+        {"other spec", "holds the results of another spec"},
+    };
+    for (size_t c = 0; c < 3; c++) {
+        record_points(d, a, 0);
+        unlink(db);
+        if (c == 0) {
+            append_text(d, "results.db", "SQLite format 2, honestly\n");
+            for (int k = 0; k < 100; k++)
+                append_text(d, "results.db", "0123456789abcdef0123456789abcdef\n");
+        } else if (c == 1) {
+            db_exec(d, cases[c][0]);
+        } else {
+            record_points(other, b, 1);
+            assert_int_equal(rename(odb, db), 0);
+        }
+        assert_int_equal(v10_sweep_store_open(d, a, 1, &st, &err), -1);
+        if (!strstr(err.msg, cases[c][1]) || !strstr(err.msg, db))
+            fprintf(stderr, "case %zu: %s\n", c, err.msg);
+        assert_non_null(strstr(err.msg, cases[c][1]));
+        assert_non_null(strstr(err.msg, db));
+        rm_rf(d);
+        rm_rf(other);
+        assert_int_equal(mkdir(d, 0755), 0);
+        assert_int_equal(mkdir(other, 0755), 0);
+    }
+    drop_dirs(d, other);
+    v10_sweep_destroy(a);
+    v10_sweep_destroy(b);
 }
 
 static void test_store_refusals(void **state)
 {
     (void)state;
     v10_sweep *a = parse_ok(spec_a);
-    char *changed = strdup(spec_a);
-    strstr(changed, "\"seed\": [1, 2]")[12] = '3';
-    v10_sweep *b = parse_ok(changed);
-    free(changed);
+    v10_sweep *b = parse_other();
     char *d = tmpdir();
     v10_sweep_store *st;
     v10_err err;
@@ -501,10 +621,7 @@ static void test_store_refusals(void **state)
     snprintf(sub, sizeof sub, "%s/new/deeper", other);
     assert_int_equal(v10_sweep_store_open(sub, a, 1, &st, &err), 0);
     v10_sweep_store_close(st);
-    rm_rf(d);
-    rm_rf(other);
-    free(d);
-    free(other);
+    drop_dirs(d, other);
     v10_sweep_destroy(a);
     v10_sweep_destroy(b);
 }
@@ -537,10 +654,7 @@ static void test_store_lock_and_foreign_tmp(void **state)
     assert_non_null(kept);
     assert_string_equal(kept, "my notes\n");
     free(kept);
-    rm_rf(d);
-    rm_rf(other);
-    free(d);
-    free(other);
+    drop_dirs(d, other);
     v10_sweep_destroy(a);
 }
 
@@ -554,7 +668,8 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_threads_equal),
         cmocka_unit_test(test_store_repair),
-        cmocka_unit_test(test_store_torn_tail_only),
+        cmocka_unit_test(test_store_killed_before_commit),
+        cmocka_unit_test(test_store_foreign_db),
         cmocka_unit_test(test_store_refusals),
         cmocka_unit_test(test_store_lock_and_foreign_tmp),
     };

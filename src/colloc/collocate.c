@@ -1,39 +1,16 @@
 /*
- * collocate.c — clustering-based collocation (V10 paper §5, DESIGN §1 item 4):
- * standalone profiles, the pairwise ground truth (V10-Full vs PMT STP), and
- * the leave-two-workloads-out evaluation of clustering against a
- * utilization heuristic and random prediction.
+ * collocate.c — clustering-based collocation (V10 paper §5): the pairwise
+ * ground truth (V10-Full vs PMT STP) and the leave-two-workloads-out
+ * evaluation of clustering against a utilization heuristic and random
+ * prediction.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/fleet.h"
-#include "v10/cost.h"
+#include "colloc/span.h"
+#include "util/rng.h"
 #include "v10/pool.h"
-
-const char *const v10_profile_feature_names[V10_PROFILE_FEATS] = {
-    "util_sa", "util_vu", "util_hbm", "log10_op_mean", "log10_op_min", "log10_op_max",
-};
-
-void v10_profile_features(const v10_profile *p, double *f)
-{
-    f[0] = p->util_sa;
-    f[1] = p->util_vu;
-    f[2] = p->util_hbm;
-    f[3] = log10(p->op_mean_cycles > 1 ? p->op_mean_cycles : 1);
-    f[4] = log10(p->op_min_cycles > 1 ? p->op_min_cycles : 1);
-    f[5] = log10(p->op_max_cycles > 1 ? p->op_max_cycles : 1);
-}
-
-double v10_profile_pair_bound(const v10_profile *a, const v10_profile *b)
-{
-    double m = 1;
-    m = fmax(m, a->util_sa + b->util_sa);
-    m = fmax(m, a->util_vu + b->util_vu);
-    m = fmax(m, a->util_hbm + b->util_hbm);
-    return 2 / m;
-}
 
 void v10_colloc_opts_default(v10_colloc_opts *o)
 {
@@ -50,64 +27,27 @@ double v10_confusion_accuracy(const v10_confusion *c)
     return n ? (double)(c->tp + c->tn) / n : 0;
 }
 
-int v10_profile_models(const char *const *specs, size_t n, const v10_npu *npu, int threads,
-                       const char *progress, v10_profile *out, v10_err *err)
+int v10_colloc_pair_configs(v10_span *span, const v10_run_config *base, v10_tenant_spec *pair,
+                            v10_run_config *cfg, v10_err *err)
 {
-    v10_tenant_spec *ts = calloc(n ? n : 1, sizeof *ts);
-    v10_run_config *cfgs = calloc(n ? n : 1, sizeof *cfgs);
-    v10_run_result *res = calloc(n ? n : 1, sizeof *res);
-    int rc = -1;
-    if (!ts || !cfgs || !res) {
-        v10_err_set(err, "out of memory");
-        goto done;
+    uint64_t req = v10_span_requests(span, pair, 2, base->requests, err);
+    if (!req)
+        return -1;
+    for (int k = 0; k < 2; k++) {
+        v10_run_config *c = &cfg[k];
+        *c = *base;
+        c->requests = req;
+        c->trace = NULL;
+        c->tenants = pair;
+        c->n_tenants = 2;
+        snprintf(c->policy, sizeof c->policy, "%s", k ? "v10-full" : "pmt");
     }
-    for (size_t i = 0; i < n; i++) {
-        memset(&out[i], 0, sizeof out[i]);
-        snprintf(out[i].model, sizeof out[i].model, "%s", specs[i]);
-        if (v10_tenant_spec_parse(specs[i], &ts[i], err))
-            goto done;
-        v10_model m;
-        if (v10_model_load(ts[i].model, npu, &m, err))
-            goto done;
-        double sum = 0, lo = INFINITY, hi = 0;
-        for (size_t j = 0; j < m.n_ops; j++) {
-            double c = (double)m.ops[j].cycles;
-            sum += c;
-            lo = fmin(lo, c);
-            hi = fmax(hi, c);
-        }
-        out[i].n_ops = m.n_ops;
-        out[i].alone_cycles = v10_model_cycles(&m);
-        out[i].op_mean_cycles = m.n_ops ? sum / (double)m.n_ops : 0;
-        out[i].op_min_cycles = m.n_ops ? lo : 0;
-        out[i].op_max_cycles = hi;
-        v10_model_fini(&m);
-        v10_run_config_default(&cfgs[i]);
-        cfgs[i].npu = *npu;
-        snprintf(cfgs[i].policy, sizeof cfgs[i].policy, "solo");
-        cfgs[i].tenants = &ts[i];
-        cfgs[i].n_tenants = 1;
-        cfgs[i].requests = 2;
-        cfgs[i].warmup = 0;
-    }
-    v10_pool_job job = {.cfgs = cfgs, .results = res, .n = n, .threads = threads,
-                        .progress = progress};
-    if (v10_pool_run(&job, err))
-        goto done;
-    for (size_t i = 0; i < n; i++) {
-        out[i].util_sa = res[i].util_sa;
-        out[i].util_vu = res[i].util_vu;
-        out[i].util_hbm = res[i].util_hbm;
-    }
-    rc = 0;
-done:
-    if (res)
-        for (size_t i = 0; i < n; i++)
-            v10_run_result_fini(&res[i]);
-    free(res);
-    free(cfgs);
-    free(ts);
-    return rc;
+    return 0;
+}
+
+double v10_colloc_pair_gain(const v10_run_result *r)
+{
+    return r[0].stp > 0 ? r[1].stp / r[0].stp : 0;
 }
 
 int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_config *base,
@@ -134,18 +74,8 @@ int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_co
         for (size_t b = a + 1; b < n; b++, p++) {
             pairs[2 * p] = ts[a];
             pairs[2 * p + 1] = ts[b];
-            uint64_t req = v10_span_requests(&span, &pairs[2 * p], 2, base->requests, err);
-            if (!req)
+            if (v10_colloc_pair_configs(&span, base, &pairs[2 * p], &cfgs[2 * p], err))
                 goto done;
-            for (int k = 0; k < 2; k++) {
-                v10_run_config *c = &cfgs[2 * p + (size_t)k];
-                *c = *base;
-                c->requests = req;
-                c->trace = NULL;
-                c->tenants = &pairs[2 * p];
-                c->n_tenants = 2;
-                snprintf(c->policy, sizeof c->policy, "%s", k ? "v10-full" : "pmt");
-            }
         }
     v10_pool_job job = {.cfgs = cfgs, .results = res, .n = nr, .threads = threads,
                         .progress = progress};
@@ -162,7 +92,7 @@ int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_co
     for (size_t a = 0; a < n; a++)
         for (size_t b = a + 1; b < n; b++, p++) {
             double sp = res[2 * p].stp, sf = res[2 * p + 1].stp;
-            double g = sp > 0 ? sf / sp : 0;
+            double g = v10_colloc_pair_gain(&res[2 * p]);
             gain[a * n + b] = gain[b * n + a] = g;
             if (stp_pmt)
                 stp_pmt[a * n + b] = stp_pmt[b * n + a] = sp;
@@ -194,16 +124,15 @@ static void tally(v10_confusion *c, int pred, int truth)
         c->tn++;
 }
 
-/* Clusters the models not excluded (ex[i] = 1), assigns every model to a
- * cluster (excluded ones by nearest centroid), writes cl[n]. */
-static void cluster_models(const double *F, size_t n, const int *ex, const v10_colloc_opts *o,
-                           int *cl, v10_pca *pca_out, v10_kmeans *km_out,
-                           double coord[][V10_FEAT_MAX])
+void v10_colloc_cluster(const double *F, size_t n, const int *ex, const v10_colloc_opts *o,
+                        int *cl, v10_pca *pca_out, v10_kmeans *km_out,
+                        double coord[][V10_FEAT_MAX])
 {
+    V10_ASSERT(n >= 1 && n <= 64);
     double Xt[64 * V10_PROFILE_FEATS] = {0}, P[64 * V10_FEAT_MAX] = {0};
     size_t nt = 0, idx[64];
     for (size_t i = 0; i < n; i++)
-        if (!ex[i]) {
+        if (!ex || !ex[i]) {
             memcpy(&Xt[nt * V10_PROFILE_FEATS], &F[i * V10_PROFILE_FEATS],
                    sizeof(double) * V10_PROFILE_FEATS);
             idx[nt++] = i;
@@ -220,7 +149,7 @@ static void cluster_models(const double *F, size_t n, const int *ex, const v10_c
     for (size_t i = 0; i < n; i++) {
         double y[V10_FEAT_MAX] = {0};
         v10_pca_project(&pca, &F[i * V10_PROFILE_FEATS], y);
-        if (ex[i])
+        if (ex && ex[i])
             cl[i] = (int)v10_kmeans_nearest(&km, y);
         if (coord)
             memcpy(coord[i], y, sizeof y);
@@ -251,8 +180,7 @@ int v10_colloc_evaluate(const v10_profile *prof, size_t n, const double *gain,
         r->sa_heavy[i] = prof[i].util_sa >= prof[i].util_vu;
     }
     r->n = n;
-    int none[64] = {0};
-    cluster_models(F, n, none, o, r->cluster, &r->pca, &r->km, r->coord);
+    v10_colloc_cluster(F, n, NULL, o, r->cluster, &r->pca, &r->km, r->coord);
     r->n_pairs = n * (n - 1) / 2;
     r->pairs = calloc(r->n_pairs, sizeof *r->pairs);
     if (!r->pairs)
@@ -270,7 +198,7 @@ int v10_colloc_evaluate(const v10_profile *prof, size_t n, const double *gain,
             /* Leave a and b out: cluster the rest, score cluster pairs. */
             int ex[64] = {0}, cl[64];
             ex[a] = ex[b] = 1;
-            cluster_models(F, n, ex, o, cl, NULL, NULL, NULL);
+            v10_colloc_cluster(F, n, ex, o, cl, NULL, NULL, NULL);
             double sum[V10_K_MAX][V10_K_MAX] = {{0}}, all = 0;
             unsigned cnt[V10_K_MAX][V10_K_MAX] = {{0}}, nall = 0;
             for (size_t i = 0; i < n; i++)
@@ -321,57 +249,3 @@ void v10_colloc_result_fini(v10_colloc_result *r)
     r->pairs = NULL;
 }
 
-/* ---- run spans (src/fleet/fleet.h) --------------------------------------------------- */
-
-void v10_span_init(v10_span *g, const v10_npu *npu)
-{
-    memset(g, 0, sizeof *g);
-    g->npu = *npu;
-    v10_policy_params pp;
-    v10_policy_params_default(&pp);
-    g->min_cycles = 4 * (double)v10_npu_us_to_cycles(npu, pp.pmt_slice_us);
-}
-
-void v10_span_fini(v10_span *g)
-{
-    free(g->models);
-    memset(g, 0, sizeof *g);
-}
-
-int v10_span_model_index(v10_span *g, const char *spec, v10_err *err)
-{
-    for (size_t i = 0; i < g->n_models; i++)
-        if (!strcmp(g->models[i].spec, spec))
-            return (int)i;
-    if (g->n_models == g->cap_models) {
-        size_t nc = g->cap_models ? 2 * g->cap_models : 16;
-        v10_span_model *m = realloc(g->models, nc * sizeof *m);
-        if (!m)
-            return v10_err_set(err, "out of memory");
-        g->models = m;
-        g->cap_models = nc;
-    }
-    v10_model mod;
-    if (v10_model_load(spec, &g->npu, &mod, err))
-        return -1;
-    v10_span_model *m = &g->models[g->n_models];
-    snprintf(m->spec, sizeof m->spec, "%s", spec);
-    m->alone_cycles = v10_model_cycles(&mod);
-    v10_model_fini(&mod);
-    return (int)g->n_models++;
-}
-
-uint64_t v10_span_requests(v10_span *g, const v10_tenant_spec *ts, size_t n, uint64_t base,
-                           v10_err *err)
-{
-    double lmax = 0;
-    for (size_t i = 0; i < n; i++) {
-        int mi = v10_span_model_index(g, ts[i].model, err);
-        if (mi < 0)
-            return 0;
-        lmax = fmax(lmax, (double)g->models[mi].alone_cycles);
-    }
-    if (lmax > 0 && (double)base * lmax < g->min_cycles)
-        return (uint64_t)ceil(g->min_cycles / lmax);
-    return base;
-}

@@ -1,0 +1,191 @@
+/*
+ * llm_server.h — an LLM inference server with iteration-level (continuous)
+ * batching, as a state machine driven by the engine's clock: requests
+ * arrive, wait in a queue, are admitted between iterations while the batch
+ * and the KV cache have room, get their prompt prefilled (which emits their
+ * first token), then emit one token per decode iteration until done, and
+ * leave (docs/llm.md).
+ *
+ * The server decides *what* each iteration computes; the engine decides
+ * *when* it runs (it costs the iteration's operator stream, v10_llm_prefill
+ * and v10_llm_decode, and shares the NPU with other tenants).  Protocol:
+ *
+ *     v10_llm_server_init(&s, reqs, n, &opts, err);
+ *     loop: v10_llm_server_next(&s, now, &it)  -> an iteration, or none
+ *           (none: idle until v10_llm_server_next_arrival(&s))
+ *           ... the engine runs `it` ...
+ *           v10_llm_server_done(&s, end);
+ *     v10_llm_server_stats(&s, &st);  v10_llm_server_fini(&s);
+ *
+ * Scheduling (ours, after vLLM's default scheduler; docs/llm.md):
+ * admission is first-come first-served and stops at the first request that
+ * does not fit, so a long prompt is never overtaken forever; a request
+ * reserves KV space for its prompt plus all its output tokens at admission,
+ * so the cache never overflows and nothing is evicted; an iteration
+ * prefills every admitted prompt not yet prefilled (up to
+ * max_prefill_tokens, at least one prompt) and otherwise decodes every
+ * prefilled request once.
+ */
+#ifndef V10_LLM_SERVER_H
+#define V10_LLM_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "v10/err.h"
+#include "v10/llm.h"
+#include "v10/llm_trace.h"
+#include "v10/model.h"
+#include "v10/npu.h"
+
+typedef struct v10_llm_server_opts {
+    uint32_t max_batch;          /* requests admitted at once, >= 1 */
+    uint64_t kv_capacity_tokens; /* KV cache tokens that fit beside the weights, >= 1 */
+    uint64_t max_prefill_tokens; /* prompt tokens in one prefill iteration, >= 1 */
+    double clock_mhz;            /* converts arrival seconds to cycles, > 0 */
+} v10_llm_server_opts;
+
+/* Defaults: max_batch 32, max_prefill_tokens 4096 (vLLM's defaults for
+ * max_num_seqs is 256 and for max_num_batched_tokens 2048-8192; a single
+ * TPU core serves far fewer at once); kv_capacity and clock must be set. */
+void v10_llm_server_opts_default(v10_llm_server_opts *o);
+
+typedef enum v10_llm_iter_kind {
+    V10_LLM_ITER_PREFILL = 1, /* prompts of seqs[0..n) */
+    V10_LLM_ITER_DECODE,      /* one token for each of seqs[0..n) */
+} v10_llm_iter_kind;
+
+/* One iteration; the arrays are the server's, valid until the next call. */
+typedef struct v10_llm_iter {
+    v10_llm_iter_kind kind;
+    uint32_t n;               /* sequences */
+    const uint32_t *req;      /* their request indices */
+    const uint32_t *tokens;   /* PREFILL: prompt lengths; DECODE: context
+                                 lengths including the token being made */
+    uint64_t token_sum;       /* sum of tokens[] */
+} v10_llm_iter;
+
+/* One request's life, in cycles (UINT64_MAX: not reached yet). */
+typedef struct v10_llm_req_state {
+    uint64_t arrival, admitted, first_token, finished;
+    uint32_t prompt, output;  /* tokens */
+    uint32_t emitted;         /* output tokens emitted so far, <= output */
+} v10_llm_req_state;
+
+/*
+ * Invariants: requests are in arrival order; queue = requests arrived and
+ * not admitted, in order (indices [head, arrived)); the running set holds
+ * at most max_batch admitted, unfinished requests; kv_used = sum over the
+ * running set of prompt + output <= kv_capacity_tokens; a request's
+ * emitted count only grows, by one per iteration that includes it.
+ */
+typedef struct v10_llm_server {
+    v10_llm_server_opts o;
+    v10_llm_req_state *r;
+    size_t n;
+    size_t arrived;            /* requests with arrival <= the last `now` seen */
+    size_t head;               /* first request not admitted yet */
+    uint32_t *run;             /* running set, admission order */
+    uint32_t n_run;
+    uint64_t kv_used, kv_peak;
+    uint32_t *it_req, *it_tok; /* the current iteration's arrays (max_batch) */
+    v10_llm_iter it;
+    int in_flight;             /* an iteration was handed out and not done */
+    size_t finished;
+    uint64_t tokens_emitted;   /* output tokens emitted so far (a window is
+                                  the difference of two readings) */
+    uint64_t iterations[3];    /* by kind (index 1 prefill, 2 decode) */
+} v10_llm_server;
+
+/*
+ * Copies the n requests (arrival seconds become cycles at o->clock_mhz).
+ * -1 with err set if an option is out of range or a request can never be
+ * admitted (its prompt plus output exceed the KV capacity: named by its
+ * index and both sizes).
+ */
+int v10_llm_server_init(v10_llm_server *s, const v10_llm_request *reqs, size_t n,
+                        const v10_llm_server_opts *o, v10_err *err);
+void v10_llm_server_fini(v10_llm_server *s);
+
+/* Cycle of the first request not yet arrived at `now`, or UINT64_MAX. */
+uint64_t v10_llm_server_next_arrival(const v10_llm_server *s);
+
+/*
+ * At cycle `now` (non-decreasing, no iteration in flight): takes in the
+ * arrivals up to now, admits what fits, and fills *it with the next
+ * iteration.  Returns 1, or 0 if there is nothing to run until the next
+ * arrival (or ever, once all requests have finished).
+ */
+int v10_llm_server_next(v10_llm_server *s, uint64_t now, v10_llm_iter *it);
+
+/* The iteration handed out last ended at cycle `now`: its sequences emit a
+ * token each; finished requests leave and free their KV space. */
+void v10_llm_server_done(v10_llm_server *s, uint64_t now);
+
+/* 1 once every request has finished. */
+static inline int v10_llm_server_finished(const v10_llm_server *s)
+{
+    return s->finished == s->n;
+}
+
+/* Latency distribution of one metric over the finished requests, µs. */
+typedef struct v10_llm_dist {
+    double avg, p50, p95, p99;
+    size_t n;                  /* samples */
+} v10_llm_dist;
+
+typedef struct v10_llm_stats {
+    size_t completed;          /* requests finished in the window */
+    uint64_t tokens;           /* their output tokens */
+    v10_llm_dist ttft;         /* arrival -> first token */
+    v10_llm_dist tpot;         /* (finish - first token) / (output - 1), output > 1 */
+    v10_llm_dist e2e;          /* arrival -> last token */
+    v10_llm_dist queue;        /* arrival -> admission */
+    double slo_ttft, slo_tpot; /* fraction within the SLO; -1 without one */
+    uint64_t kv_peak;          /* most KV tokens reserved at once */
+    uint64_t prefills, decodes; /* iterations */
+} v10_llm_stats;
+
+/*
+ * Statistics over requests that finished in cycles [from, to) (to == 0: no
+ * end).  SLOs in µs, 0 for none.
+ * -1 only if out of memory.
+ */
+int v10_llm_server_stats(const v10_llm_server *s, uint64_t from, uint64_t to,
+                         double slo_ttft_us, double slo_tpot_us, v10_llm_stats *st,
+                         v10_err *err);
+
+/*
+ * An iteration's operator stream, costed for one NPU and one share of its
+ * vector memory (src/tenant/llm_stream.c): what the engine runs for the
+ * iteration.  A prefill of k prompts is their k prefill streams back to
+ * back (v10_llm_prefill; each reads the weights again — prefill GEMMs are
+ * compute-bound, so this costs little); a decode is one v10_llm_decode
+ * stream.  Buffers are sized at init for max_batch sequences, so building
+ * an iteration allocates nothing (a longer stream than the estimate grows
+ * them once).
+ *
+ * Invariant after v10_llm_stream_build: n_ops >= 1; work[i], bytes[i],
+ * fu[i], macs[i] describe operator i of `model`; total_work = sum of work.
+ */
+typedef struct v10_llm_stream {
+    v10_llm_config cfg;
+    v10_npu npu;
+    uint64_t vmem_share;      /* bytes of vector memory the tenant holds */
+    v10_model model;          /* the last iteration's operators */
+    uint64_t *work, *bytes;   /* per op: standalone cycles and HBM bytes with the share */
+    uint8_t *fu;              /* per op: v10_fu_type */
+    double *macs;             /* per op */
+    size_t n_ops, cap;
+    uint64_t total_work;
+} v10_llm_stream;
+
+/* Sizes the buffers for iterations of up to max_batch sequences; -1 if the
+ * configuration is invalid or memory runs out. */
+int v10_llm_stream_init(v10_llm_stream *s, const v10_llm_config *cfg, const v10_npu *npu,
+                        uint64_t vmem_share, uint32_t max_batch, v10_err *err);
+/* Builds and costs the stream of `it`; -1 with err set on a bad size. */
+int v10_llm_stream_build(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err);
+void v10_llm_stream_fini(v10_llm_stream *s);
+
+#endif

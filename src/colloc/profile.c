@@ -1,0 +1,96 @@
+/*
+ * profile.c — a model's standalone profile (paper §5): utilizations from a
+ * solo run, operator lengths from the cost model, and the feature vector
+ * that collocation clusters on.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "v10/colloc.h"
+#include "v10/cost.h"
+#include "v10/pool.h"
+
+const char *const v10_profile_feature_names[V10_PROFILE_FEATS] = {
+    "util_sa", "util_vu", "util_hbm", "log10_op_mean", "log10_op_min", "log10_op_max",
+};
+
+void v10_profile_features(const v10_profile *p, double *f)
+{
+    f[0] = p->util_sa;
+    f[1] = p->util_vu;
+    f[2] = p->util_hbm;
+    f[3] = log10(p->op_mean_cycles > 1 ? p->op_mean_cycles : 1);
+    f[4] = log10(p->op_min_cycles > 1 ? p->op_min_cycles : 1);
+    f[5] = log10(p->op_max_cycles > 1 ? p->op_max_cycles : 1);
+}
+
+double v10_profile_pair_bound(const v10_profile *a, const v10_profile *b)
+{
+    double m = 1;
+    m = fmax(m, a->util_sa + b->util_sa);
+    m = fmax(m, a->util_vu + b->util_vu);
+    m = fmax(m, a->util_hbm + b->util_hbm);
+    return 2 / m;
+}
+
+int v10_profile_models(const char *const *specs, size_t n, const v10_npu *npu, int threads,
+                       const char *progress, v10_profile *out, v10_err *err)
+{
+    v10_tenant_spec *ts = calloc(n ? n : 1, sizeof *ts);
+    v10_run_config *cfgs = calloc(n ? n : 1, sizeof *cfgs);
+    v10_run_result *res = calloc(n ? n : 1, sizeof *res);
+    int rc = -1;
+    if (!ts || !cfgs || !res) {
+        v10_err_set(err, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        snprintf(out[i].model, sizeof out[i].model, "%s", specs[i]);
+        if (v10_tenant_spec_parse(specs[i], &ts[i], err))
+            goto done;
+        v10_model m;
+        if (v10_model_load(ts[i].model, npu, &m, err))
+            goto done;
+        double sum = 0, lo = INFINITY, hi = 0;
+        for (size_t j = 0; j < m.n_ops; j++) {
+            double c = (double)m.ops[j].cycles;
+            sum += c;
+            lo = fmin(lo, c);
+            hi = fmax(hi, c);
+        }
+        out[i].n_ops = m.n_ops;
+        out[i].alone_cycles = v10_model_cycles(&m);
+        out[i].op_mean_cycles = m.n_ops ? sum / (double)m.n_ops : 0;
+        out[i].op_min_cycles = m.n_ops ? lo : 0;
+        out[i].op_max_cycles = hi;
+        v10_model_fini(&m);
+        v10_run_config_default(&cfgs[i]);
+        cfgs[i].npu = *npu;
+        snprintf(cfgs[i].policy, sizeof cfgs[i].policy, "solo");
+        cfgs[i].tenants = &ts[i];
+        cfgs[i].n_tenants = 1;
+        cfgs[i].requests = 2;
+        cfgs[i].warmup = 0;
+    }
+    v10_pool_job job = {.cfgs = cfgs, .results = res, .n = n, .threads = threads,
+                        .progress = progress};
+    if (v10_pool_run(&job, err))
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        out[i].util_sa = res[i].util_sa;
+        out[i].util_vu = res[i].util_vu;
+        out[i].util_hbm = res[i].util_hbm;
+    }
+    rc = 0;
+done:
+    if (res)
+        for (size_t i = 0; i < n; i++)
+            v10_run_result_fini(&res[i]);
+    free(res);
+    free(cfgs);
+    free(ts);
+    return rc;
+}
+

@@ -1,0 +1,109 @@
+/*
+ * registry.c — the reproduction's table of studies, like the policy
+ * registry: one entry per study {name, grid, plan, render}, and the two
+ * drivers that walk it, v10_repro_run (set up, plan every study into one
+ * batch, run, evaluate collocation) and v10_repro_render (every study's
+ * files in table order, then summary.md and report.html).  It sits above
+ * both src/repro/ and src/report/repro_*.c, which never refer to it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "repro/study.h"
+
+const repro_study repro_studies[N_STUDIES] = {
+    [S_PAIRS] = {"pairs", {NPAIR, NPOL, 1}, 0, 1, repro_plan_pairs, repro_render_pairs},
+    [S_SLICE] = {"slice", {NPP, NSLICE, 1}, 0, 0, repro_plan_slice, repro_render_slice},
+    [S_PRIO] = {"priority", {NPP, NSPLIT, 2}, 0, 0, repro_plan_prio, repro_render_prio},
+    [S_VMEM] = {"vmem", {NPP, NVMEM, 2}, 0, 0, repro_plan_vmem, repro_render_vmem},
+    [S_SCALE] = {"scalability", {NSCALE, NTEN, 2}, 1, 0, repro_plan_scale, repro_render_scale},
+    [S_CONT] = {"contention", {NPP, 2, 1}, 0, 0, repro_plan_cont, repro_render_cont},
+    /* From the pairs' runs: profiles.csv, collocation.csv. */
+    [S_COLLOC] = {"collocation", {0, 0, 0}, 0, 0, NULL, repro_render_colloc},
+};
+
+/* Plans every study R runs: those marked `first` before the others. */
+static int plan(repro *R, v10_err *err)
+{
+    for (int first = 1; first >= 0; first--)
+        for (int s = 0; s < N_STUDIES; s++) {
+            const repro_study *st = &repro_studies[s];
+            if (!st->plan || st->first != first || (R->pairs_only && !st->both_sets))
+                continue;
+            R->base[s] = R->n;
+            memcpy(R->dim[s], st->dim, sizeof R->dim[s]);
+            if (st->plan(R, err))
+                return -1;
+        }
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int v10_repro_run(const v10_repro_opts *o, v10_repro **out, v10_err *err)
+{
+    *out = NULL;
+    double t0 = now_s();
+    const char *set = o->workloads[0] ? o->workloads : "isca23";
+    if (strcmp(set, "isca23") && strcmp(set, "zoo"))
+        return v10_err_set(err, "workloads '%s': expected isca23 or zoo", set);
+    repro *R = calloc(1, sizeof *R), *A = calloc(1, sizeof *A);
+    if (!R || !A) {
+        free(R);
+        free(A);
+        return v10_err_set(err, "out of memory");
+    }
+    R->alt = A;
+    if (repro_prepare(R, o, set, 0, err) || plan(R, err) ||
+        repro_prepare(A, o, strcmp(set, "zoo") ? "zoo" : "isca23", 1, err) || plan(A, err) ||
+        repro_run_batch(R, err) || repro_run_batch(A, err) || repro_collocation(R, err)) {
+        v10_repro_destroy(R);
+        return -1;
+    }
+    R->runs = R->n + A->n + 2 * NM;
+    R->wall_seconds = now_s() - t0;
+    *out = R;
+    return 0;
+}
+
+int v10_repro_render(const v10_repro *R, v10_repro_out *out, v10_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->runs = R->runs;
+    out->wall_seconds = R->wall_seconds;
+    v10_repro_headlines(R, out->head);
+    repro_charts cs = {.n = 0};
+    int rc = -1;
+    for (int s = 0; s < N_STUDIES; s++)
+        if (repro_studies[s].render(R, &cs, out, err))
+            goto done;
+    char *md = repro_summary_md(R);
+    if (!md) {
+        v10_err_set(err, "summary.md: rendering failed");
+        goto done;
+    }
+    char *html = repro_report_html(R, &cs, md);
+    if (repro_add_file(out, "summary.md", md, strlen(md), err)) {
+        free(html);
+        goto done;
+    }
+    if (!html) {
+        v10_err_set(err, "report.html: rendering failed");
+        goto done;
+    }
+    if (repro_add_file(out, "report.html", html, strlen(html), err))
+        goto done;
+    rc = 0;
+done:
+    for (size_t i = 0; i < cs.n; i++)
+        free(cs.c[i].svg);
+    if (rc)
+        v10_repro_out_fini(out);
+    return rc;
+}

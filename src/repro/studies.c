@@ -1,0 +1,178 @@
+/*
+ * studies.c — how each study plans its runs: one plan hook per study
+ * (listed in src/repro/registry.c; render hooks live in
+ * src/report/repro_report.c), each appending its grid of runs in order.
+ *
+ * Request-length mismatch: in a pair such as BERT (411 ms a request) + NCF
+ * (4 µs), NCF keeps issuing requests until BERT has completed its count
+ * (the engine's window, docs/architecture.md); a run of short models gets
+ * more requests so that it spans several PMT slices (src/colloc/span.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "repro/study.h"
+
+size_t repro_add(repro *R, const int *ms, const double *prio, size_t n_t, const char *pol,
+                 const v10_npu *npu, v10_err *err)
+{
+    if (R->n == R->cap) {
+        size_t nc = R->cap ? 2 * R->cap : 256;
+        v10_run_config *c = realloc(R->cfgs, nc * sizeof *c);
+        if (c)
+            R->cfgs = c;
+        v10_tenant_spec *s = realloc(R->specs, nc * MAXT * sizeof *s);
+        if (s)
+            R->specs = s;
+        if (!c || !s)
+            return (size_t)v10_err_set(err, "out of memory");
+        R->cap = nc;
+    }
+    size_t i = R->n;
+    v10_tenant_spec *ts = &R->specs[i * MAXT];
+    for (size_t t = 0; t < n_t; t++) {
+        char spec[V10_SPEC_MAX + 64];
+        snprintf(spec, sizeof spec, "%s:priority=%g", R->spec[ms[t]], prio ? prio[t] : 1.0);
+        if (v10_tenant_spec_parse(spec, &ts[t], err))
+            return (size_t)-1;
+    }
+    uint64_t req = v10_span_requests(&R->span, ts, n_t, R->requests, err);
+    if (!req)
+        return (size_t)-1;
+    v10_run_config *c = &R->cfgs[i];
+    v10_run_config_default(c);
+    c->npu = *npu;
+    snprintf(c->policy, sizeof c->policy, "%s", pol);
+    c->n_tenants = n_t;
+    c->requests = req;
+    c->warmup = R->warmup;
+    c->seed = R->o->seed;
+    /* The studies are sized here and known to finish; the event budget
+     * guards a user's run, and its estimate assumes time-sharing of the
+     * whole core (658 s simulated for the 16-tenant point at 12 requests,
+     * ~20x the events it takes).  The stall guard still applies. */
+    c->max_events = UINT64_MAX;
+    R->n++;
+    return i;
+}
+
+/* Adds one run of study s at grid position (i, j, k) and returns its
+ * config, or NULL on error; runs must come in grid order. */
+static v10_run_config *add(repro *R, int s, size_t i, size_t j, size_t k, const int *ms,
+                           const double *prio, size_t n_t, const char *pol, const v10_npu *npu,
+                           v10_err *err)
+{
+    size_t ix = repro_add(R, ms, prio, n_t, pol, npu, err);
+    if (ix == (size_t)-1)
+        return NULL;
+    V10_ASSERT(ix == repro_at(R, s, i, j, k));
+    return &R->cfgs[ix];
+}
+
+/* The two models of pair p. */
+static void pair_models(const repro *R, size_t p, int ms[2])
+{
+    ms[0] = R->pairs[p].a;
+    ms[1] = R->pairs[p].b;
+}
+
+static const char *pmt_or_full(size_t k) { return k ? "v10-full" : "pmt"; }
+
+/* Every pair under every policy (the other set: the paper's pairs only). */
+int repro_plan_pairs(repro *R, v10_err *err)
+{
+    for (size_t p = 0; p < (R->pairs_only ? (size_t)NPP : (size_t)NPAIR); p++) {
+        int ms[2];
+        pair_models(R, p, ms);
+        for (size_t k = 0; k < NPOL; k++)
+            if (!add(R, S_PAIRS, p, k, 0, ms, NULL, 2, repro_policies[k], &R->npu, err))
+                return -1;
+    }
+    return 0;
+}
+
+/* V10-Full with V10's preemption time slice from 512 to 1M cycles. */
+int repro_plan_slice(repro *R, v10_err *err)
+{
+    for (size_t p = 0; p < NPP; p++) {
+        int ms[2];
+        pair_models(R, p, ms);
+        for (size_t s = 0; s < NSLICE; s++) {
+            v10_run_config *c = add(R, S_SLICE, p, s, 0, ms, NULL, 2, "v10-full", &R->npu, err);
+            if (!c)
+                return -1;
+            c->params.slice_cycles = 512ull << s;
+        }
+    }
+    return 0;
+}
+
+/* Priority splits 50-50 .. 90-10 under PMT and V10-Full. */
+int repro_plan_prio(repro *R, v10_err *err)
+{
+    for (size_t p = 0; p < NPP; p++) {
+        int ms[2];
+        pair_models(R, p, ms);
+        for (size_t s = 0; s < NSPLIT; s++) {
+            double pr[2] = {50.0 + 10 * (double)s, 50.0 - 10 * (double)s};
+            for (size_t k = 0; k < 2; k++)
+                if (!add(R, S_PRIO, p, s, k, ms, pr, 2, pmt_or_full(k), &R->npu, err))
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+/* Vector memory of 8 to 64 MiB under PMT and V10-Full. */
+int repro_plan_vmem(repro *R, v10_err *err)
+{
+    for (size_t p = 0; p < NPP; p++) {
+        int ms[2];
+        pair_models(R, p, ms);
+        for (size_t v = 0; v < NVMEM; v++) {
+            v10_npu n = R->npu;
+            n.vmem_bytes = (8ull << v) << 20;
+            for (size_t k = 0; k < 2; k++)
+                if (!add(R, S_VMEM, p, v, k, ms, NULL, 2, pmt_or_full(k), &n, err))
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+/* 2 to 16 tenants (the paper's pairs in order) on 1 to 8 SAs and VUs. */
+int repro_plan_scale(repro *R, v10_err *err)
+{
+    for (size_t s = 0; s < NSCALE; s++) {
+        v10_npu n;
+        if (v10_npu_preset(repro_scale_npus[s], &n, err))
+            return -1;
+        for (size_t t = 0; t < NTEN; t++) {
+            size_t nt = 2u << t;
+            int ms[MAXT];
+            for (size_t i = 0; i < nt / 2; i++)
+                pair_models(R, i, &ms[2 * i]);
+            for (size_t k = 0; k < 2; k++)
+                if (!add(R, S_SCALE, s, t, k, ms, NULL, nt, pmt_or_full(k), &n, err))
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+/* PMT and V10-Full with ideal, unshared HBM bandwidth. */
+int repro_plan_cont(repro *R, v10_err *err)
+{
+    for (size_t p = 0; p < NPP; p++) {
+        int ms[2];
+        pair_models(R, p, ms);
+        for (size_t k = 0; k < 2; k++) {
+            v10_run_config *c = add(R, S_CONT, p, k, 0, ms, NULL, 2, pmt_or_full(k), &R->npu,
+                                    err);
+            if (!c)
+                return -1;
+            c->contention = 0;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,316 @@
+/*
+ * points.c — a sweep's points: the enumeration of index -> settings
+ * (row-major, a policy parameter axis crossed only with the policies that
+ * read it), each point's id, its run configuration, and its run as one
+ * result row.  Everything here is a pure function of the spec and the
+ * index, so threads and MPI ranks compute points independently.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "sweep/spec.h"
+#include "util/json.h"
+#include "v10/report.h"
+
+/*
+ * A policy parameter axis (slice_cycles, pmt_slice_us, pmt_share,
+ * prema_drain_frac with two or more values) is expanded only under the
+ * policies that read it, so pmt is not run once per V10 slice: the policy
+ * declares what it reads in its params help, which names the option.
+ */
+static const char *const param_option[] = {"--slice-cycles", "--pmt-slice-us", "--pmt-share",
+                                           "--prema-drain-frac"};
+
+_Static_assert(sizeof param_option / sizeof param_option[0] == K_DRAIN - K_SLICE + 1,
+               "one option per policy parameter key");
+
+static int is_param(sweep_kind k) { return k >= K_SLICE && k <= K_DRAIN; }
+
+/* 1 if setting st varies under `policy`; fixed and one-value settings and
+ * every non-parameter axis always do. */
+static int varies_under(const sweep_setting *st, const char *policy)
+{
+    if (!is_param(st->k) || st->n < 2)
+        return 1;
+    const v10_policy_ops *p = v10_policy_find(policy);
+    const char *help = p ? v10_policy_params_help(p) : NULL;
+    return help && strstr(help, param_option[st->k - K_SLICE]) != NULL;
+}
+
+/* Points per policy value: the product of the parameter axes it reads
+ * (saturating above V10_SWEEP_POINTS_MAX). */
+static size_t policy_points(const v10_sweep *s, const char *policy)
+{
+    size_t m = 1;
+    for (size_t k = 0; k < s->n_set; k++)
+        if (is_param(s->set[k].k) && varies_under(&s->set[k], policy))
+            m = m > V10_SWEEP_POINTS_MAX / s->set[k].n ? V10_SWEEP_POINTS_MAX + 1ul
+                                                       : m * s->set[k].n;
+    return m;
+}
+
+/* The policy setting's index, or n_set if the spec leaves the default. */
+static size_t policy_setting(const v10_sweep *s)
+{
+    size_t k = 0;
+    while (k < s->n_set && s->set[k].k != K_POLICY)
+        k++;
+    return k;
+}
+
+/* Sets s->block and s->points; -1 if the count exceeds the limit. */
+static int count_points(v10_sweep *s)
+{
+    size_t pk = policy_setting(s);
+    v10_run_config c;
+    v10_run_config_default(&c);
+    snprintf(s->default_policy, sizeof s->default_policy, "%s", c.policy);
+    s->block = 0;
+    if (pk == s->n_set) {
+        s->block = policy_points(s, s->default_policy);
+    } else {
+        for (const cJSON *v = s->set[pk].values->child; v; v = v->next)
+            if ((s->block += policy_points(s, v->valuestring)) > V10_SWEEP_POINTS_MAX)
+                return -1;
+    }
+    s->points = s->block;
+    for (size_t k = 0; k < s->n_set; k++) {
+        if (is_param(s->set[k].k) || k == pk)
+            continue;
+        if (s->points > V10_SWEEP_POINTS_MAX / s->set[k].n)
+            return -1;
+        s->points *= s->set[k].n;
+    }
+    return s->points > V10_SWEEP_POINTS_MAX ? -1 : 0;
+}
+
+int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err)
+{
+    if (sweep_spec_parse(text, origin, out, err))
+        return -1;
+    if (count_points(*out)) {
+        v10_sweep_destroy(*out);
+        *out = NULL;
+        return v10_err_set(err, "%s: the product of the axes exceeds %u points", origin,
+                           V10_SWEEP_POINTS_MAX);
+    }
+    return 0;
+}
+
+/* Takes the next digit (the fastest remaining) of i for setting k. */
+static void digit(const v10_sweep *s, size_t k, size_t *i, const cJSON **vals)
+{
+    size_t d = *i % s->set[k].n;
+    *i /= s->set[k].n;
+    vals[k] = cJSON_GetArrayItem(s->set[k].values, (int)d);
+}
+
+/*
+ * The value of each setting at point i: row-major, the last setting
+ * fastest, except that the policy and its parameters count as one setting
+ * whose values are each policy with each combination of the parameter axes
+ * it reads.  A parameter axis the point's policy ignores gets NULL.  When
+ * every policy reads every parameter axis this is plain row-major order.
+ */
+static void point_values(const v10_sweep *s, size_t i, const cJSON **vals)
+{
+    V10_ASSERT(i < s->points);
+    size_t k = s->n_set, pk = policy_setting(s);
+    while (k > 0 && s->set[k - 1].k > K_DRAIN)
+        digit(s, --k, &i, vals);
+    size_t params_end = k;
+    while (k > 0 && is_param(s->set[k - 1].k))
+        k--;
+    size_t b = i % s->block; /* which (policy, parameters) of the block */
+    i /= s->block;
+    const char *policy = s->default_policy;
+    if (pk < s->n_set) {
+        int j = 0;
+        for (const cJSON *v = s->set[pk].values->child; v; v = v->next, j++) {
+            size_t m = policy_points(s, v->valuestring);
+            if (b < m) {
+                policy = v->valuestring;
+                vals[pk] = v;
+                break;
+            }
+            b -= m;
+        }
+    }
+    for (size_t q = params_end; q-- > k;) {
+        if (varies_under(&s->set[q], policy))
+            digit(s, q, &b, vals);
+        else
+            vals[q] = NULL;
+    }
+    while (k-- > 0)
+        if (k != pk)
+            digit(s, k, &i, vals);
+}
+
+/* The point's settings as a JSON object in enumeration order; caller owns. */
+static cJSON *point_json(const v10_sweep *s, const cJSON **vals)
+{
+    unsigned mark = v10_json_mark();
+    cJSON *o = cJSON_CreateObject();
+    for (size_t k = 0; o && k < s->n_set; k++)
+        if (vals[k]) /* not a parameter axis this point's policy ignores */
+            v10_json_add(o, s->set[k].key, cJSON_Duplicate(vals[k], 1));
+    if (v10_json_failed_since(mark)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+int v10_sweep_point_id(const v10_sweep *s, size_t i, char *id)
+{
+    const cJSON *vals[SWEEP_SETTINGS_MAX];
+    point_values(s, i, vals);
+    cJSON *o = point_json(s, vals);
+    char *t = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    if (!t) {
+        id[0] = 0;
+        return -1;
+    }
+    sweep_hex16(sweep_fnv1a(t, strlen(t)), id);
+    free(t);
+    return 0;
+}
+
+char *v10_sweep_point_text(const v10_sweep *s, size_t i)
+{
+    const cJSON *vals[SWEEP_SETTINGS_MAX];
+    point_values(s, i, vals);
+    cJSON *o = point_json(s, vals);
+    char *t = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    return t;
+}
+
+int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_err *err)
+{
+    const cJSON *vals[SWEEP_SETTINGS_MAX];
+    point_values(s, i, vals);
+    memset(p, 0, sizeof *p);
+    p->index = i;
+    unsigned mark = v10_json_mark();
+    if (v10_sweep_point_id(s, i, p->id))
+        return v10_err_set(err, "point %zu: out of memory", i);
+    v10_run_config *c = &p->cfg;
+    v10_run_config_default(c);
+    const cJSON *pri = NULL;
+    cJSON *npu = NULL;
+    int warm_set = 0, rc = 0;
+    for (size_t k = 0; k < s->n_set && rc == 0; k++) {
+        const cJSON *v = vals[k];
+        if (!v)
+            continue; /* a parameter the policy ignores: the default */
+        switch (s->set[k].k) {
+        case K_MIX:
+            for (const cJSON *t = v->child; t && rc == 0; t = t->next)
+                rc = v10_tenant_spec_parse(t->valuestring, &p->tenants[c->n_tenants++], err);
+            break;
+        case K_PRIORITY: pri = v; break;
+        case K_NPU: npu = sweep_npu_object(v); break;
+        case K_NPU_FIELD:
+            if (!npu)
+                npu = sweep_npu_object(NULL);
+            cJSON_DeleteItemFromObjectCaseSensitive(npu, s->set[k].key + 4);
+            v10_json_add(npu, s->set[k].key + 4, cJSON_Duplicate(v, 1));
+            break;
+        case K_POLICY: snprintf(c->policy, sizeof c->policy, "%s", v->valuestring); break;
+        case K_SLICE: c->params.slice_cycles = (uint64_t)v->valuedouble; break;
+        case K_PMT_SLICE: c->params.pmt_slice_us = v->valuedouble; break;
+        case K_PMT_SHARE: c->params.pmt_share_priority = !strcmp(v->valuestring, "priority"); break;
+        case K_DRAIN: c->params.prema_drain_frac = v->valuedouble; break;
+        case K_CONTENTION: c->contention = cJSON_IsTrue(v); break;
+        case K_REQUESTS: c->requests = (uint64_t)v->valuedouble; break;
+        case K_WARMUP: c->warmup = (uint64_t)v->valuedouble; warm_set = 1; break;
+        case K_SEED: c->seed = (uint64_t)v->valuedouble; break;
+        }
+    }
+    if (rc == 0 && pri) {
+        size_t t = 0;
+        for (const cJSON *x = pri->child; x && t < c->n_tenants; x = x->next)
+            p->tenants[t++].priority = x->valuedouble;
+    }
+    if (rc == 0 && v10_json_failed_since(mark))
+        rc = v10_err_set(err, "point %zu: out of memory", i);
+    if (rc == 0 && npu) {
+        char org[64];
+        snprintf(org, sizeof org, "point %zu npu", i);
+        rc = sweep_npu_resolve(npu, org, &c->npu, err);
+    }
+    cJSON_Delete(npu);
+    if (!warm_set)
+        c->warmup = c->requests / 10;
+    c->tenants = p->tenants;
+    return rc;
+}
+
+int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
+{
+    *row = NULL;
+    v10_sweep_point *p = malloc(sizeof *p);
+    if (!p)
+        return v10_err_set(err, "out of memory");
+    if (v10_sweep_point_get(s, i, p, err)) {
+        free(p);
+        return -1;
+    }
+    /* A point the simulator refuses (starved, too long, ...) is a result
+     * too: its row records the error and the sweep goes on.  Running out of
+     * memory is no property of the point: that stops the sweep, and
+     * --resume runs the point again. */
+    v10_run_result r;
+    v10_err run_err;
+    int refused = v10_run(&p->cfg, &r, &run_err) != 0;
+    if (refused && strstr(run_err.msg, "out of memory")) {
+        *err = run_err;
+        v10_err_prefix(err, "point %zu (id %s)", i, p->id);
+        free(p);
+        return -1;
+    }
+    const cJSON *vals[SWEEP_SETTINGS_MAX];
+    point_values(s, i, vals);
+    unsigned mark = v10_json_mark();
+    cJSON *o = cJSON_CreateObject();
+    cJSON *rep = refused ? NULL : v10_report_run_json(&p->cfg, &r);
+    int rc = -1;
+    if (o && (rep || refused)) {
+        cJSON_AddNumberToObject(o, "index", (double)i);
+        cJSON_AddStringToObject(o, "id", p->id);
+        v10_json_add(o, "point", point_json(s, vals));
+        if (refused) {
+            v10_json_add(o, "error", cJSON_CreateString(run_err.msg));
+        } else {
+            cJSON *perf = cJSON_DetachItemFromObjectCaseSensitive(rep, "perf");
+            v10_json_add(o, "result", rep);
+            rep = NULL;
+            v10_json_add(o, "perf", perf);
+        }
+        /* A row that lost a value to a failed allocation is not written. */
+        char *t = v10_json_failed_since(mark) ? NULL : v10_json_print(o, 0);
+        size_t n = t ? strlen(t) : 0;
+        char *line = t ? realloc(t, n + 2) : NULL;
+        if (line) {
+            line[n] = '\n';
+            line[n + 1] = 0;
+            *row = line;
+            rc = 0;
+        } else {
+            free(t);
+        }
+    }
+    if (rc)
+        v10_err_set(err, "point %zu: out of memory", i);
+    cJSON_Delete(rep);
+    cJSON_Delete(o);
+    if (!refused)
+        v10_run_result_fini(&r);
+    free(p);
+    return rc;
+}

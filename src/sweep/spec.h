@@ -1,0 +1,80 @@
+/*
+ * spec.h (internal) — a parsed sweep spec as the files of src/sweep/ share
+ * it: its settings in enumeration order (spec.c builds them), the point
+ * enumeration over them (points.c), and the small helpers both use.  The
+ * public API is v10/sweep.h.
+ */
+#ifndef V10_SWEEP_SPEC_H
+#define V10_SWEEP_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "v10/sweep.h"
+
+/* The settings a spec may give, in enumeration order: a point's index is
+ * row-major over the axes in this order, the last (seed) varying fastest.
+ * "npu.FIELD" keys sort after "npu", by field name.  K_SLICE .. K_DRAIN are
+ * the policy parameters (points.c crosses them only with the policies that
+ * read them). */
+typedef enum sweep_kind {
+    K_MIX = 0, K_PRIORITY, K_NPU, K_NPU_FIELD, K_POLICY, K_SLICE, K_PMT_SLICE,
+    K_PMT_SHARE, K_DRAIN, K_CONTENTION, K_REQUESTS, K_WARMUP, K_SEED,
+} sweep_kind;
+
+#define SWEEP_SETTINGS_MAX 64
+
+/*
+ * One setting: an axis (its list of values) or a fixed value (stored as a
+ * list of one).  Invariant: n >= 1, values is a JSON array of n items owned
+ * by the sweep's canonical tree (or its `lists`), each validated.
+ */
+typedef struct sweep_setting {
+    char key[V10_NAME_MAX + 8]; /* "policy", "npu.vmem_bytes" */
+    sweep_kind k;
+    int is_axis;
+    const cJSON *values;
+    size_t n;
+} sweep_setting;
+
+/*
+ * Invariants once v10_sweep_parse returns it: set[0 .. n_set-1] sorted by
+ * (kind, key), no key twice, at most one setting of each kind but
+ * K_NPU_FIELD; points == the number of points (>= 1, at most
+ * V10_SWEEP_POINTS_MAX) and block == the sum over the policy values of the
+ * product of the parameter axes each reads; canonical is the pretty JSON
+ * of root and hash its FNV-1a.  Immutable afterwards, so threads share it.
+ */
+struct v10_sweep {
+    char name[V10_NAME_MAX];
+    char origin[256];
+    char hash[17];
+    char *canonical;       /* pretty JSON of `root` */
+    cJSON *root;           /* {"name", "axes", "fixed"}, keys sorted */
+    cJSON *lists;          /* owns the one-element lists of fixed values */
+    sweep_setting set[SWEEP_SETTINGS_MAX]; /* in enumeration order */
+    size_t n_set;
+    size_t points;
+    size_t block; /* points per value of the settings before the policy's
+                     parameters: sum over policies of their parameter axes' product */
+    char default_policy[V10_NAME_MAX]; /* the run's, when the spec gives none */
+};
+
+/* FNV-1a 64 of n bytes, and as 16 hex digits into out[17]. */
+uint64_t sweep_fnv1a(const void *p, size_t n);
+void sweep_hex16(uint64_t h, char *out);
+
+/* The NPU override object of a point: `npu` (a preset name, an object of
+ * fields, or NULL for the default) as {"base": ..., fields...}.  Caller
+ * owns the result; NULL when memory ran out. */
+cJSON *sweep_npu_object(const cJSON *npu);
+/* Resolves such an object (named "<base>+k=v..." unless it has a name). */
+int sweep_npu_resolve(cJSON *o, const char *origin, v10_npu *out, v10_err *err);
+
+/* Parses and validates a spec, leaving its points uncounted:
+ * v10_sweep_parse (points.c) counts them. */
+int sweep_spec_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err);
+
+#endif

@@ -1,0 +1,554 @@
+/*
+ * store.c — a sweep's result directory (docs/sweep.md): DIR/.lock (one
+ * process per folder), DIR/spec.json (the canonical spec, its hash and the
+ * content hashes of its input files) and DIR/results.db, the durable
+ * result store: an SQLite database in WAL mode, one transaction per
+ * finished point, resumed by asking which indices it holds.  This file is
+ * the project's only user of SQLite; export.c reads rows through
+ * sweep_store_rows.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+
+#include "sweep/spec.h"
+#include "sweep/store.h"
+#include "util/file.h"
+#include "util/json.h"
+
+/* json_type / json_array_length are built into SQLite from 3.38 on. */
+#if SQLITE_VERSION_NUMBER < 3038000
+#error "SQLite 3.38 or newer is needed (Debian 12: libsqlite3-dev 3.40)"
+#endif
+
+#define LOCK_NAME ".lock" /* held by the process that owns a result folder */
+#define DB_NAME "results.db"
+#define STORE_FORMAT "1" /* meta.format: the schema below */
+
+/*
+ * The schema.  meta holds spec_hash (the v10_sweep_hash of the spec the
+ * rows belong to), points and format; points holds one row per finished
+ * point: its index, its id (v10_sweep_point_id) and the result row as
+ * compact JSON without the newline (v10_sweep_run_point).
+ */
+static const char schema[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE points(idx INTEGER PRIMARY KEY, id TEXT NOT NULL, row TEXT NOT NULL);";
+
+/*
+ * Invariants while open: this process holds DIR/.lock and the database's
+ * exclusive lock; meta.spec_hash is s's hash; done[i] != 0 exactly for the
+ * indices i with a row in `points` whose id is point i's, and count is
+ * their number (rows of any other index or id were deleted on open and
+ * counted in `dropped`).  The caller serializes every call.
+ */
+struct v10_sweep_store {
+    const v10_sweep *s;
+    char dir[4096];
+    char db_path[4200];
+    int lock;               /* DIR/.lock, held while the store is open */
+    sqlite3 *db;
+    sqlite3_stmt *insert;   /* INSERT INTO points */
+    unsigned char *done;    /* one flag per point */
+    size_t count, dropped;
+    size_t refused;         /* rows with an "error", counted by sweep_store_stats */
+};
+
+static void join(char *out, size_t cap, const char *dir, const char *name)
+{
+    snprintf(out, cap, "%s/%s", dir, name);
+}
+
+/* err = "DIR/results.db: WHAT: SQLite's message - the system's" (the
+ * latter for an I/O error: SQLite's "disk I/O error" alone does not say
+ * "File too large"; errno still holds it when this is called at once). */
+static int db_fail(v10_sweep_store *st, const char *what, v10_err *err)
+{
+    int e = errno;
+    int code = st->db ? sqlite3_errcode(st->db) & 0xff : SQLITE_NOMEM; /* primary code */
+    int sys = st->db ? sqlite3_system_errno(st->db) : 0;
+    if (!sys && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN))
+        sys = e;
+    const char *m = st->db ? sqlite3_errmsg(st->db) : "out of memory";
+    return v10_err_set(err, "%s: %s%s%s%s%s", st->db_path, what, *what ? ": " : "", m,
+                       sys ? " - " : "", sys ? strerror(sys) : "");
+}
+
+static int mkdir_p(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *c = p + 1; *c; c++)
+        if (*c == '/') {
+            *c = 0;
+            if (mkdir(p, 0755) && errno != EEXIST)
+                return -1;
+            *c = '/';
+        }
+    if (mkdir(p, 0755) && errno != EEXIST)
+        return -1;
+    struct stat st;
+    if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+/* 1 if DIR holds anything but what a sweep of ours leaves before its
+ * spec.json exists (the temporary of spec.json, the lock), else 0.  A
+ * user's file, whatever its name, makes the folder not ours. */
+static int dir_has_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int any = 0;
+    struct dirent *e;
+    while (!any && (e = readdir(d))) {
+        const char *n = e->d_name;
+        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, LOCK_NAME))
+            continue;
+        if (!strncmp(n, "spec.json.tmp.", 14) && strlen(n) == 14 + 6) /* mkstemp's XXXXXX */
+            continue;
+        any = 1;
+    }
+    closedir(d);
+    return any;
+}
+
+
+/* Adds {path: hash} to the object in ctx for one input file (once). */
+typedef struct hash_ctx {
+    cJSON *o;
+    v10_err *err;
+} hash_ctx;
+
+static int hash_input(const char *path, void *ctx)
+{
+    hash_ctx *h = ctx;
+    if (cJSON_GetObjectItemCaseSensitive(h->o, path))
+        return 0;
+    size_t n;
+    char *b = v10_file_read(path, (size_t)1 << 31, &n, h->err), hex[17];
+    if (!b)
+        return -1;
+    sweep_hex16(sweep_fnv1a(b, n), hex);
+    free(b);
+    cJSON_AddStringToObject(h->o, path, hex);
+    return 0;
+}
+
+/*
+ * The files the points read, by content: {"PATH": "HASH"} for every file a
+ * mix's models read (trace CSV, ONNX, llm/ configuration, calibration
+ * profile; v10_model_spec_files), HASH the FNV-1a of its bytes.  The
+ * spec's hash covers only the paths; a resume compares these, so a file
+ * edited between a kill and --resume is refused instead of mixing old and
+ * new rows.  (NPU settings in a spec are presets and fields, not files.)
+ * NULL with err set on failure.
+ */
+static cJSON *input_hashes(const v10_sweep *s, v10_err *err)
+{
+    unsigned mark = v10_json_mark();
+    hash_ctx h = {cJSON_CreateObject(), err};
+    for (size_t k = 0; h.o && k < s->n_set; k++) {
+        if (s->set[k].k != K_MIX)
+            continue;
+        const cJSON *mix;
+        cJSON_ArrayForEach(mix, s->set[k].values) {
+            const cJSON *t;
+            cJSON_ArrayForEach(t, mix) {
+                /* The model part of a tenant spec, as the points load it. */
+                v10_tenant_spec ts;
+                if (v10_tenant_spec_parse(t->valuestring, &ts, err) ||
+                    v10_model_spec_files(ts.model, hash_input, &h, err)) {
+                    cJSON_Delete(h.o);
+                    return NULL;
+                }
+            }
+        }
+    }
+    if (!h.o || v10_json_failed_since(mark)) {
+        cJSON_Delete(h.o);
+        v10_err_set(err, "out of memory");
+        return NULL;
+    }
+    return h.o;
+}
+
+/* 0 if every input recorded in spec.json (`was`) still has its hash in
+ * `now`; -1 with err naming the first file that changed. */
+static int inputs_unchanged(const char *dir, const cJSON *was, const cJSON *now, v10_err *err)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach(w, was) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(now, w->string);
+        if (!cJSON_IsString(w) || !cJSON_IsString(n) || strcmp(w->valuestring, n->valuestring))
+            return v10_err_set(err, "%s: input %s changed since the sweep started (content "
+                                    "hash %s, now %s): refusing to resume, which would mix "
+                                    "results of both; restore the file or run into a new --out",
+                               dir, w->string, cJSON_IsString(w) ? w->valuestring : "?",
+                               cJSON_IsString(n) ? n->valuestring : "missing");
+    }
+    return 0;
+}
+
+/* Runs SQL without results; -1 with err naming `what` on failure. */
+static int db_exec(v10_sweep_store *st, const char *sql, const char *what, v10_err *err)
+{
+    return sqlite3_exec(st->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0
+                                                                     : db_fail(st, what, err);
+}
+
+/* Reads meta.spec_hash into hash[17]; -1 if the table or key is missing. */
+static int db_spec_hash(v10_sweep_store *st, char *hash)
+{
+    sqlite3_stmt *q;
+    int rc = -1;
+    if (sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key = 'spec_hash'", -1, &q,
+                           NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
+        snprintf(hash, 17, "%s", (const char *)sqlite3_column_text(q, 0));
+        rc = 0;
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/*
+ * Opens (creating if new) DIR/results.db: WAL journal, each commit synced
+ * (synchronous=FULL), and locking_mode=EXCLUSIVE, set before WAL is, so the
+ * WAL index lives in this process's memory, not in a -shm file beside it
+ * (one process per folder holds the lock anyway; this also keeps WAL
+ * working on a network file system).  A new database gets the schema and
+ * meta in one transaction; an existing one must be a sweep store of this
+ * spec.
+ */
+static int db_open(v10_sweep_store *st, v10_err *err)
+{
+    struct stat sb;
+    if (lstat(st->db_path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return v10_err_set(err, "%s: not a regular file (the sweep's result store)",
+                           st->db_path);
+    if (sqlite3_open_v2(st->db_path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                        NULL) != SQLITE_OK)
+        return db_fail(st, "cannot open", err);
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_stmt *q = NULL;
+    int tables = -1;
+    if (db_exec(st, "PRAGMA locking_mode=EXCLUSIVE", "", err) == 0 &&
+        sqlite3_prepare_v2(st->db, "PRAGMA journal_mode=WAL", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW) {
+        const unsigned char *mode = sqlite3_column_text(q, 0);
+        sqlite3_finalize(q);
+        q = NULL;
+        if (!mode || strcmp((const char *)mode, "wal"))
+            return v10_err_set(err, "%s: cannot use a WAL journal here", st->db_path);
+        if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) ==
+                SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+            tables = sqlite3_column_int(q, 0);
+    }
+    sqlite3_finalize(q);
+    if (tables < 0 && (sqlite3_errcode(st->db) & 0xff) == SQLITE_NOTADB) /* garbage */
+        return v10_err_set(err, "%s: not a sweep result store (%s); move it away, or run into "
+                                "a new --out", st->db_path, sqlite3_errmsg(st->db));
+    if (tables < 0) /* an I/O error, a full disk */
+        return db_fail(st, "cannot open", err);
+    if (db_exec(st, "PRAGMA synchronous=FULL", "", err))
+        return -1;
+    if (tables == 0) { /* new, or created by a sweep killed before its first commit */
+        char *sql = sqlite3_mprintf("BEGIN;%sINSERT INTO meta VALUES('spec_hash', %Q), "
+                                    "('points', '%llu'), ('format', '" STORE_FORMAT "');COMMIT;",
+                                    schema, st->s->hash, (unsigned long long)st->s->points);
+        int rc = sql ? db_exec(st, sql, "creating the store", err)
+                     : v10_err_set(err, "out of memory");
+        sqlite3_free(sql);
+        if (rc) {
+            sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+            return -1;
+        }
+    }
+    char hash[17];
+    if (db_spec_hash(st, hash) ||
+        sqlite3_prepare_v2(st->db, "INSERT INTO points(idx, id, row) VALUES(?, ?, ?)", -1,
+                           &st->insert, NULL) != SQLITE_OK)
+        return v10_err_set(err, "%s: not a sweep result store (no sweep tables in it); move it "
+                                "away, or run into a new --out", st->db_path);
+    if (strcmp(hash, st->s->hash))
+        return v10_err_set(err, "%s holds the results of another spec (hash %s, this spec %s): "
+                                "refusing to resume; run into a new --out", st->db_path, hash,
+                           st->s->hash);
+    return 0;
+}
+
+/* Deletes the rows of the n indices bad[] in one transaction. */
+static int db_delete(v10_sweep_store *st, const sqlite3_int64 *bad, size_t n, v10_err *err)
+{
+    sqlite3_stmt *del = NULL;
+    if (db_exec(st, "BEGIN", "dropping invalid rows", err))
+        return -1;
+    int ok = sqlite3_prepare_v2(st->db, "DELETE FROM points WHERE idx = ?", -1, &del, NULL) ==
+             SQLITE_OK;
+    for (size_t k = 0; ok && k < n; k++) {
+        sqlite3_bind_int64(del, 1, bad[k]);
+        ok = sqlite3_step(del) == SQLITE_DONE;
+        sqlite3_reset(del);
+    }
+    sqlite3_finalize(del);
+    if (ok && db_exec(st, "COMMIT", "dropping invalid rows", err) == 0)
+        return 0;
+    if (!ok) /* else the COMMIT failed and said so */
+        db_fail(st, "dropping invalid rows", err);
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+/* Marks the rows of the store done; deletes (and counts in `dropped`) any
+ * whose index is out of range or whose id is not that point's. */
+static int db_load(v10_sweep_store *st, v10_err *err)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(st->db, "SELECT idx, id FROM points", -1, &q, NULL) != SQLITE_OK)
+        return db_fail(st, "reading", err);
+    sqlite3_int64 *bad = NULL;
+    size_t cap = 0;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW) {
+        sqlite3_int64 i = sqlite3_column_int64(q, 0);
+        const char *id = (const char *)sqlite3_column_text(q, 1);
+        char want[17];
+        int in_range = i >= 0 && (uint64_t)i < st->s->points;
+        if (in_range && v10_sweep_point_id(st->s, (size_t)i, want)) {
+            /* never drop a row for want of memory */
+            rc = v10_err_set(err, "%s: out of memory", st->db_path);
+        } else if (in_range && id && !strcmp(id, want)) {
+            st->done[i] = 1;
+            st->count++;
+        } else if (st->dropped < cap) {
+            bad[st->dropped++] = i;
+        } else {
+            size_t nc = cap ? 2 * cap : 16;
+            sqlite3_int64 *nb = realloc(bad, nc * sizeof *nb);
+            if (nb) {
+                bad = nb;
+                cap = nc;
+                bad[st->dropped++] = i;
+            } else {
+                rc = v10_err_set(err, "out of memory");
+            }
+        }
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = db_fail(st, "reading", err);
+    sqlite3_finalize(q);
+    if (rc == 0 && st->dropped)
+        rc = db_delete(st, bad, st->dropped, err);
+    free(bad);
+    return rc;
+}
+
+/* The spec.json of a new sweep: the canonical spec, its hash, the point
+ * count and the content hashes of the input files (written atomically). */
+static int write_spec(const v10_sweep *s, const char *path, v10_err *err)
+{
+    unsigned mark = v10_json_mark();
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddStringToObject(rec, "spec_hash", s->hash);
+    cJSON_AddNumberToObject(rec, "points", (double)s->points);
+    cJSON_AddStringToObject(rec, "version", V10_VERSION);
+    v10_json_add(rec, "spec", cJSON_Parse(s->canonical));
+    cJSON *inputs = input_hashes(s, err);
+    if (!inputs) {
+        cJSON_Delete(rec);
+        return -1;
+    }
+    if (cJSON_GetArraySize(inputs) > 0) /* a spec of zoo models only: none */
+        v10_json_add(rec, "inputs", inputs);
+    else
+        cJSON_Delete(inputs);
+    char *t = v10_json_failed_since(mark) ? NULL : cJSON_Print(rec);
+    cJSON_Delete(rec);
+    if (!t)
+        return v10_err_set(err, "out of memory");
+    size_t n = strlen(t);
+    t[n] = '\n';
+    int rc = v10_file_write(path, t, n + 1, 1, err);
+    free(t);
+    return rc;
+}
+
+/* An existing spec.json (text `old`) allows a resume of s in dir: 0, or -1
+ * with err saying why not. */
+static int check_spec(const char *dir, const char *path, const char *old, const v10_sweep *s,
+                      int resume, v10_err *err)
+{
+    cJSON *o = cJSON_Parse(old);
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "spec_hash");
+    int rc = -1;
+    if (!resume)
+        v10_err_set(err, "%s already holds a sweep (%s): pass --resume to finish it, or "
+                    "choose another --out", dir, path);
+    else if (!cJSON_IsString(h))
+        v10_err_set(err, "%s: not a sweep record (no spec_hash)", path);
+    else if (strcmp(h->valuestring, s->hash))
+        v10_err_set(err, "%s was started with a different spec (hash %s, this spec %s): "
+                    "refusing to resume; run the changed spec into a new --out directory",
+                    dir, h->valuestring, s->hash);
+    else {
+        const cJSON *was = cJSON_GetObjectItemCaseSensitive(o, "inputs");
+        cJSON *now = was ? input_hashes(s, err) : NULL;
+        rc = was && (!now || inputs_unchanged(dir, was, now, err)) ? -1 : 0;
+        cJSON_Delete(now);
+    }
+    cJSON_Delete(o);
+    return rc;
+}
+
+int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
+                         v10_sweep_store **out, v10_err *err)
+{
+    *out = NULL;
+    if (strlen(dir) >= 3900)
+        return v10_err_set(err, "%s: path too long", dir);
+    if (mkdir_p(dir))
+        return v10_err_set(err, "%s: %s", dir, strerror(errno));
+    v10_sweep_store *st = calloc(1, sizeof *st);
+    unsigned char *done = calloc(s->points, 1);
+    if (!st || !done) {
+        free(st);
+        free(done);
+        return v10_err_set(err, "out of memory");
+    }
+    st->s = s;
+    st->lock = -1;
+    st->done = done;
+    snprintf(st->dir, sizeof st->dir, "%s", dir);
+    join(st->db_path, sizeof st->db_path, dir, DB_NAME);
+    char path[4200];
+    join(path, sizeof path, dir, LOCK_NAME);
+    if (v10_lock_take(path, dir, &st->lock, err)) {
+        v10_sweep_store_close(st);
+        return -1;
+    }
+    join(path, sizeof path, dir, "spec.json");
+    struct stat sb;
+    char *old = NULL;
+    int rc = -1;
+    if (lstat(path, &sb) == 0 && !(old = v10_file_read(path, V10_JSON_MAX_BYTES, NULL, err))) {
+        /* spec.json is there but unreadable: rc stays -1 */
+    } else if (old) {
+        rc = check_spec(dir, path, old, s, resume, err);
+        free(old);
+        char jsonl[4200];
+        join(jsonl, sizeof jsonl, dir, "results.jsonl");
+        if (rc == 0 && lstat(st->db_path, &sb) && lstat(jsonl, &sb) == 0)
+            rc = v10_err_set(err, "%s holds results.jsonl but no %s: a sweep of a v10sim "
+                             "before the SQLite store, which this one cannot resume; run "
+                             "into a new --out", dir, DB_NAME);
+    } else if (dir_has_files(dir)) {
+        v10_err_set(err, "%s: directory is not empty and holds no sweep (no spec.json); "
+                    "choose an empty or new --out", dir);
+    } else {
+        rc = write_spec(s, path, err);
+    }
+    if (rc == 0)
+        rc = db_open(st, err);
+    if (rc == 0 && v10_fsync_dir(dir))
+        rc = v10_err_set(err, "%s: %s", dir, strerror(errno));
+    if (rc == 0)
+        rc = db_load(st, err);
+    if (rc) {
+        v10_sweep_store_close(st);
+        return -1;
+    }
+    *out = st;
+    return 0;
+}
+
+const unsigned char *v10_sweep_store_done(const v10_sweep_store *st) { return st->done; }
+size_t v10_sweep_store_count(const v10_sweep_store *st) { return st->count; }
+size_t v10_sweep_store_dropped(const v10_sweep_store *st) { return st->dropped; }
+size_t v10_sweep_store_refused(const v10_sweep_store *st) { return st->refused; }
+
+/* One transaction per point: the INSERT commits on its own (autocommit),
+ * and with synchronous=FULL the commit is on disk before it returns. */
+int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_err *err)
+{
+    V10_ASSERT(i < st->s->points);
+    size_t n = strlen(row);
+    V10_ASSERT(n > 0 && row[n - 1] == '\n' && memchr(row, '\n', n) == row + n - 1);
+    if (st->done[i])
+        return 0;
+    char id[17];
+    if (v10_sweep_point_id(st->s, i, id))
+        return v10_err_set(err, "point %zu: out of memory", i);
+    sqlite3_bind_int64(st->insert, 1, (sqlite3_int64)i);
+    sqlite3_bind_text(st->insert, 2, id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st->insert, 3, row, (int)(n - 1), SQLITE_STATIC);
+    int rc = sqlite3_step(st->insert) == SQLITE_DONE ? 0 : db_fail(st, "recording a point", err);
+    sqlite3_reset(st->insert);
+    sqlite3_clear_bindings(st->insert);
+    if (rc == 0) {
+        st->done[i] = 1;
+        st->count++;
+    }
+    return rc;
+}
+
+void v10_sweep_store_close(v10_sweep_store *st)
+{
+    if (!st)
+        return;
+    sqlite3_finalize(st->insert);
+    sqlite3_close(st->db); /* checkpoints the WAL into results.db and removes it */
+    v10_lock_release(st->lock);
+    free(st->done);
+    free(st);
+}
+
+const v10_sweep *sweep_store_spec(const v10_sweep_store *st) { return st->s; }
+const char *sweep_store_dir(const v10_sweep_store *st) { return st->dir; }
+
+int sweep_store_stats(v10_sweep_store *st, size_t *max_tenants, v10_err *err)
+{
+    sqlite3_stmt *q;
+    int rc = -1;
+    if (sqlite3_prepare_v2(st->db, "SELECT count(json_type(row, '$.error')), "
+                                   "max(json_array_length(row, '$.result.tenants')) "
+                                   "FROM points", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW) {
+        st->refused = (size_t)sqlite3_column_int64(q, 0);
+        *max_tenants = (size_t)sqlite3_column_int64(q, 1); /* NULL (no results): 0 */
+        rc = 0;
+    }
+    if (rc)
+        db_fail(st, "reading", err);
+    sqlite3_finalize(q);
+    return rc;
+}
+
+int sweep_store_rows(v10_sweep_store *st, sweep_row_fn fn, void *ctx, v10_err *err)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(st->db, "SELECT idx, row FROM points ORDER BY idx", -1, &q, NULL) !=
+        SQLITE_OK)
+        return db_fail(st, "reading", err);
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *row = (const char *)sqlite3_column_text(q, 1);
+        rc = fn(ctx, (size_t)sqlite3_column_int64(q, 0), row ? row : "",
+                (size_t)sqlite3_column_bytes(q, 1), err);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = db_fail(st, "reading", err);
+    sqlite3_finalize(q);
+    return rc;
+}

@@ -1,0 +1,235 @@
+/*
+ * llm_server.c — continuous batching for an LLM tenant (v10/llm_server.h):
+ * the queue, admission under the batch and KV-cache bounds, the choice of
+ * each iteration, token accounting, and TTFT/TPOT statistics.
+ */
+#include "v10/llm_server.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT64_MAX
+
+void v10_llm_server_opts_default(v10_llm_server_opts *o)
+{
+    o->max_batch = 32;
+    o->max_prefill_tokens = 4096;
+    o->kv_capacity_tokens = 0;
+    o->clock_mhz = 0;
+}
+
+int v10_llm_server_init(v10_llm_server *s, const v10_llm_request *reqs, size_t n,
+                        const v10_llm_server_opts *o, v10_err *err)
+{
+    memset(s, 0, sizeof *s);
+    if (o->max_batch < 1 || o->max_batch > 1u << 20)
+        return v10_err_set(err, "LLM server: max_batch %u out of range [1, 1048576]",
+                           o->max_batch);
+    if (o->kv_capacity_tokens < 1 || o->max_prefill_tokens < 1)
+        return v10_err_set(err, "LLM server: the KV capacity and the prefill budget must "
+                                "be at least one token");
+    if (!(o->clock_mhz > 0 && o->clock_mhz < 1e6))
+        return v10_err_set(err, "LLM server: clock %g MHz out of range (0, 1e6)", o->clock_mhz);
+    s->o = *o;
+    s->n = n;
+    s->r = calloc(n ? n : 1, sizeof *s->r);
+    s->run = calloc(o->max_batch, sizeof *s->run);
+    s->it_req = calloc(o->max_batch, sizeof *s->it_req);
+    s->it_tok = calloc(o->max_batch, sizeof *s->it_tok);
+    if (!s->r || !s->run || !s->it_req || !s->it_tok) {
+        v10_llm_server_fini(s);
+        return v10_err_set(err, "LLM server: out of memory for %zu requests", n);
+    }
+    double per_s = o->clock_mhz * 1e6;
+    for (size_t i = 0; i < n; i++) {
+        v10_llm_req_state *q = &s->r[i];
+        uint64_t need = (uint64_t)reqs[i].prompt_tokens + reqs[i].output_tokens;
+        if (need > o->kv_capacity_tokens) {
+            v10_llm_server_fini(s);
+            return v10_err_set(err,
+                               "LLM request %zu needs %llu KV tokens (prompt %u + output %u) "
+                               "but the KV cache holds %llu: it could never be admitted",
+                               i, (unsigned long long)need, reqs[i].prompt_tokens,
+                               reqs[i].output_tokens,
+                               (unsigned long long)o->kv_capacity_tokens);
+        }
+        double at = nearbyint(reqs[i].arrival_s * per_s);
+        q->arrival = at < 1.8e19 ? (uint64_t)at : NONE - 1;
+        if (i && q->arrival < s->r[i - 1].arrival)
+            q->arrival = s->r[i - 1].arrival; /* rounding never reorders */
+        q->prompt = reqs[i].prompt_tokens;
+        q->output = reqs[i].output_tokens;
+        q->admitted = q->first_token = q->finished = NONE;
+    }
+    return 0;
+}
+
+void v10_llm_server_fini(v10_llm_server *s)
+{
+    free(s->r);
+    free(s->run);
+    free(s->it_req);
+    free(s->it_tok);
+    memset(s, 0, sizeof *s);
+}
+
+uint64_t v10_llm_server_next_arrival(const v10_llm_server *s)
+{
+    return s->arrived < s->n ? s->r[s->arrived].arrival : NONE;
+}
+
+/* Admits queued requests in arrival order while the batch and the KV cache
+ * have room; stops at the first that does not fit (no overtaking). */
+static void admit(v10_llm_server *s, uint64_t now)
+{
+    while (s->head < s->arrived && s->n_run < s->o.max_batch) {
+        v10_llm_req_state *q = &s->r[s->head];
+        uint64_t need = (uint64_t)q->prompt + q->output;
+        if (s->kv_used + need > s->o.kv_capacity_tokens)
+            break;
+        s->kv_used += need;
+        if (s->kv_used > s->kv_peak)
+            s->kv_peak = s->kv_used;
+        q->admitted = now;
+        s->run[s->n_run++] = (uint32_t)s->head++;
+    }
+}
+
+int v10_llm_server_next(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
+{
+    while (s->arrived < s->n && s->r[s->arrived].arrival <= now)
+        s->arrived++;
+    admit(s, now);
+    /* Prefill first: every admitted prompt not yet prefilled, in admission
+     * order, within the token budget (always at least one prompt). */
+    uint32_t k = 0;
+    uint64_t sum = 0;
+    for (uint32_t j = 0; j < s->n_run; j++) {
+        const v10_llm_req_state *q = &s->r[s->run[j]];
+        if (q->first_token != NONE)
+            continue;
+        if (k && sum + q->prompt > s->o.max_prefill_tokens)
+            break;
+        s->it_req[k] = s->run[j];
+        s->it_tok[k++] = q->prompt;
+        sum += q->prompt;
+    }
+    v10_llm_iter_kind kind = V10_LLM_ITER_PREFILL;
+    if (!k) {
+        kind = V10_LLM_ITER_DECODE;
+        for (uint32_t j = 0; j < s->n_run; j++) {
+            const v10_llm_req_state *q = &s->r[s->run[j]];
+            s->it_req[k] = s->run[j];
+            /* its cache (prompt + emitted, the last emitted token not yet
+             * written) plus the token being made */
+            s->it_tok[k] = q->prompt + q->emitted;
+            sum += s->it_tok[k++];
+        }
+    }
+    if (!k)
+        return 0;
+    s->it = (v10_llm_iter){kind, k, s->it_req, s->it_tok, sum};
+    s->in_flight = 1;
+    *it = s->it;
+    return 1;
+}
+
+void v10_llm_server_done(v10_llm_server *s, uint64_t now)
+{
+    if (!s->in_flight)
+        return;
+    s->in_flight = 0;
+    s->iterations[s->it.kind]++;
+    for (uint32_t j = 0; j < s->it.n; j++) {
+        v10_llm_req_state *q = &s->r[s->it_req[j]];
+        if (q->emitted == 0)
+            q->first_token = now;
+        q->emitted++;
+        s->tokens_emitted++;
+        if (q->emitted == q->output)
+            q->finished = now;
+    }
+    /* Finished requests leave; the rest keep their admission order. */
+    uint32_t w = 0;
+    for (uint32_t j = 0; j < s->n_run; j++) {
+        v10_llm_req_state *q = &s->r[s->run[j]];
+        if (q->finished != NONE) {
+            s->kv_used -= (uint64_t)q->prompt + q->output;
+            s->finished++;
+        } else {
+            s->run[w++] = s->run[j];
+        }
+    }
+    s->n_run = w;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentiles and the mean of v[0..n), sorted in place. */
+static void dist(double *v, size_t n, v10_llm_dist *d)
+{
+    memset(d, 0, sizeof *d);
+    d->n = n;
+    if (!n)
+        return;
+    qsort(v, n, sizeof *v, cmp_double);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    d->avg = sum / (double)n;
+    const double p[3] = {0.50, 0.95, 0.99};
+    double *out[3] = {&d->p50, &d->p95, &d->p99};
+    for (int i = 0; i < 3; i++) {
+        size_t rank = (size_t)ceil(p[i] * (double)n);
+        *out[i] = v[(rank ? rank : 1) - 1];
+    }
+}
+
+int v10_llm_server_stats(const v10_llm_server *s, uint64_t from, uint64_t to,
+                         double slo_ttft_us, double slo_tpot_us, v10_llm_stats *st,
+                         v10_err *err)
+{
+    memset(st, 0, sizeof *st);
+    size_t cap = s->n ? s->n : 1;
+    double *ttft = malloc(cap * sizeof *ttft), *tpot = malloc(cap * sizeof *tpot);
+    double *e2e = malloc(cap * sizeof *e2e), *queue = malloc(cap * sizeof *queue);
+    if (!ttft || !tpot || !e2e || !queue) {
+        free(ttft), free(tpot), free(e2e), free(queue);
+        return v10_err_set(err, "LLM statistics: out of memory for %zu requests", s->n);
+    }
+    double us = 1.0 / s->o.clock_mhz; /* µs per cycle */
+    size_t n = 0, n_tpot = 0, ok_ttft = 0, ok_tpot = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const v10_llm_req_state *q = &s->r[i];
+        if (q->finished == NONE || q->finished < from || (to && q->finished >= to))
+            continue;
+        ttft[n] = (double)(q->first_token - q->arrival) * us;
+        e2e[n] = (double)(q->finished - q->arrival) * us;
+        queue[n] = (double)(q->admitted - q->arrival) * us;
+        ok_ttft += slo_ttft_us > 0 && ttft[n] <= slo_ttft_us;
+        st->tokens += q->output;
+        if (q->output > 1) {
+            tpot[n_tpot] = (double)(q->finished - q->first_token) * us / (q->output - 1);
+            ok_tpot += slo_tpot_us > 0 && tpot[n_tpot] <= slo_tpot_us;
+            n_tpot++;
+        }
+        n++;
+    }
+    st->completed = n;
+    st->slo_ttft = slo_ttft_us > 0 && n ? (double)ok_ttft / (double)n : -1;
+    st->slo_tpot = slo_tpot_us > 0 && n_tpot ? (double)ok_tpot / (double)n_tpot : -1;
+    dist(ttft, n, &st->ttft);
+    dist(tpot, n_tpot, &st->tpot);
+    dist(e2e, n, &st->e2e);
+    dist(queue, n, &st->queue);
+    st->kv_peak = s->kv_peak;
+    st->prefills = s->iterations[V10_LLM_ITER_PREFILL];
+    st->decodes = s->iterations[V10_LLM_ITER_DECODE];
+    free(ttft), free(tpot), free(e2e), free(queue);
+    return 0;
+}

@@ -1,0 +1,121 @@
+/*
+ * llm_stream.c — the operator stream of one LLM serving iteration, built
+ * from the model's configuration (v10_llm_prefill, v10_llm_decode) and
+ * costed with the one cost model, into buffers sized once
+ * (v10/llm_server.h).
+ */
+#include "v10/llm_server.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "v10/cost.h"
+
+/*
+ * Operators in one sequence's stream of the given kind, for sizing: the
+ * most over a few lengths, since element-wise operators of equal size fuse
+ * and the count varies by a few with the length.  (A longer stream found
+ * later grows the buffers once.)
+ */
+static int count_ops(const v10_llm_config *c, int prefill, size_t *n, v10_err *err)
+{
+    uint32_t lens[3] = {1, 7, 1000};
+    *n = 0;
+    for (int i = 0; i < 3; i++) {
+        uint32_t t = lens[i] < c->max_context ? lens[i] : c->max_context;
+        v10_model m;
+        v10_model_init(&m, c->name, 1);
+        int rc = prefill ? v10_llm_prefill(c, t, &m, err) : v10_llm_decode(c, 1, &t, &m, err);
+        if (m.n_ops > *n)
+            *n = m.n_ops;
+        v10_model_fini(&m);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* Makes room for `n` operators in the per-op arrays. */
+static int grow(v10_llm_stream *s, size_t n)
+{
+    if (n <= s->cap)
+        return 0;
+    uint64_t *w = realloc(s->work, n * sizeof *w);
+    if (w)
+        s->work = w;
+    uint64_t *b = realloc(s->bytes, n * sizeof *b);
+    if (b)
+        s->bytes = b;
+    uint8_t *f = realloc(s->fu, n * sizeof *f);
+    if (f)
+        s->fu = f;
+    double *m = realloc(s->macs, n * sizeof *m);
+    if (m)
+        s->macs = m;
+    if (!w || !b || !f || !m)
+        return -1;
+    s->cap = n;
+    return 0;
+}
+
+int v10_llm_stream_init(v10_llm_stream *s, const v10_llm_config *cfg, const v10_npu *npu,
+                        uint64_t vmem_share, uint32_t max_batch, v10_err *err)
+{
+    memset(s, 0, sizeof *s);
+    if (v10_llm_validate(cfg, err))
+        return -1;
+    s->cfg = *cfg;
+    s->npu = *npu;
+    s->vmem_share = vmem_share;
+    v10_model_init(&s->model, cfg->name, 1);
+    size_t per_prefill, decode;
+    if (count_ops(cfg, 1, &per_prefill, err) || count_ops(cfg, 0, &decode, err))
+        return -1;
+    size_t cap = per_prefill * (max_batch ? max_batch : 1);
+    if (decode > cap)
+        cap = decode;
+    if (grow(s, cap) || v10_model_reserve(&s->model, cap, err)) {
+        v10_llm_stream_fini(s);
+        return v10_err_set(err, "%s: out of memory for iterations of %zu operators",
+                           cfg->name, cap);
+    }
+    return 0;
+}
+
+int v10_llm_stream_build(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err)
+{
+    v10_model *m = &s->model;
+    m->n_ops = 0;
+    if (it->kind == V10_LLM_ITER_PREFILL) {
+        for (uint32_t j = 0; j < it->n; j++)
+            if (v10_llm_prefill(&s->cfg, it->tokens[j], m, err))
+                return -1;
+    } else if (v10_llm_decode(&s->cfg, it->n, it->tokens, m, err)) {
+        return -1;
+    }
+    if (v10_cost_model(&s->npu, m, err))
+        return -1;
+    if (grow(s, m->n_ops))
+        return v10_err_set(err, "%s: out of memory for an iteration of %zu operators",
+                           s->cfg.name, m->n_ops);
+    s->n_ops = m->n_ops;
+    s->total_work = 0;
+    for (size_t k = 0; k < m->n_ops; k++) {
+        s->fu[k] = (uint8_t)m->ops[k].fu;
+        s->macs[k] = (double)m->ops[k].macs;
+        s->work[k] = v10_cost_shared_cycles(&s->npu, &m->ops[k], s->vmem_share, &s->bytes[k]);
+        if (v10_add_u64(s->total_work, s->work[k], &s->total_work))
+            return v10_err_set(err, "%s: iteration work overflows 64 bits", s->cfg.name);
+    }
+    return 0;
+}
+
+void v10_llm_stream_fini(v10_llm_stream *s)
+{
+    v10_model_fini(&s->model);
+    free(s->work);
+    free(s->bytes);
+    free(s->fu);
+    free(s->macs);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,409 @@
+/*
+ * test_llm_server.c — continuous batching (v10/llm_server.h): a lone
+ * request's iterations and latencies in closed form; admission under the
+ * batch bound, the KV-cache bound and first-come first-served order; the
+ * prefill token budget; idleness between arrivals; statistics against
+ * hand-computed percentiles and SLO fractions; refused configurations; and
+ * invariants over seeded random request streams (every token emitted
+ * exactly once and in order, the KV cache never over capacity, every
+ * request finished).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "v10/cost.h"
+#include "v10/llm_server.h"
+
+#define NONE UINT64_MAX
+
+/* 1 MHz: one cycle per µs, so arrival seconds x 1e6 = cycles. */
+static v10_llm_server_opts opts(uint32_t max_batch, uint64_t kv)
+{
+    v10_llm_server_opts o;
+    v10_llm_server_opts_default(&o);
+    o.max_batch = max_batch;
+    o.kv_capacity_tokens = kv;
+    o.clock_mhz = 1.0;
+    return o;
+}
+
+static void init(v10_llm_server *s, const v10_llm_request *r, size_t n, v10_llm_server_opts o)
+{
+    v10_err err = {{0}};
+    if (v10_llm_server_init(s, r, n, &o, &err))
+        fail_msg("%s", err.msg);
+}
+
+static v10_llm_iter next(v10_llm_server *s, uint64_t now)
+{
+    v10_llm_iter it;
+    assert_int_equal(v10_llm_server_next(s, now, &it), 1);
+    return it;
+}
+
+/* One request, prompt 100, output 5, arriving at 10 µs; iterations of 1000
+ * cycles: a prefill of 100 tokens, then decodes over 101..104 tokens. */
+static void test_lone_request(void **state)
+{
+    (void)state;
+    v10_llm_request r = {10e-6, 100, 5};
+    v10_llm_server s;
+    init(&s, &r, 1, opts(4, 1000));
+    v10_llm_iter it;
+    assert_int_equal(v10_llm_server_next(&s, 0, &it), 0); /* not arrived */
+    assert_int_equal(v10_llm_server_next_arrival(&s), 10);
+    uint64_t t = 10;
+    it = next(&s, t);
+    assert_int_equal(it.kind, V10_LLM_ITER_PREFILL);
+    assert_int_equal(it.n, 1);
+    assert_int_equal(it.tokens[0], 100);
+    t += 1000;
+    v10_llm_server_done(&s, t);
+    assert_int_equal(s.r[0].first_token, 1010);
+    for (uint32_t k = 1; k < 5; k++) {
+        it = next(&s, t);
+        assert_int_equal(it.kind, V10_LLM_ITER_DECODE);
+        assert_int_equal(it.n, 1);
+        assert_int_equal(it.tokens[0], 100 + k);
+        assert_int_equal(it.token_sum, 100 + k);
+        t += 1000;
+        v10_llm_server_done(&s, t);
+    }
+    assert_true(v10_llm_server_finished(&s));
+    assert_int_equal(v10_llm_server_next(&s, t, &it), 0);
+    assert_int_equal(s.kv_used, 0);
+
+    v10_llm_stats st;
+    v10_err err = {{0}};
+    assert_int_equal(v10_llm_server_stats(&s, 0, 0, 1000, 1000, &st, &err), 0);
+    assert_int_equal(st.completed, 1);
+    assert_int_equal(st.tokens, 5);
+    assert_float_equal(st.ttft.avg, 1000, 1e-9);        /* 1010 - 10 */
+    assert_float_equal(st.tpot.p99, 1000, 1e-9);        /* 4000 / 4 */
+    assert_float_equal(st.e2e.p50, 5000, 1e-9);
+    assert_float_equal(st.queue.avg, 0, 1e-9);
+    assert_float_equal(st.slo_ttft, 1.0, 1e-12);        /* 1000 <= 1000 */
+    assert_float_equal(st.slo_tpot, 1.0, 1e-12);
+    assert_int_equal(st.prefills, 1);
+    assert_int_equal(st.decodes, 4);
+    assert_int_equal(st.kv_peak, 105);
+    v10_llm_server_fini(&s);
+}
+
+/* Three requests at once, batch of two: the third waits for a slot and
+ * its queueing delay is the first one's whole life. */
+static void test_batch_bound(void **state)
+{
+    (void)state;
+    v10_llm_request r[3] = {{0, 10, 2}, {0, 10, 4}, {0, 10, 1}};
+    v10_llm_server s;
+    init(&s, r, 3, opts(2, 1000));
+    v10_llm_iter it = next(&s, 0);
+    assert_int_equal(it.kind, V10_LLM_ITER_PREFILL);
+    assert_int_equal(it.n, 2);
+    assert_int_equal(it.req[0], 0);
+    assert_int_equal(it.req[1], 1);
+    v10_llm_server_done(&s, 100);
+    it = next(&s, 100);                      /* both decode; r2 still waits */
+    assert_int_equal(it.kind, V10_LLM_ITER_DECODE);
+    assert_int_equal(it.n, 2);
+    assert_int_equal(s.r[2].admitted, NONE);
+    v10_llm_server_done(&s, 200);            /* r0 done (2 tokens) */
+    assert_int_equal(s.r[0].finished, 200);
+    it = next(&s, 200);                      /* r2 admitted, prefilled alone */
+    assert_int_equal(it.kind, V10_LLM_ITER_PREFILL);
+    assert_int_equal(it.n, 1);
+    assert_int_equal(it.req[0], 2);
+    assert_int_equal(s.r[2].admitted, 200);
+    v10_llm_server_done(&s, 300);            /* r2 done at its first token */
+    assert_int_equal(s.r[2].finished, 300);
+    v10_llm_stats st;
+    v10_err err = {{0}};
+    assert_int_equal(v10_llm_server_stats(&s, 0, 0, 0, 0, &st, &err), 0);
+    assert_int_equal(st.completed, 2);
+    assert_float_equal(st.queue.p99, 200, 1e-9);
+    assert_float_equal(st.slo_ttft, -1, 0);
+    assert_int_equal(st.tpot.n, 1);          /* r2 made one token: no TPOT */
+    v10_llm_server_fini(&s);
+}
+
+/* KV capacity 300: A (200) runs; B (250) does not fit; C (50) would, but
+ * does not overtake B.  B and C enter once A has left. */
+static void test_kv_bound_fcfs(void **state)
+{
+    (void)state;
+    v10_llm_request r[3] = {{0, 190, 10}, {0, 240, 10}, {0, 40, 10}};
+    v10_llm_server s;
+    init(&s, r, 3, opts(8, 300));
+    v10_llm_iter it = next(&s, 0);
+    assert_int_equal(it.n, 1);
+    assert_int_equal(s.kv_used, 200);
+    assert_int_equal(s.r[1].admitted, NONE);
+    assert_int_equal(s.r[2].admitted, NONE);
+    uint64_t t = 0;
+    while (s.r[0].finished == NONE) {
+        v10_llm_server_done(&s, ++t);
+        if (s.r[0].finished == NONE)
+            next(&s, t);
+    }
+    it = next(&s, t);
+    assert_int_equal(it.kind, V10_LLM_ITER_PREFILL);
+    assert_int_equal(it.n, 2);
+    assert_int_equal(s.kv_used, 300);
+    assert_int_equal(s.r[1].admitted, s.r[2].admitted);
+    v10_llm_server_fini(&s);
+}
+
+/* A prefill budget of 150 tokens: prompts of 100 and 100 are prefilled one
+ * per iteration; a prompt of 500 still runs, alone. */
+static void test_prefill_budget(void **state)
+{
+    (void)state;
+    v10_llm_request r[3] = {{0, 100, 3}, {0, 100, 3}, {0, 500, 3}};
+    v10_llm_server_opts o = opts(8, 10000);
+    o.max_prefill_tokens = 150;
+    v10_llm_server s;
+    init(&s, r, 3, o);
+    for (uint32_t i = 0; i < 3; i++) {
+        v10_llm_iter it = next(&s, i);
+        assert_int_equal(it.kind, V10_LLM_ITER_PREFILL);
+        assert_int_equal(it.n, 1);
+        assert_int_equal(it.req[0], i);
+        v10_llm_server_done(&s, i + 1);
+    }
+    v10_llm_iter it = next(&s, 3);
+    assert_int_equal(it.kind, V10_LLM_ITER_DECODE);
+    assert_int_equal(it.n, 3);
+    assert_int_equal(it.token_sum, 101 + 101 + 501);
+    v10_llm_server_fini(&s);
+}
+
+/* Statistics: nearest-rank percentiles over 20 requests whose TTFTs are
+ * 1..20 ms, and the window's edges. */
+static void test_stats(void **state)
+{
+    (void)state;
+    enum { N = 20 };
+    v10_llm_request r[N];
+    for (int i = 0; i < N; i++)
+        r[i] = (v10_llm_request){(double)i, 1, 1};
+    v10_llm_server s;
+    init(&s, r, N, opts(1, 10));
+    for (int i = 0; i < N; i++) {
+        uint64_t at = (uint64_t)i * 1000000;
+        v10_llm_iter it = next(&s, at);
+        assert_int_equal(it.req[0], (uint32_t)i);
+        v10_llm_server_done(&s, at + (uint64_t)(i + 1) * 1000);
+    }
+    v10_llm_stats st;
+    v10_err err = {{0}};
+    assert_int_equal(v10_llm_server_stats(&s, 0, 0, 5000, 0, &st, &err), 0);
+    assert_int_equal(st.completed, N);
+    assert_float_equal(st.ttft.avg, 10500, 1e-9);
+    assert_float_equal(st.ttft.p50, 10000, 1e-9); /* rank 10 */
+    assert_float_equal(st.ttft.p95, 19000, 1e-9); /* rank 19 */
+    assert_float_equal(st.ttft.p99, 20000, 1e-9); /* rank 20 */
+    assert_float_equal(st.slo_ttft, 5.0 / N, 1e-12);
+    assert_float_equal(st.slo_tpot, -1, 0);
+    assert_int_equal(st.tpot.n, 0);
+    /* Window [5 s, 10 s): requests 5..9 finish in it. */
+    assert_int_equal(v10_llm_server_stats(&s, 5000000, 10000000, 0, 0, &st, &err), 0);
+    assert_int_equal(st.completed, 5);
+    assert_float_equal(st.ttft.p50, 8000, 1e-9);
+    v10_llm_server_fini(&s);
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    v10_llm_request r[2] = {{0, 10, 10}, {1, 600, 500}};
+    v10_llm_server s;
+    v10_err err = {{0}};
+    v10_llm_server_opts o = opts(4, 1000);
+    assert_int_equal(v10_llm_server_init(&s, r, 2, &o, &err), -1);
+    assert_non_null(strstr(err.msg, "request 1 needs 1100 KV tokens"));
+    assert_non_null(strstr(err.msg, "holds 1000"));
+    o = opts(0, 1000);
+    assert_int_equal(v10_llm_server_init(&s, r, 1, &o, &err), -1);
+    assert_non_null(strstr(err.msg, "max_batch 0"));
+    o = opts(4, 1000);
+    o.clock_mhz = 0;
+    assert_int_equal(v10_llm_server_init(&s, r, 1, &o, &err), -1);
+    assert_non_null(strstr(err.msg, "clock"));
+}
+
+static uint64_t lcg(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return *x >> 33;
+}
+
+/* Random streams: Poisson-ish arrivals, prompts 1..2000, outputs 1..300,
+ * iteration time growing with its tokens.  Invariants at every step. */
+static void test_random_invariants(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        uint64_t x = seed;
+        size_t n = 50 + lcg(&x) % 150;
+        v10_llm_request *r = calloc(n, sizeof *r);
+        double t = 0;
+        for (size_t i = 0; i < n; i++) {
+            t += (double)(lcg(&x) % 2000) * 1e-6;
+            r[i] = (v10_llm_request){t, 1 + (uint32_t)(lcg(&x) % 2000),
+                                     1 + (uint32_t)(lcg(&x) % 300)};
+        }
+        v10_llm_server_opts o = opts(1 + (uint32_t)(lcg(&x) % 16), 2301 + lcg(&x) % 20000);
+        o.max_prefill_tokens = 1 + lcg(&x) % 5000;
+        v10_llm_server s;
+        init(&s, r, n, o);
+        uint32_t *seen = calloc(n, sizeof *seen);
+        uint64_t now = 0, iters = 0;
+        size_t admitted_upto = 0;
+        while (!v10_llm_server_finished(&s)) {
+            v10_llm_iter it;
+            if (!v10_llm_server_next(&s, now, &it)) {
+                uint64_t a = v10_llm_server_next_arrival(&s);
+                assert_true(a != NONE && a > now); /* idle only before an arrival */
+                now = a;
+                continue;
+            }
+            assert_true(it.n >= 1 && it.n <= o.max_batch);
+            assert_true(s.kv_used <= o.kv_capacity_tokens);
+            for (uint32_t j = 0; j < it.n; j++) {
+                const v10_llm_req_state *q = &s.r[it.req[j]];
+                assert_true(q->admitted != NONE && q->admitted >= q->arrival);
+                assert_int_equal(q->emitted, seen[it.req[j]]);
+                if (it.kind == V10_LLM_ITER_PREFILL)
+                    assert_int_equal(q->emitted, 0);
+                else
+                    assert_true(q->emitted >= 1 && q->emitted < q->output);
+            }
+            /* admission in arrival order */
+            while (admitted_upto < n && s.r[admitted_upto].admitted != NONE)
+                admitted_upto++;
+            for (size_t i = admitted_upto; i < n; i++)
+                assert_int_equal(s.r[i].admitted, NONE);
+            for (uint32_t j = 0; j < it.n; j++)
+                seen[it.req[j]]++;
+            now += 100 + it.token_sum;
+            v10_llm_server_done(&s, now);
+            assert_true(++iters < 10000000); /* no request starves */
+        }
+        uint64_t tokens = 0;
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(seen[i], r[i].output_tokens);
+            assert_int_equal(s.r[i].emitted, r[i].output_tokens);
+            assert_true(s.r[i].first_token <= s.r[i].finished);
+            tokens += r[i].output_tokens;
+        }
+        assert_int_equal(s.tokens_emitted, tokens);
+        assert_int_equal(s.kv_used, 0);
+        assert_true(s.kv_peak <= o.kv_capacity_tokens);
+        free(seen);
+        free(r);
+        v10_llm_server_fini(&s);
+    }
+}
+
+static v10_llm_stream stream(const char *model, const char *npu_name, uint64_t share,
+                             uint32_t max_batch, v10_npu *npu)
+{
+    v10_err err = {{0}};
+    v10_llm_config c;
+    v10_llm_stream s;
+    if (v10_llm_preset(model, &c, &err) || v10_npu_preset(npu_name, npu, &err) ||
+        v10_llm_stream_init(&s, &c, npu, share ? share : npu->vmem_bytes, max_batch, &err))
+        fail_msg("%s", err.msg);
+    return s;
+}
+
+/* An iteration's stream is the model the spec form builds: with the whole
+ * vector memory, operator for operator the same standalone cycles. */
+static void test_stream_matches_spec(void **state)
+{
+    (void)state;
+    v10_npu npu;
+    v10_llm_stream s = stream("llama3.2-1b", "v10-isca23", 0, 4, &npu);
+    v10_err err = {{0}};
+    uint32_t req[3] = {0, 1, 2}, ctx[3] = {10, 20, 30};
+    v10_llm_iter it = {V10_LLM_ITER_DECODE, 3, req, ctx, 60};
+    assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
+    v10_model m;
+    if (v10_model_load("llm/llama3.2-1b:decode=1x10,1x20,1x30", &npu, &m, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s.n_ops, m.n_ops);
+    uint64_t total = 0;
+    for (size_t k = 0; k < m.n_ops; k++) {
+        assert_int_equal(s.work[k], m.ops[k].cycles);
+        assert_int_equal(s.fu[k], m.ops[k].fu);
+        total += m.ops[k].cycles;
+    }
+    assert_int_equal(s.total_work, total);
+    assert_int_equal(total, v10_model_cycles(&m));
+    v10_model_fini(&m);
+
+    /* A prefill of prompts 5 and 7 is the two prefills back to back. */
+    uint32_t p[2] = {5, 7};
+    it = (v10_llm_iter){V10_LLM_ITER_PREFILL, 2, req, p, 12};
+    assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
+    uint64_t both = s.total_work;
+    size_t ops = s.n_ops;
+    uint64_t one[2];
+    for (int j = 0; j < 2; j++) {
+        it = (v10_llm_iter){V10_LLM_ITER_PREFILL, 1, req, &p[j], p[j]};
+        assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
+        one[j] = s.total_work;
+        assert_int_equal(s.n_ops * 2, ops);
+    }
+    assert_int_equal(both, one[0] + one[1]);
+    v10_llm_stream_fini(&s);
+}
+
+/* The largest iterations fit the buffers sized at init: building them
+ * moves no buffer (no allocation while the engine runs). */
+static void test_stream_no_realloc(void **state)
+{
+    (void)state;
+    v10_npu npu;
+    v10_llm_stream s = stream("gpt2-xl", "v10-isca23", 8u << 20, 8, &npu);
+    const v10_op *ops = s.model.ops;
+    v10_err err = {{0}};
+    uint32_t req[8] = {0}, tok[8];
+    for (int j = 0; j < 8; j++)
+        tok[j] = 1000;
+    v10_llm_iter it = {V10_LLM_ITER_PREFILL, 8, req, tok, 8000};
+    assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
+    it.kind = V10_LLM_ITER_DECODE;
+    assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
+    assert_ptr_equal(s.model.ops, ops);
+    assert_true(s.n_ops <= s.cap);
+    /* A smaller vector-memory share never makes an operator cheaper. */
+    v10_llm_stream w = stream("gpt2-xl", "v10-isca23", 0, 8, &npu);
+    assert_int_equal(v10_llm_stream_build(&w, &it, &err), 0);
+    assert_true(s.total_work >= w.total_work);
+    /* A context past the model's maximum is an error naming it. */
+    tok[3] = 5000;
+    assert_int_equal(v10_llm_stream_build(&s, &it, &err), -1);
+    assert_non_null(strstr(err.msg, "max_context"));
+    v10_llm_stream_fini(&w);
+    v10_llm_stream_fini(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lone_request),    cmocka_unit_test(test_batch_bound),
+        cmocka_unit_test(test_kv_bound_fcfs),   cmocka_unit_test(test_prefill_budget),
+        cmocka_unit_test(test_stats),           cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_random_invariants), cmocka_unit_test(test_stream_matches_spec),
+        cmocka_unit_test(test_stream_no_realloc),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

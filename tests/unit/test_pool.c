@@ -1,0 +1,214 @@
+/*
+ * test_pool.c — the one thread pool (src/util/pool.h): every item runs
+ * exactly once whatever the thread count, skipped items never, the first
+ * failure stops handing out items and is the one reported, items can be
+ * taken and finished outside the workers; and the simulation batch on it
+ * (v10_pool_run) gives the same results on 1 and 3 threads.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/pool.h"
+#include "v10/pool.h"
+
+#define N 500
+
+typedef struct items {
+    int runs[N];          /* times item i ran (each slot is item i's own) */
+    uint64_t out[N];      /* item i's result */
+    size_t fail_from;     /* items >= this fail (N: none) */
+    pthread_mutex_t lock; /* guards ran_total */
+    size_t ran_total;
+} items;
+
+static int work(void *ctx, size_t i, v10_err *err)
+{
+    items *it = ctx;
+    it->runs[i]++;
+    uint64_t h = i + 1;
+    for (int k = 0; k < 2000; k++) /* some work, so threads interleave */
+        h = h * 6364136223846793005ull + 1442695040888963407ull;
+    it->out[i] = h;
+    pthread_mutex_lock(&it->lock);
+    it->ran_total++;
+    pthread_mutex_unlock(&it->lock);
+    return i >= it->fail_from ? v10_err_set(err, "item %zu failed", i) : 0;
+}
+
+static items *fresh(size_t fail_from)
+{
+    items *it = calloc(1, sizeof *it);
+    assert_non_null(it);
+    it->fail_from = fail_from;
+    pthread_mutex_init(&it->lock, NULL);
+    return it;
+}
+
+static void done_with(items *it)
+{
+    pthread_mutex_destroy(&it->lock);
+    free(it);
+}
+
+static void test_each_item_once_by_index(void **state)
+{
+    (void)state;
+    items *ref = fresh(N);
+    v10_pool_spec spec = {.n = N, .run = work, .ctx = ref};
+    v10_err err;
+    assert_int_equal(v10_pool_for(&spec, 1, &err), 0);
+    static const int threads[] = {2, 3, 8, 1000};
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        items *it = fresh(N);
+        spec.ctx = it;
+        assert_int_equal(v10_pool_for(&spec, threads[t], &err), 0);
+        for (size_t i = 0; i < N; i++)
+            assert_int_equal(it->runs[i], 1);
+        assert_memory_equal(it->out, ref->out, sizeof ref->out);
+        done_with(it);
+    }
+    done_with(ref);
+}
+
+static void test_skip(void **state)
+{
+    (void)state;
+    items *it = fresh(N);
+    unsigned char skip[N];
+    for (size_t i = 0; i < N; i++)
+        skip[i] = i % 3 == 0;
+    v10_pool_spec spec = {.n = N, .skip = skip, .run = work, .ctx = it};
+    v10_err err;
+    assert_int_equal(v10_pool_for(&spec, 4, &err), 0);
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(it->runs[i], i % 3 != 0);
+    done_with(it);
+    /* Nothing to run: no thread, no call. */
+    memset(skip, 1, sizeof skip);
+    it = fresh(0);
+    spec.ctx = it;
+    assert_int_equal(v10_pool_for(&spec, 4, &err), 0);
+    assert_int_equal(it->ran_total, 0);
+    done_with(it);
+}
+
+/* The first failure stops the pool: on one thread nothing after it runs,
+ * and the error is its own; on several, the lowest failing index seen. */
+static void test_stop_on_first_failure(void **state)
+{
+    (void)state;
+    items *it = fresh(100);
+    v10_pool_spec spec = {.n = N, .run = work, .ctx = it};
+    v10_err err = {{0}};
+    assert_int_equal(v10_pool_for(&spec, 1, &err), -1);
+    assert_string_equal(err.msg, "item 100 failed");
+    assert_int_equal(it->ran_total, 101);
+    done_with(it);
+    it = fresh(100);
+    spec.ctx = it;
+    assert_int_equal(v10_pool_for(&spec, 4, &err), -1);
+    assert_int_equal(strncmp(err.msg, "item 10", 7), 0); /* 100 .. 103: in flight at once */
+    assert_true(it->ran_total < 110);
+    for (size_t i = 0; i < 100; i++)
+        assert_int_equal(it->runs[i], 1);
+    done_with(it);
+}
+
+/* Items taken and finished outside the workers (as the MPI coordinator
+ * does); with no worker started, wait runs the rest on the caller. */
+static void test_take_and_done_outside(void **state)
+{
+    (void)state;
+    items *it = fresh(N);
+    v10_pool_spec spec = {.n = N, .run = work, .ctx = it};
+    v10_pool *p = v10_pool_create(&spec);
+    assert_non_null(p);
+    assert_int_equal(v10_pool_start(p, 0), 0);
+    int64_t a = v10_pool_take(p), b = v10_pool_take(p);
+    assert_int_equal(a, 0);
+    assert_int_equal(b, 1);
+    v10_pool_done(p, (size_t)a, 0, NULL);
+    v10_pool_done(p, (size_t)b, 0, NULL);
+    v10_err err;
+    assert_int_equal(v10_pool_wait(p, &err), 0);
+    assert_int_equal(it->runs[0] + it->runs[1], 0); /* ran elsewhere */
+    for (size_t i = 2; i < N; i++)
+        assert_int_equal(it->runs[i], 1);
+    done_with(it);
+    /* An outside failure is reported, and stops the pool: nothing more runs. */
+    it = fresh(N);
+    spec.ctx = it;
+    p = v10_pool_create(&spec);
+    int64_t i = v10_pool_take(p);
+    assert_int_equal(i, 0);
+    v10_err e;
+    v10_err_set(&e, "remote item failed");
+    v10_pool_done(p, (size_t)i, -1, &e);
+    assert_int_equal(v10_pool_take(p), -1);
+    assert_int_equal(v10_pool_start(p, 2), 2);
+    assert_int_equal(v10_pool_wait(p, &err), -1);
+    assert_string_equal(err.msg, "remote item failed");
+    assert_int_equal(it->ran_total, 0);
+    done_with(it);
+}
+
+/* The simulation batch: results by index, the same on 1 and 3 threads; a
+ * failing point is named. */
+static void test_batch(void **state)
+{
+    (void)state;
+    enum { M = 6 };
+    v10_run_config cfg[M];
+    v10_tenant_spec ts[M][2];
+    v10_err err;
+    static const char *const policies[] = {"fcfs", "pmt", "v10-full"};
+    for (size_t i = 0; i < M; i++) {
+        v10_run_config_default(&cfg[i]);
+        assert_int_equal(v10_tenant_spec_parse("tests/data/engine/sa_vu.csv", &ts[i][0], &err), 0);
+        assert_int_equal(v10_tenant_spec_parse("tests/data/engine/vu_heavy.csv", &ts[i][1], &err),
+                         0);
+        cfg[i].tenants = ts[i];
+        cfg[i].n_tenants = 2;
+        cfg[i].requests = 4;
+        cfg[i].warmup = 0;
+        cfg[i].seed = 1 + i / 3;
+        snprintf(cfg[i].policy, sizeof cfg[i].policy, "%s", policies[i % 3]);
+    }
+    v10_run_result r1[M], r3[M];
+    v10_pool_job job = {.cfgs = cfg, .results = r1, .n = M, .threads = 1};
+    assert_int_equal(v10_pool_run(&job, &err), 0);
+    job.results = r3;
+    job.threads = 3;
+    assert_int_equal(v10_pool_run(&job, &err), 0);
+    for (size_t i = 0; i < M; i++) {
+        assert_int_equal(r1[i].end_cycle, r3[i].end_cycle);
+        assert_true(r1[i].stp == r3[i].stp && r1[i].antt == r3[i].antt);
+        assert_int_equal(r1[i].events, r3[i].events);
+        v10_run_result_fini(&r1[i]);
+        v10_run_result_fini(&r3[i]);
+    }
+    snprintf(cfg[4].policy, sizeof cfg[4].policy, "nope");
+    assert_int_equal(v10_pool_run(&job, &err), -1);
+    assert_non_null(strstr(err.msg, "point 4: unknown policy 'nope'"));
+    for (size_t i = 0; i < M; i++)
+        v10_run_result_fini(&r3[i]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_each_item_once_by_index),
+        cmocka_unit_test(test_skip),
+        cmocka_unit_test(test_stop_on_first_failure),
+        cmocka_unit_test(test_take_and_done_outside),
+        cmocka_unit_test(test_batch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
