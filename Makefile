@@ -42,6 +42,7 @@ deps:
 	  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata python3-onnx zlib1g-dev
 	apt-get install -y libsqlite3-dev
 	apt-get install -y libgsl-dev
+	apt-get install -y libcsv-dev
 
 clean:
 	rm -rf build build-asan

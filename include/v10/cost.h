@@ -1,6 +1,6 @@
 /*
  * cost.h — the operator cost model, the one place that turns an operator's
- * work into cycles on an NPU (DESIGN §2).
+ * work into cycles on an NPU (docs/formats.md §3 states the formula).
  */
 #ifndef V10_COST_H
 #define V10_COST_H

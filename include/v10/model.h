@@ -1,5 +1,5 @@
 /*
- * model.h — the operator IR and models (DESIGN §3).
+ * model.h — the operator IR and models (docs/models.md "How operators are formed").
  *
  * A model is an in-order stream of operators; each operator is bound to one
  * FU type and carries its work.  Operators are described by shape (GEMM
@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "util/checked.h" /* v10_mul_u64, v10_add_u64: for code that found them here */
 #include "v10/err.h"
 #include "v10/npu.h"
 
@@ -113,6 +114,8 @@ int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
 int v10_model_gather(v10_model *m, const char *name, uint64_t rows,
                      uint64_t dim, v10_err *err);
 
+/* ---- model specs (src/model/spec.c: above the IR, importers and cost) ---- */
+
 /*
  * Loads a model from a spec, costed for `npu`:
  *   NAME[:batch=N]      a built-in zoo model
@@ -150,9 +153,5 @@ int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model
 int v10_trace_csv_write(const v10_model *m, const v10_npu *npu, FILE *f);
 
 const char *v10_fu_name(v10_fu_type fu);
-
-/* Checked arithmetic: returns -1 on overflow. */
-int v10_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
-int v10_add_u64(uint64_t a, uint64_t b, uint64_t *out);
 
 #endif

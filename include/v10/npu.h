@@ -1,6 +1,6 @@
 /*
  * npu.h — the NPU core every other layer reads: functional units, memories,
- * clock, scheduler and context-switch costs (DESIGN §2).
+ * clock, scheduler and context-switch costs (docs/formats.md §1).
  *
  * A v10_npu is plain data, copied by value.  Presets are built in; a JSON
  * file may override any subset of fields over a named base preset.

@@ -105,3 +105,10 @@ int cli_stdout_done(int rc)
             e ? strerror(e) : "");
     return rc == V10_EXIT_OK ? V10_EXIT_FAIL : rc;
 }
+
+int cli_written(int rc, const v10_err *err)
+{
+    if (!rc)
+        return V10_EXIT_OK;
+    return ferror(stdout) ? V10_EXIT_FAIL : cli_fail(err);
+}

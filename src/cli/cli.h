@@ -47,6 +47,11 @@ void cli_signals(void);
 /* Prints "v10sim: <msg>" to stderr and returns V10_EXIT_FAIL. */
 int cli_fail(const v10_err *err);
 
+/* The exit code after a report writer (v10/model_report.h) returned rc: 0
+ * is V10_EXIT_OK; a failure is printed with cli_fail unless standard output
+ * failed, which cli_stdout_done reports once. */
+int cli_written(int rc, const v10_err *err);
+
 /* Reports on stderr the operators of `m` that ONNX unknown=vu approximated
  * (named "~NODE", docs/onnx.md); nothing if there are none. */
 void cli_note_approx(const v10_model *m);

@@ -5,13 +5,13 @@
  * vs achieved for every figure.
  */
 #include <getopt.h>
-#include <math.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "util/file.h"
 #include "v10/calibrate.h"
 #include "v10/cost.h"
+#include "v10/model_report.h"
 
 #define CMD "calibrate"
 #define MAX_PROFILES 8
@@ -43,42 +43,15 @@ static void usage(void)
            "The same calibration is a model spec: MODEL:profile=F.csv[,G.csv][:row=NAME@B].\n");
 }
 
-/* One report row: a figure's profile value, target, achieved and the
- * uncalibrated model's value (NaN where not applicable). */
-static void row(v10_tab *t, const char *figure, double profile, double target,
-                double achieved, double before, double tol)
-{
-    v10_tab_row(t);
-    v10_tab_str(t, figure);
-    v10_tab_real(t, profile);
-    v10_tab_real(t, target);
-    v10_tab_real(t, achieved);
-    v10_tab_real(t, before);
-    v10_tab_str(t, isnan(target) || isnan(tol) ? "-"
-                   : fabs(achieved - target) <= tol ? "yes" : "NO");
-}
-
-/* The provenance header of the written trace, then the trace itself. */
-static int write_trace(const char *path, const v10_model *m, const v10_npu *npu,
-                       const char *spec, const v10_profile *p, const char *const *files,
-                       int n_files, v10_err *err)
+/* --out: the calibrated trace, written atomically (util/file.h). */
+static int write_trace(const v10_calib_run *run, const v10_model *cal, v10_err *err)
 {
     v10_wfile o;
-    if (v10_wfile_open(&o, path, 0, err))
+    if (v10_wfile_open(&o, run->out, 0, err))
         return -1;
-    fprintf(o.f, "# calibrated by v10sim %s calibrate from model %s\n", V10_VERSION, spec);
-    fprintf(o.f, "# profile row %s", p->row);
-    if (p->batch)
-        fprintf(o.f, " batch %u", p->batch);
-    fprintf(o.f, " from");
-    for (int i = 0; i < n_files; i++)
-        fprintf(o.f, " %s", files[i]);
-    fprintf(o.f, "\n# targets: sa_busy %.4g vu_busy %.4g hbm_util %.4g sa_op_us %.6g "
-                 "vu_op_us %.6g (nan: kept from the model)\n",
-            p->sa_busy, p->vu_busy, p->hbm_util, p->sa_op_us, p->vu_op_us);
-    if (v10_trace_csv_write(m, npu, o.f)) {
+    if (v10_calibrate_trace_write(run, cal, o.f, err)) {
         v10_wfile_abort(&o);
-        return v10_err_set(err, "%s: write failed", path);
+        return -1;
     }
     return v10_wfile_commit(&o, err);
 }
@@ -170,40 +143,16 @@ int cmd_calibrate(int argc, char **argv)
         v10_model_fini(&arch);
         return cli_fail(&err);
     }
-    double arch_us = v10_npu_cycles_to_us(&npu, (double)v10_model_cycles(&arch));
+    v10_calib_run run = {spec, &prof, &rep, &npu,
+                         v10_npu_cycles_to_us(&npu, (double)v10_model_cycles(&arch)),
+                         v10_npu_cycles_to_us(&npu, (double)v10_model_cycles(&cal)), out,
+                         files, n_files};
     v10_model_fini(&arch);
-    if (out && write_trace(out, &cal, &npu, spec, &prof, files, n_files, &err)) {
+    if (out && write_trace(&run, &cal, &err)) {
         v10_model_fini(&cal);
         return cli_fail(&err);
     }
-
-    v10_tab *t = v10_tab_create();
-    v10_tab_col(t, "figure", V10_COL_STR, 0);
-    v10_tab_col(t, "profile", V10_COL_REAL, 4);
-    v10_tab_col(t, "target", V10_COL_REAL, 4);
-    v10_tab_col(t, "achieved", V10_COL_REAL, 4);
-    v10_tab_col(t, "model", V10_COL_REAL, 4);
-    v10_tab_col(t, "met", V10_COL_STR, 0);
-    const v10_profile *tg = &rep.target, *a = &rep.achieved, *b = &rep.arch;
-    /* Tolerances as docs/models.md states them for the isca23 set. */
-    row(t, "sa_busy", prof.sa_busy, tg->sa_busy, a->sa_busy, b->sa_busy, 0.03);
-    row(t, "vu_busy", prof.vu_busy, tg->vu_busy, a->vu_busy, b->vu_busy, 0.03);
-    row(t, "hbm_util", prof.hbm_util, prof.hbm_util, a->hbm_util, b->hbm_util, 0.05);
-    row(t, "sa_op_us", prof.sa_op_us, tg->sa_op_us, a->sa_op_us, b->sa_op_us,
-        0.10 * tg->sa_op_us);
-    row(t, "vu_op_us", prof.vu_op_us, tg->vu_op_us, a->vu_op_us, b->vu_op_us,
-        0.10 * tg->vu_op_us);
-    row(t, "flops_util", prof.flops_util, NAN, a->flops_util, b->flops_util, NAN);
-    row(t, "sa_ops", NAN, NAN, (double)rep.sa_ops, (double)rep.arch_sa_ops, NAN);
-    row(t, "vu_ops", NAN, NAN, (double)rep.vu_ops, (double)rep.arch_vu_ops, NAN);
-    row(t, "added_vu_ops", NAN, NAN, (double)rep.added_vu_ops, 0, NAN);
-    row(t, "latency_us", NAN, NAN, v10_npu_cycles_to_us(&npu, (double)v10_model_cycles(&cal)),
-        arch_us, NAN);
-    if (fmt == V10_FMT_TABLE)
-        printf("calibrate %s to profile %s on NPU %s%s%s\n\n", spec, prof.row, npu.name, out ? ": wrote " : " (no --out: report only)",
-               out ? out : "");
-    int rc = v10_tab_write(t, fmt, stdout);
-    v10_tab_destroy(t);
+    int rc = v10_calibrate_report_write(&run, fmt, stdout, &err);
     v10_model_fini(&cal);
-    return rc ? V10_EXIT_FAIL : V10_EXIT_OK;
+    return cli_written(rc, &err);
 }

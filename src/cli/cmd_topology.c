@@ -6,16 +6,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "cli/cli.h"
-#include "util/json.h"
 #include "model/topology.h"
 #include "v10/cost.h"
+#include "v10/model_report.h"
 
 #define CMD "topology"
 #define ARRAY_DIM_MAX 65536u /* PEs per side: generous, keeps rows*cols exact */
@@ -61,98 +58,6 @@ bad:
     cli_usage_error(CMD, "--array: expected ROWSxCOLS with each in [1, %u], got '%s'",
                     ARRAY_DIM_MAX, s);
     return -1;
-}
-
-typedef struct totals {
-    uint64_t macs, folds, cycles;
-} totals;
-
-static double util(uint64_t macs, uint64_t cycles, uint32_t rows, uint32_t cols)
-{
-    return (double)macs / ((double)cycles * (double)rows * (double)cols);
-}
-
-static void tab_cols(v10_tab *t)
-{
-    v10_tab_col(t, "layer", V10_COL_STR, 0);
-    v10_tab_col(t, "M", V10_COL_INT, 0);
-    v10_tab_col(t, "N", V10_COL_INT, 0);
-    v10_tab_col(t, "K", V10_COL_INT, 0);
-    v10_tab_col(t, "macs", V10_COL_INT, 0);
-    v10_tab_col(t, "folds", V10_COL_INT, 0);
-    v10_tab_col(t, "cycles", V10_COL_INT, 0);
-    v10_tab_col(t, "util", V10_COL_REAL, 4);
-}
-
-/* Costs every layer into t (one row each) and sums into *tot; -1 with err
- * set if a figure does not fit the table's signed 64-bit integers. */
-static int cost_layers(const char *path, const v10_topo *topo, uint32_t rows, uint32_t cols,
-                       v10_dataflow df, v10_sa_mode mode, v10_tab *t, totals *tot,
-                       v10_err *err)
-{
-    memset(tot, 0, sizeof *tot);
-    for (size_t i = 0; i < topo->n_layers; i++) {
-        const v10_topo_layer *L = &topo->layers[i];
-        uint64_t folds;
-        uint64_t cyc = v10_cost_gemm_cycles(L->M, L->N, L->K, rows, cols, df, mode, &folds);
-        if (cyc == UINT64_MAX || cyc > INT64_MAX || L->macs > INT64_MAX ||
-            L->M > INT64_MAX || L->N > INT64_MAX || L->K > INT64_MAX)
-            return v10_err_set(err, "%s:%u: layer %s: cycle or MAC count does not fit in "
-                                    "63 bits",
-                               path, L->line, L->name);
-        if (v10_add_u64(tot->macs, L->macs, &tot->macs) || tot->macs > INT64_MAX ||
-            v10_add_u64(tot->folds, folds, &tot->folds) || tot->folds > INT64_MAX ||
-            v10_add_u64(tot->cycles, cyc, &tot->cycles) || tot->cycles > INT64_MAX)
-            return v10_err_set(err, "%s:%u: layer %s: totals do not fit in 63 bits", path,
-                               L->line, L->name);
-        v10_tab_row(t);
-        v10_tab_str(t, L->name);
-        v10_tab_int(t, (int64_t)L->M);
-        v10_tab_int(t, (int64_t)L->N);
-        v10_tab_int(t, (int64_t)L->K);
-        v10_tab_int(t, (int64_t)L->macs);
-        v10_tab_int(t, (int64_t)folds);
-        v10_tab_int(t, (int64_t)cyc);
-        v10_tab_real(t, util(L->macs, cyc, rows, cols));
-    }
-    return 0;
-}
-
-/* {"file", "array": {"rows","cols"}, "dataflow", "mode", "layers": [...],
- *  "totals": {...}} on stdout. */
-static int write_json(const char *path, uint32_t rows, uint32_t cols, v10_dataflow df,
-                      v10_sa_mode mode, const v10_tab *t, size_t n_layers, const totals *tot)
-{
-    cJSON *o = cJSON_CreateObject(), *arr = cJSON_CreateObject(), *tj = cJSON_CreateObject();
-    cJSON *layers = v10_tab_to_json(t);
-    int rc = -1;
-    if (!o || !arr || !tj || !layers) {
-        cJSON_Delete(arr);
-        cJSON_Delete(tj);
-        cJSON_Delete(layers);
-        goto out;
-    }
-    cJSON_AddStringToObject(o, "file", path);
-    cJSON_AddNumberToObject(arr, "rows", rows);
-    cJSON_AddNumberToObject(arr, "cols", cols);
-    cJSON_AddItemToObject(o, "array", arr);
-    cJSON_AddStringToObject(o, "dataflow", v10_dataflow_name(df));
-    cJSON_AddStringToObject(o, "mode", mode == V10_SA_TPU ? "tpu" : "scalesim");
-    cJSON_AddItemToObject(o, "layers", layers);
-    cJSON_AddNumberToObject(tj, "layers", (double)n_layers);
-    cJSON_AddNumberToObject(tj, "macs", (double)tot->macs);
-    cJSON_AddNumberToObject(tj, "folds", (double)tot->folds);
-    cJSON_AddNumberToObject(tj, "cycles", (double)tot->cycles);
-    cJSON_AddNumberToObject(tj, "util", util(tot->macs, tot->cycles, rows, cols));
-    cJSON_AddItemToObject(o, "totals", tj);
-    char *s = v10_json_print(o, 1);
-    if (s) {
-        rc = fputs(s, stdout) < 0 || fputc('\n', stdout) == EOF ? -1 : 0;
-        cJSON_free(s);
-    }
-out:
-    cJSON_Delete(o);
-    return rc;
 }
 
 int cmd_topology(int argc, char **argv)
@@ -224,32 +129,10 @@ int cmd_topology(int argc, char **argv)
     v10_topo *topo = NULL;
     if (v10_topology_read(path, force, &topo, &err))
         return cli_fail(&err);
-    v10_tab *t = v10_tab_create();
-    tab_cols(t);
-    totals tot;
-    int rc = V10_EXIT_OK;
-    if (cost_layers(path, topo, rows, cols, df, mode, t, &tot, &err)) {
-        rc = cli_fail(&err);
-    } else if (fmt == V10_FMT_JSON) {
-        if (write_json(path, rows, cols, df, mode, t, topo->n_layers, &tot))
-            rc = cli_fail(&(v10_err){"topology: cannot write the JSON output"});
-    } else {
-        v10_tab_row(t);
-        v10_tab_str(t, "total");
-        v10_tab_int(t, 0);
-        v10_tab_int(t, 0);
-        v10_tab_int(t, 0);
-        v10_tab_int(t, (int64_t)tot.macs);
-        v10_tab_int(t, (int64_t)tot.folds);
-        v10_tab_int(t, (int64_t)tot.cycles);
-        v10_tab_real(t, util(tot.macs, tot.cycles, rows, cols));
-        v10_tab_footer(t);
-        if (v10_tab_write(t, fmt, stdout))
-            rc = cli_fail(&(v10_err){"topology: cannot write the output"});
-    }
+    v10_topo_costing cost = {rows, cols, df, mode};
+    int rc = cli_written(v10_topology_report(path, topo, &cost, fmt, stdout, &err), &err);
     if (rc == V10_EXIT_OK && fflush(stdout))
         rc = cli_fail(&(v10_err){"topology: cannot write the output"});
-    v10_tab_destroy(t);
     v10_topology_free(topo);
     return rc;
 }

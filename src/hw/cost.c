@@ -1,6 +1,6 @@
 /*
  * cost.c — the operator cost model: an operator's work -> FU cycles, HBM
- * cycles, standalone duration and tiles on one NPU (DESIGN §2).
+ * cycles, standalone duration and tiles on one NPU (docs/formats.md §3).
  *
  * standalone cycles = max(compute, HBM bytes / bandwidth) + issue overhead.
  * SA: GEMM on the NPU's systolic array (v10_cost_gemm_cycles, gemm.c).
@@ -10,6 +10,8 @@
 #include "v10/cost.h"
 
 #include <math.h>
+
+#include "util/checked.h"
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 

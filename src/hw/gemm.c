@@ -1,26 +1,11 @@
 /*
  * gemm.c — compute cycles of one GEMM on a systolic array with ideal memory
- * (DESIGN §2): SCALE-Sim v2's per-fold timing, and a TPU-style variant
+ * (docs/architecture.md, src/hw/): SCALE-Sim v2's per-fold timing, and a TPU-style variant
  * whose weight loads overlap the previous fold's stream.
  */
 #include "v10/cost.h"
 
-/* Checked helpers local to this file: return 1 on overflow. */
-static int mul_ovf(uint64_t a, uint64_t b, uint64_t *out)
-{
-    if (a != 0 && b > UINT64_MAX / a)
-        return 1;
-    *out = a * b;
-    return 0;
-}
-
-static int add_ovf(uint64_t a, uint64_t b, uint64_t *out)
-{
-    if (b > UINT64_MAX - a)
-        return 1;
-    *out = a + b;
-    return 0;
-}
+#include "util/checked.h"
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
@@ -67,7 +52,7 @@ static int map_gemm(uint64_t M, uint64_t N, uint64_t K, uint64_t R, uint64_t C,
         break;
     }
     g->fill_drain = R + C - 2; /* R, C <= UINT32_MAX: cannot overflow */
-    return mul_ovf(ceil_div(sr, R), ceil_div(sc, C), &g->folds);
+    return v10_mul_u64(ceil_div(sr, R), ceil_div(sc, C), &g->folds);
 }
 
 /*
@@ -112,13 +97,13 @@ uint64_t v10_cost_gemm_cycles(uint64_t M, uint64_t N, uint64_t K, uint32_t rows,
         return UINT64_MAX;
     if (mode == V10_SA_SCALESIM) {
         uint64_t per;
-        if (add_ovf(g.stream, g.preload, &per) || add_ovf(per, g.fill_drain, &per) ||
-            mul_ovf(g.folds, per, &cycles))
+        if (v10_add_u64(g.stream, g.preload, &per) || v10_add_u64(per, g.fill_drain, &per) ||
+            v10_mul_u64(g.folds, per, &cycles))
             return UINT64_MAX;
     } else {
         uint64_t step = g.stream > g.preload ? g.stream : g.preload;
-        if (mul_ovf(g.folds - 1, step, &t) || add_ovf(t, g.preload, &cycles) ||
-            add_ovf(cycles, g.stream, &cycles) || add_ovf(cycles, g.fill_drain, &cycles))
+        if (v10_mul_u64(g.folds - 1, step, &t) || v10_add_u64(t, g.preload, &cycles) ||
+            v10_add_u64(cycles, g.stream, &cycles) || v10_add_u64(cycles, g.fill_drain, &cycles))
             return UINT64_MAX;
     }
     if (cycles == UINT64_MAX) /* reserved for the sentinel */

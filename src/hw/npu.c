@@ -1,5 +1,5 @@
 /*
- * npu.c — NPU presets and their JSON overrides (DESIGN §2).
+ * npu.c — NPU presets and their JSON overrides (docs/formats.md §1).
  *
  * The table of fields below drives both JSON parsing and printing, so a
  * field added to v10_npu is added here once.
@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/config.h"
 #include "util/file.h"
 #include "util/json.h"
 
@@ -63,7 +64,7 @@ typedef struct preset {
 
 static void mk_isca23(v10_npu *n) { *n = isca23; }
 
-/* Scalability study (DESIGN §7): k SAs and k VUs, HBM bandwidth scaled with
+/* The scalability study (docs/repro.md): k SAs and k VUs, HBM bandwidth scaled with
  * them; the HBM capacity stays the paper's. */
 static void scale(v10_npu *n, uint32_t k, const char *name)
 {
@@ -121,20 +122,17 @@ const char *const v10_npu_preset_names[] = {
     "v10-isca23-8x", NULL,
 };
 
+_Static_assert(sizeof v10_npu_preset_names / sizeof *v10_npu_preset_names == N_PRESETS + 1,
+               "v10_npu_preset_names and presets list the same NPUs");
+
+static void get_preset(size_t i, void *out) { presets[i].make(out); }
+static int parse_config(const char *text, const char *origin, void *out, v10_err *err);
+static const v10_config_kind KIND = {"NPU preset", v10_npu_preset_names, get_preset,
+                                     parse_config};
+
 int v10_npu_preset(const char *name, v10_npu *out, v10_err *err)
 {
-    for (size_t i = 0; i < N_PRESETS; i++)
-        if (!strcmp(name, presets[i].name)) {
-            presets[i].make(out);
-            return 0;
-        }
-    char list[256] = "";
-    for (size_t i = 0; i < N_PRESETS; i++) {
-        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-        strncat(list, presets[i].name, sizeof list - strlen(list) - 1);
-    }
-    return v10_err_set(err, "unknown NPU preset '%s' (expected one of: %s, or a .json file)",
-                       name, list);
+    return v10_config_preset(&KIND, name, out, err);
 }
 
 /* Field table: JSON key, kind, offset, valid range. */
@@ -286,9 +284,7 @@ static int parse_config(const char *text, const char *origin, void *out, v10_err
 
 int v10_npu_resolve(const char *spec, v10_npu *out, v10_err *err)
 {
-    if (!v10_json_spec_is_file(spec))
-        return v10_npu_preset(spec, out, err);
-    return v10_json_config_read(spec, parse_config, out, err);
+    return v10_config_resolve(&KIND, spec, out, err);
 }
 
 double v10_npu_hbm_bytes_per_cycle(const v10_npu *n)

@@ -14,6 +14,8 @@
 #include <cjson/cJSON.h>
 
 #include "model/vu_ops.h"
+#include "util/checked.h"
+#include "util/config.h"
 #include "util/file.h"
 #include "util/json.h"
 
@@ -69,20 +71,13 @@ const char *const v10_llm_preset_names[] = {"gpt2-xl", "llama3.2-1b", "llama2-7b
 _Static_assert(sizeof v10_llm_preset_names / sizeof *v10_llm_preset_names == N_PRESETS + 1,
                "v10_llm_preset_names and presets list the same models");
 
+static void get_preset(size_t i, void *out) { *(v10_llm_config *)out = presets[i]; }
+static int parse_config(const char *text, const char *origin, void *out, v10_err *err);
+static const v10_config_kind KIND = {"LLM", v10_llm_preset_names, get_preset, parse_config};
+
 int v10_llm_preset(const char *name, v10_llm_config *out, v10_err *err)
 {
-    for (size_t i = 0; i < N_PRESETS; i++)
-        if (!strcmp(name, presets[i].name)) {
-            *out = presets[i];
-            return 0;
-        }
-    char list[256] = "";
-    for (size_t i = 0; i < N_PRESETS; i++) {
-        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-        strncat(list, presets[i].name, sizeof list - strlen(list) - 1);
-    }
-    return v10_err_set(err, "unknown LLM '%s' (expected one of: %s, or a .json file)", name,
-                       list);
+    return v10_config_preset(&KIND, name, out, err);
 }
 
 /* ---- the JSON form: a field table drives parsing and validation ---- */
@@ -270,9 +265,7 @@ static int parse_config(const char *text, const char *origin, void *out, v10_err
 
 int v10_llm_resolve(const char *spec, v10_llm_config *out, v10_err *err)
 {
-    if (!v10_json_spec_is_file(spec))
-        return v10_llm_preset(spec, out, err);
-    return v10_json_config_read(spec, parse_config, out, err);
+    return v10_config_resolve(&KIND, spec, out, err);
 }
 
 /* ---- sizes ---- */

@@ -110,7 +110,7 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
     int have_header = 0, found = 0, lineno = 0, n;
     for (int i = 0; i < P_N; i++)
         col_of[i] = -1;
-    while ((n = v10_csv_next(f, origin, 1, line, fld, &lineno, err)) > 0) {
+    while ((n = v10_csv_next(f, origin, V10_CSV_COMMENTS, line, fld, &lineno, err)) > 0) {
         if (!have_header) {
             for (int i = 0; i < n; i++) {
                 size_t c = 0;

@@ -3,8 +3,6 @@
  * rules); every error names the file and the 1-based line.
  */
 #include "model/topology.h"
-#include "util/file.h"
-#include "util/num.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,55 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_FIELDS 9 /* one more than conv's 8, to see "too many" */
+#include "util/checked.h"
+#include "util/csv.h"
+#include "util/num.h"
 
 static const char *const conv_cols[] = {"name", "ifmap_h", "ifmap_w", "filter_h",
                                         "filter_w", "channels", "num_filter", "stride"};
 static const char *const gemm_cols[] = {"name", "M", "N", "K"};
-
-/* Checked multiply (kept local so the reader links without the model IR);
- * returns -1 on overflow. */
-static int mul_u64(uint64_t a, uint64_t b, uint64_t *out)
-{
-    if (a && b > UINT64_MAX / a)
-        return -1;
-    *out = a * b;
-    return 0;
-}
-
-/* Strips leading and trailing whitespace in place; returns the start. */
-static char *strip(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
-/* Splits a line on ',' into stripped fields (at most MAX_FIELDS are kept;
- * the count is exact).  A last field that is empty is dropped. */
-static size_t split(char *line, char **f)
-{
-    size_t n = 0;
-    char *p = line, *last;
-    for (;;) {
-        char *c = strchr(p, ',');
-        if (c)
-            *c = '\0';
-        last = strip(p);
-        if (n < MAX_FIELDS)
-            f[n] = last;
-        n++;
-        if (!c)
-            break;
-        p = c + 1;
-    }
-    if (*last == '\0')
-        n--;
-    return n;
-}
 
 /* Parses a positive decimal integer; -1 with err set otherwise. */
 static int parse_dim(const char *path, unsigned line, const char *col, const char *s,
@@ -89,13 +45,13 @@ static int parse_dim(const char *path, unsigned line, const char *col, const cha
 }
 
 /* Fills *L from the fields of one data line; -1 with err set if invalid. */
-static int parse_layer(const char *path, unsigned line, int gemm, char **f, size_t n,
+static int parse_layer(const char *path, unsigned line, int gemm, char **f, int n,
                        v10_topo_layer *L, v10_err *err)
 {
-    size_t want = gemm ? 4 : 8;
+    int want = gemm ? 4 : 8;
     if (n != want)
         return v10_err_set(err,
-                           "%s:%u: expected %zu fields (%s), got %zu", path, line, want,
+                           "%s:%u: expected %d fields (%s), got %d", path, line, want,
                            gemm ? "gemm: name, M, N, K"
                                 : "conv: name, ifmap_h, ifmap_w, filter_h, filter_w, "
                                   "channels, num_filter, stride",
@@ -110,7 +66,7 @@ static int parse_layer(const char *path, unsigned line, int gemm, char **f, size
     strcpy(L->name, f[0]);
 
     uint64_t v[7];
-    for (size_t i = 1; i < want; i++)
+    for (int i = 1; i < want; i++)
         if (parse_dim(path, line, gemm ? gemm_cols[i] : conv_cols[i], f[i], &v[i - 1], err))
             return -1;
     /* docs/limits.md: convolution heights, widths and strides <= 2^32 - 1,
@@ -140,10 +96,10 @@ static int parse_layer(const char *path, unsigned line, int gemm, char **f, size
     L->ofmap_h = 1 + dh / L->stride + (dh % L->stride != 0);
     L->ofmap_w = 1 + dw / L->stride + (dw % L->stride != 0);
     L->N = L->num_filter;
-    if (mul_u64(L->ofmap_h, L->ofmap_w, &L->M) ||
-        mul_u64(L->filter_h, L->filter_w, &L->K) ||
-        mul_u64(L->K, L->channels, &L->K) || mul_u64(L->M, L->N, &L->macs) ||
-        mul_u64(L->macs, L->K, &L->macs))
+    if (v10_mul_u64(L->ofmap_h, L->ofmap_w, &L->M) ||
+        v10_mul_u64(L->filter_h, L->filter_w, &L->K) ||
+        v10_mul_u64(L->K, L->channels, &L->K) || v10_mul_u64(L->M, L->N, &L->macs) ||
+        v10_mul_u64(L->macs, L->K, &L->macs))
         return v10_err_set(err, "%s:%u: layer %s: MAC count overflows 64 bits", path, line,
                            L->name);
     return 0;
@@ -176,69 +132,65 @@ int v10_topology_read(const char *path, int force_gemm, v10_topo **out, v10_err 
     return rc;
 }
 
+/*
+ * Line 1 is the header even when blank (SCALE-Sim skips it unread); with
+ * V10_TOPO_AUTO its field count gives the format.  The one CSV reader skips
+ * blank lines, so a blank line 1 shows as a first record past line 1.
+ */
 int v10_topology_parse(FILE *fp, const char *path, int force_gemm, v10_topo **out,
                        v10_err *err)
 {
     *out = NULL;
     v10_topo *t = calloc(1, sizeof *t);
-    char *buf = NULL;
-    size_t bufcap = 0, cap = 0;
-    unsigned line = 0;
-    int gemm = force_gemm, rc = -1;
+    char buf[V10_CSV_LINE_MAX];
+    char *f[V10_CSV_FIELDS_MAX];
+    size_t cap = 0;
+    int line = 0, n, header = 1, gemm = force_gemm, rc = -1;
     if (!t) {
         v10_err_set(err, "%s: out of memory", path);
         goto done;
     }
-    for (;;) {
-        errno = 0;
-        ssize_t len = getline(&buf, &bufcap, fp);
-        if (len < 0) {
-            if (ferror(fp)) {
-                v10_err_set(err, "%s:%u: read error: %s", path, line + 1, strerror(errno));
-                goto done;
-            }
-            break;
-        }
-        line++;
-        if ((size_t)len != strlen(buf)) {
-            v10_err_set(err, "%s:%u: NUL byte in line (not a text CSV)", path, line);
-            goto done;
-        }
-        char *f[MAX_FIELDS];
-        if (line == 1) { /* header (after a UTF-8 byte order mark, if any) */
-            size_t n = split((char *)v10_skip_bom(buf), f);
+    while ((n = v10_csv_next(fp, path, V10_CSV_TRAILING, buf, f, &line, err)) > 0) {
+        if (header) {
+            header = 0;
+            int header_fields = line == 1 ? n : 0;
             if (gemm == V10_TOPO_AUTO) {
-                if (n == 4)
+                if (header_fields == 4)
                     gemm = V10_TOPO_GEMM;
-                else if (n == 8)
+                else if (header_fields == 8)
                     gemm = V10_TOPO_CONV;
                 else {
                     v10_err_set(err,
-                                "%s:1: header has %zu fields; expected 8 (conv) or 4 (gemm) "
+                                "%s:1: header has %d fields; expected 8 (conv) or 4 (gemm) "
                                 "to detect the format",
-                                path, n);
+                                path, header_fields);
                     goto done;
                 }
             }
-            continue;
+            if (line == 1)
+                continue;
         }
-        if (*strip(buf) == '\0')
-            continue;
-        size_t n = split(buf, f);
         v10_topo_layer L;
-        if (parse_layer(path, line, gemm == V10_TOPO_GEMM, f, n, &L, err))
+        if (parse_layer(path, (unsigned)line, gemm == V10_TOPO_GEMM, f, n, &L, err))
             goto done;
         if (push(t, &cap, &L)) {
-            v10_err_set(err, "%s:%u: out of memory", path, line);
+            v10_err_set(err, "%s:%d: out of memory", path, line);
             goto done;
         }
     }
+    if (n < 0)
+        goto done; /* v10_csv_next named the line, or the read error */
     if (line == 0) {
         v10_err_set(err, "%s:1: empty file: expected a header line and layers", path);
         goto done;
     }
+    if (header && gemm == V10_TOPO_AUTO) { /* only blank lines */
+        v10_err_set(err, "%s:1: header has 0 fields; expected 8 (conv) or 4 (gemm) to "
+                         "detect the format", path);
+        goto done;
+    }
     if (t->n_layers == 0) {
-        v10_err_set(err, "%s:%u: no layers after the header", path, line);
+        v10_err_set(err, "%s:%d: no layers after the header", path, line);
         goto done;
     }
     t->is_gemm = gemm == V10_TOPO_GEMM;
@@ -246,7 +198,6 @@ int v10_topology_parse(FILE *fp, const char *path, int force_gemm, v10_topo **ou
     t = NULL;
     rc = 0;
 done:
-    free(buf);
     v10_topology_free(t);
     return rc;
 }

@@ -4,8 +4,9 @@
  *
  * File rules (shared/data/topologies/README.md, as SCALE-Sim reads them):
  * the first line is a header and is skipped; lines blank after stripping
- * are skipped; fields are split on ',' and stripped of whitespace; the
- * trailing empty field (every line ends with ',') is dropped.
+ * are skipped; fields are split on ',' and stripped of blanks by the one
+ * CSV reader (util/csv.h, RFC 4180 quoting); the trailing empty field
+ * (every line ends with ',') is dropped.
  *   conv: name, ifmap_h, ifmap_w, filter_h, filter_w, channels, num_filter,
  *         stride        -> ofmap = ceil((ifmap - filter + stride) / stride)
  *                          (no padding), M = ofmap_h * ofmap_w,

@@ -54,7 +54,7 @@ int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model
     char line[V10_CSV_LINE_MAX];
     char *fld[V10_CSV_FIELDS_MAX];
     int lineno = 0, have_header = 0, n_header = 0, n;
-    while ((n = v10_csv_next(f, path, 1, line, fld, &lineno, err)) > 0) {
+    while ((n = v10_csv_next(f, path, V10_CSV_COMMENTS, line, fld, &lineno, err)) > 0) {
         if (!have_header) {
             for (int j = 0; j < n; j++) {
                 int c = 0;
@@ -81,11 +81,8 @@ int v10_trace_csv_parse(FILE *f, const char *path, const v10_npu *npu, v10_model
             n_header = n;
             continue;
         }
-        if (n != n_header) {
-            v10_err_set(err, "%s:%d: expected %d fields as in the header, got %d", path,
-                        lineno, n_header, n);
+        if (v10_csv_check_fields(path, lineno, n, n_header, err))
             goto fail;
-        }
         v10_op op;
         memset(&op, 0, sizeof op);
         op.kind = V10_OP_RAW;
@@ -182,9 +179,11 @@ int v10_trace_csv_write(const v10_model *m, const v10_npu *npu, FILE *f)
                 *c = ';';
         /* A leading '#' would make the row a comment: escape it as names are
          * (util/text.h), so the file reads back with every operator. */
-        int hash = name[0] == '#';
-        fprintf(f, "%s%s,%s,%llu,%llu,%u,%llu,%llu,%llu,%llu\n", hash ? "\\x23" : "",
-                name + hash, v10_fu_name(op->fu),
+        char field[V10_OPNAME_MAX + 4];
+        snprintf(field, sizeof field, "%s%s", name[0] == '#' ? "\\x23" : "",
+                 name + (name[0] == '#'));
+        v10_csv_put(f, field); /* quoted if it must be (RFC 4180) */
+        fprintf(f, ",%s,%llu,%llu,%u,%llu,%llu,%llu,%llu\n", v10_fu_name(op->fu),
                 (unsigned long long)(op->compute_cycles ? op->compute_cycles : 1),
                 (unsigned long long)op->hbm_bytes, op->tiles, (unsigned long long)op->macs,
                 (unsigned long long)op->flops, (unsigned long long)op->vmem_bytes,

@@ -1,5 +1,5 @@
 /*
- * zoo.c — the built-in models (DESIGN §3): the V10 paper's eleven workloads
+ * zoo.c — the built-in models (docs/models.md): the V10 paper's eleven workloads
  * plus a decoder-LLM step and ViT, generated from their published
  * architectures with the operator builders of v10/model.h.
  *

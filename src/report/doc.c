@@ -46,3 +46,8 @@ int v10_doc_json(cJSON *root, unsigned mark, FILE *f)
     free(s);
     return 0;
 }
+
+int v10_doc_status(FILE *f, v10_err *err)
+{
+    return ferror(f) ? v10_err_set(err, "cannot write the output") : 0;
+}

@@ -13,6 +13,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "v10/err.h"
+
 /* Writes one document to f; returns 0, or -1 on failure. */
 typedef int (*v10_doc_fn)(const void *ctx, FILE *f);
 
@@ -28,5 +30,9 @@ int v10_doc_emit(v10_doc_fn fn, const void *ctx, FILE *out);
  * and a newline; consumes root.  -1 without writing if any cJSON
  * allocation failed since mark (a document with holes) or printing did. */
 int v10_doc_json(cJSON *root, unsigned mark, FILE *f);
+
+/* For writers that report through v10_err: 0 if f took everything so far,
+ * else -1 with err "cannot write the output". */
+int v10_doc_status(FILE *f, v10_err *err);
 
 #endif

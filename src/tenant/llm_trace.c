@@ -167,11 +167,8 @@ int v10_llm_trace_parse(FILE *f, const char *path, double time_scale, double sta
             n_header = n;
             continue;
         }
-        if (n != n_header) {
-            v10_err_set(err, "%s:%d: expected %d fields as in the header, got %d", path,
-                        lineno, n_header, n);
+        if (v10_csv_check_fields(path, lineno, n, n_header, err))
             goto fail;
-        }
         int64_t ns;
         if (parse_time(fld[col[C_TIME]], &ns)) {
             v10_err_set(err, "%s:%d: TIMESTAMP: expected YYYY-MM-DD HH:MM:SS[.fffffff] "

@@ -84,6 +84,10 @@ expect_err "tiny_unknown.onnx: node 'hardmax_1' (Hardmax): unsupported operator"
   profile "$tmp/tiny_unknown.onnx"
 expect_err "node 'relu_1' (Relu): input 'x' has an unknown shape (graph input 'x' dim 1 is symbolic 'seq')" \
   run --tenant "$tmp/tiny_symbolic.onnx" --tenant ncf
+expect_err "tiny_arity.onnx: node 'arity' (Relu): 2 inputs, expected at most 1" \
+  profile "$tmp/tiny_arity.onnx"
+expect_err "tiny_missing.onnx: node 'missing' (Gemm): missing input 1 (B)" \
+  profile "$tmp/tiny_missing.onnx"
 expect_err "nope.onnx: cannot open" models "$tmp/nope.onnx"
 printf 'not a protobuf \377\377\377' >"$tmp/junk.onnx"
 expect_err "junk.onnx: not an ONNX model" profile "$tmp/junk.onnx"

@@ -189,6 +189,16 @@ def tiny(outdir):
            [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "seq"])],
            [helper.make_tensor_value_info(y, TensorProto.FLOAT, ["N", "seq"])])
 
+    # Arity from the operator table: no schema check (onnx.checker would
+    # refuse them), so they are saved as written.
+    for name, op, ins in (("arity", "Relu", ["x", "x"]), ("missing", "Gemm", ["x"])):
+        node = helper.make_node(op, ins, ["y"], name=name)
+        graph = helper.make_graph(
+            [node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 7])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        onnx.save(model, os.path.join(outdir, f"tiny_{name}.onnx"))
+
 
 def adversarial(outdir):
     """Valid protobuf, hostile attributes: each must be rejected or imported

@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "util/checked.h"
 #include "v10/cost.h"
 #include "v10/model.h"
 #include "v10/npu.h"

@@ -89,6 +89,7 @@ static void presets_match_closed_forms(void **state)
     for (size_t i = 0; i < N_EXPECT; i++) {
         const expect *e = &EXPECT[i];
         v10_llm_config c = preset(e->name);
+        assert_string_equal(c.name, e->name); /* names and presets in one order */
         v10_err err = {{0}};
         assert_int_equal(v10_llm_validate(&c, &err), 0);
         assert_int_equal(v10_llm_params(&c), e->params);

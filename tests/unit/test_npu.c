@@ -12,6 +12,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "report/doc.h"
+#include "util/json.h"
+#include "v10/model_report.h"
 #include "v10/npu.h"
 
 /* Field-by-field equality (struct padding may differ). */
@@ -231,9 +234,51 @@ static void dataflow_names(void **state)
     assert_int_equal(v10_dataflow_parse("WS ", &df), -1);
 }
 
+/* The npu report (report/npu_report.c): its JSON reads back with the
+ * derived figures; the table lists every key then the derived ones; a
+ * document whose building failed is not written at all. */
+static void report_whole_or_nothing(void **state)
+{
+    (void)state;
+    v10_npu n;
+    v10_err err = {{0}};
+    assert_int_equal(v10_npu_preset("v10-isca23", &n, &err), 0);
+    char buf[16384];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_int_equal(v10_npu_report(&n, V10_FMT_JSON, f, &err), 0);
+    fclose(f);
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    assert_string_equal(cJSON_GetObjectItem(j, "name")->valuestring, "v10-isca23");
+    assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "derived"), "peak_sa_tflops"));
+    cJSON_Delete(j);
+    f = fmemopen(buf, sizeof buf, "w");
+    assert_int_equal(v10_npu_report(&n, V10_FMT_TABLE, f, &err), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "sa_rows"));
+    assert_true(strstr(buf, "sa_rows") < strstr(buf, "peak_sa_tflops"));
+    /* a failure while building (here: a NULL item added) writes nothing */
+    unsigned mark = v10_json_mark();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "a", "b");
+    v10_json_add(o, "broken", NULL);
+    memset(buf, 'x', sizeof buf);
+    f = fmemopen(buf, sizeof buf, "w");
+    assert_int_equal(v10_doc_json(o, mark, f), -1);
+    assert_int_equal(ftell(f), 0);
+    fclose(f);
+    /* a stream that cannot take the document is an error, not a success */
+    char tiny[8];
+    f = fmemopen(tiny, sizeof tiny, "w");
+    setvbuf(f, NULL, _IONBF, 0);
+    assert_int_equal(v10_npu_report(&n, V10_FMT_JSON, f, &err), -1);
+    fclose(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(report_whole_or_nothing),
         cmocka_unit_test(every_preset_validates), cmocka_unit_test(isca23_matches_paper),
         cmocka_unit_test(scaled_presets),         cmocka_unit_test(json_subset_override),
         cmocka_unit_test(json_round_trip),        cmocka_unit_test(bad_inputs),

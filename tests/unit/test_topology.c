@@ -332,6 +332,49 @@ static void test_reader_lenient(void **state)
     }
 }
 
+/* Fields go through the one CSV reader: a quoted layer name may hold a
+ * comma; the trailing empty field SCALE-Sim writes is dropped, a second one
+ * is a field; a blank line 1 is an empty header. */
+static void test_reader_quoting(void **state)
+{
+    (void)state;
+    static const char text[] = "Layer, M, N, K,\n\"fc,1\", 4, 8, 16,\nfc2, 1, 2, 3\n";
+    FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+    v10_err err = {{0}};
+    v10_topo *t = NULL;
+    if (v10_topology_parse(f, "mem", V10_TOPO_AUTO, &t, &err))
+        fail_msg("%s", err.msg);
+    fclose(f);
+    assert_int_equal(t->is_gemm, 1);
+    assert_int_equal(t->n_layers, 2);
+    assert_string_equal(t->layers[0].name, "fc,1");
+    assert_int_equal(t->layers[0].macs, 4 * 8 * 16);
+    assert_int_equal(t->layers[1].line, 3);
+    v10_topology_free(t);
+    static const struct { const char *text, *needle; int force; } bad[] = {
+        {"Layer, M, N, K,\nfc, 4, 8, 16,,\n", "mem:2: expected 4 fields (gemm: name, M, N, K), got 5",
+         V10_TOPO_AUTO},
+        {"\nfc, 4, 8, 16,\n", "mem:1: header has 0 fields", V10_TOPO_AUTO},
+        {"Layer, M, N, K,\n\"fc, 4, 8, 16,\n", "mem:2: malformed quoting", V10_TOPO_AUTO},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        f = fmemopen((void *)bad[i].text, strlen(bad[i].text), "r");
+        assert_int_equal(v10_topology_parse(f, "mem", bad[i].force, &t, &err), -1);
+        fclose(f);
+        assert_null(t);
+        if (!strstr(err.msg, bad[i].needle))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, bad[i].needle);
+    }
+    /* a forced format reads past a blank line 1 */
+    f = fmemopen((void *)bad[1].text, strlen(bad[1].text), "r");
+    if (v10_topology_parse(f, "mem", V10_TOPO_GEMM, &t, &err))
+        fail_msg("%s", err.msg);
+    fclose(f);
+    assert_int_equal(t->n_layers, 1);
+    assert_int_equal(t->layers[0].line, 2);
+    v10_topology_free(t);
+}
+
 /* Each bad file gives -1, no topology, and a message naming file and line. */
 static void expect_bad(const char *file, int force, const char *where, const char *what)
 {
@@ -385,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_gemm_sentinel),
         cmocka_unit_test(test_reader_lenient),
         cmocka_unit_test(test_reader_errors),
+        cmocka_unit_test(test_reader_quoting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -240,9 +240,61 @@ static void parse_stream(void **state)
     assert_non_null(strstr(err.msg, "mem:4:"));
 }
 
+/* Fields are RFC 4180 (libcsv under util/csv.h): a quoted name keeps its
+ * comma, blanks and doubled quotes; malformed quoting and a NUL byte are
+ * errors naming the line; a name the writer must quote reads back. */
+static void quoting(void **state)
+{
+    (void)state;
+    v10_npu npu = npu_named("v10-isca23");
+    static const char text[] = "name,fu,cycles\n\"a,b\",SA,5\n\" x \"\"y\"\" \",VU,6\n";
+    FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+    assert_non_null(f);
+    v10_model m;
+    v10_err err = {{0}};
+    if (v10_trace_csv_parse(f, "mem", &npu, &m, &err))
+        fail_msg("%s", err.msg);
+    fclose(f);
+    assert_int_equal(m.n_ops, 2);
+    assert_string_equal(m.ops[0].name, "a,b");
+    assert_string_equal(m.ops[1].name, " x \"y\" ");
+    /* written back (commas become ';', quotes and blanks are quoted), read again */
+    char buf[4096];
+    f = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(f);
+    assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+    assert_int_equal(v10_trace_csv_write(&m, &npu, f), 0);
+    fclose(f);
+    v10_model back;
+    f = fmemopen(buf, strlen(buf), "r");
+    if (v10_trace_csv_parse(f, "back", &npu, &back, &err))
+        fail_msg("%s", err.msg);
+    fclose(f);
+    assert_string_equal(back.ops[0].name, "a;b");
+    assert_string_equal(back.ops[1].name, " x \"y\" ");
+    v10_model_fini(&back);
+    v10_model_fini(&m);
+#define WITH_NUL "name,fu,cycles\na,SA,5\nx\0y,SA,5\n"
+    static const struct { const char *text; size_t len; const char *where; } bad[] = {
+        {"name,fu,cycles\n\"open,SA,5\n", 0, "mem:2: malformed quoting"},
+        {"name,fu,cycles\na\"b,SA,5\n", 0, "mem:2: malformed quoting"},
+        {WITH_NUL, sizeof WITH_NUL - 1, "mem:3: NUL byte"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        size_t len = bad[i].len ? bad[i].len : strlen(bad[i].text);
+        f = fmemopen((void *)bad[i].text, len, "r");
+        assert_non_null(f);
+        assert_int_equal(v10_trace_csv_parse(f, "mem", &npu, &m, &err), -1);
+        fclose(f);
+        if (!strstr(err.msg, bad[i].where))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, bad[i].where);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(quoting),
         cmocka_unit_test(round_trip_resnet50), cmocka_unit_test(round_trip_zoo),
         cmocka_unit_test(small_trace),         cmocka_unit_test(us_column),
         cmocka_unit_test(bad_inputs),          cmocka_unit_test(parse_stream),

@@ -1,0 +1,218 @@
+/*
+ * spec.c — model specs ("NAME[:batch=N]", "PATH.csv", "PATH.onnx[:unknown=vu]",
+ * "isca23/NAME", "llm/MODEL:prefill=P", any of them ":profile=F.csv:row=R"):
+ * parses the options, dispatches to the zoo or an importer, costs the model
+ * for one NPU and calibrates it to a profile (docs/formats.md "Model specs").
+ * The layer above the IR, the importers and the cost model; none of them
+ * calls back here.
+ */
+#include "v10/model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/json.h"
+#include "util/num.h"
+#include "v10/calibrate.h"
+#include "v10/cost.h"
+#include "v10/llm.h"
+#include "v10/onnx.h"
+
+/* A parsed model spec (docs/formats.md "Model specs"). */
+typedef struct spec {
+    char name[1024];
+    uint32_t batch;          /* 0 if absent */
+    int unknown_vu;          /* ONNX: approximate unknown operators on the VU */
+    char profile[1024];      /* calibrate to: comma-separated profile CSVs, or "" */
+    char row[V10_NAME_MAX];  /* ... their row (default: the model's name) */
+    uint32_t row_batch;      /* ... at this batch (default: the model's) */
+    char phase[1024];        /* llm/: "prefill=P" or "decode=NxC,...", or "" */
+} spec;
+
+/* Copies the value of option `key=` (kv, kl) into buf; -1 if it does not fit. */
+static int opt_value(const char *kv, size_t kl, size_t keylen, char *buf, size_t sz)
+{
+    size_t vl = kl - keylen;
+    if (vl >= sz)
+        return -1;
+    memcpy(buf, kv + keylen, vl);
+    buf[vl] = 0;
+    return 0;
+}
+
+/* Splits "NAME[:batch=N][:unknown=vu][:profile=F.csv[,G.csv]][:row=R[@B]]". */
+static int parse_spec(const char *text, spec *sp, v10_err *err)
+{
+    memset(sp, 0, sizeof *sp);
+    const char *colon = strchr(text, ':');
+    size_t len = colon ? (size_t)(colon - text) : strlen(text);
+    if (len == 0)
+        return v10_err_set(err, "model '%s': empty name", text);
+    if (len >= sizeof sp->name)
+        return v10_err_set(err, "model '%s': name too long", text);
+    memcpy(sp->name, text, len);
+    sp->name[len] = 0;
+    while (colon) {
+        const char *kv = colon + 1;
+        colon = strchr(kv, ':');
+        size_t kl = colon ? (size_t)(colon - kv) : strlen(kv);
+        if (kl > 6 && !strncmp(kv, "batch=", 6)) {
+            char num[32];
+            if (opt_value(kv, kl, 6, num, sizeof num))
+                return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536]", text);
+            uint64_t v;
+            if (v10_parse_u64(num, &v) || v < 1 || v > 65536)
+                return v10_err_set(err, "model '%s': batch: expected an integer in [1, 65536], "
+                                        "got '%s'", text, num);
+            sp->batch = (uint32_t)v;
+        } else if ((kl > 8 && !strncmp(kv, "prefill=", 8)) ||
+                   (kl > 7 && !strncmp(kv, "decode=", 7))) {
+            if (opt_value(kv, kl, 0, sp->phase, sizeof sp->phase))
+                return v10_err_set(err, "model '%s': phase option too long", text);
+        } else if (kl == 10 && !strncmp(kv, "unknown=vu", 10)) {
+            sp->unknown_vu = 1;
+        } else if (kl > 8 && !strncmp(kv, "profile=", 8)) {
+            if (opt_value(kv, kl, 8, sp->profile, sizeof sp->profile))
+                return v10_err_set(err, "model '%s': profile: path too long", text);
+        } else if (kl > 4 && !strncmp(kv, "row=", 4)) {
+            char row[V10_NAME_MAX + 16];
+            if (opt_value(kv, kl, 4, row, sizeof row) ||
+                v10_profile_parse_row(row, sp->row, sizeof sp->row, &sp->row_batch, err))
+                return v10_err_set(err, "model '%s': row: expected NAME or NAME@BATCH", text);
+        } else {
+            return v10_err_set(err, "model '%s': unknown option '%.*s' (expected batch=N, "
+                                    "profile=FILE.csv, row=NAME[@B], for .onnx unknown=vu, "
+                                    "for llm/ prefill=P or decode=NxC)",
+                               text, (int)kl, kv);
+        }
+    }
+    if (sp->row[0] && !sp->profile[0])
+        return v10_err_set(err, "model '%s': row= goes with profile=", text);
+    return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t l = strlen(s), k = strlen(suffix);
+    return l > k && !strcmp(s + l - k, suffix);
+}
+
+static int is_path(const char *name)
+{
+    return strchr(name, '/') || ends_with(name, ".csv");
+}
+
+/* Calibrates the costed model *m to the profile named in the spec. */
+static int calibrate_spec(const spec *sp, const char *text, const v10_npu *npu, v10_model *m,
+                          v10_err *err)
+{
+    v10_profile prof;
+    v10_profile_init(&prof);
+    const char *row = sp->row[0] ? sp->row : sp->name;
+    uint32_t row_batch = sp->row[0] ? sp->row_batch : m->batch;
+    char files[sizeof sp->profile];
+    snprintf(files, sizeof files, "%s", sp->profile);
+    int found = 0;
+    for (char *save = NULL, *f = strtok_r(files, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+        int rc = v10_profile_merge_file(f, row, row_batch, &prof, err);
+        if (rc < 0)
+            return -1;
+        found |= rc;
+    }
+    if (!found)
+        return v10_err_set(err, "model '%s': no row '%s'%s in %s", text, row,
+                           row_batch ? " at that batch" : "", sp->profile);
+    v10_model cal;
+    if (v10_calibrate(m, &prof, npu, &cal, NULL, err))
+        return v10_err_prefix(err, "model '%s'", text);
+    snprintf(cal.name, sizeof cal.name, "%s", m->name);
+    v10_model_fini(m);
+    *m = cal;
+    return 0;
+}
+
+#define ISCA23_PREFIX "isca23/"
+#define LLM_PREFIX "llm/"
+
+int v10_model_spec_files(const char *text, int (*fn)(const char *path, void *ctx), void *ctx,
+                         v10_err *err)
+{
+    spec sp;
+    if (parse_spec(text, &sp, err))
+        return -1;
+    const char *name = sp.name;
+    int rc = 0;
+    if (!strncmp(name, LLM_PREFIX, strlen(LLM_PREFIX))) {
+        if (v10_json_spec_is_file(name + strlen(LLM_PREFIX)))
+            rc = fn(name + strlen(LLM_PREFIX), ctx);
+    } else if (strncmp(name, ISCA23_PREFIX, strlen(ISCA23_PREFIX)) &&
+               (ends_with(name, ".onnx") || is_path(name))) {
+        rc = fn(name, ctx);
+    }
+    char files[sizeof sp.profile];
+    snprintf(files, sizeof files, "%s", sp.profile);
+    for (char *save = NULL, *f = strtok_r(files, ",", &save); f && !rc;
+         f = strtok_r(NULL, ",", &save))
+        rc = fn(f, ctx);
+    return rc;
+}
+
+int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err *err)
+{
+    spec sp;
+    memset(out, 0, sizeof *out);
+    if (parse_spec(text, &sp, err))
+        return -1;
+    const char *name = sp.name;
+    if (sp.unknown_vu && !ends_with(name, ".onnx"))
+        return v10_err_set(err, "model '%s': unknown=vu applies to .onnx models only", text);
+    int llm = !strncmp(name, LLM_PREFIX, strlen(LLM_PREFIX));
+    if (sp.phase[0] && !llm)
+        return v10_err_set(err, "model '%s': prefill= and decode= apply to llm/ models only",
+                           text);
+    if (llm) {
+        if (sp.batch)
+            return v10_err_set(err, "model '%s': batch= does not apply to llm/ models (the "
+                                    "batch is decode=NxC's N)", text);
+        if (v10_llm_build_spec(text, name + strlen(LLM_PREFIX), sp.phase, npu, out, err))
+            return -1;
+    } else if (!strncmp(name, ISCA23_PREFIX, strlen(ISCA23_PREFIX))) {
+        if (sp.profile[0])
+            return v10_err_set(err, "model '%s': isca23 models are calibrated already", text);
+        v10_profile unused;
+        uint32_t batch;
+        if (v10_isca23_profile(name + strlen(ISCA23_PREFIX), &unused, &batch, err))
+            return -1;
+        if (sp.batch && sp.batch != batch)
+            return v10_err_set(err, "model '%s': isca23 models exist at the paper's batch "
+                                    "only (%u here): its operator lengths were measured there",
+                               text, batch);
+        /* Costed for this NPU by the cache, shared read-only. */
+        return v10_isca23_load(name + strlen(ISCA23_PREFIX), npu, out, err);
+    } else if (ends_with(name, ".onnx")) {
+        v10_onnx_opts o = {sp.batch, sp.unknown_vu};
+        if (v10_onnx_read(name, &o, out, NULL, err))
+            return -1;
+    } else if (is_path(name)) {
+        if (v10_trace_csv_read(name, npu, out, err))
+            return -1;
+        if (sp.batch)
+            out->batch = sp.batch;
+    } else {
+        uint32_t def, batch = sp.batch;
+        if (!batch && v10_zoo_default_batch(name, &def) == 0)
+            batch = def;
+        if (v10_zoo_build(name, batch ? batch : 1, out, err))
+            return -1;
+    }
+    if (out->n_ops == 0) {
+        v10_model_fini(out);
+        return v10_err_set(err, "model '%s': no operators", text);
+    }
+    if (v10_cost_model(npu, out, err) ||
+        (sp.profile[0] && calibrate_spec(&sp, text, npu, out, err))) {
+        v10_model_fini(out);
+        return -1;
+    }
+    return 0;
+}

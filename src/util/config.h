@@ -1,0 +1,29 @@
+/*
+ * config.h — a configuration named by a spec that is either a built-in
+ * preset or a JSON file (ends in .json or contains '/'): the one shape of
+ * --npu SPEC (hw/npu.c) and llm/SPEC (model/llm.c).
+ */
+#ifndef V10_UTIL_CONFIG_H
+#define V10_UTIL_CONFIG_H
+
+#include <stddef.h>
+
+#include "util/json.h"
+#include "v10/err.h"
+
+/* A family of presets.  Invariant: names[0 .. n) are the presets, NULL
+ * after them, in the order `get` numbers them. */
+typedef struct v10_config_kind {
+    const char *what;              /* "NPU preset", "LLM": names it in messages */
+    const char *const *names;      /* NULL-terminated */
+    void (*get)(size_t i, void *out); /* fills *out with preset i */
+    v10_json_config_parse parse;   /* the JSON form, over a preset named "base" */
+} v10_config_kind;
+
+/* Fills *out with preset `name`; -1 listing the presets if there is none. */
+int v10_config_preset(const v10_config_kind *k, const char *name, void *out, v10_err *err);
+
+/* A preset name, or a JSON file read by k->parse (util/json.h). */
+int v10_config_resolve(const v10_config_kind *k, const char *spec, void *out, v10_err *err);
+
+#endif
