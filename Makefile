@@ -39,10 +39,8 @@ valgrind: release
 deps:
 	apt-get update
 	apt-get install -y cmake gcc make libcjson-dev libcmocka-dev libopenmpi-dev openmpi-bin \
-	  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata python3-onnx zlib1g-dev
-	apt-get install -y libsqlite3-dev
-	apt-get install -y libgsl-dev
-	apt-get install -y libcsv-dev
+	  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata python3-onnx zlib1g-dev \
+	  libsqlite3-dev libgsl-dev libcsv-dev
 
 clean:
 	rm -rf build build-asan
