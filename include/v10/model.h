@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "util/checked.h" /* v10_mul_u64, v10_add_u64: for code that found them here */
 #include "v10/err.h"
 #include "v10/npu.h"
 

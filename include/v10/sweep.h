@@ -1,5 +1,5 @@
 /*
- * sweep.h — parameter sweeps (DESIGN §8): a JSON spec declares axes, the
+ * sweep.h — parameter sweeps (docs/design.md §8, docs/sweep.md): a JSON spec declares axes, the
  * sweep is their Cartesian product, one simulation per point, and results
  * are recorded durably in a directory so an interrupted sweep resumes
  * without losing or repeating a point.  The spec format is in docs/sweep.md.

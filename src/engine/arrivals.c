@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "util/checked.h"
 #include "util/rng.h"
 #include "v10/cost.h"
 

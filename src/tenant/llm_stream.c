@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/checked.h"
 #include "v10/cost.h"
 
 /*
