@@ -23,6 +23,9 @@ int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_forma
 /* Appends one row per tenant to a comparison table (one run per policy). */
 void v10_report_compare_cols(v10_tab *t);
 void v10_report_compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
+/* The system figures of a run as eight cells, in the order of the columns
+ * sa, vu, hbm, overall, overlap, stp, antt, fairness. */
+void v10_report_system_cells(v10_tab *t, const v10_run_result *r);
 
 /* Writes the timeline of a traced run as Chrome trace-event JSON (opens in
  * ui.perfetto.dev).  Operator names come from cfg->models, the models the

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/doc.h"
+#include "v10/report.h"
 #include "repro/study.h"
 
 /* ---- output files --------------------------------------------------------------------- */
@@ -89,14 +90,7 @@ int repro_render_pairs(const repro *R, repro_charts *cs, v10_repro_out *out, v10
             v10_tab_str(t, repro_models[R->pairs[p].a]);
             v10_tab_str(t, repro_models[R->pairs[p].b]);
             v10_tab_int(t, R->cfgs[i].requests);
-            v10_tab_real(t, r->util_sa);
-            v10_tab_real(t, r->util_vu);
-            v10_tab_real(t, r->util_hbm);
-            v10_tab_real(t, r->util_overall);
-            v10_tab_real(t, r->overlap);
-            v10_tab_real(t, r->stp);
-            v10_tab_real(t, r->antt);
-            v10_tab_real(t, r->fairness);
+            v10_report_system_cells(t, r);
             v10_tab_real(t, r->tenants[0].np);
             v10_tab_real(t, r->tenants[1].np);
             v10_tab_real(t, r->tenants[0].lat_avg_us);

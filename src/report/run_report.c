@@ -216,20 +216,21 @@ void v10_report_compare_cols(v10_tab *t)
     v10_tab_col(t, "slo", V10_COL_REAL, 3);
 }
 
+void v10_report_system_cells(v10_tab *t, const v10_run_result *r)
+{
+    const double v[] = {r->util_sa, r->util_vu, r->util_hbm, r->util_overall,
+                        r->overlap, r->stp,     r->antt,     r->fairness};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        v10_tab_real(t, v[i]);
+}
+
 void v10_report_compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r)
 {
     for (size_t i = 0; i < r->n_tenants; i++) {
         const v10_tenant_result *x = &r->tenants[i];
         v10_tab_row(t);
         v10_tab_str(t, cfg->policy);
-        v10_tab_real(t, r->util_sa);
-        v10_tab_real(t, r->util_vu);
-        v10_tab_real(t, r->util_hbm);
-        v10_tab_real(t, r->util_overall);
-        v10_tab_real(t, r->overlap);
-        v10_tab_real(t, r->stp);
-        v10_tab_real(t, r->antt);
-        v10_tab_real(t, r->fairness);
+        v10_report_system_cells(t, r);
         v10_tab_int(t, (int64_t)r->preemptions);
         v10_tab_str(t, x->name);
         v10_tab_real(t, x->np);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/doc.h"
 #include "util/json.h"
 #include "util/num.h"
 #include "v10/err.h"
@@ -345,15 +346,8 @@ int v10_tab_write(const v10_tab *t, v10_format fmt, FILE *f)
     case V10_FMT_CSV:
         return write_csv(t, f);
     case V10_FMT_JSON: {
-        cJSON *j = v10_tab_to_json(t);
-        char *s = v10_json_print(j, 1);
-        cJSON_Delete(j);
-        if (!s)
-            return -1;
-        fputs(s, f);
-        fputc('\n', f);
-        free(s);
-        return 0;
+        unsigned mark = v10_json_mark();
+        return v10_doc_json(v10_tab_to_json(t), mark, f);
     }
     }
     return -1;
