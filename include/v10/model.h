@@ -75,6 +75,9 @@ typedef struct v10_model {
     v10_op *ops;
     size_t n_ops, cap_ops;
     int shared;                /* ops are the cache's: read-only, not freed */
+    uint64_t total_cycles;     /* sum of the ops' cycles, set by v10_cost_model
+                                  (0: not known; adding or removing an op clears
+                                  it, and only costing changes an op's cycles) */
 } v10_model;
 
 void v10_model_init(v10_model *m, const char *name, uint32_t batch);

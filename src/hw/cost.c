@@ -72,17 +72,21 @@ int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
 int v10_cost_model(const v10_npu *npu, v10_model *m, v10_err *err)
 {
     uint64_t total = 0;
+    m->total_cycles = 0; /* unknown until every op is costed */
     for (size_t i = 0; i < m->n_ops; i++) {
         if (v10_cost_op(npu, &m->ops[i], err))
             return v10_err_prefix(err, "model %s", m->name);
         if (v10_add_u64(total, m->ops[i].cycles, &total))
             return v10_err_set(err, "model %s: latency overflows 64 bits", m->name);
     }
+    m->total_cycles = total;
     return 0;
 }
 
 uint64_t v10_model_cycles(const v10_model *m)
 {
+    if (m->total_cycles) /* a detector's 10^6 ops are summed once, not per run */
+        return m->total_cycles;
     uint64_t total = 0;
     for (size_t i = 0; i < m->n_ops; i++)
         total += m->ops[i].cycles;

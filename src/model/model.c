@@ -33,6 +33,7 @@ void v10_model_fini(v10_model *m)
     m->shared = 0;
     m->ops = NULL;
     m->n_ops = m->cap_ops = 0;
+    m->total_cycles = 0;
 }
 
 int v10_model_reserve(v10_model *m, size_t n, v10_err *err)
@@ -54,6 +55,7 @@ int v10_model_push(v10_model *m, const v10_op *op, v10_err *err)
         v10_model_reserve(m, m->cap_ops ? 2 * m->cap_ops : 64, err))
         return -1;
     m->ops[m->n_ops] = *op;
+    m->total_cycles = 0;
     v10_op *o = &m->ops[m->n_ops++];
     v10_name_escape(o->name, sizeof o->name, o->name); /* names from files: util/text.h */
     return 0;
@@ -69,6 +71,7 @@ int v10_model_copy(v10_model *dst, const v10_model *src, v10_err *err)
         return v10_err_set(err, "%s: out of memory", src->name);
     memcpy(dst->ops, src->ops, src->n_ops * sizeof *dst->ops);
     dst->n_ops = dst->cap_ops = src->n_ops;
+    dst->total_cycles = src->total_cycles;
     return 0;
 }
 
@@ -139,6 +142,7 @@ int v10_model_conv(v10_model *m, const char *name, uint64_t batch, uint64_t h,
     if (V10_MUL(&wts, K, filters, BYTES_PER_ELEM) || V10_MUL(&out, M, filters, BYTES_PER_ELEM) ||
         v10_add_u64(in, wts, &sum) || v10_add_u64(sum, out, &op->hbm_bytes)) {
         m->n_ops--; /* take the half-built operator back */
+        m->total_cycles = 0;
         return overflow(m, name, err);
     }
     op->vmem_bytes = in < wts ? in : wts;

@@ -87,6 +87,7 @@ int v10_llm_stream_build(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err
 {
     v10_model *m = &s->model;
     m->n_ops = 0;
+    m->total_cycles = 0;
     if (it->kind == V10_LLM_ITER_PREFILL) {
         for (uint32_t j = 0; j < it->n; j++)
             if (v10_llm_prefill(&s->cfg, it->tokens[j], m, err))

@@ -186,6 +186,16 @@ static void zoo_invariants(void **state)
             sum += op->cycles;
         }
         assert_int_equal(v10_model_cycles(&m), sum);
+        assert_int_equal(m.total_cycles, sum); /* kept by v10_cost_model */
+        /* A copy keeps it; adding an op forgets it until the model is costed. */
+        v10_model c;
+        assert_int_equal(v10_model_copy(&c, &m, &err), 0);
+        assert_int_equal(c.total_cycles, sum);
+        assert_int_equal(v10_model_vector(&c, "extra", 1u << 20, 4, 1, 0, &err), 0);
+        assert_int_equal(c.total_cycles, 0);
+        assert_int_equal(v10_cost_model(&npu, &c, &err), 0);
+        assert_int_equal(v10_model_cycles(&c), sum + c.ops[c.n_ops - 1].cycles);
+        v10_model_fini(&c);
         v10_model_fini(&m);
     }
     print_message("checked %zu zoo models\n", n_models);
