@@ -12,6 +12,7 @@
 #include "util/file.h"
 #include "util/gz.h"
 #include "util/json.h"
+#include "v10/llm_tenant.h"
 #include "v10/report.h"
 #include "v10/sim.h"
 
@@ -303,7 +304,7 @@ int cmd_run(int argc, char **argv)
     static v10_model models[64];
     size_t n_models = 0;
     for (; n_models < n_specs; n_models++) {
-        if (v10_model_load(specs[n_models].model, &cfg.npu, &models[n_models], &err)) {
+        if (v10_tenant_model_load(&specs[n_models], &cfg.npu, &models[n_models], &err)) {
             v10_err_prefix(&err, "tenant %zu", n_models);
             free_models(models, n_models);
             return cli_fail(&err);

@@ -69,7 +69,9 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     }
     for (int i = 0; i < nt; i++) {
         tenant *t = &e->tenants[i];
-        if (t->rate_per_cycle > 0) {
+        if (t->llm) {
+            eng_llm_wake(e, i);
+        } else if (t->rate_per_cycle > 0) {
             v10_heap_set(&e->heap, eng_slot_tenant(e, i), eng_interarrival(t));
         } else {
             for (uint32_t k = 0; k < t->outstanding; k++)
@@ -111,8 +113,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (e->bar && !(e->events & 0xffff)) { /* a long run: requests completed so far */
             uint64_t done = 0;
             for (int i = 0; i < nt; i++)
-                done += e->tenants[i].completed < e->tenants[i].n_requests
-                            ? e->tenants[i].completed : e->tenants[i].n_requests;
+                done += eng_done_count(&e->tenants[i]) < e->tenants[i].n_requests
+                            ? eng_done_count(&e->tenants[i]) : e->tenants[i].n_requests;
             v10_progress_step(e->bar, (size_t)done);
         }
     }
