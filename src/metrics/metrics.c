@@ -28,12 +28,14 @@ void v10_run_result_fini(v10_run_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* An LLM server's metrics over the requests finished since cycle `from`. */
+/* An LLM server's metrics over the requests finished after cycle `from`
+ * (the window opens as a warm-up request finishes: that one is not in it,
+ * as for other tenants). */
 static int llm_result(const v10_llm_tenant *L, uint64_t from, double W, double hz,
                       v10_tenant_result *r, v10_err *err)
 {
     v10_llm_stats st;
-    if (v10_llm_server_stats(&L->server, from, 0, L->slo_ttft_us, L->slo_tpot_us, &st, err))
+    if (v10_llm_server_stats(&L->server, from + 1, 0, L->slo_ttft_us, L->slo_tpot_us, &st, err))
         return -1;
     r->llm = 1;
     r->completed = L->server.finished;
