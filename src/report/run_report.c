@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/json.h"
+#include "util/num.h"
 #include "v10/report.h"
 
 static cJSON *num_or_null(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
@@ -257,9 +258,9 @@ static void llm_csv_cells(v10_tab *t, const v10_tenant_result *x)
     double v[LLM_COLS];
     llm_values(x, 1, v);
     for (size_t k = 0; k < LLM_COLS; k++) {
-        char buf[64] = "";
+        char buf[V10_NUM_MAX] = ""; /* CSV's rule: the shortest exact form */
         if (x->llm && !isnan(v[k]))
-            snprintf(buf, sizeof buf, "%.*f", k == 0 ? 0 : k >= 11 ? 3 : 1, v[k]);
+            v10_num_fmt(v[k], buf, sizeof buf);
         v10_tab_str(t, buf);
     }
 }
