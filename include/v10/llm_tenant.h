@@ -32,8 +32,10 @@ typedef struct v10_llm_tenant {
     v10_llm_server server;
     v10_llm_stream stream;
     /* the length estimate (sim/horizon.c): every request served alone */
-    double alone_cycles;          /* prefills plus one-sequence decodes */
-    double iterations;            /* alone: a prefill and output - 1 decodes each */
+    double alone_cycles;          /* prefills plus one-sequence decodes (an upper bound) */
+    double batched_cycles;        /* the same with decodes max_batch at a time */
+    double iterations;            /* a prefill each, and the decodes that fit the
+                                     span plus the batched work, at most output - 1 each */
     double span_cycles;           /* last arrival */
     size_t ops_per_iteration;     /* operators of a one-sequence decode */
     /* the engine's (src/engine/llm.c) */

@@ -58,7 +58,7 @@ double v10_run_estimate_events(const v10_run_config *cfg, const v10_model *model
     for (size_t i = 0; i < cfg->n_tenants; i++) {
         const v10_tenant_spec *t = &cfg->tenants[i];
         if (is_llm(llm, i)) {
-            T = fmax(T, fmax(llm[i].alone_cycles * psum / t->priority, llm[i].span_cycles));
+            T = fmax(T, fmax(llm[i].batched_cycles * psum / t->priority, llm[i].span_cycles));
             continue;
         }
         double alone = (double)v10_model_cycles(&models[i]);

@@ -38,8 +38,8 @@ double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *model
  *            or T / alone latency for a closed loop that keeps the NPU
  *            loaded, or T x rate for an open loop) x (2 x operators + 2),
  *            + T / shortest time slice (timer ticks, for a policy with a timer);
- *   an LLM server: its alone work and span as above, and its iterations
- *   alone (a prefill and output - 1 decodes per request) x (2 x the
+ *   an LLM server: its span and its work alone with decodes batched
+ *   (llm_tenant.h) as above, and its estimated iterations x (2 x the
  *   operators of a decode + 2).
  */
 double v10_run_estimate_events(const v10_run_config *cfg, const v10_model *models,

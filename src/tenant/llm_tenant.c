@@ -82,9 +82,13 @@ static int iter_cycles(v10_llm_tenant *L, v10_llm_iter_kind kind, uint32_t token
     return 0;
 }
 
-/* The estimate of serving every request alone, one at a time, at the mean
- * prompt and context (sim/horizon.c stretches it by its safety factors). */
-static int estimate(v10_llm_tenant *L, double clock_mhz, v10_err *err)
+/* The estimates of serving every request alone, at the mean prompt and
+ * context: one at a time (an upper bound, for the stall guard), and with
+ * decodes batched max_batch at a time (decode iterations cost about as
+ * much at any small batch: they stream the weights), whose iterations are
+ * one prefill per request and one decode per decode time over the span
+ * and the batched work, at most one per output token. */
+static int estimate(v10_llm_tenant *L, double clock_mhz, uint32_t max_batch, v10_err *err)
 {
     double prompt = 0, out = 0;
     for (size_t k = 0; k < L->n; k++) {
@@ -99,8 +103,9 @@ static int estimate(v10_llm_tenant *L, double clock_mhz, v10_err *err)
         return -1;
     L->ops_per_iteration = L->stream.n_ops;
     L->alone_cycles = n * pf + (out - n) * dec;
-    L->iterations = out;
+    L->batched_cycles = n * pf + (out - n) * dec / max_batch;
     L->span_cycles = L->reqs[L->n - 1].arrival_s * clock_mhz * 1e6;
+    L->iterations = n + fmin(out - n, (L->span_cycles + L->batched_cycles) / fmax(1, dec));
     return 0;
 }
 
@@ -140,7 +145,7 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_
     if (v10_llm_server_init(&L->server, L->reqs, L->n, &o, err) ||
         v10_llm_stream_init(&L->stream, &L->cfg, npu, npu->vmem_bytes / n_tenants, o.max_batch,
                             err) ||
-        estimate(L, npu->clock_mhz, err)) {
+        estimate(L, npu->clock_mhz, o.max_batch, err)) {
         v10_err_prefix(err, "%s", sp->model);
         return -1;
     }
