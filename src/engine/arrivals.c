@@ -94,10 +94,6 @@ void eng_log_latency(v10_engine *e, tenant *t, int ti, uint64_t cycles)
 void eng_arrival_event(v10_engine *e, int ti)
 {
     tenant *t = &e->tenants[ti];
-    if (t->llm) { /* a request has arrived at an idle LLM server */
-        eng_llm_wake(e, ti);
-        return;
-    }
     eng_issue(e, ti);
     v10_heap_set(&e->heap, eng_slot_tenant(e, ti), e->now + eng_interarrival(t));
 }
@@ -142,6 +138,6 @@ int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_
     t->pend = malloc(t->pend_cap * sizeof *t->pend);
     if (!t->pend || v10_hist_init(&t->lat))
         return v10_err_set(err, "out of memory for tenant %d's request log", i);
-    return sp->llm ? eng_llm_setup(e, i, err) : 0;
+    return 0;
 }
 

@@ -56,7 +56,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         e->fus[f].tenant = -1;
     size_t off = 0;
     for (int i = 0; i < nt; i++) {
-        if (eng_tenant_setup(e, i, &models[i], &cfg->tenants[i], off, err))
+        if (eng_tenant_setup(e, i, &models[i], &cfg->tenants[i], off, err) ||
+            (cfg->tenants[i].llm && eng_llm_setup(e, i, err)))
             return -1;
         off += models[i].n_ops;
     }
@@ -90,6 +91,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         e->events++;
         if (slot < e->max_fus)
             eng_fu_event(e, slot);
+        else if (slot < eng_slot_timer(e) && e->tenants[slot - e->max_fus].llm)
+            eng_llm_wake(e, slot - e->max_fus); /* a request reached an idle LLM server */
         else if (slot < eng_slot_timer(e))
             eng_arrival_event(e, slot - e->max_fus);
         else if (policy->on_timer)

@@ -3,9 +3,11 @@
  * files: engine.c, the loop and life cycle; record.c, the trace and the
  * window's snapshots; rates.c, HBM water-filling; fu.c, dispatch,
  * execution and preemption; arrivals.c, requests and their arrivals;
- * check.c, invariants; api.c, the policies' view (policy/policy_api.h);
- * the event heap is util/heap.h.  Calls go one way: engine.c calls the
- * others, fu.c calls arrivals.c and record.c, and no file calls back.
+ * llm.c, LLM servers' iterations; check.c, invariants; api.c, the
+ * policies' view (policy/policy_api.h); the event heap is util/heap.h.
+ * Calls go one way: engine.c calls the others, fu.c calls arrivals.c,
+ * llm.c and record.c, llm.c calls arrivals.c and record.c, check.c calls
+ * llm.c, and no file calls back.
  * Only src/engine, src/sim (which drives a run) and src/metrics (which
  * reads the finished counters) include this header; policies see the
  * engine through policy/policy_api.h.
