@@ -142,7 +142,8 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
         add_num(j, "completed", (double)t->completed);
         add_num(j, "throughput_rps", t->throughput_rps);
         add_num(j, "np", t->np);
-        add_num(j, "alone_latency_us", v10_npu_cycles_to_us(&cfg->npu, (double)t->alone_cycles));
+        double alone = v10_npu_cycles_to_us(&cfg->npu, (double)t->alone_cycles);
+        add_num(j, "alone_latency_us", t->llm ? NAN : alone); /* a server: null */
         cJSON *l = cJSON_AddObjectToObject(j, "latency_us");
         add_num(l, "avg", t->lat_avg_us);
         add_num(l, "p50", t->lat_p50_us);

@@ -57,8 +57,9 @@ static int requests_of(v10_llm_tenant *L, const v10_tenant_spec *sp, size_t inde
     for (size_t k = 0; k < L->n; k++) {
         uint64_t len = (uint64_t)L->reqs[k].prompt_tokens + L->reqs[k].output_tokens;
         if (len > L->cfg.max_context) {
-            v10_err_set(err, "%s: request %zu: %u prompt + %u output tokens exceed %s's "
-                             "max_context of %u", sp->llm_file, k, L->reqs[k].prompt_tokens,
+            v10_err_set(err, "%s: %s %zu: %u prompt + %u output tokens exceed %s's "
+                             "max_context of %u", sp->llm_file,
+                        trace ? "request" : "drawn request", k, L->reqs[k].prompt_tokens,
                         L->reqs[k].output_tokens, L->cfg.name, L->cfg.max_context);
             goto done;
         }
