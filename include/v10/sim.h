@@ -13,12 +13,17 @@
 #include <stdint.h>
 
 #include "v10/err.h"
+#include "v10/llm_server.h"
 #include "v10/model.h"
 #include "v10/npu.h"
 
 #define V10_SPEC_MAX 512
 
-/* One tenant: "MODEL[:batch=N][:priority=P][:rate=RPS][:outstanding=N][:slo_us=X]". */
+/* One tenant: "MODEL[:batch=N][:priority=P][:rate=RPS][:outstanding=N][:slo_us=X]",
+ * or an LLM server (docs/llm.md): "llm/MODEL:trace=FILE.csv[:rate_scale=X]
+ * [:start_s=S][:max_batch=N][:slo_ttft_ms=T][:slo_tpot_ms=T]", or with
+ * ":rate=RPS:lengths=FILE.csv" Poisson arrivals whose lengths are drawn
+ * from the file's rows. */
 typedef struct v10_tenant_spec {
     char model[V10_SPEC_MAX]; /* zoo name or trace CSV path, with :batch=N */
     uint32_t batch;           /* 0: the model's default */
@@ -26,6 +31,13 @@ typedef struct v10_tenant_spec {
     double rate_rps;          /* Poisson arrivals; 0: closed loop */
     uint32_t outstanding;     /* closed loop: requests in flight, default 1 */
     double slo_us;            /* latency SLO; 0: none */
+    /* LLM serving (llm != 0; model is "llm/MODEL", a preset or JSON file) */
+    int llm;                  /* 1: trace= arrivals; 2: Poisson (rate=) with lengths= */
+    char llm_file[V10_SPEC_MAX]; /* the trace= or lengths= file */
+    double rate_scale;        /* trace arrivals x this rate, default 1 */
+    double start_s;           /* first arrival, s (trace) */
+    uint32_t max_batch;       /* 0: the server's default (llm_server.h) */
+    double slo_ttft_ms, slo_tpot_ms; /* 0: none */
 } v10_tenant_spec;
 
 int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err);
@@ -49,6 +61,8 @@ typedef enum v10_trace_kind {
     V10_TR_SWITCH,   /* a context switch occupying an FU */
     V10_TR_PREEMPT,  /* instant: an operator was preempted on an FU */
     V10_TR_REQUEST,  /* a request from arrival to completion */
+    V10_TR_PREFILL,  /* an LLM prefill iteration; op = its prompt tokens */
+    V10_TR_DECODE,   /* an LLM decode iteration; op = its sequences */
 } v10_trace_kind;
 
 typedef struct v10_trace_rec {
@@ -125,6 +139,17 @@ typedef struct v10_tenant_result {
     uint64_t preemptions;          /* of this tenant's operators */
     uint64_t active_cycles;        /* cycles holding an FU (V10 context table) */
     double work_done;              /* standalone-equivalent cycles executed */
+    /* LLM serving tenants only (llm != 0; docs/llm.md "Metrics"): over the
+     * requests finished in the window.  np is NAN for them: an open-loop
+     * server is left out of STP, ANTT, fairness and Jain. */
+    int llm;
+    v10_llm_dist ttft_us, tpot_us, e2e_us, queue_us;
+    double tokens_per_s;           /* output tokens of the window's requests / window */
+    uint64_t llm_tokens;           /* those tokens */
+    uint64_t llm_requests;         /* requests finished in the window */
+    double slo_ttft, slo_tpot;     /* fraction within the SLO; -1: none */
+    uint64_t kv_peak_tokens, kv_capacity_tokens;
+    uint64_t prefills, decodes;    /* iterations, whole run */
 } v10_tenant_result;
 
 typedef struct v10_fu_result {

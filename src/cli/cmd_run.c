@@ -12,6 +12,7 @@
 #include "util/file.h"
 #include "util/gz.h"
 #include "util/json.h"
+#include "v10/llm_tenant.h"
 #include "v10/report.h"
 #include "v10/sim.h"
 
@@ -26,7 +27,12 @@ static void usage(FILE *f)
         "         an ONNX file (PATH.onnx[:unknown=vu], docs/onnx.md) or one\n"
         "         LLM phase repeated (llm/NAME:prefill=P or :decode=NxC,\n"
         "         docs/models.md; not serving);\n"
-        "         no rate = closed loop with N outstanding requests (default 1).\n\n"
+        "         no rate = closed loop with N outstanding requests (default 1).\n"
+        "  SPEC = llm/NAME:trace=FILE.csv[:rate_scale=X][:start_s=S][:max_batch=N]\n"
+        "         [:slo_ttft_ms=T][:slo_tpot_ms=T], or llm/NAME:rate=RPS:lengths=FILE.csv:\n"
+        "         an LLM server with continuous batching on an Azure-format request\n"
+        "         trace (--requests N: its first N requests) or Poisson arrivals with\n"
+        "         lengths drawn from one; reports TTFT, TPOT, tokens/s (docs/llm.md).\n\n"
         "options:\n"
         "  --policy NAME        scheduling policy (default v10-full); a comma-separated\n"
         "                       list compares several ('all': every one but solo)\n"
@@ -303,7 +309,7 @@ int cmd_run(int argc, char **argv)
     static v10_model models[64];
     size_t n_models = 0;
     for (; n_models < n_specs; n_models++) {
-        if (v10_model_load(specs[n_models].model, &cfg.npu, &models[n_models], &err)) {
+        if (v10_tenant_model_load(&specs[n_models], &cfg.npu, &models[n_models], &err)) {
             v10_err_prefix(&err, "tenant %zu", n_models);
             free_models(models, n_models);
             return cli_fail(&err);

@@ -13,7 +13,7 @@
 int eng_stalled(const v10_engine *e, v10_err *err)
 {
     int i = 0;
-    while (i < e->n_tenants && e->tenants[i].completed >= e->tenants[i].n_requests)
+    while (i < e->n_tenants && eng_done_count(&e->tenants[i]) >= e->tenants[i].n_requests)
         i++;
     V10_ASSERT(i < e->n_tenants);
     const tenant *t = &e->tenants[i];
@@ -21,8 +21,9 @@ int eng_stalled(const v10_engine *e, v10_err *err)
                             "%llu, %.0fx the run's estimated length; it is starved (or the "
                             "NPU is overloaded), so the run cannot finish",
                        e->policy->name, i, e->cfg->tenants[i].model,
-                       (unsigned long long)t->completed, (unsigned long long)t->n_requests,
-                       (unsigned long long)e->now, V10_STALL_FACTOR);
+                       (unsigned long long)eng_done_count(t),
+                       (unsigned long long)t->n_requests, (unsigned long long)e->now,
+                       V10_STALL_FACTOR);
 }
 
 /* ---- invariants (--check) -------------------------------------------------------- */
@@ -65,6 +66,11 @@ void eng_check_state(const v10_engine *e)
             snprintf(msg, sizeof msg, "tenant %d: request counters out of order", i);
             check_fail(e, msg);
         }
+        if (t->llm) {
+            eng_llm_check(e, t, 0, msg, sizeof msg);
+            if (msg[0])
+                check_fail(e, msg);
+        }
     }
 }
 
@@ -80,12 +86,19 @@ void eng_check_end(const v10_engine *e)
     for (int i = 0; i < e->n_tenants; i++) {
         const tenant *t = &e->tenants[i];
         t_work += t->work_done;
-        /* Completed requests, plus what the request in service has done. */
-        want += (double)t->completed * (double)t->req_work + t->req_done_work;
-        if (t->completed < t->n_requests) {
+        /* Completed requests (a server's iterations), plus what the one in
+         * service has done. */
+        want += (t->llm ? t->llm->iter_work : (double)t->completed * (double)t->req_work) +
+                t->req_done_work;
+        if (eng_done_count(t) < t->n_requests) {
             snprintf(msg, sizeof msg, "tenant %d completed %llu of %llu requests", i,
-                     (unsigned long long)t->completed, (unsigned long long)t->n_requests);
+                     (unsigned long long)eng_done_count(t), (unsigned long long)t->n_requests);
             check_fail(e, msg);
+        }
+        if (t->llm) {
+            eng_llm_check(e, t, 1, msg, sizeof msg);
+            if (msg[0])
+                check_fail(e, msg);
         }
     }
     if (fabs(fu_work - t_work) > 1e-6 * want + 1 || fabs(t_work - want) > 1e-6 * want + 1) {

@@ -56,7 +56,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         e->fus[f].tenant = -1;
     size_t off = 0;
     for (int i = 0; i < nt; i++) {
-        if (eng_tenant_setup(e, i, &models[i], &cfg->tenants[i], off, err))
+        if (eng_tenant_setup(e, i, &models[i], &cfg->tenants[i], off, err) ||
+            (cfg->tenants[i].llm && eng_llm_setup(e, i, err)))
             return -1;
         off += models[i].n_ops;
     }
@@ -69,7 +70,9 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     }
     for (int i = 0; i < nt; i++) {
         tenant *t = &e->tenants[i];
-        if (t->rate_per_cycle > 0) {
+        if (t->llm) {
+            eng_llm_wake(e, i);
+        } else if (t->rate_per_cycle > 0) {
             v10_heap_set(&e->heap, eng_slot_tenant(e, i), eng_interarrival(t));
         } else {
             for (uint32_t k = 0; k < t->outstanding; k++)
@@ -88,6 +91,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         e->events++;
         if (slot < e->max_fus)
             eng_fu_event(e, slot);
+        else if (slot < eng_slot_timer(e) && e->tenants[slot - e->max_fus].llm)
+            eng_llm_wake(e, slot - e->max_fus); /* a request reached an idle LLM server */
         else if (slot < eng_slot_timer(e))
             eng_arrival_event(e, slot - e->max_fus);
         else if (policy->on_timer)
@@ -111,8 +116,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (e->bar && !(e->events & 0xffff)) { /* a long run: requests completed so far */
             uint64_t done = 0;
             for (int i = 0; i < nt; i++)
-                done += e->tenants[i].completed < e->tenants[i].n_requests
-                            ? e->tenants[i].completed : e->tenants[i].n_requests;
+                done += eng_done_count(&e->tenants[i]) < e->tenants[i].n_requests
+                            ? eng_done_count(&e->tenants[i]) : e->tenants[i].n_requests;
             v10_progress_step(e->bar, (size_t)done);
         }
     }

@@ -3,9 +3,11 @@
  * files: engine.c, the loop and life cycle; record.c, the trace and the
  * window's snapshots; rates.c, HBM water-filling; fu.c, dispatch,
  * execution and preemption; arrivals.c, requests and their arrivals;
- * check.c, invariants; api.c, the policies' view (policy/policy_api.h);
- * the event heap is util/heap.h.  Calls go one way: engine.c calls the
- * others, fu.c calls arrivals.c and record.c, and no file calls back.
+ * llm.c, LLM servers' iterations; check.c, invariants; api.c, the
+ * policies' view (policy/policy_api.h); the event heap is util/heap.h.
+ * Calls go one way: engine.c calls the others, fu.c calls arrivals.c,
+ * llm.c and record.c, llm.c calls arrivals.c and record.c, check.c calls
+ * llm.c, and no file calls back.
  * Only src/engine, src/sim (which drives a run) and src/metrics (which
  * reads the finished counters) include this header; policies see the
  * engine through policy/policy_api.h.
@@ -23,6 +25,7 @@
 #include "policy/policy_api.h"
 #include "util/heap.h"
 #include "util/hist.h"
+#include "v10/llm_tenant.h"
 #include "v10/sim.h"
 
 /* Requests one tenant may have waiting (an open-loop tenant arriving faster
@@ -78,6 +81,10 @@ typedef struct tenant {
     uint64_t rng[4];            /* xoshiro256** state for its arrivals */
     double work_done;           /* standalone cycles executed, whole run */
     uint64_t finish_cycle;      /* when its last request completed */
+    /* An LLM server (llm.c), or NULL: each engine request is one of its
+     * iterations, whose operator arrays (model, work, ...) point at the
+     * server's stream; its count is reached when all its requests finish. */
+    v10_llm_tenant *llm;
 } tenant;
 
 /*
@@ -146,6 +153,7 @@ struct v10_engine {
     uint64_t stall_cycle;       /* the run fails past this (sim/run.c, sim/horizon.h) */
     int n_done;                 /* tenants whose requests all completed */
     struct v10_progress *bar;   /* progress on stderr (run.c), or NULL */
+    v10_llm_tenant *llm;        /* per tenant, set by sim/run.c: n > 0 for LLM servers */
 };
 
 /* Runs that outlast their estimated length (sim/horizon.h) by this factor,
@@ -221,6 +229,20 @@ static inline void eng_credit(fu *u, tenant *t, double done)
     t->work_done += done;
     t->req_done_work += done;
 }
+
+/* Requests tenant t has completed toward its count: an LLM server's
+ * finished requests, not its iterations. */
+static inline uint64_t eng_done_count(const tenant *t)
+{
+    return t->llm ? (uint64_t)t->llm->server.finished : t->completed;
+}
+
+/* LLM servers (llm.c): set up tenant i; start its next iteration or sleep
+ * until its next arrival (the tenant is IDLE); its iteration ended. */
+int eng_llm_setup(v10_engine *e, int i, v10_err *err);
+void eng_llm_wake(v10_engine *e, int ti);
+void eng_llm_iter_done(v10_engine *e, int ti);
+void eng_llm_check(const v10_engine *e, const tenant *t, int end, char *msg, size_t cap);
 
 /* Recomputes the running operators' rates and moves their events (rates.c). */
 void eng_update_rates(v10_engine *e);

@@ -240,6 +240,10 @@ void eng_fu_event(v10_engine *e, int f)
         eng_notify(e, V10_EV_OP_DONE, ti);
         return;
     }
+    if (t->llm) { /* an LLM server's iteration is complete */
+        eng_llm_iter_done(e, ti);
+        return;
+    }
     /* The request is complete. */
     uint64_t r = t->cur_req++;
     uint64_t arrived = t->pend[r & (t->pend_cap - 1)];

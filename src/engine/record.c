@@ -50,6 +50,10 @@ void eng_snapshot(const v10_engine *e, v10_snapshot *s)
     }
     for (int i = 0; i < e->n_tenants; i++) {
         const tenant *t = &e->tenants[i];
+        if (t->llm) { /* whole requests (metrics.c reports servers from their own stats) */
+            s->progress[i] = (double)eng_done_count(t);
+            continue;
+        }
         double part = t->req_done_work; /* includes earlier segments of this op */
         if (t->state == V10P_RUNNING && e->fus[t->fu].state == V10P_FU_BUSY)
             part += e->fus[t->fu].seg_rem0 - eng_rem_now(e, &e->fus[t->fu]);
@@ -64,7 +68,7 @@ void eng_check_window(v10_engine *e)
     if (e->window_started)
         return;
     for (int i = 0; i < e->n_tenants; i++)
-        if (e->tenants[i].completed < e->cfg->warmup)
+        if (eng_done_count(&e->tenants[i]) < e->cfg->warmup)
             return;
     eng_snapshot(e, &e->win[0]);
     e->window_started = 1;

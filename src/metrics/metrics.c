@@ -8,7 +8,10 @@
  * tenant competes throughout.  Throughput counts fractional progress (a
  * request in flight at either edge counts by the share of its standalone
  * work done), so windows are not quantized to whole requests.  Latency
- * statistics cover the requests completed in the window.
+ * statistics cover the requests completed in the window.  An LLM server's
+ * metrics (TTFT, TPOT, ...) come from its own per-request record over the
+ * window; it has no closed-form alone latency, so it is left out of STP,
+ * ANTT, fairness and Jain (docs/llm.md).
  */
 #include "metrics/metrics.h"
 
@@ -23,6 +26,40 @@ void v10_run_result_fini(v10_run_result *r)
     free(r->tenants);
     free(r->fus);
     memset(r, 0, sizeof *r);
+}
+
+/* An LLM server's metrics over the requests finished after cycle `from`
+ * (the window opens as a warm-up request finishes: that one is not in it,
+ * as for other tenants). */
+static int llm_result(const v10_llm_tenant *L, uint64_t from, double W, double hz,
+                      v10_tenant_result *r, v10_err *err)
+{
+    v10_llm_stats st;
+    if (v10_llm_server_stats(&L->server, from + 1, 0, L->slo_ttft_us, L->slo_tpot_us, &st, err))
+        return -1;
+    r->llm = 1;
+    r->completed = L->server.finished;
+    r->ttft_us = st.ttft;
+    r->tpot_us = st.tpot;
+    r->e2e_us = st.e2e;
+    r->queue_us = st.queue;
+    r->llm_requests = st.completed;
+    r->llm_tokens = st.tokens;
+    r->tokens_per_s = (double)st.tokens / W * hz;
+    r->throughput_rps = (double)st.completed / W * hz;
+    r->np = NAN;
+    r->lat_avg_us = st.e2e.avg;
+    r->lat_p50_us = st.e2e.p50;
+    r->lat_p95_us = st.e2e.p95;
+    r->lat_p99_us = st.e2e.p99;
+    r->slo_attainment = -1;
+    r->slo_ttft = st.slo_ttft;
+    r->slo_tpot = st.slo_tpot;
+    r->kv_peak_tokens = st.kv_peak;
+    r->kv_capacity_tokens = L->kv_capacity_tokens;
+    r->prefills = st.prefills;
+    r->decodes = st.decodes;
+    return 0;
 }
 
 int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_result *out,
@@ -66,6 +103,7 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
     }
     double hz = npu->clock_mhz * 1e6;
     double sum_np = 0, sum_np2 = 0, sum_inv = 0, min_np = INFINITY, max_np = 0;
+    int n_np = 0; /* tenants in the system metrics: all but LLM servers */
     for (int i = 0; i < nt; i++) {
         const tenant *t = &e->tenants[i];
         v10_tenant_result *r = &out->tenants[i];
@@ -89,6 +127,14 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
         r->lat_p95_us = v10_npu_cycles_to_us(npu, v10_hist_percentile(h, 95));
         r->lat_p99_us = v10_npu_cycles_to_us(npu, v10_hist_percentile(h, 99));
         r->slo_attainment = sp->slo_us > 0 && h->n ? (double)t->slo_ok / n : -1;
+        if (t->llm) {
+            if (llm_result(t->llm, a->time, W, hz, r, err)) {
+                v10_run_result_fini(out);
+                return -1;
+            }
+            continue;
+        }
+        n_np++;
         sum_np += r->np;
         sum_np2 += r->np * r->np;
         sum_inv += r->np > 0 ? 1.0 / r->np : INFINITY;
@@ -97,9 +143,9 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
         if (r->np > max_np)
             max_np = r->np;
     }
-    out->stp = sum_np;
-    out->antt = sum_inv / nt;
-    out->fairness = max_np > 0 ? min_np / max_np : 0;
-    out->jain = sum_np2 > 0 ? sum_np * sum_np / (nt * sum_np2) : 0;
+    out->stp = n_np ? sum_np : NAN;
+    out->antt = n_np ? sum_inv / n_np : NAN;
+    out->fairness = max_np > 0 ? min_np / max_np : n_np ? 0 : NAN;
+    out->jain = sum_np2 > 0 ? sum_np * sum_np / (n_np * sum_np2) : n_np ? 0 : NAN;
     return 0;
 }

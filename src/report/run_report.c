@@ -7,11 +7,50 @@
 #include <string.h>
 
 #include "util/json.h"
+#include "util/num.h"
 #include "v10/report.h"
 
 static cJSON *num_or_null(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
 
 static void add_num(cJSON *o, const char *k, double v) { v10_json_add(o, k, num_or_null(v)); }
+
+/* {avg, p50, p95, p99} of an LLM metric, µs. */
+static void add_dist(cJSON *o, const char *k, const v10_llm_dist *d)
+{
+    cJSON *j = cJSON_AddObjectToObject(o, k);
+    add_num(j, "avg", d->avg);
+    add_num(j, "p50", d->p50);
+    add_num(j, "p95", d->p95);
+    add_num(j, "p99", d->p99);
+}
+
+/* An LLM server's fields (docs/llm.md "Metrics"); slo_* null without an SLO. */
+static void add_llm(cJSON *j, const v10_tenant_result *t)
+{
+    add_dist(j, "ttft_us", &t->ttft_us);
+    add_dist(j, "tpot_us", &t->tpot_us);
+    add_dist(j, "e2e_us", &t->e2e_us);
+    add_dist(j, "queue_us", &t->queue_us);
+    add_num(j, "llm_requests", (double)t->llm_requests);
+    add_num(j, "tokens", (double)t->llm_tokens);
+    add_num(j, "tokens_per_s", t->tokens_per_s);
+    add_num(j, "slo_ttft", t->slo_ttft >= 0 ? t->slo_ttft : NAN);
+    add_num(j, "slo_tpot", t->slo_tpot >= 0 ? t->slo_tpot : NAN);
+    add_num(j, "kv_peak_tokens", (double)t->kv_peak_tokens);
+    add_num(j, "kv_capacity_tokens", (double)t->kv_capacity_tokens);
+    add_num(j, "prefills", (double)t->prefills);
+    add_num(j, "decodes", (double)t->decodes);
+}
+
+/* 1 if any tenant is an LLM server (their columns appear only then, so
+ * other runs' outputs are unchanged). */
+static int any_llm(const v10_run_result *r)
+{
+    for (size_t i = 0; i < r->n_tenants; i++)
+        if (r->tenants[i].llm)
+            return 1;
+    return 0;
+}
 
 static cJSON *config_json(const v10_run_config *cfg)
 {
@@ -43,6 +82,14 @@ static cJSON *config_json(const v10_run_config *cfg)
         add_num(t, "rate_rps", s->rate_rps);
         add_num(t, "outstanding", s->outstanding);
         add_num(t, "slo_us", s->slo_us);
+        if (s->llm) {
+            cJSON_AddStringToObject(t, s->llm == 1 ? "trace" : "lengths", s->llm_file);
+            add_num(t, "rate_scale", s->rate_scale);
+            add_num(t, "start_s", s->start_s);
+            add_num(t, "max_batch", s->max_batch);
+            add_num(t, "slo_ttft_ms", s->slo_ttft_ms);
+            add_num(t, "slo_tpot_ms", s->slo_tpot_ms);
+        }
         v10_json_push(ts, t);
     }
     add_num(c, "requests", (double)cfg->requests);
@@ -95,7 +142,8 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
         add_num(j, "completed", (double)t->completed);
         add_num(j, "throughput_rps", t->throughput_rps);
         add_num(j, "np", t->np);
-        add_num(j, "alone_latency_us", v10_npu_cycles_to_us(&cfg->npu, (double)t->alone_cycles));
+        double alone = v10_npu_cycles_to_us(&cfg->npu, (double)t->alone_cycles);
+        add_num(j, "alone_latency_us", t->llm ? NAN : alone); /* a server: null */
         cJSON *l = cJSON_AddObjectToObject(j, "latency_us");
         add_num(l, "avg", t->lat_avg_us);
         add_num(l, "p50", t->lat_p50_us);
@@ -107,6 +155,8 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
             cJSON_AddNullToObject(j, "slo_attainment");
         add_num(j, "preemptions", (double)t->preemptions);
         add_num(j, "active_cycles", (double)t->active_cycles);
+        if (t->llm)
+            add_llm(j, t);
         v10_json_push(ts, j);
     }
     cJSON *fs = cJSON_AddArrayToObject(o, "fus");
@@ -166,6 +216,56 @@ static void tenant_row(v10_tab *t, const v10_tenant_result *x)
     v10_tab_int(t, (int64_t)x->preemptions);
 }
 
+/* An LLM server's columns: the table's in ms; CSV's in µs, as text so
+ * that a tenant that is not a server gets empty cells. */
+static const char *const llm_tab[] = {"reqs", "tok_s", "ttft_avg", "ttft_p50", "ttft_p99",
+                                      "tpot_avg", "tpot_p50", "tpot_p99", "e2e_p50",
+                                      "e2e_p99", "queue_avg", "slo_ttft", "slo_tpot"};
+static const char *const llm_csv[] = {"llm_requests", "tokens_per_s", "ttft_avg_us",
+                                      "ttft_p50_us", "ttft_p99_us", "tpot_avg_us",
+                                      "tpot_p50_us", "tpot_p99_us", "e2e_p50_us",
+                                      "e2e_p99_us", "queue_avg_us", "slo_ttft", "slo_tpot"};
+#define LLM_COLS (sizeof llm_csv / sizeof *llm_csv)
+
+static void llm_cols(v10_tab *t, int csv)
+{
+    for (size_t k = 0; k < LLM_COLS; k++)
+        v10_tab_col(t, csv ? llm_csv[k] : llm_tab[k], csv ? V10_COL_STR : V10_COL_REAL,
+                    k == 0 ? 0 : k == 1 ? 1 : k >= 11 ? 3 : 2);
+}
+
+/* The values, µs x scale; NAN for an undefined SLO. */
+static void llm_values(const v10_tenant_result *x, double scale, double v[LLM_COLS])
+{
+    double in[LLM_COLS] = {(double)x->llm_requests, x->tokens_per_s, x->ttft_us.avg,
+                           x->ttft_us.p50, x->ttft_us.p99, x->tpot_us.avg, x->tpot_us.p50,
+                           x->tpot_us.p99, x->e2e_us.p50, x->e2e_us.p99, x->queue_us.avg,
+                           x->slo_ttft >= 0 ? x->slo_ttft : NAN,
+                           x->slo_tpot >= 0 ? x->slo_tpot : NAN};
+    for (size_t k = 0; k < LLM_COLS; k++)
+        v[k] = k >= 2 && k < 11 ? in[k] * scale : in[k];
+}
+
+static void llm_row(v10_tab *t, const v10_tenant_result *x, double scale)
+{
+    double v[LLM_COLS];
+    llm_values(x, scale, v);
+    for (size_t k = 0; k < LLM_COLS; k++)
+        v10_tab_real(t, v[k]);
+}
+
+static void llm_csv_cells(v10_tab *t, const v10_tenant_result *x)
+{
+    double v[LLM_COLS];
+    llm_values(x, 1, v);
+    for (size_t k = 0; k < LLM_COLS; k++) {
+        char buf[V10_NUM_MAX] = ""; /* CSV's rule: the shortest exact form */
+        if (x->llm && !isnan(v[k]))
+            v10_num_fmt(v[k], buf, sizeof buf);
+        v10_tab_str(t, buf);
+    }
+}
+
 static int write_table(const v10_run_config *cfg, const v10_run_result *r, FILE *f)
 {
     double us = v10_npu_cycles_to_us(&cfg->npu, (double)(r->window_end - r->window_start));
@@ -190,6 +290,20 @@ static int write_table(const v10_run_config *cfg, const v10_run_result *r, FILE 
         tenant_row(t, &r->tenants[i]);
     int rc = v10_tab_write(t, V10_FMT_TABLE, f);
     v10_tab_destroy(t);
+    if (!rc && any_llm(r)) {
+        fprintf(f, "\nLLM serving (ms; over the window's requests; np and STP leave servers out)\n");
+        t = v10_tab_create();
+        v10_tab_col(t, "tenant", V10_COL_STR, 0);
+        llm_cols(t, 0);
+        for (size_t i = 0; i < r->n_tenants; i++)
+            if (r->tenants[i].llm) {
+                v10_tab_row(t);
+                v10_tab_str(t, r->tenants[i].name);
+                llm_row(t, &r->tenants[i], 1e-3);
+            }
+        rc = v10_tab_write(t, V10_FMT_TABLE, f);
+        v10_tab_destroy(t);
+    }
     fprintf(f, "\n%llu events in %.3f s\n", (unsigned long long)r->events, r->wall_seconds);
     return rc;
 }
@@ -224,23 +338,29 @@ void v10_report_system_cells(v10_tab *t, const v10_run_result *r)
         v10_tab_real(t, v[i]);
 }
 
+/* Tenant i's row of v10_report_compare_row. */
+static void compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r,
+                        size_t i)
+{
+    const v10_tenant_result *x = &r->tenants[i];
+    v10_tab_row(t);
+    v10_tab_str(t, cfg->policy);
+    v10_report_system_cells(t, r);
+    v10_tab_int(t, (int64_t)r->preemptions);
+    v10_tab_str(t, x->name);
+    v10_tab_real(t, x->np);
+    v10_tab_real(t, x->throughput_rps);
+    v10_tab_real(t, x->lat_avg_us);
+    v10_tab_real(t, x->lat_p50_us);
+    v10_tab_real(t, x->lat_p95_us);
+    v10_tab_real(t, x->lat_p99_us);
+    v10_tab_real(t, x->slo_attainment >= 0 ? x->slo_attainment : NAN);
+}
+
 void v10_report_compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r)
 {
-    for (size_t i = 0; i < r->n_tenants; i++) {
-        const v10_tenant_result *x = &r->tenants[i];
-        v10_tab_row(t);
-        v10_tab_str(t, cfg->policy);
-        v10_report_system_cells(t, r);
-        v10_tab_int(t, (int64_t)r->preemptions);
-        v10_tab_str(t, x->name);
-        v10_tab_real(t, x->np);
-        v10_tab_real(t, x->throughput_rps);
-        v10_tab_real(t, x->lat_avg_us);
-        v10_tab_real(t, x->lat_p50_us);
-        v10_tab_real(t, x->lat_p95_us);
-        v10_tab_real(t, x->lat_p99_us);
-        v10_tab_real(t, x->slo_attainment >= 0 ? x->slo_attainment : NAN);
-    }
+    for (size_t i = 0; i < r->n_tenants; i++)
+        compare_row(t, cfg, r, i);
 }
 
 int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_format fmt, FILE *f)
@@ -250,7 +370,14 @@ int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_forma
     if (fmt == V10_FMT_CSV) {
         v10_tab *t = v10_tab_create();
         v10_report_compare_cols(t);
-        v10_report_compare_row(t, cfg, r);
+        int llm = any_llm(r);
+        if (llm)
+            llm_cols(t, 1);
+        for (size_t i = 0; i < r->n_tenants; i++) {
+            compare_row(t, cfg, r, i);
+            if (llm)
+                llm_csv_cells(t, &r->tenants[i]);
+        }
         int rc = v10_tab_write(t, V10_FMT_CSV, f);
         v10_tab_destroy(t);
         return rc;

@@ -62,12 +62,14 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
      * them all before writing anything. */
     for (size_t k = 0; k < tr->n; k++) {
         const v10_trace_rec *e = &tr->recs[k];
-        int req = e->kind == V10_TR_REQUEST;
+        int req = e->kind >= V10_TR_REQUEST; /* requests and LLM iterations: no FU */
+        /* An LLM server's operators change with each iteration: named by index. */
+        int llm = e->tenant >= 0 && (size_t)e->tenant < nt && r->tenants[e->tenant].llm;
         /* A switch may belong to no tenant: a whole-core switch holding a free FU. */
         int anon = e->kind == V10_TR_SWITCH && e->tenant == -1;
-        if ((!anon && (e->tenant < 0 || (size_t)e->tenant >= nt)) || e->kind > V10_TR_REQUEST ||
+        if ((!anon && (e->tenant < 0 || (size_t)e->tenant >= nt)) || e->kind > V10_TR_DECODE ||
             (!req && (e->fu < 0 || (size_t)e->fu >= r->n_fus)) ||
-            (e->kind == V10_TR_OP && e->op >= models[e->tenant].n_ops))
+            (e->kind == V10_TR_OP && !llm && e->op >= models[e->tenant].n_ops))
             return v10_err_set(err, "trace: record %zu does not match the run's models", k);
     }
     double mhz = cfg->npu.clock_mhz;
@@ -106,8 +108,11 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
         fputs(",\n", f);
         switch ((v10_trace_kind)e->kind) {
         case V10_TR_OP:
-            snprintf(label, sizeof label, "t%d:%s", e->tenant,
-                     models[e->tenant].ops[e->op].name);
+            if (r->tenants[e->tenant].llm)
+                snprintf(label, sizeof label, "t%d:op %u", e->tenant, e->op);
+            else
+                snprintf(label, sizeof label, "t%d:%s", e->tenant,
+                         models[e->tenant].ops[e->op].name);
             fprintf(f, "{\"name\":");
             json_str(f, label);
             fprintf(f, ",\"cat\":\"op\",\"ph\":\"X\",\"ts\":%s,\"dur\":%s,\"pid\":1,"
@@ -130,6 +135,13 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
             fprintf(f, "{\"name\":\"request %u\",\"cat\":\"request\",\"ph\":\"X\",\"ts\":%s,"
                        "\"dur\":%s,\"pid\":2,\"tid\":%d}",
                     e->op, ts, dur, e->tenant);
+            break;
+        case V10_TR_PREFILL:
+        case V10_TR_DECODE:
+            fprintf(f, "{\"name\":\"%s %u %s\",\"cat\":\"iteration\",\"ph\":\"X\","
+                       "\"ts\":%s,\"dur\":%s,\"pid\":2,\"tid\":%d}",
+                    e->kind == V10_TR_PREFILL ? "prefill" : "decode", e->op,
+                    e->kind == V10_TR_PREFILL ? "tok" : "seqs", ts, dur, e->tenant);
             break;
         }
     }

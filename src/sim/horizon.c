@@ -21,11 +21,20 @@ static double shortest_slice(const v10_run_config *cfg)
     return slice < 1 ? 1 : slice;
 }
 
-double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *models)
+/* 1 if tenant i is an LLM server. */
+static int is_llm(const v10_llm_tenant *llm, size_t i) { return llm && llm[i].n > 0; }
+
+double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *models,
+                               const v10_llm_tenant *llm)
 {
     const v10_npu *npu = &cfg->npu;
     double hz = npu->clock_mhz * 1e6, work = 0, span = 0;
     for (size_t i = 0; i < cfg->n_tenants; i++) {
+        if (is_llm(llm, i)) {
+            work += llm[i].alone_cycles;
+            span = fmax(span, llm[i].span_cycles);
+            continue;
+        }
         work += (double)cfg->requests * (double)v10_model_cycles(&models[i]);
         if (cfg->tenants[i].rate_rps > 0) {
             double s = (double)cfg->requests / cfg->tenants[i].rate_rps * hz;
@@ -41,13 +50,17 @@ double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *model
 }
 
 double v10_run_estimate_events(const v10_run_config *cfg, const v10_model *models,
-                               double *cycles)
+                               const v10_llm_tenant *llm, double *cycles)
 {
     double hz = cfg->npu.clock_mhz * 1e6, psum = 0, T = 0;
     for (size_t i = 0; i < cfg->n_tenants; i++)
         psum += cfg->tenants[i].priority;
     for (size_t i = 0; i < cfg->n_tenants; i++) {
         const v10_tenant_spec *t = &cfg->tenants[i];
+        if (is_llm(llm, i)) {
+            T = fmax(T, fmax(llm[i].batched_cycles * psum / t->priority, llm[i].span_cycles));
+            continue;
+        }
         double alone = (double)v10_model_cycles(&models[i]);
         double share = (double)cfg->requests * alone * psum / t->priority;
         double span = t->rate_rps > 0 ? (double)cfg->requests / t->rate_rps * hz : 0;
@@ -58,6 +71,10 @@ double v10_run_estimate_events(const v10_run_config *cfg, const v10_model *model
 
     for (size_t i = 0; i < cfg->n_tenants; i++) {
         const v10_tenant_spec *t = &cfg->tenants[i];
+        if (is_llm(llm, i)) {
+            events += llm[i].iterations * (2.0 * (double)llm[i].ops_per_iteration + 2);
+            continue;
+        }
         double alone = fmax(1, (double)v10_model_cycles(&models[i]));
         double reqs = t->rate_rps > 0 ? T / hz * t->rate_rps
                                       : T / alone * (t->outstanding ? t->outstanding : 1);
@@ -69,15 +86,16 @@ double v10_run_estimate_events(const v10_run_config *cfg, const v10_model *model
     return events;
 }
 
-int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models, v10_err *err)
+int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models,
+                          const v10_llm_tenant *llm, v10_err *err)
 {
-    double hz = cfg->npu.clock_mhz * 1e6, est = v10_run_estimate_cycles(cfg, models);
+    double hz = cfg->npu.clock_mhz * 1e6, est = v10_run_estimate_cycles(cfg, models, llm);
     if (!(est <= (double)V10_HORIZON_MAX_CYCLES))
         return v10_err_set(err, "run too long: about %.3g cycles estimated (%.3g s simulated), "
                                 "over the limit of 2^60 cycles; use fewer requests, shorter "
                                 "models or higher rates (docs/limits.md)",
                            est, est / hz);
-    double T, events = v10_run_estimate_events(cfg, models, &T);
+    double T, events = v10_run_estimate_events(cfg, models, llm, &T);
     double budget = cfg->max_events ? (double)cfg->max_events : V10_EVENT_BUDGET;
     if (!(events <= budget))
         return v10_err_set(err, "run too long: about %.3g events estimated (%.3g s simulated, "

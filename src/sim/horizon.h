@@ -6,6 +6,7 @@
 #ifndef V10_SIM_HORIZON_H
 #define V10_SIM_HORIZON_H
 
+#include "v10/llm_tenant.h"
 #include "v10/sim.h"
 
 /* Estimated run length may not exceed 2^60 cycles (about 52,000 years at
@@ -17,11 +18,15 @@
  * models (models[i] serves cfg->tenants[i]):
  *   (longest Poisson arrival span x 4 + 4 x sum of requests x alone latency)
  *   x (1 + largest context switch / shortest slice).
+ * An LLM server (llm[i].n > 0; llm may be NULL without any) counts its
+ * last arrival as its span and its requests served alone, one at a time,
+ * as its work (llm_tenant.h).
  * The engine stops a run that outlasts this (scaled by the priority spread)
  * by V10_STALL_FACTOR (engine/engine.h): a policy that starves a tenant, or an open-loop
  * tenant whose backlog grows without bound, ends in an error, not a hang.
  */
-double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *models);
+double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *models,
+                               const v10_llm_tenant *llm);
 
 /*
  * Estimates the events the run will process (its work for the engine, as
@@ -32,9 +37,13 @@ double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *model
  *   events = sum over tenants of the requests it completes in T (its count,
  *            or T / alone latency for a closed loop that keeps the NPU
  *            loaded, or T x rate for an open loop) x (2 x operators + 2),
- *            + T / shortest time slice (timer ticks, for a policy with a timer).
+ *            + T / shortest time slice (timer ticks, for a policy with a timer);
+ *   an LLM server: its span and its work alone with decodes batched
+ *   (llm_tenant.h) as above, and its estimated iterations x (2 x the
+ *   operators of a decode + 2).
  */
 double v10_run_estimate_events(const v10_run_config *cfg, const v10_model *models,
+                               const v10_llm_tenant *llm,
                                double *cycles);
 
 /* The default event budget (docs/limits.md): 10^9 events, about 7 minutes
@@ -44,6 +53,7 @@ double v10_run_estimate_events(const v10_run_config *cfg, const v10_model *model
 
 /* -1 with err set if the estimate exceeds V10_HORIZON_MAX_CYCLES, or the
  * estimated events exceed the budget (with the estimate and what to change). */
-int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models, v10_err *err);
+int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models,
+                          const v10_llm_tenant *llm, v10_err *err);
 
 #endif

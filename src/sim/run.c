@@ -16,14 +16,15 @@
 /* The stall guard: the estimate (horizon.h), stretched by how small a
  * share the least-favoured tenant may get, plus a million cycles so that
  * tiny runs are never cut short. */
-static uint64_t stall_cycle(const v10_run_config *cfg, const v10_model *models)
+static uint64_t stall_cycle(const v10_run_config *cfg, const v10_model *models,
+                            const v10_llm_tenant *llm)
 {
     double psum = 0, pmin = INFINITY;
     for (size_t i = 0; i < cfg->n_tenants; i++) {
         psum += cfg->tenants[i].priority;
         pmin = fmin(pmin, cfg->tenants[i].priority);
     }
-    double stall = V10_STALL_FACTOR * (1 + psum / pmin) * v10_run_estimate_cycles(cfg, models);
+    double stall = V10_STALL_FACTOR * (1 + psum / pmin) * v10_run_estimate_cycles(cfg, models, llm);
     return stall < 0x1p62 ? (uint64_t)stall + 1000000 : 1ull << 62;
 }
 
@@ -53,15 +54,28 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
     size_t loaded = 0;
     v10_engine e;
     memset(&e, 0, sizeof e);
+    v10_llm_tenant *llm = calloc(nt, sizeof *llm); /* LLM servers' inputs; n == 0 others */
+    if (!llm) {
+        v10_err_set(err, "out of memory");
+        goto done;
+    }
     for (; own && loaded < nt; loaded++)
-        if (v10_model_load(cfg->tenants[loaded].model, &cfg->npu, &own[loaded], err)) {
+        if (v10_tenant_model_load(&cfg->tenants[loaded], &cfg->npu, &own[loaded], err)) {
             v10_err_prefix(err, "tenant %zu", loaded);
             goto done;
         }
-    if (v10_run_check_horizon(cfg, models, err)) /* too long for the 64-bit clock */
+    for (size_t i = 0; i < nt; i++)
+        if (cfg->tenants[i].llm &&
+            v10_llm_tenant_load(&llm[i], &cfg->tenants[i], &cfg->npu, nt, i, cfg->requests,
+                                cfg->seed, err)) {
+            v10_err_prefix(err, "tenant %zu", i);
+            goto done;
+        }
+    if (v10_run_check_horizon(cfg, models, llm, err)) /* too long for the 64-bit clock */
         goto done;
     if (v10_engine_alloc(&e, cfg, models, policy->state_size, err))
         goto done;
+    e.llm = llm;
     v10_progress bar;
     if (cfg->progress) { /* drawn only once the run has lasted 3 s */
         v10_progress_start(&bar, "requests simulated", (size_t)(cfg->requests * nt));
@@ -69,7 +83,8 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
         bar.quiet_s = after ? atof(after) : 3;
         e.bar = &bar;
     }
-    int run_rc = v10_engine_run(&e, cfg, policy, models, stall_cycle(cfg, models), err);
+    int run_rc = v10_engine_run(&e, cfg, policy, models, stall_cycle(cfg, models, llm),
+                                err);
     if (cfg->progress)
         v10_progress_end(&bar);
     if (run_rc)
@@ -77,6 +92,9 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
     rc = v10_metrics_compute(&e, models, out, err);
 done:
     v10_engine_free(&e);
+    for (size_t i = 0; llm && i < nt; i++)
+        v10_llm_tenant_fini(&llm[i]);
+    free(llm);
     for (size_t i = 0; i < loaded; i++)
         v10_model_fini(&own[i]);
     free(own);

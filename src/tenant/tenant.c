@@ -1,6 +1,8 @@
 /*
  * tenant.c — tenant specs: "MODEL[:batch=N][:priority=P][:rate=RPS]
- * [:outstanding=N][:slo_us=X]".  The model part keeps its batch, unknown,
+ * [:outstanding=N][:slo_us=X]", and LLM servers "llm/MODEL:trace=FILE
+ * [:rate_scale=X][:start_s=S][:max_batch=N][:slo_ttft_ms=T][:slo_tpot_ms=T]"
+ * (or ":rate=RPS:lengths=FILE").  The model part keeps its batch, unknown,
  * prefill and decode options so that v10_model_load sees them.
  */
 #include <errno.h>
@@ -38,11 +40,56 @@ static int model_option(const char *key)
     return 0;
 }
 
+/* Keys of an LLM server's numeric options (docs/llm.md). */
+static int llm_key(const char *key)
+{
+    static const char *const keys[] = {"rate_scale", "start_s", "max_batch", "slo_ttft_ms",
+                                       "slo_tpot_ms"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (!strcmp(key, keys[i]))
+            return 1;
+    return 0;
+}
+
+/* An LLM server's options must go together: serving keys need trace= or
+ * lengths=; lengths= needs rate=, trace= refuses it; a server is not a
+ * phase model and has no batch, outstanding or slo_us. */
+static int llm_consistent(const char *s, const v10_tenant_spec *out, const char *serving,
+                          const char *outstanding, v10_err *err)
+{
+    if (!out->llm) {
+        if (serving)
+            return v10_err_set(err, "tenant '%s': %s= applies to an LLM server "
+                                    "(llm/MODEL:trace=FILE or :rate=RPS:lengths=FILE)", s,
+                               serving);
+        return 0;
+    }
+    const char *what = out->llm == 1 ? "trace" : "lengths";
+    if (out->llm == 1 && out->rate_rps > 0)
+        return v10_err_set(err, "tenant '%s': rate=: a trace= server's arrivals come from the "
+                                "trace (scale them with rate_scale=X); for Poisson arrivals "
+                                "give rate=RPS:lengths=FILE", s);
+    if (out->llm == 2 && out->rate_rps <= 0)
+        return v10_err_set(err, "tenant '%s': lengths=: needs rate=RPS (Poisson arrivals)", s);
+    if (out->llm == 2 && (out->rate_scale != 1.0 || out->start_s != 0))
+        return v10_err_set(err, "tenant '%s': rate_scale= and start_s= apply to trace= "
+                                "arrivals, not lengths=", s);
+    if (strchr(out->model, ':'))
+        return v10_err_set(err, "tenant '%s': %s=: an LLM server runs its own prefill and "
+                                "decode iterations; batch=, prefill=, decode=, profile= and "
+                                "row= do not apply", s, what);
+    if (outstanding || out->slo_us > 0)
+        return v10_err_set(err, "tenant '%s': %s=: an LLM server takes slo_ttft_ms= and "
+                                "slo_tpot_ms=, not outstanding= or slo_us=", s, what);
+    return 0;
+}
+
 int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
 {
     memset(out, 0, sizeof *out);
     out->priority = 1.0;
     out->outstanding = 1;
+    out->rate_scale = 1.0;
     if (strlen(s) >= sizeof out->model)
         return v10_err_set(err, "tenant '%.40s...': spec too long", s);
     char buf[V10_SPEC_MAX];
@@ -56,6 +103,7 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
     int onnx = name_len >= 5 && !strcmp(out->model + name_len - 5, ".onnx");
     int llm = !strncmp(out->model, "llm/", 4);
     const char *outstanding = NULL; /* the value given, if any */
+    const char *serving = NULL;     /* the first LLM serving key given */
     for (char *kv = colon ? colon + 1 : NULL; kv;) {
         char *next = strchr(kv, ':');
         if (next)
@@ -91,11 +139,41 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
         } else if (!strcmp(kv, "slo_us")) {
             if (num(s, kv, v, 1e-3, 1e12, 0, &out->slo_us, err))
                 return -1;
+        } else if (!strcmp(kv, "trace") || !strcmp(kv, "lengths")) {
+            if (!llm)
+                return v10_err_set(err, "tenant '%s': %s= applies to llm/MODEL tenants only",
+                                   s, kv);
+            if (out->llm)
+                return v10_err_set(err, "tenant '%s': %s=: give one of trace= and lengths=, "
+                                        "once", s, kv);
+            if (!*v || strlen(v) >= sizeof out->llm_file)
+                return v10_err_set(err, "tenant '%s': %s: expected a file name", s, kv);
+            out->llm = kv[0] == 't' ? 1 : 2;
+            snprintf(out->llm_file, sizeof out->llm_file, "%s", v);
+        } else if (llm_key(kv)) {
+            static const struct { const char *key; double lo, hi; int integer; } r[] = {
+                {"rate_scale", 1e-6, 1e6, 0}, {"start_s", 0, 1e9, 0},
+                {"max_batch", 1, 4096, 1},   {"slo_ttft_ms", 1e-6, 1e9, 0},
+                {"slo_tpot_ms", 1e-6, 1e9, 0}};
+            size_t k = 0;
+            while (strcmp(r[k].key, kv))
+                k++;
+            if (num(s, kv, v, r[k].lo, r[k].hi, r[k].integer, &d, err))
+                return -1;
+            double *field[] = {&out->rate_scale, &out->start_s, NULL, &out->slo_ttft_ms,
+                               &out->slo_tpot_ms};
+            if (field[k])
+                *field[k] = d;
+            else
+                out->max_batch = (uint32_t)d;
+            if (!serving)
+                serving = r[k].key;
         } else {
             return v10_err_set(err, "tenant '%s': unknown option '%s' (expected batch, "
                                     "priority, rate, outstanding, slo_us, profile%s)", s, kv,
                                onnx  ? ", row or unknown"
-                               : llm ? ", row, prefill or decode"
+                               : llm ? ", row, prefill, decode, trace, lengths, rate_scale, "
+                                       "start_s, max_batch, slo_ttft_ms or slo_tpot_ms"
                                      : " or row");
         }
         kv = next;
@@ -104,5 +182,5 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
         return v10_err_set(err, "tenant '%s': outstanding=%s: only a closed-loop tenant (no "
                                 "rate) keeps N requests outstanding; an open-loop one's arrive "
                                 "at rate=RPS", s, outstanding);
-    return 0;
+    return llm_consistent(s, out, serving, outstanding, err);
 }

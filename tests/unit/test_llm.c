@@ -391,7 +391,7 @@ static void tenant_spec(void **state)
     assert_int_equal(v10_tenant_spec_parse("llm/gpt2-xl:prefill=64", &t, &err), 0);
     assert_string_equal(t.model, "llm/gpt2-xl:prefill=64");
     assert_int_equal(v10_tenant_spec_parse("llm/gpt2-xl:prefil=64", &t, &err), -1);
-    assert_non_null(strstr(err.msg, "slo_us, profile, row, prefill or decode"));
+    assert_non_null(strstr(err.msg, "slo_us, profile, row, prefill, decode, trace, lengths"));
 }
 
 /* ---- the JSON form ---- */

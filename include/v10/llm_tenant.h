@@ -1,0 +1,66 @@
+/*
+ * llm_tenant.h — an LLM serving tenant's inputs and server, set up from its
+ * spec (sim.h, "llm/MODEL:trace=FILE..."; docs/llm.md "Serving tenants"):
+ * its requests (a trace's first N, or N Poisson arrivals with lengths drawn
+ * from a trace's rows), its HBM segment and KV capacity, its server and its
+ * iteration stream, and what the run's length estimate needs.
+ *
+ * v10_run (src/sim/run.c) loads one per serving tenant and the engine
+ * drives it; v10_llm_tenant_fini frees it (safe after a failed load).
+ */
+#ifndef V10_LLM_TENANT_H
+#define V10_LLM_TENANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "v10/llm_server.h"
+#include "v10/sim.h"
+
+/*
+ * Invariants after a successful load: reqs[0..n) in arrival order, each
+ * with prompt + output <= cfg.max_context and <= kv_capacity_tokens;
+ * weights + kv_capacity_tokens x KV bytes per token <= segment_bytes.
+ */
+typedef struct v10_llm_tenant {
+    v10_llm_config cfg;
+    v10_llm_request *reqs;
+    size_t n;
+    uint64_t segment_bytes;       /* its share of HBM: capacity / tenants */
+    uint64_t kv_capacity_tokens;
+    double slo_ttft_us, slo_tpot_us; /* 0: none */
+    v10_llm_server server;
+    v10_llm_stream stream;
+    /* the length estimate (sim/horizon.c): every request served alone */
+    double alone_cycles;          /* prefills plus one-sequence decodes (an upper bound) */
+    double batched_cycles;        /* the same with decodes max_batch at a time */
+    double iterations;            /* a prefill each, and the decodes that fit the
+                                     span plus the batched work, at most output - 1 each */
+    double span_cycles;           /* last arrival */
+    size_t ops_per_iteration;     /* operators of a one-sequence decode */
+    /* the engine's (src/engine/llm.c) */
+    uint64_t iter_start;          /* cycle the running iteration started */
+    double iter_work;             /* standalone work of the iterations completed */
+    int counted;                  /* 1 once its finish counted toward the run's end */
+} v10_llm_tenant;
+
+/*
+ * Sets up tenant `index` of `n_tenants` from spec sp for `requests`
+ * requests: reads the file, draws Poisson arrivals from `seed` (split by
+ * index), sizes the HBM segment and the KV cache, initializes the server
+ * and the stream with a vmem_share of vector memory.  -1 with err naming
+ * the file, line or key: a trace shorter than `requests`, a request
+ * longer than the model's context, weights that do not fit the segment
+ * (both sizes named).
+ */
+int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_npu *npu,
+                        size_t n_tenants, size_t index, uint64_t requests, uint64_t seed,
+                        v10_err *err);
+void v10_llm_tenant_fini(v10_llm_tenant *L);
+
+/* A tenant's model: v10_model_load's, or for an LLM server an empty model
+ * named after its configuration (its operators are its iterations'). */
+int v10_tenant_model_load(const v10_tenant_spec *sp, const v10_npu *npu, v10_model *out,
+                          v10_err *err);
+
+#endif

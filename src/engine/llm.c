@@ -1,0 +1,137 @@
+/*
+ * llm.c — the engine's hooks for LLM servers (docs/llm.md, "Serving
+ * tenants"): an LLM tenant's engine request is one serving iteration.  At
+ * an iteration's start the server (tenant/llm_server.c) says what it
+ * computes and the tenant's operator arrays point at that iteration's
+ * stream (built into buffers sized at setup, so nothing is allocated);
+ * when its last operator completes the server is told, and the next
+ * iteration starts, or the tenant sleeps until its next arrival (its
+ * arrival slot in the event heap).
+ */
+#include "engine/engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int eng_llm_setup(v10_engine *e, int i, v10_err *err)
+{
+    tenant *t = &e->tenants[i];
+    v10_llm_tenant *L = &e->llm[i];
+    if (!e->llm || !L->n)
+        return v10_err_set(err, "tenant %d (%s): its LLM server was not loaded", i,
+                           e->cfg->tenants[i].model);
+    t->llm = L;
+    t->model = &L->stream.model;
+    t->work = L->stream.work; /* the last stream built: every array initialized */
+    t->bytes = L->stream.bytes;
+    t->fu_of = L->stream.fu;
+    t->macs = L->stream.macs;
+    t->req_work = L->stream.total_work;
+    t->rate_per_cycle = 0;
+    t->outstanding = 0;
+    t->n_requests = L->n;
+    return 0;
+}
+
+void eng_llm_wake(v10_engine *e, int ti)
+{
+    tenant *t = &e->tenants[ti];
+    v10_llm_tenant *L = t->llm;
+    V10_ASSERT(t->state == V10P_IDLE);
+    v10_llm_iter it;
+    if (!v10_llm_server_next(&L->server, e->now, &it)) {
+        uint64_t at = v10_llm_server_next_arrival(&L->server);
+        V10_ASSERT(at > e->now);
+        if (at != UINT64_MAX)
+            v10_heap_set(&e->heap, eng_slot_tenant(e, ti), at);
+        return;
+    }
+    /* Sizes were checked at load, and the buffers fit every iteration of
+     * max_batch sequences: a failure here can only be memory. */
+    if (v10_llm_stream_build(&L->stream, &it, NULL)) {
+        e->oom = 1;
+        return;
+    }
+    t->work = L->stream.work;
+    t->bytes = L->stream.bytes;
+    t->fu_of = L->stream.fu;
+    t->macs = L->stream.macs;
+    t->req_work = L->stream.total_work;
+    L->iter_start = e->now;
+    eng_issue(e, ti);
+}
+
+void eng_llm_iter_done(v10_engine *e, int ti)
+{
+    tenant *t = &e->tenants[ti];
+    v10_llm_tenant *L = t->llm;
+    const v10_llm_iter *it = &L->server.it;
+    int prefill = it->kind == V10_LLM_ITER_PREFILL;
+    eng_trace_push(e, prefill ? V10_TR_PREFILL : V10_TR_DECODE, L->iter_start, e->now, -1, ti,
+                   (uint32_t)(prefill ? it->token_sum : it->n));
+    if (e->cfg->check) {
+        /* Tokens in order: a prefill emits a request's first token, a
+         * decode one of its later ones; each sequence emits exactly one. */
+        for (uint32_t k = 0; k < it->n; k++) {
+            const v10_llm_req_state *r = &L->server.r[it->req[k]];
+            if (prefill ? r->emitted != 0 : (r->emitted < 1 || r->emitted >= r->output)) {
+                fprintf(stderr, "v10sim: invariant violated at cycle %llu: tenant %d: request "
+                                "%u emits out of order (%u of %u emitted, %s)\n",
+                        (unsigned long long)e->now, ti, it->req[k], r->emitted, r->output,
+                        prefill ? "prefill" : "decode");
+                abort();
+            }
+        }
+    }
+    uint64_t before = L->server.tokens_emitted, n = it->n;
+    v10_llm_server_done(&L->server, e->now);
+    V10_ASSERT(L->server.tokens_emitted == before + n);
+    L->iter_work += (double)t->req_work;
+    t->cur_req++;
+    t->completed++;
+    t->op = 0;
+    t->req_done_work = 0;
+    if (!L->counted && v10_llm_server_finished(&L->server)) {
+        L->counted = 1;
+        t->finish_cycle = e->now;
+        e->n_done++;
+    }
+    t->state = V10P_IDLE;
+    eng_llm_wake(e, ti);
+    eng_notify(e, V10_EV_REQ_DONE, ti);
+    eng_check_window(e);
+}
+
+/* --check: the KV cache within capacity and the batch bound (after every
+ * event, in constant time); at the end, every request finished with all
+ * its tokens, in order, and the tokens counted once. */
+void eng_llm_check(const v10_engine *e, const tenant *t, int end, char *msg, size_t cap)
+{
+    const v10_llm_server *s = &t->llm->server;
+    int ti = (int)(t - e->tenants);
+    msg[0] = 0;
+    if (s->kv_used > s->o.kv_capacity_tokens || s->n_run > s->o.max_batch) {
+        snprintf(msg, cap, "tenant %d: KV cache %llu of %llu tokens, batch %u of %u", ti,
+                 (unsigned long long)s->kv_used, (unsigned long long)s->o.kv_capacity_tokens,
+                 s->n_run, s->o.max_batch);
+        return;
+    }
+    if (!end)
+        return;
+    uint64_t sum = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        const v10_llm_req_state *r = &s->r[k];
+        sum += r->emitted;
+        int bad = r->emitted != r->output || r->finished == UINT64_MAX ||
+                  r->arrival > r->admitted || r->admitted > r->first_token ||
+                  r->first_token > r->finished;
+        if (bad) {
+            snprintf(msg, cap, "tenant %d: request %zu emitted %u of %u tokens", ti, k,
+                     r->emitted, r->output);
+            return;
+        }
+    }
+    if (sum != s->tokens_emitted)
+        snprintf(msg, cap, "tenant %d: %llu tokens emitted, requests count %llu", ti,
+                 (unsigned long long)s->tokens_emitted, (unsigned long long)sum);
+}

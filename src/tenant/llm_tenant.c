@@ -1,0 +1,174 @@
+/*
+ * llm_tenant.c — an LLM serving tenant's setup (llm_tenant.h): its requests
+ * from a trace or Poisson arrivals, its HBM segment and KV capacity, its
+ * server and iteration stream, and its alone-length estimate.
+ */
+#include "v10/llm_tenant.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/rng.h"
+
+/* N Poisson arrivals at `rate` requests/s whose lengths are rows of t drawn
+ * uniformly with the tenant's generator (seeded as the engine seeds its
+ * arrival streams: the run's seed split by tenant index). */
+static void poisson(v10_llm_request *out, size_t n, const v10_llm_trace *t, double rate,
+                    uint64_t seed, size_t index)
+{
+    uint64_t s[4];
+    v10_xoshiro_seed(s, seed ^ (0xd1b54a32d192ed03ull * (uint64_t)(index + 1)));
+    double at = 0;
+    for (size_t k = 0; k < n; k++) {
+        at += -log1p(-v10_xoshiro_unit(s)) / rate;
+        size_t row = (size_t)(v10_xoshiro_unit(s) * (double)t->n);
+        out[k] = t->reqs[row < t->n ? row : t->n - 1];
+        out[k].arrival_s = at;
+    }
+}
+
+/* The requests: the trace's first `requests`, or Poisson draws. */
+static int requests_of(v10_llm_tenant *L, const v10_tenant_spec *sp, size_t index,
+                       uint64_t requests, uint64_t seed, v10_err *err)
+{
+    v10_llm_trace t;
+    memset(&t, 0, sizeof t);
+    int trace = sp->llm == 1;
+    if (v10_llm_trace_read(sp->llm_file, trace ? 1.0 / sp->rate_scale : 1.0,
+                           trace ? sp->start_s : 0, &t, err))
+        return -1;
+    int rc = -1;
+    if (trace && t.n < requests) {
+        v10_err_set(err, "%s: %zu requests, but --requests asks for the first %llu",
+                    sp->llm_file, t.n, (unsigned long long)requests);
+        goto done;
+    }
+    if (!(L->reqs = calloc((size_t)requests, sizeof *L->reqs))) {
+        v10_err_set(err, "%s: out of memory for %llu requests", sp->llm_file,
+                    (unsigned long long)requests);
+        goto done;
+    }
+    L->n = (size_t)requests;
+    if (trace)
+        memcpy(L->reqs, t.reqs, L->n * sizeof *L->reqs);
+    else
+        poisson(L->reqs, L->n, &t, sp->rate_rps, seed, index);
+    for (size_t k = 0; k < L->n; k++) {
+        uint64_t len = (uint64_t)L->reqs[k].prompt_tokens + L->reqs[k].output_tokens;
+        if (len > L->cfg.max_context) {
+            v10_err_set(err, "%s: %s %zu: %u prompt + %u output tokens exceed %s's "
+                             "max_context of %u", sp->llm_file,
+                        trace ? "request" : "drawn request", k, L->reqs[k].prompt_tokens,
+                        L->reqs[k].output_tokens, L->cfg.name, L->cfg.max_context);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    v10_llm_trace_fini(&t);
+    return rc;
+}
+
+/* Cycles of one iteration over n sequences of `tokens` each. */
+static int iter_cycles(v10_llm_tenant *L, v10_llm_iter_kind kind, uint32_t tokens, double *out,
+                       v10_err *err)
+{
+    uint32_t req = 0;
+    v10_llm_iter it = {.kind = kind, .n = 1, .req = &req, .tokens = &tokens,
+                       .token_sum = tokens};
+    if (v10_llm_stream_build(&L->stream, &it, err))
+        return -1;
+    *out = (double)L->stream.total_work;
+    return 0;
+}
+
+/* The estimates of serving every request alone, at the mean prompt and
+ * context: one at a time (an upper bound, for the stall guard), and with
+ * decodes batched max_batch at a time (decode iterations cost about as
+ * much at any small batch: they stream the weights), whose iterations are
+ * one prefill per request and one decode per decode time over the span
+ * and the batched work, at most one per output token. */
+static int estimate(v10_llm_tenant *L, double clock_mhz, uint32_t max_batch, v10_err *err)
+{
+    double prompt = 0, out = 0;
+    for (size_t k = 0; k < L->n; k++) {
+        prompt += L->reqs[k].prompt_tokens;
+        out += L->reqs[k].output_tokens;
+    }
+    double n = (double)L->n, pf, dec;
+    uint32_t p = (uint32_t)fmax(1, round(prompt / n));
+    uint32_t ctx = (uint32_t)fmin(L->cfg.max_context, round((prompt + out / 2) / n) + 1);
+    if (iter_cycles(L, V10_LLM_ITER_PREFILL, p, &pf, err) ||
+        iter_cycles(L, V10_LLM_ITER_DECODE, ctx, &dec, err))
+        return -1;
+    L->ops_per_iteration = L->stream.n_ops;
+    L->alone_cycles = n * pf + (out - n) * dec;
+    L->batched_cycles = n * pf + (out - n) * dec / max_batch;
+    L->span_cycles = L->reqs[L->n - 1].arrival_s * clock_mhz * 1e6;
+    L->iterations = n + fmin(out - n, (L->span_cycles + L->batched_cycles) / fmax(1, dec));
+    return 0;
+}
+
+int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_npu *npu,
+                        size_t n_tenants, size_t index, uint64_t requests, uint64_t seed,
+                        v10_err *err)
+{
+    memset(L, 0, sizeof *L);
+    if (v10_llm_resolve(sp->model + 4, &L->cfg, err) ||
+        requests_of(L, sp, index, requests, seed, err))
+        return -1;
+    /* Each tenant holds an even segment of HBM, as the paper segments
+     * memory between tenants (V10, ISCA 2023, Section 4). */
+    L->segment_bytes = npu->hbm_capacity_bytes / n_tenants;
+    uint64_t weights = v10_llm_weight_bytes(&L->cfg);
+    uint64_t kvpt = v10_llm_kv_bytes_per_token(&L->cfg);
+    if (weights >= L->segment_bytes)
+        return v10_err_set(err, "%s: weights of %llu bytes do not fit the tenant's HBM "
+                                "segment of %llu bytes (hbm_capacity_bytes %llu / %zu "
+                                "tenants), leaving no room for the KV cache",
+                           sp->model, (unsigned long long)weights,
+                           (unsigned long long)L->segment_bytes,
+                           (unsigned long long)npu->hbm_capacity_bytes, n_tenants);
+    L->kv_capacity_tokens = (L->segment_bytes - weights) / kvpt;
+    v10_npu seg = *npu;
+    seg.hbm_capacity_bytes = L->segment_bytes;
+    if (v10_llm_check_fit(&L->cfg, &seg, L->kv_capacity_tokens, err))
+        return -1;
+    L->slo_ttft_us = sp->slo_ttft_ms * 1e3;
+    L->slo_tpot_us = sp->slo_tpot_ms * 1e3;
+    v10_llm_server_opts o;
+    v10_llm_server_opts_default(&o);
+    if (sp->max_batch)
+        o.max_batch = sp->max_batch;
+    o.kv_capacity_tokens = L->kv_capacity_tokens;
+    o.clock_mhz = npu->clock_mhz;
+    if (v10_llm_server_init(&L->server, L->reqs, L->n, &o, err) ||
+        v10_llm_stream_init(&L->stream, &L->cfg, npu, npu->vmem_bytes / n_tenants, o.max_batch,
+                            err) ||
+        estimate(L, npu->clock_mhz, o.max_batch, err)) {
+        v10_err_prefix(err, "%s", sp->model);
+        return -1;
+    }
+    return 0;
+}
+
+void v10_llm_tenant_fini(v10_llm_tenant *L)
+{
+    free(L->reqs);
+    v10_llm_server_fini(&L->server);
+    v10_llm_stream_fini(&L->stream);
+    memset(L, 0, sizeof *L);
+}
+
+int v10_tenant_model_load(const v10_tenant_spec *sp, const v10_npu *npu, v10_model *out,
+                          v10_err *err)
+{
+    if (!sp->llm)
+        return v10_model_load(sp->model, npu, out, err);
+    v10_llm_config c;
+    if (v10_llm_resolve(sp->model + 4, &c, err))
+        return -1;
+    v10_model_init(out, c.name, 1);
+    return 0;
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# llm_serve.sh — LLM servers through `run` (docs/llm.md "Serving tenants"):
+# llama3.2-1b on the first 25 requests of the conversation trace beside
+# resnet50 under pmt, v10-fair and v10-full with --check (every request
+# once, TTFT <= e2e, the window's tokens are the trace's); the table, CSV
+# and Perfetto outputs; the same seed gives byte-identical JSON; bad spec
+# values and a model that does not fit are errors naming the key or sizes.
+# Usage: llm_serve.sh PATH/TO/v10sim   (run from the repository root by ctest)
+set -euo pipefail
+
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+trace=tests/data/llm/azure_conv_200.csv
+llm="llm/llama3.2-1b:trace=$trace:rate_scale=0.2:slo_ttft_ms=300:slo_tpot_ms=50"
+
+for pol in pmt v10-fair v10-full; do
+    "$bin" run --policy "$pol" --tenant "$llm" --tenant resnet50 --requests 25 --warmup 0 \
+        --check --format json >"$tmp/$pol.json"
+    python3 - "$tmp/$pol.json" "$trace" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [l.split(",") for l in open(sys.argv[2]).read().split("\n")[1:26]]
+want = sum(int(r[2]) for r in rows)
+t, z = d["tenants"]
+assert t["completed"] == 25 and t["llm_requests"] == 25, t
+assert t["tokens"] == want, (t["tokens"], want)
+for k in ("avg", "p50", "p95", "p99"):
+    assert t["ttft_us"][k] <= t["e2e_us"][k], (k, t["ttft_us"], t["e2e_us"])
+    assert t["queue_us"][k] <= t["ttft_us"][k], (k, t["queue_us"], t["ttft_us"])
+assert t["tpot_us"]["p50"] <= t["tpot_us"]["p99"]
+assert 0 <= t["slo_ttft"] <= 1 and 0 <= t["slo_tpot"] <= 1
+assert t["np"] is None and t["kv_peak_tokens"] <= t["kv_capacity_tokens"]
+assert "ttft_us" not in z and z["completed"] >= 25
+assert abs(d["system"]["stp"] - z["np"]) < 1e-12   # STP leaves the server out
+print(d["policy"], "ttft p50 %.0f us, tpot p50 %.0f us, %.1f tok/s" %
+      (t["ttft_us"]["p50"], t["tpot_us"]["p50"], t["tokens_per_s"]))
+PY
+done
+
+# ---- determinism: same seed, byte-identical JSON (the wall time aside) -----
+strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("perf"); print(json.dumps(d))' "$1"; }
+"$bin" run --policy v10-full --tenant "$llm" --tenant resnet50 --requests 25 --warmup 0 \
+    --check --format json >"$tmp/again.json"
+[ "$(strip "$tmp/v10-full.json")" = "$(strip "$tmp/again.json")" ] || fail "same seed, different JSON"
+
+# ---- table, CSV, Perfetto ---------------------------------------------------
+"$bin" run --tenant "$llm" --tenant resnet50 --requests 10 >"$tmp/out.txt"
+grep -q "LLM serving" "$tmp/out.txt" || fail "table without the LLM section"
+grep -q "ttft_p99" "$tmp/out.txt" || fail "table without TTFT"
+"$bin" run --tenant "$llm" --tenant resnet50 --requests 10 --format csv >"$tmp/out.csv"
+head -1 "$tmp/out.csv" | grep -q ",ttft_p50_us," || fail "CSV without TTFT columns"
+tail -1 "$tmp/out.csv" | grep -q ",,,,,,,,,,,,$" || fail "CSV: a zoo tenant's LLM cells must be empty"
+"$bin" run --tenant "$llm" --tenant resnet50 --requests 5 --trace "$tmp/t.json" >/dev/null
+python3 - "$tmp/t.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+it = [e for e in ev if e.get("cat") == "iteration"]
+assert any(e["name"].startswith("prefill ") and e["name"].endswith(" tok") for e in it), it[:3]
+assert any(e["name"].startswith("decode ") and e["name"].endswith(" seqs") for e in it), it[:3]
+assert all(e["pid"] == 2 and e["tid"] == 0 for e in it)
+PY
+
+# ---- a simple closed-loop run stays untouched: no LLM columns --------------
+"$bin" run --tenant resnet50 --requests 3 --format csv | head -1 | grep -q ttft && fail "LLM columns without a server"
+
+# ---- errors name the key or both sizes -------------------------------------
+expect_error() {  # expect_error NEEDLE ARGS...
+    local needle=$1; shift
+    if "$bin" "$@" >"$tmp/o" 2>"$tmp/e"; then fail "expected an error: $*"; fi
+    grep -q -- "$needle" "$tmp/e" || fail "error does not name '$needle': $(cat "$tmp/e")"
+    [ -s "$tmp/o" ] && fail "output written on error: $*"
+    true
+}
+expect_error max_batch run --tenant "llm/gpt2-xl:trace=$trace:max_batch=0"
+expect_error rate_scale run --tenant "llm/gpt2-xl:trace=$trace:rate_scale=-2"
+expect_error slo_ttft_ms run --tenant "llm/gpt2-xl:trace=$trace:slo_ttft_ms=abc"
+expect_error "lengths" run --tenant "llm/gpt2-xl:lengths=$trace"
+expect_error "no-such.csv" run --tenant "llm/gpt2-xl:trace=no-such.csv"
+expect_error "16060522496" run --tenant "llm/llama3-8b:trace=$trace" --tenant resnet50 \
+    --tenant bert
+echo "llm_serve ok"

@@ -1,0 +1,252 @@
+/*
+ * test_llm_serve.c — LLM servers driven by the engine (v10_run, docs/llm.md
+ * "Serving tenants"): a lone server with one request matches the closed
+ * form (TTFT = the prefill stream's cycles, TPOT = the mean of its decode
+ * streams' cycles, built with v10_llm_stream_build); beside a zoo model
+ * under pmt, v10-fair and v10-full with --check every request completes
+ * once, TTFT <= e2e and the tokens are the trace's; Poisson arrivals with
+ * drawn lengths are deterministic; bad spec values and a model that does
+ * not fit its HBM segment are errors naming the key or both sizes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "v10/llm_server.h"
+#include "v10/sim.h"
+
+#define TRACE "tests/data/llm/azure_conv_200.csv"
+
+#define assert_near(a, b, tol)                                                              \
+    do {                                                                                    \
+        double a_ = (a), b_ = (b);                                                          \
+        if (!(fabs(a_ - b_) <= (tol)))                                                      \
+            fail_msg("%s = %.9g, expected %.9g", #a, a_, b_);                              \
+    } while (0)
+
+static void spec(const char *s, v10_tenant_spec *out)
+{
+    v10_err err = {{0}};
+    if (v10_tenant_spec_parse(s, out, &err))
+        fail_msg("%s: %s", s, err.msg);
+}
+
+static void run(v10_run_config *c, v10_run_result *r)
+{
+    v10_err err = {{0}};
+    if (v10_run(c, r, &err))
+        fail_msg("%s", err.msg);
+}
+
+/* Cycles of one iteration of kind k over one sequence of `tokens`. */
+static double iter_cycles(const v10_llm_config *cfg, const v10_npu *npu, v10_llm_iter_kind k,
+                          uint32_t tokens)
+{
+    v10_llm_stream s;
+    v10_err err = {{0}};
+    uint32_t req = 0;
+    v10_llm_iter it = {.kind = k, .n = 1, .req = &req, .tokens = &tokens, .token_sum = tokens};
+    if (v10_llm_stream_init(&s, cfg, npu, npu->vmem_bytes, 32, &err) ||
+        v10_llm_stream_build(&s, &it, &err))
+        fail_msg("%s", err.msg);
+    double c = (double)s.total_work;
+    v10_llm_stream_fini(&s);
+    return c;
+}
+
+/* One request (prompt 100, output 5) alone: TTFT is its prefill, TPOT the
+ * mean of its four decodes over contexts 101..104, e2e their sum. */
+static void test_lone_closed_form(void **state)
+{
+    (void)state;
+    const char *path = "/tmp/v10-llm-one.csv";
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,100,5\n");
+    fclose(f);
+    v10_tenant_spec t;
+    spec("llm/gpt2-xl:trace=/tmp/v10-llm-one.csv", &t);
+    v10_run_config c;
+    v10_run_config_default(&c);
+    c.tenants = &t;
+    c.n_tenants = 1;
+    c.requests = 1;
+    c.warmup = 0;
+    c.check = 1;
+    v10_run_result r;
+    run(&c, &r);
+    v10_llm_config cfg;
+    assert_int_equal(v10_llm_preset("gpt2-xl", &cfg, NULL), 0);
+    double pf = iter_cycles(&cfg, &c.npu, V10_LLM_ITER_PREFILL, 100), dec = 0;
+    for (uint32_t ctx = 101; ctx <= 104; ctx++)
+        dec += iter_cycles(&cfg, &c.npu, V10_LLM_ITER_DECODE, ctx);
+    double us = 1.0 / c.npu.clock_mhz;
+    const v10_tenant_result *x = &r.tenants[0];
+    assert_int_equal(x->llm, 1);
+    assert_int_equal(x->completed, 1);
+    assert_int_equal(x->llm_tokens, 5);
+    assert_int_equal(x->prefills, 1);
+    assert_int_equal(x->decodes, 4);
+    assert_near(x->ttft_us.avg, pf * us, 1e-6 * pf * us);
+    assert_near(x->tpot_us.avg, dec / 4 * us, 1e-6 * dec * us);
+    assert_near(x->e2e_us.avg, (pf + dec) * us, 1e-6 * (pf + dec) * us);
+    assert_near(x->queue_us.avg, 0, 1e-9);
+    assert_true(isnan(x->np) && isnan(r.stp)); /* no tenant in the system metrics */
+    v10_run_result_fini(&r);
+    remove(path);
+}
+
+/* Sum of GeneratedTokens of the trace's first n rows. */
+static uint64_t trace_tokens(size_t n)
+{
+    v10_llm_trace t = {0};
+    v10_err err = {{0}};
+    if (v10_llm_trace_read(TRACE, 1, 0, &t, &err))
+        fail_msg("%s", err.msg);
+    uint64_t s = 0;
+    for (size_t k = 0; k < n; k++)
+        s += t.reqs[k].output_tokens;
+    v10_llm_trace_fini(&t);
+    return s;
+}
+
+/* llama3.2-1b on the conversation trace (first 30 requests, arrivals 5x
+ * apart) beside resnet50, under each policy with --check. */
+static void test_beside_zoo_model(void **state)
+{
+    (void)state;
+    const char *pols[] = {"pmt", "v10-fair", "v10-full"};
+    v10_tenant_spec t[2];
+    spec("llm/llama3.2-1b:trace=" TRACE ":rate_scale=0.2:slo_ttft_ms=500:slo_tpot_ms=100", &t[0]);
+    spec("resnet50", &t[1]);
+    uint64_t want = trace_tokens(30);
+    for (size_t p = 0; p < 3; p++) {
+        v10_run_config c;
+        v10_run_config_default(&c);
+        snprintf(c.policy, sizeof c.policy, "%s", pols[p]);
+        c.tenants = t;
+        c.n_tenants = 2;
+        c.requests = 30;
+        c.warmup = 0;
+        c.check = 1;
+        v10_run_result r;
+        run(&c, &r);
+        const v10_tenant_result *x = &r.tenants[0];
+        assert_int_equal(x->completed, 30);
+        assert_int_equal(x->llm_requests, 30);
+        assert_int_equal(x->llm_tokens, want);
+        assert_true(r.tenants[1].completed >= 30 && !r.tenants[1].llm);
+        assert_true(x->ttft_us.avg <= x->e2e_us.avg && x->ttft_us.p99 <= x->e2e_us.p99);
+        assert_true(x->queue_us.avg <= x->ttft_us.avg);
+        assert_true(x->tpot_us.avg > 0 && x->tokens_per_s > 0);
+        assert_true(x->slo_ttft >= 0 && x->slo_ttft <= 1 && x->slo_tpot >= 0);
+        assert_true(x->kv_peak_tokens <= x->kv_capacity_tokens);
+        assert_true(isnan(x->np) && r.stp == r.tenants[1].np); /* STP leaves the server out */
+        v10_run_result_fini(&r);
+    }
+}
+
+/* Poisson arrivals with lengths drawn from the trace: same seed, same
+ * result; another seed, other draws. */
+static void test_poisson_lengths(void **state)
+{
+    (void)state;
+    v10_tenant_spec t[2];
+    spec("llm/llama3.2-1b:rate=2:lengths=" TRACE ":max_batch=8", &t[0]);
+    spec("bert", &t[1]);
+    double e2e[3];
+    uint64_t tok[3];
+    for (int k = 0; k < 3; k++) {
+        v10_run_config c;
+        v10_run_config_default(&c);
+        c.tenants = t;
+        c.n_tenants = 2;
+        c.requests = 20;
+        c.seed = k < 2 ? 7 : 8;
+        c.check = 1;
+        v10_run_result r;
+        run(&c, &r);
+        assert_int_equal(r.tenants[0].completed, 20);
+        e2e[k] = r.tenants[0].e2e_us.avg;
+        tok[k] = r.tenants[0].llm_tokens;
+        v10_run_result_fini(&r);
+    }
+    assert_true(e2e[0] == e2e[1] && tok[0] == tok[1]);
+    assert_true(e2e[0] != e2e[2] || tok[0] != tok[2]);
+}
+
+static void expect_spec_error(const char *s, const char *needle)
+{
+    v10_tenant_spec t;
+    v10_err err = {{0}};
+    assert_int_equal(v10_tenant_spec_parse(s, &t, &err), -1);
+    if (!strstr(err.msg, needle))
+        fail_msg("'%s': error '%s' does not name '%s'", s, err.msg, needle);
+}
+
+static void test_bad_specs(void **state)
+{
+    (void)state;
+    expect_spec_error("llm/gpt2-xl:trace=" TRACE ":rate_scale=0", "rate_scale");
+    expect_spec_error("llm/gpt2-xl:trace=" TRACE ":max_batch=0", "max_batch");
+    expect_spec_error("llm/gpt2-xl:trace=" TRACE ":max_batch=2.5", "max_batch");
+    expect_spec_error("llm/gpt2-xl:trace=" TRACE ":slo_ttft_ms=fast", "slo_ttft_ms");
+    expect_spec_error("llm/gpt2-xl:trace=" TRACE ":start_s=-1", "start_s");
+    expect_spec_error("llm/gpt2-xl:trace=" TRACE ":rate=3", "rate");
+    expect_spec_error("llm/gpt2-xl:lengths=" TRACE, "lengths");
+    expect_spec_error("llm/gpt2-xl:slo_tpot_ms=10", "slo_tpot_ms");
+    expect_spec_error("resnet50:trace=" TRACE, "trace");
+    expect_spec_error("llm/gpt2-xl:prefill=10:trace=" TRACE, "prefill");
+    expect_spec_error("llm/gpt2-xl:trace=" TRACE ":outstanding=2", "outstanding");
+}
+
+static void expect_run_error(v10_run_config *c, const char *a, const char *b)
+{
+    v10_run_result r;
+    v10_err err = {{0}};
+    assert_int_equal(v10_run(c, &r, &err), -1);
+    if (!strstr(err.msg, a) || !strstr(err.msg, b))
+        fail_msg("error '%s' does not name '%s' and '%s'", err.msg, a, b);
+}
+
+/* llama3-8b (16,060,522,496 bytes of bf16 weights) does not fit half of a
+ * 24 GB HBM; a trace shorter than --requests; a request longer than
+ * gpt2-xl's context. */
+static void test_run_errors(void **state)
+{
+    (void)state;
+    v10_tenant_spec t[2];
+    spec("llm/llama3-8b:trace=" TRACE, &t[0]);
+    spec("resnet50", &t[1]);
+    v10_run_config c;
+    v10_run_config_default(&c);
+    c.npu.hbm_capacity_bytes = 24000000000ull;
+    c.tenants = t;
+    c.n_tenants = 2;
+    expect_run_error(&c, "16060522496", "12000000000");
+    v10_run_config_default(&c);
+    c.tenants = t;
+    c.n_tenants = 2;
+    c.requests = 201;
+    expect_run_error(&c, TRACE, "201");
+    spec("llm/gpt2-xl:trace=" TRACE, &t[0]);
+    c.requests = 200;
+    expect_run_error(&c, "max_context", "request");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lone_closed_form), cmocka_unit_test(test_beside_zoo_model),
+        cmocka_unit_test(test_poisson_lengths),  cmocka_unit_test(test_bad_specs),
+        cmocka_unit_test(test_run_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
