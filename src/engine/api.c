@@ -29,12 +29,20 @@ double v10p_req_left(const v10_engine *e, int t)
     return (double)e->tenants[t].req_work - e->tenants[t].req_done_work;
 }
 
+/* Memoized per cycle: a policy asks for the same scores many times in one
+ * event, and active_cycles and the clock move together (record.c).  The
+ * engine behind `e` is never const, so the memo written through the cast
+ * is defined behaviour; no policy can observe it. */
 double v10p_score(const v10_engine *e, int ti)
 {
-    const tenant *t = &e->tenants[ti];
+    tenant *t = &((v10_engine *)e)->tenants[ti];
+    if (t->score_time == e->now)
+        return t->score;
     uint64_t total = e->now - t->arrive_cycle;
     double rate = total ? (double)t->active_cycles / (double)total : 0.0;
-    return rate / t->priority;
+    t->score_time = e->now;
+    t->score = rate / t->priority;
+    return t->score;
 }
 
 int v10p_eligible(const v10_engine *e, int t, int f) { return eng_eligible(e, t, f); }

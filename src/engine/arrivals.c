@@ -51,14 +51,16 @@ void eng_issue(v10_engine *e, int ti)
         if (grow_pending(e, t))
             return;
     }
-    if (t->issued == 0)
+    if (t->issued == 0) {
         t->arrive_cycle = e->now; /* V10's total cycles count from here */
+        t->score_time = UINT64_MAX;
+    }
     t->pend[t->issued++ & (t->pend_cap - 1)] = e->now;
     if (t->state == V10P_IDLE) {
         V10_ASSERT(t->cur_req == t->issued - 1);
-        t->state = V10P_READY;
         t->op = 0;
         t->remaining = 0;
+        eng_set_state(e, ti, V10P_READY);
     }
     eng_notify(e, V10_EV_ARRIVAL, ti);
 }
@@ -108,6 +110,7 @@ int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_
     t->outstanding = sp->outstanding;
     t->n_requests = e->cfg->requests;
     t->state = V10P_IDLE;
+    t->score_time = UINT64_MAX;
     t->fu = -1;
     v10_xoshiro_seed(t->rng, e->cfg->seed ^ (0xd1b54a32d192ed03ull * (uint64_t)(i + 1)));
     t->pend_cap = 16;

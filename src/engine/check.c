@@ -71,7 +71,19 @@ void eng_check_state(const v10_engine *e)
             if (msg[0])
                 check_fail(e, msg);
         }
+        for (int ty = 0; ty < V10_FU_TYPES; ty++)
+            if ((int)(e->ready[ty] >> i & 1) != (t->state == V10P_READY && t->fu_of[t->op] == ty)) {
+                snprintf(msg, sizeof msg, "tenant %d: ready mask of FU type %d is stale", i, ty);
+                check_fail(e, msg);
+            }
     }
+    for (int f = 0, k = 0; f < e->n_fus; f++)
+        if ((e->fus[f].state == V10P_FU_BUSY) != (k < e->n_busy && e->busy[k] == f)) {
+            snprintf(msg, sizeof msg, "FU %d: busy list disagrees with its state", f);
+            check_fail(e, msg);
+        } else if (e->fus[f].state == V10P_FU_BUSY) {
+            k++;
+        }
 }
 
 void eng_check_end(const v10_engine *e)

@@ -162,12 +162,13 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->tenants = calloc((size_t)nt, sizeof *e->tenants);
     e->fus = calloc((size_t)e->max_fus, sizeof *e->fus);
     e->cand = calloc((size_t)nt, sizeof *e->cand);
+    e->busy = calloc((size_t)e->max_fus, sizeof *e->busy);
     e->work_pool = calloc(ops, sizeof *e->work_pool);
     e->bytes_pool = calloc(ops, sizeof *e->bytes_pool);
     e->fu_pool = calloc(ops, sizeof *e->fu_pool);
     e->macs_pool = calloc(ops, sizeof *e->macs_pool);
     e->pstate = calloc(1, state_size ? state_size : 1);
-    if (v10_heap_init(&e->heap, slots) || !e->tenants || !e->fus || !e->cand ||
+    if (v10_heap_init(&e->heap, slots) || !e->tenants || !e->fus || !e->cand || !e->busy ||
         !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->pstate)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
                            (unsigned long long)cfg->requests);
@@ -192,6 +193,7 @@ void v10_engine_free(v10_engine *e)
     free(e->tenants);
     free(e->fus);
     free(e->cand);
+    free(e->busy);
     free(e->work_pool);
     free(e->bytes_pool);
     free(e->fu_pool);

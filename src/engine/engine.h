@@ -70,7 +70,7 @@ typedef struct tenant {
     size_t op;                  /* current operator of the current request */
     double remaining;           /* standalone cycles left of the current op */
     double req_done_work;       /* work completed in the current request */
-    v10p_tstate state;
+    v10p_tstate state;          /* changed only through eng_set_state */
     int fu;                     /* FU holding its operator, or -1 */
     /* context table (V10) */
     uint64_t active_cycles;     /* cycles with an operator executing */
@@ -81,6 +81,8 @@ typedef struct tenant {
     uint64_t rng[4];            /* xoshiro256** state for its arrivals */
     double work_done;           /* standalone cycles executed, whole run */
     uint64_t finish_cycle;      /* when its last request completed */
+    uint64_t score_time;        /* v10p_score's memo: the cycle it was taken ... */
+    double score;               /* ... and the score then (UINT64_MAX: none) */
     /* An LLM server (llm.c), or NULL: each engine request is one of its
      * iterations, whose operator arrays (model, work, ...) point at the
      * server's stream; its count is reached when all its requests finish. */
@@ -144,6 +146,10 @@ struct v10_engine {
     /* internals (engine.c) */
     v10_heap heap;             /* one slot per FU, tenant (arrivals), the timer */
     int *cand;
+    /* ready[ty]: bit i set iff tenant i is READY and its next operator
+     * needs FU type ty (eng_set_state keeps them so; dispatch reads them). */
+    uint64_t ready[V10_FU_TYPES];
+    int *busy, n_busy;          /* the FUs in FU_BUSY, ascending (fu.c keeps it) */
     uint64_t *work_pool, *bytes_pool;  /* per op of every tenant, back to back */
     uint8_t *fu_pool;
     double *macs_pool;
@@ -188,6 +194,19 @@ static inline void eng_sync_fu(v10_engine *e, fu *u)
 {
     e->tenants[u->tenant].remaining = eng_rem_now(e, u);
     u->rate_time = e->now;
+}
+
+/* Moves tenant ti to state st, keeping the ready masks; call it once the
+ * tenant's next operator (t->op, t->fu_of) is set. */
+static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
+{
+    tenant *t = &e->tenants[ti];
+    uint64_t bit = 1ull << ti;
+    e->ready[V10_FU_SA] &= ~bit;
+    e->ready[V10_FU_VU] &= ~bit;
+    t->state = st;
+    if (st == V10P_READY)
+        e->ready[t->fu_of[t->op]] |= bit;
 }
 
 /* The one eligibility rule (policy_api.h, v10p_eligible). */

@@ -15,6 +15,25 @@
  * (reload the weights, replay the saved inputs; V10, ISCA 2023: the 128
  * cycles of preemption overlap the 384 of reinitialization), so the whole
  * switch.  VU: reload the registers, half of a save-and-restore switch. */
+/* FU f enters or leaves FU_BUSY: e->busy stays the ascending list of busy
+ * FUs, which rates.c walks instead of every FU. */
+static void busy_add(v10_engine *e, int f)
+{
+    int i = e->n_busy++;
+    for (; i > 0 && e->busy[i - 1] > f; i--)
+        e->busy[i] = e->busy[i - 1];
+    e->busy[i] = f;
+}
+
+static void busy_remove(v10_engine *e, int f)
+{
+    int i = 0;
+    while (e->busy[i] != f)
+        i++;
+    for (e->n_busy--; i < e->n_busy; i++)
+        e->busy[i] = e->busy[i + 1];
+}
+
 static uint64_t restore_cycles(const v10_engine *e, const fu *u)
 {
     return u->type == V10_FU_SA ? e->npu->sa_switch_cycles : e->npu->vu_switch_cycles / 2;
@@ -46,6 +65,7 @@ static void begin_exec(v10_engine *e, fu *u, int ti)
     u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
     u->demand = u->bytes_per_work * u->full_rate;
     u->state = V10P_FU_BUSY;
+    busy_add(e, (int)(u - e->fus));
     u->seg_start = e->now;
     u->rate_time = e->now;
     u->rate = u->full_rate;
@@ -67,7 +87,7 @@ static void start_op(v10_engine *e, int f, int ti)
     u->tenant = ti;
     u->stopping = 0;
     u->stop_at = 0;
-    t->state = V10P_RUNNING;
+    eng_set_state(e, ti, V10P_RUNNING);
     t->fu = f;
     uint64_t restore = t->saved && !u->covered ? restore_cycles(e, u) : 0;
     u->covered = 0;
@@ -174,7 +194,7 @@ static void switch_fu(v10_engine *e, fu *u, int f, int ti, uint64_t cycles)
 static void preempted(v10_engine *e, fu *u, int f, int ti)
 {
     tenant *t = &e->tenants[ti];
-    t->state = V10P_READY;
+    eng_set_state(e, ti, V10P_READY);
     t->saved = e->cfg->preempt == V10_PREEMPT_DRAIN;
     t->preemptions++;
     e->preemptions++;
@@ -221,6 +241,7 @@ void eng_fu_event(v10_engine *e, int f)
     eng_credit(u, t, u->seg_rem0 - rem);
     eng_trace_push(e, V10_TR_OP, u->seg_start, e->now, f, ti, (uint32_t)t->op);
     u->state = V10P_FU_FREE;
+    busy_remove(e, f);
     u->tenant = -1;
     u->stopping = 0;
     u->stop_at = 0;
@@ -236,7 +257,7 @@ void eng_fu_event(v10_engine *e, int f)
     t->remaining = 0;
     t->op++;
     if (t->op < t->model->n_ops) {
-        t->state = V10P_READY;
+        eng_set_state(e, ti, V10P_READY);
         eng_notify(e, V10_EV_OP_DONE, ti);
         return;
     }
@@ -258,7 +279,7 @@ void eng_fu_event(v10_engine *e, int f)
         t->finish_cycle = e->now;
         e->n_done++;
     }
-    t->state = t->cur_req < t->issued ? V10P_READY : V10P_IDLE;
+    eng_set_state(e, ti, t->cur_req < t->issued ? V10P_READY : V10P_IDLE);
     if (t->rate_per_cycle == 0)
         eng_issue(e, ti); /* closed loop: the client sends its next request */
     eng_notify(e, V10_EV_REQ_DONE, ti);
@@ -272,30 +293,21 @@ void eng_fu_event(v10_engine *e, int f)
  */
 void eng_dispatch(v10_engine *e)
 {
-    int ready[V10_MAX_TENANTS][V10_FU_TYPES], nr[V10_FU_TYPES] = {0, 0}, any_free = 0;
-    for (int f = 0; f < e->n_fus && !any_free; f++)
-        any_free = e->fus[f].state == V10P_FU_FREE;
-    if (!any_free)
-        return;
-    for (int i = 0; i < e->n_tenants; i++) {
-        const tenant *t = &e->tenants[i];
-        if (t->state == V10P_READY) {
-            int ty = (int)t->fu_of[t->op];
-            ready[nr[ty]++][ty] = i;
-        }
-    }
-    if (!nr[V10_FU_SA] && !nr[V10_FU_VU])
+    if (!(e->ready[V10_FU_SA] | e->ready[V10_FU_VU]))
         return;
     int idle[V10_FU_TYPES] = {0, 0}; /* an unowned FU of the type was left idle */
     for (int f = 0; f < e->n_fus; f++) {
         fu *u = &e->fus[f];
         int ty = (int)u->type;
-        if (u->state != V10P_FU_FREE || !nr[ty] || (u->owner < 0 && idle[ty]))
+        uint64_t ready = e->ready[ty]; /* a tenant picked for an earlier FU has left it */
+        if (u->state != V10P_FU_FREE || !ready || (u->owner < 0 && idle[ty]))
             continue;
         int n = 0;
-        for (int k = 0; k < nr[ty]; k++)
-            if (eng_eligible(e, ready[k][ty], f)) /* still READY: not picked for an earlier FU */
-                e->cand[n++] = ready[k][ty];
+        for (; ready; ready &= ready - 1) {
+            int i = __builtin_ctzll(ready);
+            if (eng_eligible(e, i, f))
+                e->cand[n++] = i;
+        }
         int pick = n ? e->policy->pick(e, e->pstate, f, e->cand, n) : -1;
         if (pick < 0) {
             idle[ty] |= u->owner < 0;

@@ -96,7 +96,7 @@ void eng_llm_iter_done(v10_engine *e, int ti)
         t->finish_cycle = e->now;
         e->n_done++;
     }
-    t->state = V10P_IDLE;
+    eng_set_state(e, ti, V10P_IDLE);
     eng_llm_wake(e, ti);
     eng_notify(e, V10_EV_REQ_DONE, ti);
     eng_check_window(e);

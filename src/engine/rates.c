@@ -16,11 +16,8 @@
  */
 void eng_update_rates(v10_engine *e)
 {
-    int idx[V10_MAX_FUS], n = 0;
+    const int *idx = e->busy, n = e->n_busy;
     double rate[V10_MAX_FUS];
-    for (int f = 0; f < e->n_fus; f++)
-        if (e->fus[f].state == V10P_FU_BUSY)
-            idx[n++] = f;
     double total = 0;
     for (int i = 0; i < n; i++)
         total += e->fus[idx[i]].demand;
