@@ -28,8 +28,8 @@ typedef struct v10_llm_study_opts {
     int threads;
     int progress;
     uint64_t seed;
-    uint64_t requests;      /* per run; 0: 20 with quick, else 200 */
-    double target_busy;     /* the LLM server's solo busy fraction, (0, 1); 0: 0.5 */
+    uint64_t requests;      /* per run; 0: 10 with quick, else 200 */
+    double target_busy;     /* the LLM server's solo offered load, (0, 1); 0: 0.5 */
     double slo_ttft_ms, slo_tpot_ms; /* 0: none */
     const char *trace_dir;  /* NULL: tests/data/llm excerpts */
     const char *model;      /* NULL: llama3.2-1b */
@@ -43,7 +43,8 @@ typedef struct v10_llm_study_row {
     char policy[16];
     char npu[32];
     double rate_scale;       /* of this service's trace */
-    double busy_alone;       /* this service's solo busy fraction at rate_scale */
+    double load_alone;       /* its solo offered load at rate_scale (the load rule) */
+    double busy_alone;       /* its solo busy fraction at rate_scale (measured) */
     uint64_t llm_requests;
     double ttft_ms[3], tpot_ms[3]; /* p50, p95, p99 */
     double tokens_per_s;

@@ -4,14 +4,17 @@
  * runs every (service, partner, policy, NPU) point as one batch on the
  * thread pool and keeps the figures the report needs.
  *
- * The load rule.  A server's busy fraction b(s) alone at trace rate scale
- * s (the cycles its iterations hold an FU over the run's length) is first
- * order in s: each request brings a fixed prompt and output.  Starting at
- * s = 1, two fixed-point steps s <- s * target / b(s), each one solo run per
- * service and NPU, land b near the target; batching makes b grow less than
- * linearly, which the second step corrects.  The alone row reports the b
- * measured at the s used, so the rule's accuracy is visible.  The rule
- * reads only solo runs; no pair's figures feed back into the load.
+ * The load rule.  Alone at trace rate scale s, the server holds an FU for
+ * W(s) cycles to serve the trace's first N requests, which arrive over
+ * D / s seconds (D: their span in the trace).  Its offered load is
+ * rho(s) = W(s) / f / (D / s), f the clock; W depends on s only through
+ * batching (more requests per iteration at higher rates), so starting at
+ * s = 1 two fixed-point steps s <- target * D * f / W(s), each one solo
+ * run per service and NPU, set rho to the target.  The alone row reports
+ * rho and the busy fraction measured at the s used (W over the run's
+ * length, which adds the last requests' service after the last arrival),
+ * so the rule's accuracy is visible.  Only solo runs enter the rule; no
+ * pair's figures feed back into the load.
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +23,7 @@
 
 #include "repro/study.h"
 #include "v10/llm_study.h"
+#include "v10/llm_trace.h"
 #include "v10/npu.h"
 #include "v10/pool.h"
 #include "v10/sim.h"
@@ -116,8 +120,26 @@ static double busy(const v10_run_result *r)
     return r->end_cycle ? (double)r->tenants[0].active_cycles / (double)r->end_cycle : NAN;
 }
 
+/* The span of the first `requests` arrivals of service svc's trace, s. */
+static int trace_span(const v10_llm_study *S, int svc, double *span, v10_err *err)
+{
+    char path[V10_SPEC_MAX];
+    trace_path(&S->opts, svc, path, sizeof path);
+    v10_llm_trace t = {0};
+    if (v10_llm_trace_read(path, 1.0, 0.0, &t, err))
+        return -1;
+    size_t n = S->opts.requests < t.n ? (size_t)S->opts.requests : t.n;
+    *span = t.reqs[n - 1].arrival_s - t.reqs[0].arrival_s;
+    v10_llm_trace_fini(&t);
+    if (!(*span > 0))
+        return v10_err_set(err, "%s: the first %zu requests arrive at one instant; the load "
+                                "rule needs a span (use more --requests)", path, n);
+    return 0;
+}
+
 static void fill_row(v10_llm_study_row *w, const v10_run_result *r, int svc, const char *partner,
-                     const char *policy, const char *npu, double scale, double b_alone)
+                     const char *policy, const char *npu, double scale, double b_alone,
+                     double load)
 {
     const v10_tenant_result *t = &r->tenants[0];
     snprintf(w->service, sizeof w->service, "%s", services[svc]);
@@ -126,6 +148,7 @@ static void fill_row(v10_llm_study_row *w, const v10_run_result *r, int svc, con
     snprintf(w->npu, sizeof w->npu, "%s", npu);
     w->rate_scale = scale;
     w->busy_alone = b_alone;
+    w->load_alone = load;
     w->llm_requests = t->llm_requests;
     const v10_llm_dist *d[2] = {&t->ttft_us, &t->tpot_us};
     double *o[2] = {w->ttft_ms, w->tpot_ms};
@@ -154,6 +177,10 @@ static void fill_row(v10_llm_study_row *w, const v10_run_result *r, int svc, con
 static int calibrate(v10_llm_study *S, double *scale, size_t *runs, v10_err *err)
 {
     size_t n = V10_LLMS_SERVICES * S->n_npus;
+    double span[V10_LLMS_SERVICES];
+    for (int v = 0; v < V10_LLMS_SERVICES; v++)
+        if (trace_span(S, v, &span[v], err))
+            return -1;
     for (size_t i = 0; i < n; i++)
         scale[i] = 1.0;
     for (int step = 0; step <= CAL_STEPS; step++) {
@@ -169,12 +196,14 @@ static int calibrate(v10_llm_study *S, double *scale, size_t *runs, v10_err *err
             return -1;
         }
         for (size_t i = 0; i < n; i++) {
-            double u = busy(&b.res[i]);
+            double f = b.cfg[i].npu.clock_mhz * 1e6;
+            double w = (double)b.res[i].tenants[0].active_cycles / f;
+            double rho = w / (span[i % V10_LLMS_SERVICES] / scale[i]);
             if (step == CAL_STEPS)
                 fill_row(&S->rows[i], &b.res[i], (int)(i % V10_LLMS_SERVICES), "", "solo",
-                         S->npus[i / V10_LLMS_SERVICES], scale[i], u);
-            else if (u > 0 && isfinite(u))
-                scale[i] *= S->opts.target_busy / u;
+                         S->npus[i / V10_LLMS_SERVICES], scale[i], busy(&b.res[i]), rho);
+            else if (rho > 0 && isfinite(rho))
+                scale[i] *= S->opts.target_busy / rho;
         }
         batch_fini(&b);
     }
@@ -189,7 +218,7 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
         return v10_err_set(err, "llm-study: out of memory");
     S->opts = *o;
     if (!S->opts.requests)
-        S->opts.requests = o->quick ? 20 : 200;
+        S->opts.requests = o->quick ? 10 : 200;
     if (!(S->opts.target_busy > 0))
         S->opts.target_busy = 0.5;
     snprintf(S->model, sizeof S->model, "%s", o->model ? o->model : "llama3.2-1b");
@@ -240,7 +269,7 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
             snprintf(partner, sizeof partner, "llm-%s", services[1 - svc]);
         const v10_llm_study_row *alone = &S->rows[k * V10_LLMS_SERVICES + svc];
         fill_row(&S->rows[n_alone + i], &b.res[i], (int)svc, partner, policies[pol], S->npus[k],
-                 alone->rate_scale, alone->busy_alone);
+                 alone->rate_scale, alone->busy_alone, alone->load_alone);
     }
     batch_fini(&b);
     *out = S;

@@ -85,7 +85,8 @@ static int add_file(v10_llm_study_out *out, const char *name, char *data, size_t
 static const v10_col_spec cols[] = {
     {"npu", V10_COL_STR, 0},          {"service", V10_COL_STR, 0},
     {"partner", V10_COL_STR, 0},      {"policy", V10_COL_STR, 0},
-    {"rate_scale", V10_COL_REAL, 4},  {"busy_alone", V10_COL_REAL, 4},
+    {"rate_scale", V10_COL_REAL, 4},  {"load_alone", V10_COL_REAL, 4},
+    {"busy_alone", V10_COL_REAL, 4},
     {"llm_requests", V10_COL_INT, 0}, {"ttft_p50_ms", V10_COL_REAL, 3},
     {"ttft_p95_ms", V10_COL_REAL, 3}, {"ttft_p99_ms", V10_COL_REAL, 3},
     {"tpot_p50_ms", V10_COL_REAL, 3}, {"tpot_p95_ms", V10_COL_REAL, 3},
@@ -110,6 +111,7 @@ static int render_csv(const v10_llm_study *s, v10_llm_study_out *out, v10_err *e
         v10_tab_str(t, r->partner[0] ? r->partner : "alone");
         v10_tab_str(t, r->policy);
         v10_tab_real(t, r->rate_scale);
+        v10_tab_real(t, r->load_alone);
         v10_tab_real(t, r->busy_alone);
         v10_tab_int(t, (int64_t)r->llm_requests);
         for (int k = 0; k < 3; k++)
@@ -230,9 +232,10 @@ static void summary_view(FILE *f, const view *v, const char *svc, const char *np
 {
     const v10_llm_study_row *a = v->alone;
     fprintf(f, "## llm-%s on %s\n\n", svc, npu);
-    fprintf(f, "Alone: rate_scale %.4f, busy %.1f%%, %llu requests, TTFT p95 %.2f ms, "
+    fprintf(f, "Alone: rate_scale %.4f, offered load %.1f%%, busy %.1f%% over the run, "
+               "%llu requests, TTFT p95 %.2f ms, "
                "TPOT p95 %.3f ms, %.1f tokens/s.\n\n",
-            a->rate_scale, 100 * a->busy_alone, (unsigned long long)a->llm_requests,
+            a->rate_scale, 100 * a->load_alone, 100 * a->busy_alone, (unsigned long long)a->llm_requests,
             a->ttft_ms[1], a->tpot_ms[1], a->tokens_per_s);
     fprintf(f, "| partner | TTFT p95 ms PMT | V10-Fair | V10-Full | TPOT p95 ms PMT | "
                "V10-Fair | V10-Full | partner NP PMT | V10-Fair | V10-Full |\n"
@@ -266,9 +269,9 @@ static int write_summary(const void *ctx, FILE *f)
     const v10_llm_study *s = ctx;
     fprintf(f, "# LLM study: %s beside other services\n\n", s->model);
     fprintf(f, "%zu simulations; %llu requests of each trace per run%s.  Each service's trace "
-               "rate is scaled so that it alone keeps the server about %.0f%% busy "
-               "(docs/llm.md, \"The LLM study\"); \"busy\" below is what the solo run at that "
-               "scale measured.  Lower TTFT/TPOT is better; a ratio below 1 vs PMT means "
+               "rate is scaled so that its offered load alone (busy time over the arrivals' span) "
+               "is %.0f%% (docs/llm.md, \"The LLM study\"); \"busy\" below is the solo run's busy "
+               "time over its whole length.  Lower TTFT/TPOT is better; a ratio below 1 vs PMT means "
                "operator-level sharing helped the LLM service, above 1 that it hurt.  "
                "Partner NP is the isca23 partner's normalized progress (higher is better; "
                "an LLM partner has none).\n\n",
