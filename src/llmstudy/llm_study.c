@@ -8,9 +8,12 @@
  * W(s) cycles to serve the trace's first N requests, which arrive over
  * D / s seconds (D: their span in the trace).  Its offered load is
  * rho(s) = W(s) / f / (D / s), f the clock; W depends on s only through
- * batching (more requests per iteration at higher rates), so starting at
- * s = 1 two fixed-point steps s <- target * D * f / W(s), each one solo
- * run per service and NPU, set rho to the target.  The alone row reports
+ * batching (more requests share an iteration at higher rates), so rho is
+ * locally a power of s, rho ~ c * s^a with a <= 1.  Starting at s = 1, the
+ * first step assumes a = 1 (s <- s * target / rho); each later step fits a
+ * to the last two solo runs (a = log(rho1/rho0) / log(s1/s0), kept in
+ * [0.1, 1]) and solves s <- s1 * (target / rho1)^(1/a).  CAL_STEPS such
+ * steps, each one solo run per service and NPU, set rho to the target.  The alone row reports
  * rho and the busy fraction measured at the s used (W over the run's
  * length, which adds the last requests' service after the last arrival),
  * so the rule's accuracy is visible.  Only solo runs enter the rule; no
@@ -28,7 +31,7 @@
 #include "v10/pool.h"
 #include "v10/sim.h"
 
-#define CAL_STEPS 2
+#define CAL_STEPS 4
 
 static const char *const services[V10_LLMS_SERVICES] = {"conv", "code"};
 static const char *const policies[] = {"pmt", "v10-fair", "v10-full"};
@@ -181,6 +184,7 @@ static int calibrate(v10_llm_study *S, double *scale, size_t *runs, v10_err *err
     for (int v = 0; v < V10_LLMS_SERVICES; v++)
         if (trace_span(S, v, &span[v], err))
             return -1;
+    double prev_s[V10_LLMS_SERVICES * NSCALE], prev_rho[V10_LLMS_SERVICES * NSCALE];
     for (size_t i = 0; i < n; i++)
         scale[i] = 1.0;
     for (int step = 0; step <= CAL_STEPS; step++) {
@@ -202,8 +206,15 @@ static int calibrate(v10_llm_study *S, double *scale, size_t *runs, v10_err *err
             if (step == CAL_STEPS)
                 fill_row(&S->rows[i], &b.res[i], (int)(i % V10_LLMS_SERVICES), "", "solo",
                          S->npus[i / V10_LLMS_SERVICES], scale[i], busy(&b.res[i]), rho);
-            else if (rho > 0 && isfinite(rho))
-                scale[i] *= S->opts.target_busy / rho;
+            else if (rho > 0 && isfinite(rho)) {
+                double a = 1.0;
+                if (step > 0 && prev_rho[i] > 0 && scale[i] != prev_s[i])
+                    a = log(rho / prev_rho[i]) / log(scale[i] / prev_s[i]);
+                a = isfinite(a) ? fmin(1.0, fmax(0.1, a)) : 1.0;
+                prev_s[i] = scale[i];
+                prev_rho[i] = rho;
+                scale[i] = fmin(1e6, fmax(1e-6, scale[i] * pow(S->opts.target_busy / rho, 1 / a)));
+            }
         }
         batch_fini(&b);
     }
