@@ -4,14 +4,11 @@
  * V10-Full; writes llm_study.csv, SVG plots and summary.md into a
  * directory (docs/llm.md, "The LLM study").
  */
-#include <errno.h>
 #include <getopt.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "util/file.h"
 #include "v10/llm_study.h"
 
 static void usage(FILE *f)
@@ -104,11 +101,9 @@ int cmd_llm_study(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (cli_out_dir(dir))
+        return V10_EXIT_FAIL;
     v10_err err;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        v10_err_set(&err, "%s: cannot create directory: %s", dir, strerror(errno));
-        return cli_fail(&err);
-    }
     v10_llm_study *s;
     if (v10_llm_study_run(&o, &s, &err))
         return cli_fail(&err);
@@ -118,13 +113,7 @@ int cmd_llm_study(int argc, char **argv)
     v10_llm_study_destroy(s);
     if (bad)
         return cli_fail(&err);
-    int rc = V10_EXIT_OK;
-    for (size_t i = 0; i < out.n_files && rc == V10_EXIT_OK; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, out.files[i].name);
-        if (v10_file_write(path, out.files[i].data, out.files[i].len, 0, &err))
-            rc = cli_fail(&err);
-    }
+    int rc = cli_write_files(dir, out.files, out.n_files);
     if (rc == V10_EXIT_OK)
         printf("v10sim llm-study: %zu simulations on %d thread%s%s; %zu files in %s/ "
                "(see %s/summary.md)\n",

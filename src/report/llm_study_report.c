@@ -65,19 +65,7 @@ static void view_of(const v10_llm_study *s, const char *npu, const char *svc, vi
 static int add_file(v10_llm_study_out *out, const char *name, char *data, size_t len,
                     v10_err *err)
 {
-    if (!data)
-        return v10_err_set(err, "%s: rendering failed", name);
-    v10_artifact *f = realloc(out->files, (out->n_files + 1) * sizeof *f);
-    if (!f) {
-        free(data);
-        return v10_err_set(err, "out of memory");
-    }
-    out->files = f;
-    v10_artifact *a = &f[out->n_files++];
-    snprintf(a->name, sizeof a->name, "%s", name);
-    a->data = data;
-    a->len = len;
-    return 0;
+    return v10_artifact_add(&out->files, &out->n_files, name, data, len, err);
 }
 
 /* ---- llm_study.csv -------------------------------------------------------------------- */
