@@ -3,7 +3,8 @@
 # the CSV has one row per service x partner x policy on v10-isca23 plus each
 # service alone, with its columns; TTFT/TPOT percentiles are ordered; the
 # load rule puts each server's solo offered load near the 50% target; the
-# six SVGs and summary.md are whole; -j 1 and -j 2 give byte-identical
+# six SVGs and summary.md are whole, summary.md's mean ratios over alone are
+# the CSV's; -j 1 and -j 2 give byte-identical
 # files; bad options and a missing trace directory are errors naming them.
 # Usage: llm_study.sh PATH/TO/v10sim   (run from the repository root by ctest)
 set -euo pipefail
@@ -62,6 +63,16 @@ for svc in ("conv", "code"):
 md = open(os.path.join(d, "summary.md")).read()
 assert md.endswith("\n") and "## llm-conv on v10-isca23" in md and "## llm-code on v10-isca23" in md
 assert "V10-Full vs PMT" in md
+# summary.md's figures are the CSV's: each policy's mean TTFT/TPOT p95 over alone
+names = {"pmt": "PMT", "v10-fair": "V10-Fair", "v10-full": "V10-Full"}
+for svc in ("conv", "code"):
+    a = [r for r in alone if r["service"] == svc][0]
+    sec = md.split("## llm-%s on v10-isca23" % svc)[1].split("## ")[0]
+    for pol, name in names.items():
+        pr = [r for r in rows if r["service"] == svc and r["policy"] == pol]
+        m = [sum(float(r[k]) for r in pr) / len(pr) / float(a[k]) for k in ("ttft_p95_ms", "tpot_p95_ms")]
+        want = "* %s: TTFT p95 on average %.2fx alone, TPOT p95 %.2fx alone." % (name, m[0], m[1])
+        assert want in sec, (want, sec)
 PY
 [ "$(ls "$tmp/a" | wc -l)" -eq 8 ] || fail "expected 8 files: $(ls "$tmp/a")"
 
