@@ -32,6 +32,12 @@ typedef struct v10_artifact {
     size_t len;
 } v10_artifact;
 
+/* Appends a file named `name` owning data (malloc'd; freed on failure) to
+ * *files (n files, realloc'd).  NULL data (a failed rendering) is an error
+ * naming the file. */
+int v10_artifact_add(v10_artifact **files, size_t *n, const char *name, char *data, size_t len,
+                     v10_err *err);
+
 /* Headline figures of one workload set: V10-Full over PMT, mean of the
  * paper's 11 pairs (latencies as PMT / V10-Full). */
 typedef struct v10_repro_headline {

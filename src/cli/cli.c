@@ -1,5 +1,6 @@
 /* cli.c — shared helpers of the sub-commands: errors, option values, files. */
 #include "cli/cli.h"
+#include "util/file.h"
 #include "util/num.h"
 
 #include <errno.h>
@@ -21,6 +22,27 @@ int cli_fail(const v10_err *err)
 {
     fprintf(stderr, "v10sim: %s\n", err->msg);
     return V10_EXIT_FAIL;
+}
+
+int cli_out_dir(const char *dir)
+{
+    if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+        return V10_EXIT_OK;
+    v10_err err;
+    v10_err_set(&err, "%s: cannot create directory: %s", dir, strerror(errno));
+    return cli_fail(&err);
+}
+
+int cli_write_files(const char *dir, const v10_artifact *files, size_t n)
+{
+    v10_err err;
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+        if (v10_file_write(path, files[i].data, files[i].len, 0, &err))
+            return cli_fail(&err);
+    }
+    return V10_EXIT_OK;
 }
 
 void cli_note_approx(const v10_model *m)

@@ -10,6 +10,7 @@
 
 #include "v10/err.h"
 #include "v10/model.h"
+#include "v10/repro.h" /* v10_artifact */
 #include "v10/table.h"
 
 #define V10_EXIT_OK 0
@@ -33,6 +34,7 @@ int cmd_collocate(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_llm_study(int argc, char **argv);
 
 /* Called with a command's exit code: if standard output could not be
  * written (a full disk, a closed pipe), says so and returns V10_EXIT_FAIL
@@ -46,6 +48,12 @@ void cli_signals(void);
 
 /* Prints "v10sim: <msg>" to stderr and returns V10_EXIT_FAIL. */
 int cli_fail(const v10_err *err);
+/* Creates the output directory dir (an existing one is fine); else prints
+ * the error and returns V10_EXIT_FAIL. */
+int cli_out_dir(const char *dir);
+/* Writes files[0..n) into dir, each atomically; V10_EXIT_OK, or prints the
+ * first failure and returns V10_EXIT_FAIL. */
+int cli_write_files(const char *dir, const v10_artifact *files, size_t n);
 
 /* The exit code after a report writer (v10/model_report.h) returned rc: 0
  * is V10_EXIT_OK; a failure is printed with cli_fail unless standard output

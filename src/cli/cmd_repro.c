@@ -77,11 +77,9 @@ int cmd_repro(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("repro", "unexpected argument '%s'", argv[optind]);
+    if (cli_out_dir(dir))
+        return V10_EXIT_FAIL;
     v10_err err;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        v10_err_set(&err, "%s: cannot create directory: %s", dir, strerror(errno));
-        return cli_fail(&err);
-    }
     v10_repro *r;
     if (v10_repro_run(&o, &r, &err))
         return cli_fail(&err);
@@ -90,13 +88,7 @@ int cmd_repro(int argc, char **argv)
     v10_repro_destroy(r);
     if (bad)
         return cli_fail(&err);
-    int rc = V10_EXIT_OK;
-    for (size_t i = 0; i < out.n_files && rc == V10_EXIT_OK; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, out.files[i].name);
-        if (v10_file_write(path, out.files[i].data, out.files[i].len, 0, &err))
-            rc = cli_fail(&err);
-    }
+    int rc = cli_write_files(dir, out.files, out.n_files);
     if (rc == V10_EXIT_OK)
         printf("v10sim repro: %zu simulations on %d thread%s in %.1f s%s; %zu files in %s/ "
                "(see %s/summary.md and %s/report.html)\n",

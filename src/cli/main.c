@@ -18,6 +18,8 @@ static const cli_command commands[] = {
     {"repro", "reproduce the V10 paper's experiments: CSVs, plots, report", cmd_repro},
     {"collocate", "clustering-based collocation: predict beneficial pairs", cmd_collocate},
     {"fleet", "place services on NPUs (clustering, greedy, random) and simulate", cmd_fleet},
+    {"llm-study", "an LLM service beside each isca23 service and the other LLM: TTFT/TPOT",
+     cmd_llm_study},
     {"sweep", "run the product of a spec's axes, resumable, on threads or MPI", cmd_sweep},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

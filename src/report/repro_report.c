@@ -13,19 +13,27 @@
 
 /* ---- output files --------------------------------------------------------------------- */
 
-int repro_add_file(v10_repro_out *out, const char *name, char *data, size_t len, v10_err *err)
+int v10_artifact_add(v10_artifact **files, size_t *n, const char *name, char *data, size_t len,
+                     v10_err *err)
 {
-    v10_artifact *f = realloc(out->files, (out->n_files + 1) * sizeof *f);
+    if (!data)
+        return v10_err_set(err, "%s: rendering failed", name);
+    v10_artifact *f = realloc(*files, (*n + 1) * sizeof *f);
     if (!f) {
         free(data);
         return v10_err_set(err, "out of memory");
     }
-    out->files = f;
-    v10_artifact *a = &f[out->n_files++];
+    *files = f;
+    v10_artifact *a = &f[(*n)++];
     snprintf(a->name, sizeof a->name, "%s", name);
     a->data = data;
     a->len = len;
     return 0;
+}
+
+int repro_add_file(v10_repro_out *out, const char *name, char *data, size_t len, v10_err *err)
+{
+    return v10_artifact_add(&out->files, &out->n_files, name, data, len, err);
 }
 
 static int tab_csv(const void *t, FILE *f) { return v10_tab_write(t, V10_FMT_CSV, f); }

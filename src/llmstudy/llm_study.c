@@ -1,0 +1,300 @@
+/*
+ * llm_study.c — the LLM study's computation (docs/llm.md, "The LLM study"):
+ * derives each LLM service's trace rate from its solo busy fraction, then
+ * runs every (service, partner, policy, NPU) point as one batch on the
+ * thread pool and keeps the figures the report needs.
+ *
+ * The load rule.  Alone at trace rate scale s, the server holds an FU for
+ * W(s) cycles to serve the trace's first N requests, which arrive over
+ * D / s seconds (D: their span in the trace).  Its offered load is
+ * rho(s) = W(s) / f / (D / s), f the clock; W depends on s only through
+ * batching (more requests share an iteration at higher rates), so rho is
+ * locally a power of s, rho ~ c * s^a with a <= 1.  Starting at s = 1, the
+ * first step assumes a = 1 (s <- s * target / rho); each later step fits a
+ * to the last two solo runs (a = log(rho1/rho0) / log(s1/s0), kept in
+ * [0.1, 1]) and solves s <- s1 * (target / rho1)^(1/a).  CAL_STEPS such
+ * steps, each one solo run per service and NPU, set rho to the target.  The alone row reports
+ * rho and the busy fraction measured at the s used (W over the run's
+ * length, which adds the last requests' service after the last arrival),
+ * so the rule's accuracy is visible.  Only solo runs enter the rule; no
+ * pair's figures feed back into the load.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repro/study.h"
+#include "v10/llm_study.h"
+#include "v10/llm_trace.h"
+#include "v10/npu.h"
+#include "v10/pool.h"
+#include "v10/sim.h"
+
+#define CAL_STEPS 4
+
+static const char *const services[V10_LLMS_SERVICES] = {"conv", "code"};
+static const char *const policies[] = {"pmt", "v10-fair", "v10-full"};
+#define NPOLS (sizeof policies / sizeof policies[0])
+#define NPARTNERS (NM + 1) /* the isca23 services, then the other LLM service */
+
+/* One batch: configurations with two tenant slots each, and their results. */
+typedef struct batch {
+    v10_run_config *cfg;
+    v10_tenant_spec *spec; /* 2 per configuration */
+    v10_run_result *res;
+    size_t n;
+} batch;
+
+static void batch_fini(batch *b)
+{
+    for (size_t i = 0; b->res && i < b->n; i++)
+        v10_run_result_fini(&b->res[i]);
+    free(b->cfg);
+    free(b->spec);
+    free(b->res);
+    memset(b, 0, sizeof *b);
+}
+
+static int batch_alloc(batch *b, size_t n, v10_err *err)
+{
+    b->cfg = calloc(n, sizeof *b->cfg);
+    b->spec = calloc(2 * n, sizeof *b->spec);
+    b->res = calloc(n, sizeof *b->res);
+    b->n = n;
+    if (!b->cfg || !b->spec || !b->res) {
+        batch_fini(b);
+        return v10_err_set(err, "llm-study: out of memory");
+    }
+    return 0;
+}
+
+static int batch_run(const v10_llm_study_opts *o, batch *b, const char *label, size_t *runs,
+                     v10_err *err)
+{
+    v10_pool_job job = {.cfgs = b->cfg, .results = b->res, .n = b->n,
+                        .threads = o->threads, .progress = o->progress ? label : NULL};
+    *runs += b->n;
+    return v10_pool_run(&job, err);
+}
+
+static void trace_path(const v10_llm_study_opts *o, int svc, char *out, size_t cap)
+{
+    if (o->trace_dir)
+        snprintf(out, cap, "%s/AzureLLMInferenceTrace_%s.csv", o->trace_dir, services[svc]);
+    else
+        snprintf(out, cap, "tests/data/llm/azure_%s_200.csv", services[svc]);
+}
+
+static int llm_spec(const v10_llm_study *S, int svc, double scale, v10_tenant_spec *t,
+                    v10_err *err)
+{
+    char path[V10_SPEC_MAX / 2], s[V10_SPEC_MAX], slo[96] = "";
+    trace_path(&S->opts, svc, path, sizeof path);
+    int k = 0;
+    if (S->opts.slo_ttft_ms > 0)
+        k = snprintf(slo, sizeof slo, ":slo_ttft_ms=%.17g", S->opts.slo_ttft_ms);
+    if (S->opts.slo_tpot_ms > 0)
+        snprintf(slo + k, sizeof slo - (size_t)k, ":slo_tpot_ms=%.17g", S->opts.slo_tpot_ms);
+    snprintf(s, sizeof s, "llm/%s:trace=%s:rate_scale=%.17g%s", S->model, path, scale, slo);
+    return v10_tenant_spec_parse(s, t, err);
+}
+
+static int config(const v10_llm_study *S, batch *b, size_t i, const char *npu, const char *policy,
+                  size_t n_tenants, v10_err *err)
+{
+    v10_run_config *c = &b->cfg[i];
+    v10_run_config_default(c);
+    if (v10_npu_preset(npu, &c->npu, err))
+        return -1;
+    snprintf(c->policy, sizeof c->policy, "%s", policy);
+    c->tenants = &b->spec[2 * i];
+    c->n_tenants = n_tenants;
+    c->requests = S->opts.requests;
+    c->warmup = 0; /* every request of the trace prefix counts */
+    c->seed = S->opts.seed;
+    c->contention = 1;
+    return 0;
+}
+
+/* The busy fraction of tenant 0 over the run. */
+static double busy(const v10_run_result *r)
+{
+    return r->end_cycle ? (double)r->tenants[0].active_cycles / (double)r->end_cycle : NAN;
+}
+
+/* The span of the first `requests` arrivals of service svc's trace, s. */
+static int trace_span(const v10_llm_study *S, int svc, double *span, v10_err *err)
+{
+    char path[V10_SPEC_MAX];
+    trace_path(&S->opts, svc, path, sizeof path);
+    v10_llm_trace t = {0};
+    if (v10_llm_trace_read(path, 1.0, 0.0, &t, err))
+        return -1;
+    size_t n = S->opts.requests < t.n ? (size_t)S->opts.requests : t.n;
+    *span = t.reqs[n - 1].arrival_s - t.reqs[0].arrival_s;
+    v10_llm_trace_fini(&t);
+    if (!(*span > 0))
+        return v10_err_set(err, "%s: the first %zu requests arrive at one instant; the load "
+                                "rule needs a span (use more --requests)", path, n);
+    return 0;
+}
+
+static void fill_row(v10_llm_study_row *w, const v10_run_result *r, int svc, const char *partner,
+                     const char *policy, const char *npu, double scale, double b_alone,
+                     double load)
+{
+    const v10_tenant_result *t = &r->tenants[0];
+    snprintf(w->service, sizeof w->service, "%s", services[svc]);
+    snprintf(w->partner, sizeof w->partner, "%s", partner);
+    snprintf(w->policy, sizeof w->policy, "%s", policy);
+    snprintf(w->npu, sizeof w->npu, "%s", npu);
+    w->rate_scale = scale;
+    w->busy_alone = b_alone;
+    w->load_alone = load;
+    w->llm_requests = t->llm_requests;
+    const v10_llm_dist *d[2] = {&t->ttft_us, &t->tpot_us};
+    double *o[2] = {w->ttft_ms, w->tpot_ms};
+    for (int k = 0; k < 2; k++) {
+        o[k][0] = d[k]->p50 / 1e3;
+        o[k][1] = d[k]->p95 / 1e3;
+        o[k][2] = d[k]->p99 / 1e3;
+    }
+    w->tokens_per_s = t->tokens_per_s;
+    w->slo_ttft = t->slo_ttft < 0 ? NAN : t->slo_ttft;
+    w->slo_tpot = t->slo_tpot < 0 ? NAN : t->slo_tpot;
+    w->partner_rps = w->partner_np = w->partner_tokens_per_s = NAN;
+    if (r->n_tenants > 1) {
+        const v10_tenant_result *z = &r->tenants[1];
+        w->partner_rps = z->throughput_rps;
+        w->partner_np = z->np;
+        if (z->llm)
+            w->partner_tokens_per_s = z->tokens_per_s;
+    }
+    w->util_sa = r->util_sa;
+    w->util_vu = r->util_vu;
+}
+
+/* Rate scales per (service, NPU), from solo runs (the load rule above);
+ * the last solo batch, at the scales used, fills the alone rows. */
+static int calibrate(v10_llm_study *S, double *scale, size_t *runs, v10_err *err)
+{
+    size_t n = V10_LLMS_SERVICES * S->n_npus;
+    double span[V10_LLMS_SERVICES];
+    for (int v = 0; v < V10_LLMS_SERVICES; v++)
+        if (trace_span(S, v, &span[v], err))
+            return -1;
+    double prev_s[V10_LLMS_SERVICES * NSCALE], prev_rho[V10_LLMS_SERVICES * NSCALE];
+    for (size_t i = 0; i < n; i++)
+        scale[i] = 1.0;
+    for (int step = 0; step <= CAL_STEPS; step++) {
+        batch b = {0};
+        if (batch_alloc(&b, n, err))
+            return -1;
+        int bad = 0;
+        for (size_t i = 0; i < n && !bad; i++)
+            bad = llm_spec(S, (int)(i % V10_LLMS_SERVICES), scale[i], &b.spec[2 * i], err) ||
+                  config(S, &b, i, S->npus[i / V10_LLMS_SERVICES], "solo", 1, err);
+        if (bad || batch_run(&S->opts, &b, "llm-study: load", runs, err)) {
+            batch_fini(&b);
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            double f = b.cfg[i].npu.clock_mhz * 1e6;
+            double w = (double)b.res[i].tenants[0].active_cycles / f;
+            double rho = w / (span[i % V10_LLMS_SERVICES] / scale[i]);
+            if (step == CAL_STEPS)
+                fill_row(&S->rows[i], &b.res[i], (int)(i % V10_LLMS_SERVICES), "", "solo",
+                         S->npus[i / V10_LLMS_SERVICES], scale[i], busy(&b.res[i]), rho);
+            else if (rho > 0 && isfinite(rho)) {
+                double a = 1.0;
+                if (step > 0 && prev_rho[i] > 0 && scale[i] != prev_s[i])
+                    a = log(rho / prev_rho[i]) / log(scale[i] / prev_s[i]);
+                a = isfinite(a) ? fmin(1.0, fmax(0.1, a)) : 1.0;
+                prev_s[i] = scale[i];
+                prev_rho[i] = rho;
+                scale[i] = fmin(1e6, fmax(1e-6, scale[i] * pow(S->opts.target_busy / rho, 1 / a)));
+            }
+        }
+        batch_fini(&b);
+    }
+    return 0;
+}
+
+int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err *err)
+{
+    *out = NULL;
+    v10_llm_study *S = calloc(1, sizeof *S);
+    if (!S)
+        return v10_err_set(err, "llm-study: out of memory");
+    S->opts = *o;
+    if (!S->opts.requests)
+        S->opts.requests = o->quick ? 10 : 200;
+    if (!(S->opts.target_busy > 0))
+        S->opts.target_busy = 0.5;
+    snprintf(S->model, sizeof S->model, "%s", o->model ? o->model : "llama3.2-1b");
+    S->opts.model = S->model;
+    S->n_npus = o->scale ? NSCALE : 1;
+    for (size_t k = 0; k < S->n_npus; k++)
+        S->npus[k] = repro_scale_npus[k];
+    size_t n_alone = V10_LLMS_SERVICES * S->n_npus;
+    size_t n_pairs = V10_LLMS_SERVICES * NPARTNERS * NPOLS * S->n_npus;
+    S->rows = calloc(n_alone + n_pairs, sizeof *S->rows);
+    double scale[V10_LLMS_SERVICES * NSCALE];
+    batch b = {0};
+    if (!S->rows) {
+        v10_llm_study_destroy(S);
+        return v10_err_set(err, "llm-study: out of memory");
+    }
+    S->n_rows = n_alone + n_pairs;
+    if (calibrate(S, scale, &S->runs, err) || batch_alloc(&b, n_pairs, err))
+        goto fail;
+    /* Pairs, in row order: NPU, service, partner, policy. */
+    for (size_t i = 0; i < n_pairs; i++) {
+        size_t pol = i % NPOLS, p = i / NPOLS % NPARTNERS;
+        size_t svc = i / (NPOLS * NPARTNERS) % V10_LLMS_SERVICES;
+        size_t k = i / (NPOLS * NPARTNERS * V10_LLMS_SERVICES);
+        v10_tenant_spec *t = &b.spec[2 * i];
+        int bad = llm_spec(S, (int)svc, scale[k * V10_LLMS_SERVICES + svc], &t[0], err);
+        if (!bad && p < NM) {
+            char m[64];
+            snprintf(m, sizeof m, "isca23/%s", repro_models[p]);
+            bad = v10_tenant_spec_parse(m, &t[1], err);
+        } else if (!bad) {
+            size_t other = 1 - svc;
+            bad = llm_spec(S, (int)other, scale[k * V10_LLMS_SERVICES + other], &t[1], err);
+        }
+        if (bad || config(S, &b, i, S->npus[k], policies[pol], 2, err))
+            goto fail;
+    }
+    if (batch_run(&S->opts, &b, "llm-study: pairs", &S->runs, err))
+        goto fail;
+    for (size_t i = 0; i < n_pairs; i++) {
+        size_t pol = i % NPOLS, p = i / NPOLS % NPARTNERS;
+        size_t svc = i / (NPOLS * NPARTNERS) % V10_LLMS_SERVICES;
+        size_t k = i / (NPOLS * NPARTNERS * V10_LLMS_SERVICES);
+        char partner[64];
+        if (p < NM)
+            snprintf(partner, sizeof partner, "%s", repro_models[p]);
+        else
+            snprintf(partner, sizeof partner, "llm-%s", services[1 - svc]);
+        const v10_llm_study_row *alone = &S->rows[k * V10_LLMS_SERVICES + svc];
+        fill_row(&S->rows[n_alone + i], &b.res[i], (int)svc, partner, policies[pol], S->npus[k],
+                 alone->rate_scale, alone->busy_alone, alone->load_alone);
+    }
+    batch_fini(&b);
+    *out = S;
+    return 0;
+fail:
+    batch_fini(&b);
+    v10_llm_study_destroy(S);
+    return -1;
+}
+
+void v10_llm_study_destroy(v10_llm_study *s)
+{
+    if (!s)
+        return;
+    free(s->rows);
+    free(s);
+}
