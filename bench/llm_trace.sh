@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # llm_trace.sh — speed of an LLM server on the full one-hour Azure
-# conversation trace (19,366 requests, read from the shared data directory,
-# not the repository) beside resnet50, under v10-full: wall time and
-# events (issue 13 asks for under 60 s).  Not part of the test run.
-# Usage: bench/llm_trace.sh [TRACE.csv] [MODEL] [POLICY]
+# conversation trace (19,366 requests; AzureLLMInferenceTrace_conv.csv from
+# Microsoft's AzurePublicDataset, not in the repository, see docs/llm.md)
+# beside resnet50, under v10-full: wall time and events (issue 13 asks for
+# under 60 s).  Not part of the test run.
+# Usage: bench/llm_trace.sh TRACE.csv [MODEL] [POLICY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-trace=${1:-../shared/data/llm-traces/AzureLLMInferenceTrace_conv.csv}
-[ -r "$trace" ] || trace=/work/shared/data/llm-traces/AzureLLMInferenceTrace_conv.csv
+trace=${1:?usage: bench/llm_trace.sh TRACE.csv [MODEL] [POLICY] (the full Azure conversation trace, docs/llm.md)}
+[ -r "$trace" ] || { echo "llm_trace.sh: cannot read $trace" >&2; exit 1; }
 model=${2:-llama3.2-1b}
 policy=${3:-v10-full}
 n=$(tail -n +2 "$trace" | grep -c .)
