@@ -134,3 +134,9 @@ int cli_written(int rc, const v10_err *err)
         return V10_EXIT_OK;
     return ferror(stdout) ? V10_EXIT_FAIL : cli_fail(err);
 }
+
+int cli_default_threads(void)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    return ncpu > 0 ? (int)ncpu : 1;
+}

@@ -73,6 +73,9 @@ int cli_bad_option(const char *cmd, int c, char *const *argv);
 /* Parses --format's argument; on error prints and returns -1. */
 int cli_format(const char *cmd, const char *arg, v10_format *out);
 /* Parses an unsigned integer / positive double option argument strictly. */
+/* The default for -j: the number of online CPUs (1 if unknown). */
+int cli_default_threads(void);
+
 int cli_u64(const char *cmd, const char *opt, const char *arg, unsigned long long min,
             unsigned long long max, unsigned long long *out);
 int cli_double(const char *cmd, const char *opt, const char *arg, double min, double max,

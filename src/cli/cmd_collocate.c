@@ -59,8 +59,7 @@ int cmd_collocate(int argc, char **argv)
     v10_run_config_default(&base);
     base.requests = 12;
     base.warmup = 2;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = ncpu > 0 ? (int)ncpu : 1;
+    int threads = cli_default_threads();
     const char *model_arg = NULL;
     v10_err err;
     unsigned long long u;

@@ -52,8 +52,7 @@ int cmd_fleet(int argc, char **argv)
     o.base.requests = 12;
     o.base.warmup = 2;
     v10_colloc_opts_default(&o.colloc);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    o.threads = ncpu > 0 ? (int)ncpu : 1;
+    o.threads = cli_default_threads();
     o.progress = 1;
     const char *path = NULL;
     v10_format fmt = V10_FMT_TABLE;

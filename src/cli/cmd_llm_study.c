@@ -55,8 +55,7 @@ int cmd_llm_study(int argc, char **argv)
 {
     const char *dir = "llm-study-out", *cmd = "llm-study";
     v10_llm_study_opts o = {.seed = 1, .progress = 1, .target_busy = 0.5};
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    o.threads = ncpu > 0 ? (int)ncpu : 1;
+    o.threads = cli_default_threads();
     unsigned long long u;
     optind = 1;
     opterr = 0; /* cli_bad_option says what was wrong, once */

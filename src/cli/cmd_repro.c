@@ -45,8 +45,7 @@ int cmd_repro(int argc, char **argv)
 {
     const char *dir = "repro-out";
     v10_repro_opts o = {.quick = 0, .threads = 0, .seed = 1, .progress = 1};
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    o.threads = ncpu > 0 ? (int)ncpu : 1;
+    o.threads = cli_default_threads();
     unsigned long long u;
     optind = 1;
     opterr = 0; /* cli_bad_option says what was wrong, once */

@@ -53,8 +53,7 @@ double sweep_cli_now(void)
 int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
 {
     memset(a, 0, sizeof *a);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    a->threads = ncpu > 0 ? (int)ncpu : 1;
+    a->threads = cli_default_threads();
     const char *out = NULL;
     unsigned long long u;
     optind = 1;
