@@ -46,6 +46,7 @@ double v10p_score(const v10_engine *e, int ti)
 }
 
 int v10p_eligible(const v10_engine *e, int t, int f) { return eng_eligible(e, t, f); }
+uint64_t v10p_ready_mask(const v10_engine *e, v10_fu_type type) { return e->ready[type]; }
 
 int v10p_core_clear_for(const v10_engine *e, int t)
 {

@@ -77,6 +77,14 @@ void eng_check_state(const v10_engine *e)
                 check_fail(e, msg);
             }
     }
+    int switching = 0;
+    for (int f = 0; f < e->n_fus; f++)
+        switching += e->fus[f].state == V10P_FU_SWITCH || e->fus[f].state == V10P_FU_RESTORE;
+    if (switching != e->n_switching) {
+        snprintf(msg, sizeof msg, "%d FUs switch or restore, the count says %d", switching,
+                 e->n_switching);
+        check_fail(e, msg);
+    }
     for (int f = 0, k = 0; f < e->n_fus; f++)
         if ((e->fus[f].state == V10P_FU_BUSY) != (k < e->n_busy && e->busy[k] == f)) {
             snprintf(msg, sizeof msg, "FU %d: busy list disagrees with its state", f);

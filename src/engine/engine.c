@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/mem.h"
 #include "v10/pool.h"
 
 /* ---- event handlers -------------------------------------------------------------- */
@@ -25,16 +26,15 @@ static void advance(v10_engine *e, uint64_t t)
     uint64_t dt = t - e->now;
     if (!dt)
         return;
-    for (int f = 0; f < e->n_fus; f++) {
-        fu *u = &e->fus[f];
-        if (u->state == V10P_FU_BUSY) {
-            u->exec_cycles += dt;
-            e->tenants[u->tenant].active_cycles += dt;
-            e->hbm_bytes_moved += u->rate * u->bytes_per_work * (double)dt;
-        } else if (u->state != V10P_FU_FREE) {
-            u->switch_cycles += dt; /* switching or restoring */
-        }
+    for (int k = 0; k < e->n_busy; k++) { /* ascending: the sum's order is the FUs' */
+        fu *u = &e->fus[e->busy[k]];
+        u->exec_cycles += dt;
+        e->tenants[u->tenant].active_cycles += dt;
+        e->hbm_bytes_moved += u->rate * u->bytes_per_work * (double)dt;
     }
+    for (int f = 0; e->n_switching && f < e->n_fus; f++)
+        if (e->fus[f].state == V10P_FU_SWITCH || e->fus[f].state == V10P_FU_RESTORE)
+            e->fus[f].switch_cycles += dt;
     if (e->busy_by_type[V10_FU_SA] > 0 && e->busy_by_type[V10_FU_VU] > 0)
         e->overlap_cycles += dt;
     e->now = t;
@@ -163,10 +163,10 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->fus = calloc((size_t)e->max_fus, sizeof *e->fus);
     e->cand = calloc((size_t)nt, sizeof *e->cand);
     e->busy = calloc((size_t)e->max_fus, sizeof *e->busy);
-    e->work_pool = calloc(ops, sizeof *e->work_pool);
-    e->bytes_pool = calloc(ops, sizeof *e->bytes_pool);
-    e->fu_pool = calloc(ops, sizeof *e->fu_pool);
-    e->macs_pool = calloc(ops, sizeof *e->macs_pool);
+    e->work_pool = v10_calloc_big(ops, sizeof *e->work_pool);
+    e->bytes_pool = v10_calloc_big(ops, sizeof *e->bytes_pool);
+    e->fu_pool = v10_calloc_big(ops, sizeof *e->fu_pool);
+    e->macs_pool = v10_calloc_big(ops, sizeof *e->macs_pool);
     e->pstate = calloc(1, state_size ? state_size : 1);
     if (v10_heap_init(&e->heap, slots) || !e->tenants || !e->fus || !e->cand || !e->busy ||
         !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->pstate)

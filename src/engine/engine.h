@@ -150,6 +150,7 @@ struct v10_engine {
      * needs FU type ty (eng_set_state keeps them so; dispatch reads them). */
     uint64_t ready[V10_FU_TYPES];
     int *busy, n_busy;          /* the FUs in FU_BUSY, ascending (fu.c keeps it) */
+    int n_switching;            /* FUs in FU_SWITCH or FU_RESTORE (fu.c keeps it) */
     uint64_t *work_pool, *bytes_pool;  /* per op of every tenant, back to back */
     uint8_t *fu_pool;
     double *macs_pool;
@@ -232,7 +233,7 @@ static inline uint64_t eng_time_to_stop(const v10_engine *e, const fu *u)
     double left = e->tenants[u->tenant].remaining - u->stop_at;
     uint64_t c = 0;
     if (left > 1e-9) {
-        double x = ceil(left / u->rate - 1e-9);
+        double x = ceil((u->rate == 1.0 ? left : left / u->rate) - 1e-9); /* same value */
         c = x < 1 ? 1 : (uint64_t)x;
     }
     if (u->stopping && u->stop_time - e->now < c)

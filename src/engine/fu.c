@@ -15,23 +15,36 @@
  * (reload the weights, replay the saved inputs; V10, ISCA 2023: the 128
  * cycles of preemption overlap the 384 of reinitialization), so the whole
  * switch.  VU: reload the registers, half of a save-and-restore switch. */
-/* FU f enters or leaves FU_BUSY: e->busy stays the ascending list of busy
- * FUs, which rates.c walks instead of every FU. */
-static void busy_add(v10_engine *e, int f)
+/* FU f moves to state st: the one place FU states change, so that e->busy
+ * stays the ascending list of busy FUs (rates.c and the loop's clock walk
+ * it instead of every FU), busy_by_type counts them and n_switching counts
+ * the FUs switching or restoring. */
+static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
 {
-    int i = e->n_busy++;
-    for (; i > 0 && e->busy[i - 1] > f; i--)
-        e->busy[i] = e->busy[i - 1];
-    e->busy[i] = f;
-}
-
-static void busy_remove(v10_engine *e, int f)
-{
-    int i = 0;
-    while (e->busy[i] != f)
-        i++;
-    for (e->n_busy--; i < e->n_busy; i++)
-        e->busy[i] = e->busy[i + 1];
+    fu *u = &e->fus[f];
+    v10p_fstate was = u->state;
+    if (was == st)
+        return;
+    if (was == V10P_FU_BUSY) {
+        int i = 0;
+        while (e->busy[i] != f)
+            i++;
+        for (e->n_busy--; i < e->n_busy; i++)
+            e->busy[i] = e->busy[i + 1];
+        e->busy_by_type[u->type]--;
+    } else if (was != V10P_FU_FREE) {
+        e->n_switching--;
+    }
+    if (st == V10P_FU_BUSY) {
+        int i = e->n_busy++;
+        for (; i > 0 && e->busy[i - 1] > f; i--)
+            e->busy[i] = e->busy[i - 1];
+        e->busy[i] = f;
+        e->busy_by_type[u->type]++;
+    } else if (st != V10P_FU_FREE) {
+        e->n_switching++;
+    }
+    u->state = st;
 }
 
 static uint64_t restore_cycles(const v10_engine *e, const fu *u)
@@ -64,14 +77,12 @@ static void begin_exec(v10_engine *e, fu *u, int ti)
     }
     u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
     u->demand = u->bytes_per_work * u->full_rate;
-    u->state = V10P_FU_BUSY;
-    busy_add(e, (int)(u - e->fus));
+    fu_set_state(e, (int)(u - e->fus), V10P_FU_BUSY);
     u->seg_start = e->now;
     u->rate_time = e->now;
     u->rate = u->full_rate;
     u->seg_rem0 = t->remaining;
     t->saved = 0;
-    e->busy_by_type[u->type]++;
     e->rates_dirty = 1;
 }
 
@@ -92,7 +103,7 @@ static void start_op(v10_engine *e, int f, int ti)
     uint64_t restore = t->saved && !u->covered ? restore_cycles(e, u) : 0;
     u->covered = 0;
     if (restore) {
-        u->state = V10P_FU_RESTORE;
+        fu_set_state(e, f, V10P_FU_RESTORE);
         u->switch_start = e->now;
         u->switch_tenant = ti;
         v10_heap_set(&e->heap, f, e->now + restore);
@@ -161,7 +172,7 @@ void v10p_hold(v10_engine *e, int f, uint64_t cycles)
         u->covered = 1;
         return;
     }
-    u->state = V10P_FU_SWITCH;
+    fu_set_state(e, f, V10P_FU_SWITCH);
     u->switch_start = e->now;
     u->switch_tenant = -1;
     v10_heap_set(&e->heap, f, e->now + cycles);
@@ -183,7 +194,7 @@ static void switch_fu(v10_engine *e, fu *u, int f, int ti, uint64_t cycles)
         u->covered = 1;
         return;
     }
-    u->state = V10P_FU_SWITCH;
+    fu_set_state(e, f, V10P_FU_SWITCH);
     u->switch_start = e->now;
     u->switch_tenant = ti;
     v10_heap_set(&e->heap, f, e->now + cycles);
@@ -208,7 +219,7 @@ void eng_fu_event(v10_engine *e, int f)
     fu *u = &e->fus[f];
     if (u->state == V10P_FU_SWITCH) {
         eng_trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
-        u->state = V10P_FU_FREE;
+        fu_set_state(e, f, V10P_FU_FREE);
         u->covered = 1;
         return;
     }
@@ -221,7 +232,7 @@ void eng_fu_event(v10_engine *e, int f)
             return;
         }
         /* Preempted while restoring: nothing executed, the context stays saved. */
-        u->state = V10P_FU_FREE;
+        fu_set_state(e, f, V10P_FU_FREE);
         u->tenant = -1;
         u->stopping = 0;
         t->fu = -1;
@@ -240,13 +251,11 @@ void eng_fu_event(v10_engine *e, int f)
     t->remaining = rem;
     eng_credit(u, t, u->seg_rem0 - rem);
     eng_trace_push(e, V10_TR_OP, u->seg_start, e->now, f, ti, (uint32_t)t->op);
-    u->state = V10P_FU_FREE;
-    busy_remove(e, f);
+    fu_set_state(e, f, V10P_FU_FREE);
     u->tenant = -1;
     u->stopping = 0;
     u->stop_at = 0;
     t->fu = -1;
-    e->busy_by_type[u->type]--;
     e->rates_dirty = 1;
     if (stop) {
         preempted(e, u, f, ti);

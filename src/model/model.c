@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "util/checked.h"
+#include "util/mem.h"
 #include "util/text.h"
 
 #define BYTES_PER_ELEM 2 /* bf16 */
@@ -41,7 +42,7 @@ int v10_model_reserve(v10_model *m, size_t n, v10_err *err)
     V10_ASSERT(!m->shared);
     if (n <= m->cap_ops)
         return 0;
-    v10_op *ops = n <= SIZE_MAX / sizeof *ops ? realloc(m->ops, n * sizeof *ops) : NULL;
+    v10_op *ops = n <= SIZE_MAX / sizeof *ops ? v10_realloc_big(m->ops, n * sizeof *ops) : NULL;
     if (!ops)
         return v10_err_set(err, "%s: out of memory", m->name);
     m->ops = ops;
@@ -66,7 +67,7 @@ int v10_model_copy(v10_model *dst, const v10_model *src, v10_err *err)
     v10_model_init(dst, src->name, src->batch);
     if (!src->n_ops)
         return 0;
-    dst->ops = malloc(src->n_ops * sizeof *dst->ops);
+    dst->ops = v10_malloc_big(src->n_ops * sizeof *dst->ops);
     if (!dst->ops)
         return v10_err_set(err, "%s: out of memory", src->name);
     memcpy(dst->ops, src->ops, src->n_ops * sizeof *dst->ops);

@@ -58,6 +58,10 @@ double v10p_score(const v10_engine *e, int t);
  * may_run (if any) agrees.  The engine offers an FU only to eligible
  * tenants; a policy asking "who could take f" asks this. */
 int v10p_eligible(const v10_engine *e, int t, int f);
+/* The READY tenants whose next operator needs FU type `type`: bit t set
+ * for tenant t (V10_MAX_TENANTS <= 64).  Every tenant eligible for an FU
+ * of that type is in it; a policy looking for one walks these bits. */
+uint64_t v10p_ready_mask(const v10_engine *e, v10_fu_type type);
 /* 1 if no FU holds an operator of a tenant other than t (whole-core
  * sharing: nobody starts while another tenant's operator drains). */
 int v10p_core_clear_for(const v10_engine *e, int t);

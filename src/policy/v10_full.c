@@ -53,7 +53,8 @@ static int full_pick(v10_engine *e, void *st, int f, const int *cand, int n)
 static int best_waiter(const v10_engine *e, int f, const double *score, const char *matched)
 {
     int best = -1;
-    for (int i = 0; i < v10p_n_tenants(e); i++) {
+    for (uint64_t m = v10p_ready_mask(e, v10p_fu_type(e, f)); m; m &= m - 1) {
+        int i = __builtin_ctzll(m); /* ascending: ties keep the lower index */
         if (matched[i] || !v10p_eligible(e, i, f))
             continue;
         if (best < 0 || score[i] < score[best])
@@ -67,10 +68,8 @@ static void full_timer(v10_engine *e, void *st)
     full_state *s = st;
     double score[V10_MAX_TENANTS];
     char matched[V10_MAX_TENANTS], seen[V10_MAX_FUS];
-    int waiting = 0, nt = v10p_n_tenants(e), nf = v10p_n_fus(e);
-    for (int i = 0; i < nt; i++)
-        waiting += v10p_state(e, i) == V10P_READY;
-    if (!waiting) {
+    int nt = v10p_n_tenants(e), nf = v10p_n_fus(e);
+    if (!(v10p_ready_mask(e, V10_FU_SA) | v10p_ready_mask(e, V10_FU_VU))) {
         s->armed = 0; /* nobody to preempt for: sleep until someone waits */
         return;
     }

@@ -1,0 +1,36 @@
+/*
+ * mem.c — big arrays on transparent huge pages where the kernel offers them
+ * (see mem.h).
+ */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#include "util/mem.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#define HUGE_PAGE ((size_t)2 << 20) /* x86-64 and arm64 (4 KiB base pages) */
+
+/* Asks for huge pages on the whole huge pages inside [p, p + n); blocks
+ * under two huge pages are left alone (at most one would fit). */
+static void *hint(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    if (p && n >= 2 * HUGE_PAGE) {
+        uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+        uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+        if (b > a)
+            (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* a hint: failure is fine */
+    }
+#endif
+    return p;
+}
+
+void *v10_malloc_big(size_t n) { return hint(malloc(n), n); }
+
+void *v10_calloc_big(size_t n, size_t size)
+{
+    return hint(calloc(n, size), n <= SIZE_MAX / (size ? size : 1) ? n * size : 0);
+}
+
+void *v10_realloc_big(void *p, size_t n) { return hint(realloc(p, n), n); }
