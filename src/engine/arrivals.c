@@ -9,9 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "util/checked.h"
 #include "util/rng.h"
-#include "v10/cost.h"
 
 /* ---- arrivals ------------------------------------------------------------------ */
 
@@ -80,31 +78,19 @@ void eng_arrival_event(v10_engine *e, int ti)
     v10_heap_set(&e->heap, eng_slot_tenant(e, ti), e->now + eng_interarrival(t));
 }
 
-/* Sets up tenant i: its per-op work with its share of vector memory, in
- * arrays starting at `off` in the engine's pools, its request log and its
- * arrival stream. */
+/* Sets up tenant i: its per-op arrays (the view v10_engine_alloc took),
+ * its request log and its arrival stream. */
 int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_spec *sp,
-                     size_t off, v10_err *err)
+                     v10_err *err)
 {
     tenant *t = &e->tenants[i];
-    uint64_t share = e->npu->vmem_bytes / (uint64_t)e->n_tenants;
-    uint64_t *work = e->work_pool + off, *bytes = e->bytes_pool + off;
-    uint8_t *fu_of = e->fu_pool + off;
-    double *macs = e->macs_pool + off;
+    const v10_op_view *v = &e->view[i];
     t->model = m;
-    t->work = work;
-    t->bytes = bytes;
-    t->fu_of = fu_of;
-    t->macs = macs;
-    t->req_work = 0;
-    for (size_t k = 0; k < m->n_ops; k++) {
-        fu_of[k] = (uint8_t)m->ops[k].fu;
-        macs[k] = (double)m->ops[k].macs;
-        work[k] = v10_cost_shared_cycles(e->npu, &m->ops[k], share, &bytes[k]);
-        if (v10_add_u64(t->req_work, work[k], &t->req_work))
-            return v10_err_set(err, "tenant %d (%s): request work overflows 64 bits", i,
-                               sp->model);
-    }
+    t->work = v->work;
+    t->bytes = v->bytes;
+    t->fu_of = v->fu;
+    t->macs = v->macs;
+    t->req_work = v->req_work;
     t->priority = sp->priority;
     t->rate_per_cycle = sp->rate_rps / (e->npu->clock_mhz * 1e6);
     t->outstanding = sp->outstanding;

@@ -54,13 +54,10 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     e->hbm_bytes_per_cycle = v10_npu_hbm_bytes_per_cycle(&cfg->npu);
     for (int f = 0; f < e->n_fus; f++)
         e->fus[f].tenant = -1;
-    size_t off = 0;
-    for (int i = 0; i < nt; i++) {
-        if (eng_tenant_setup(e, i, &models[i], &cfg->tenants[i], off, err) ||
+    for (int i = 0; i < nt; i++)
+        if (eng_tenant_setup(e, i, &models[i], &cfg->tenants[i], err) ||
             (cfg->tenants[i].llm && eng_llm_setup(e, i, err)))
             return -1;
-        off += models[i].n_ops;
-    }
     if (policy->init && policy->init(e, e->pstate, err))
         return -1;
     e->stall_cycle = stall_cycle;
@@ -145,7 +142,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     return 0;
 }
 
-/* Allocates everything the run loop will touch; -1 on allocation failure. */
+/* Allocates everything the run loop will touch and each tenant's view of
+ * its model; -1 with err set (out of memory, a request's work overflowing). */
 int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *models,
                      size_t state_size, v10_err *err)
 {
@@ -155,23 +153,44 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->max_fus = (nsa > nt ? nsa : nt) + (nvu > nt ? nvu : nt);
     if (e->max_fus > V10_MAX_FUS || nt > V10_MAX_TENANTS)
         return v10_err_set(err, "at most %d tenants and %d FUs", V10_MAX_TENANTS, V10_MAX_FUS);
+    /* Each tenant's model as run, with its share of the vector memory: from
+     * the memo, or (counted here, computed below) into the pools. */
+    uint64_t share = cfg->npu.vmem_bytes / (uint64_t)nt;
+    e->view = calloc((size_t)nt, sizeof *e->view);
+    if (!e->view)
+        return v10_err_set(err, "out of memory");
+    int memo[V10_MAX_TENANTS];
     size_t ops = 0;
-    for (int i = 0; i < nt; i++)
-        ops += models[i].n_ops;
+    for (int i = 0; i < nt; i++) {
+        memo[i] = v10_op_view_shared(&models[i], &cfg->npu, share, &e->view[i], err);
+        if (memo[i] < 0)
+            return v10_err_prefix(err, "tenant %d", i);
+        ops += memo[i] ? 0 : models[i].n_ops;
+    }
     int slots = e->max_fus + nt + 1;
     e->tenants = calloc((size_t)nt, sizeof *e->tenants);
     e->fus = calloc((size_t)e->max_fus, sizeof *e->fus);
     e->cand = calloc((size_t)nt, sizeof *e->cand);
     e->busy = calloc((size_t)e->max_fus, sizeof *e->busy);
-    e->work_pool = v10_calloc_big(ops, sizeof *e->work_pool);
-    e->bytes_pool = v10_calloc_big(ops, sizeof *e->bytes_pool);
-    e->fu_pool = v10_calloc_big(ops, sizeof *e->fu_pool);
-    e->macs_pool = v10_calloc_big(ops, sizeof *e->macs_pool);
+    e->work_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->work_pool);
+    e->bytes_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->bytes_pool);
+    e->fu_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->fu_pool);
+    e->macs_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->macs_pool);
     e->pstate = calloc(1, state_size ? state_size : 1);
     if (v10_heap_init(&e->heap, slots) || !e->tenants || !e->fus || !e->cand || !e->busy ||
         !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->pstate)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
                            (unsigned long long)cfg->requests);
+    size_t off = 0;
+    for (int i = 0; i < nt; i++) {
+        if (memo[i])
+            continue;
+        v10_op_view_bufs b = {e->work_pool + off, e->bytes_pool + off, e->fu_pool + off,
+                              e->macs_pool + off};
+        if (v10_op_view_fill(&models[i], &cfg->npu, share, &b, &e->view[i], err))
+            return v10_err_prefix(err, "tenant %d", i);
+        off += models[i].n_ops;
+    }
     int f = 0;
     for (int k = 0; k < nsa; k++)
         e->fus[f++] = (fu){.type = V10_FU_SA, .owner = -1, .speed = 1.0, .tenant = -1};
@@ -194,6 +213,7 @@ void v10_engine_free(v10_engine *e)
     free(e->fus);
     free(e->cand);
     free(e->busy);
+    free(e->view);
     free(e->work_pool);
     free(e->bytes_pool);
     free(e->fu_pool);

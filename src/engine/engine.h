@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "model/view.h"
 #include "policy/policy_api.h"
 #include "util/heap.h"
 #include "util/hist.h"
@@ -151,7 +152,9 @@ struct v10_engine {
     uint64_t ready[V10_FU_TYPES];
     int *busy, n_busy;          /* the FUs in FU_BUSY, ascending (fu.c keeps it) */
     int n_switching;            /* FUs in FU_SWITCH or FU_RESTORE (fu.c keeps it) */
-    uint64_t *work_pool, *bytes_pool;  /* per op of every tenant, back to back */
+    v10_op_view *view;          /* per tenant: its model as run (model/view.h), from
+                                   the memo or computed into the pools */
+    uint64_t *work_pool, *bytes_pool;  /* per op of the tenants not memoized, back to back */
     uint8_t *fu_pool;
     double *macs_pool;
     int rates_dirty;
@@ -274,10 +277,10 @@ void eng_fu_event(v10_engine *e, int f);
 void eng_issue(v10_engine *e, int ti);
 void eng_arrival_event(v10_engine *e, int ti);
 uint64_t eng_interarrival(tenant *t);
-/* Sets up tenant i's per-op arrays at `off` in the pools, its request log
- * and its arrival stream (arrivals.c). */
+/* Sets up tenant i from its model's view (e->view[i]), its request log and
+ * its arrival stream (arrivals.c). */
 int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_spec *sp,
-                     size_t off, v10_err *err);
+                     v10_err *err);
 /* Records a completed request's latency if the window is open (arrivals.c). */
 void eng_log_latency(v10_engine *e, tenant *t, int ti, uint64_t cycles);
 /* Cumulative counters now, for the window's edges (record.c). */

@@ -1,0 +1,155 @@
+/*
+ * test_view.c — the engine's view of a model (src/model/view.h): the memo
+ * of views of the cache's shared models serves the same values as computing
+ * them, one entry per (model, NPU cost, share), only for shared models; and
+ * a run gives the same result whether its models come from the memo or
+ * not.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/view.h"
+#include "v10/model.h"
+#include "v10/sim.h"
+
+static void load(const char *spec, const v10_npu *npu, v10_model *m)
+{
+    v10_err err = {0};
+    if (v10_model_load(spec, npu, m, &err))
+        fail_msg("%s: %s", spec, err.msg);
+}
+
+/* The view computed into private buffers. */
+static void fill(const v10_model *m, const v10_npu *npu, uint64_t share, v10_op_view *v,
+                 v10_op_view_bufs *b)
+{
+    size_t n = m->n_ops;
+    *b = (v10_op_view_bufs){calloc(n, 8), calloc(n, 8), calloc(n, 1), calloc(n, 8)};
+    v10_err err = {0};
+    assert_int_equal(v10_op_view_fill(m, npu, share, b, v, &err), 0);
+}
+
+static void free_bufs(v10_op_view_bufs *b)
+{
+    free(b->work);
+    free(b->bytes);
+    free(b->fu);
+    free(b->macs);
+}
+
+static void assert_same_view(const v10_op_view *a, const v10_op_view *b, size_t n)
+{
+    assert_int_equal(a->req_work, b->req_work);
+    assert_memory_equal(a->work, b->work, n * sizeof *a->work);
+    assert_memory_equal(a->bytes, b->bytes, n * sizeof *a->bytes);
+    assert_memory_equal(a->fu, b->fu, n);
+    assert_memory_equal(a->macs, b->macs, n * sizeof *a->macs);
+}
+
+static void memo_serves_the_computed_values(void **state)
+{
+    (void)state;
+    v10_npu npu;
+    v10_err err = {0};
+    assert_int_equal(v10_npu_preset("v10-isca23", &npu, &err), 0);
+    v10_model m;
+    load("isca23/shapemask", &npu, &m);
+    assert_true(m.shared);
+    uint64_t half = npu.vmem_bytes / 2, sixteenth = 64 << 10; /* 64 KiB: operands spill */
+    v10_op_view a, again, small, want;
+    v10_op_view_bufs b;
+    assert_int_equal(v10_op_view_shared(&m, &npu, half, &a, &err), 1);
+    assert_int_equal(v10_op_view_shared(&m, &npu, half, &again, &err), 1);
+    assert_ptr_equal(a.work, again.work); /* one entry, served twice */
+    fill(&m, &npu, half, &want, &b);
+    assert_same_view(&a, &want, m.n_ops);
+    free_bufs(&b);
+    /* Another share is another entry, with its own values. */
+    assert_int_equal(v10_op_view_shared(&m, &npu, sixteenth, &small, &err), 1);
+    assert_ptr_not_equal(small.work, a.work);
+    fill(&m, &npu, sixteenth, &want, &b);
+    assert_same_view(&small, &want, m.n_ops);
+    uint64_t bytes_half = 0, bytes_small = 0;
+    for (size_t k = 0; k < m.n_ops; k++) {
+        bytes_half += a.bytes[k];
+        bytes_small += small.bytes[k];
+    }
+    assert_true(bytes_small > bytes_half); /* less vector memory: operands re-read */
+    free_bufs(&b);
+    v10_model_fini(&m);
+}
+
+static void only_shared_models_are_memoized(void **state)
+{
+    (void)state;
+    v10_npu npu;
+    v10_err err = {0};
+    assert_int_equal(v10_npu_preset("v10-isca23", &npu, &err), 0);
+    v10_model zoo, shared, own;
+    load("resnet50", &npu, &zoo);
+    load("isca23/mnist", &npu, &shared);
+    assert_int_equal(v10_model_copy(&own, &shared, &err), 0);
+    v10_op_view v;
+    assert_int_equal(v10_op_view_shared(&zoo, &npu, npu.vmem_bytes, &v, &err), 0);
+    assert_int_equal(v10_op_view_shared(&own, &npu, npu.vmem_bytes, &v, &err), 0);
+    v10_model_fini(&zoo);
+    v10_model_fini(&shared);
+    v10_model_fini(&own);
+}
+
+/* The same pair run from the memo (models loaded by v10_run: the cache's)
+ * and from private copies of the same models gives the same figures. */
+static void runs_do_not_depend_on_the_memo(void **state)
+{
+    (void)state;
+    const char *specs[2] = {"isca23/bert", "isca23/dlrm"};
+    v10_run_config cfg;
+    v10_run_config_default(&cfg);
+    v10_err err = {0};
+    v10_tenant_spec ts[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(v10_tenant_spec_parse(specs[i], &ts[i], &err), 0);
+    cfg.tenants = ts;
+    cfg.n_tenants = 2;
+    cfg.requests = 4;
+    cfg.warmup = 1;
+    v10_run_result memo, own;
+    if (v10_run(&cfg, &memo, &err))
+        fail_msg("%s", err.msg);
+    v10_model shared[2], copy[2];
+    for (int i = 0; i < 2; i++) {
+        load(specs[i], &cfg.npu, &shared[i]);
+        assert_int_equal(v10_model_copy(&copy[i], &shared[i], &err), 0);
+        assert_false(copy[i].shared);
+    }
+    cfg.models = copy;
+    if (v10_run(&cfg, &own, &err))
+        fail_msg("%s", err.msg);
+    assert_true(memo.stp == own.stp);
+    assert_true(memo.antt == own.antt);
+    assert_int_equal(memo.window_end, own.window_end);
+    assert_int_equal(memo.events, own.events);
+    for (int i = 0; i < 2; i++) {
+        assert_true(memo.tenants[i].lat_p95_us == own.tenants[i].lat_p95_us);
+        v10_model_fini(&shared[i]);
+        v10_model_fini(&copy[i]);
+    }
+    v10_run_result_fini(&memo);
+    v10_run_result_fini(&own);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(memo_serves_the_computed_values),
+        cmocka_unit_test(only_shared_models_are_memoized),
+        cmocka_unit_test(runs_do_not_depend_on_the_memo),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
