@@ -145,11 +145,17 @@ typedef struct v10_tenant_result {
     int llm;
     v10_llm_dist ttft_us, tpot_us, e2e_us, queue_us;
     double tokens_per_s;           /* output tokens of the window's requests / window */
+    double tokens_per_s_active;    /* the same tokens / their own span: the first's
+                                      arrival to the last finish (docs/llm.md "Metrics") */
     uint64_t llm_tokens;           /* those tokens */
     uint64_t llm_requests;         /* requests finished in the window */
     double slo_ttft, slo_tpot;     /* fraction within the SLO; -1: none */
     uint64_t kv_peak_tokens, kv_capacity_tokens;
     uint64_t prefills, decodes;    /* iterations, whole run */
+    /* Per-request samples of those requests, µs, in arrival order (owned
+     * by the result; v10_run_result_fini frees them): ttft_us.n TTFTs and
+     * tpot_us.n TPOTs (requests with more than one output token). */
+    double *ttft_samples_us, *tpot_samples_us;
 } v10_tenant_result;
 
 typedef struct v10_fu_result {

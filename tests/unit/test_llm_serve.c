@@ -103,6 +103,41 @@ static void test_lone_closed_form(void **state)
     remove(path);
 }
 
+/* Nearest-rank percentile p of the sorted v[0..n). */
+static double rank(const double *v, size_t n, double p)
+{
+    size_t k = (size_t)ceil(p * (double)n);
+    return v[(k ? k : 1) - 1];
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A server's per-request samples are the ones its TTFT/TPOT figures are
+ * over: as many, the same mean and percentiles once sorted. */
+static void check_samples(const v10_tenant_result *x)
+{
+    const v10_llm_dist *d[2] = {&x->ttft_us, &x->tpot_us};
+    const double *v[2] = {x->ttft_samples_us, x->tpot_samples_us};
+    for (int k = 0; k < 2; k++) {
+        size_t n = d[k]->n;
+        assert_true(n > 0 && v[k] != NULL);
+        double *s = malloc(n * sizeof *s), sum = 0;
+        assert_non_null(s);
+        memcpy(s, v[k], n * sizeof *s);
+        qsort(s, n, sizeof *s, cmp_double);
+        for (size_t i = 0; i < n; i++)
+            sum += s[i];
+        assert_near(sum / (double)n, d[k]->avg, 1e-9 * d[k]->avg);
+        assert_true(rank(s, n, 0.50) == d[k]->p50 && rank(s, n, 0.95) == d[k]->p95 &&
+                    rank(s, n, 0.99) == d[k]->p99);
+        free(s);
+    }
+}
+
 /* Sum of GeneratedTokens of the trace's first n rows. */
 static uint64_t trace_tokens(size_t n)
 {
@@ -149,6 +184,10 @@ static void test_beside_zoo_model(void **state)
         assert_true(x->slo_ttft >= 0 && x->slo_ttft <= 1 && x->slo_tpot >= 0);
         assert_true(x->kv_peak_tokens <= x->kv_capacity_tokens);
         assert_true(isnan(x->np) && r.stp == r.tenants[1].np); /* STP leaves the server out */
+        check_samples(x);
+        assert_null(r.tenants[1].ttft_samples_us);
+        /* tokens/s over the requests' own span is at least over the window */
+        assert_true(x->tokens_per_s_active >= x->tokens_per_s * (1 - 1e-12));
         v10_run_result_fini(&r);
     }
 }
