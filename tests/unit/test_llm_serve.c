@@ -244,6 +244,9 @@ static void test_bad_specs(void **state)
     expect_spec_error("resnet50:trace=" TRACE, "trace");
     expect_spec_error("llm/gpt2-xl:prefill=10:trace=" TRACE, "prefill");
     expect_spec_error("llm/gpt2-xl:trace=" TRACE ":outstanding=2", "outstanding");
+    expect_spec_error("llm/gpt2-xl:trace=" TRACE ":requests=0", "requests");
+    expect_spec_error("llm/gpt2-xl:trace=" TRACE ":requests=1.5", "requests");
+    expect_spec_error("resnet50:requests=3", "requests");
 }
 
 static void expect_run_error(v10_run_config *c, const char *a, const char *b)
@@ -280,12 +283,37 @@ static void test_run_errors(void **state)
     expect_run_error(&c, "max_context", "request");
 }
 
+/* requests=K: the server serves its trace's first K requests whatever
+ * --requests says; more than the trace holds is an error naming the key. */
+static void test_own_requests(void **state)
+{
+    (void)state;
+    v10_tenant_spec t[2];
+    spec("llm/llama3.2-1b:trace=" TRACE ":rate_scale=0.5:requests=12", &t[0]);
+    spec("resnet50", &t[1]);
+    v10_run_config c;
+    v10_run_config_default(&c);
+    c.tenants = t;
+    c.n_tenants = 2;
+    c.requests = 4;
+    c.warmup = 0;
+    c.check = 1;
+    v10_run_result r;
+    run(&c, &r);
+    assert_int_equal(r.tenants[0].completed, 12);
+    assert_int_equal(r.tenants[0].llm_tokens, trace_tokens(12));
+    assert_true(r.tenants[1].completed >= 4);
+    v10_run_result_fini(&r);
+    spec("llm/llama3.2-1b:trace=" TRACE ":requests=201", &t[0]);
+    expect_run_error(&c, "requests=", "201");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lone_closed_form), cmocka_unit_test(test_beside_zoo_model),
         cmocka_unit_test(test_poisson_lengths),  cmocka_unit_test(test_bad_specs),
-        cmocka_unit_test(test_run_errors),
+        cmocka_unit_test(test_run_errors),       cmocka_unit_test(test_own_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
