@@ -54,8 +54,9 @@ typedef struct v10_llm_study_row {
     double slo_ttft, slo_tpot; /* fraction within; NAN: no SLO */
     double partner_rps, partner_np, partner_tokens_per_s; /* NAN where not applicable */
     uint64_t partner_requests; /* an LLM partner's requests (the overlap rule); 0 otherwise */
-    double overlap;          /* an LLM partner: the fraction of this service's arrival
-                                span its arrivals cover; NAN otherwise */
+    double alone_ttft_p95_ms, alone_tpot_p95_ms; /* the service alone over the same
+                                requests: the alone row's, or beside an LLM partner a
+                                solo run of its llm_requests (the overlap rule) */
     double util_sa, util_vu;
     double *ttft_us, *tpot_us;
     size_t n_ttft, n_tpot;

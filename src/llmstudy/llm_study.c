@@ -162,24 +162,21 @@ static int traces_read(const v10_llm_study *S, traces *T, v10_err *err)
 }
 
 /*
- * The overlap rule for an LLM partner (docs/llm.md): service svc's N
- * requests arrive over [0, T], T = span[svc] / s_svc.  The partner (the
- * other service, at its own scale s_o) takes the fewest first requests of
- * its trace whose arrivals reach T (the first arrival at or after T is the
- * last one), so both servers' arrivals cover the same interval, as a
- * closed-loop partner's requests do; at most its whole trace.  *overlap is
- * the fraction of [0, T] the partner's arrivals then cover (1 unless the
- * trace is too short).  Trace timing and solo-derived scales only.
+ * The overlap rule for the LLM pairs (docs/llm.md): alone, service v's N
+ * requests arrive over span[v] / s_v (its own rate scale s_v).  Beside the
+ * other LLM service, both serve only what arrives in the shorter of the two
+ * spans, T: each takes the fewest first requests of its trace whose
+ * arrivals reach T (at most N), so both servers' arrivals cover the same
+ * interval at the rates their load rule set.  Trace timing and solo-derived
+ * scales only; the service with the longer span serves fewer than N, and
+ * its reference alone is a solo run of the same requests.
  */
-static uint64_t partner_requests(const traces *T, int svc, double s_svc, double s_o,
-                                 double *overlap)
+static uint64_t common_requests(const traces *T, int v, double s_v, double end)
 {
-    const v10_llm_trace *o = &T->t[1 - svc];
-    double end = T->span[svc] / s_svc;
+    const v10_llm_trace *t = &T->t[v];
     size_t k = 1;
-    while (k < o->n && o->reqs[k - 1].arrival_s / s_o < end)
+    while (k < t->n && t->reqs[k - 1].arrival_s / s_v < end)
         k++;
-    *overlap = fmin(1.0, o->reqs[k - 1].arrival_s / s_o / end);
     return k;
 }
 
@@ -219,7 +216,8 @@ static void fill_row(v10_llm_study_row *w, v10_run_result *r, int svc, const cha
     }
     w->tokens_per_s = t->tokens_per_s;
     w->tokens_per_s_active = t->tokens_per_s_active;
-    w->overlap = NAN;
+    w->alone_ttft_p95_ms = w->ttft_ms[1];
+    w->alone_tpot_p95_ms = w->tpot_ms[1];
     w->slo_ttft = t->slo_ttft < 0 ? NAN : t->slo_ttft;
     w->slo_tpot = t->slo_tpot < 0 ? NAN : t->slo_tpot;
     w->partner_rps = w->partner_np = w->partner_tokens_per_s = NAN;
@@ -280,6 +278,48 @@ static int calibrate(v10_llm_study *S, const traces *T, double *scale, size_t *r
     return 0;
 }
 
+/* The LLM pairs' request counts per (NPU, service) (the overlap rule) and
+ * each service's TTFT/TPOT p95 alone over those requests: the alone row's
+ * if it is all N, else one more solo run. */
+static int references(v10_llm_study *S, const traces *T, const double *scale, uint64_t *common,
+                      double (*ref)[2], v10_err *err)
+{
+    size_t n = V10_LLMS_SERVICES * S->n_npus, m = 0, idx[V10_LLMS_SERVICES * NSCALE];
+    for (size_t k = 0; k < S->n_npus; k++) {
+        size_t j = k * V10_LLMS_SERVICES;
+        double end = fmin(T->span[0] / scale[j], T->span[1] / scale[j + 1]);
+        for (int v = 0; v < V10_LLMS_SERVICES; v++)
+            common[j + (size_t)v] = common_requests(T, v, scale[j + (size_t)v], end);
+    }
+    for (size_t i = 0; i < n; i++) {
+        ref[i][0] = S->rows[i].ttft_ms[1];
+        ref[i][1] = S->rows[i].tpot_ms[1];
+        if (common[i] < S->opts.requests)
+            idx[m++] = i;
+    }
+    if (!m)
+        return 0;
+    batch b = {0};
+    if (batch_alloc(&b, m, err))
+        return -1;
+    int bad = 0;
+    for (size_t q = 0; q < m && !bad; q++) {
+        size_t i = idx[q];
+        bad = llm_spec(S, (int)(i % V10_LLMS_SERVICES), scale[i], common[i], &b.spec[2 * q], err) ||
+              config(S, &b, q, S->npus[i / V10_LLMS_SERVICES], "solo", 1, err);
+    }
+    if (bad || batch_run(&S->opts, &b, "llm-study: references", &S->runs, err)) {
+        batch_fini(&b);
+        return -1;
+    }
+    for (size_t q = 0; q < m; q++) {
+        ref[idx[q]][0] = b.res[q].tenants[0].ttft_us.p95 / 1e3;
+        ref[idx[q]][1] = b.res[q].tenants[0].tpot_us.p95 / 1e3;
+    }
+    batch_fini(&b);
+    return 0;
+}
+
 int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err *err)
 {
     *out = NULL;
@@ -300,7 +340,8 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
     size_t n_pairs = V10_LLMS_SERVICES * NPARTNERS * NPOLS * S->n_npus;
     S->rows = calloc(n_alone + n_pairs, sizeof *S->rows);
     double scale[V10_LLMS_SERVICES * NSCALE];
-    double overlap[V10_LLMS_SERVICES * NSCALE];
+    uint64_t common[V10_LLMS_SERVICES * NSCALE]; /* requests in the LLM pairs */
+    double ref[V10_LLMS_SERVICES * NSCALE][2];   /* alone over them: TTFT, TPOT p95 ms */
     batch b = {0};
     traces T;
     if (!S->rows) {
@@ -312,7 +353,8 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
         v10_llm_study_destroy(S);
         return -1;
     }
-    if (calibrate(S, &T, scale, &S->runs, err) || batch_alloc(&b, n_pairs, err))
+    if (calibrate(S, &T, scale, &S->runs, err) ||
+        references(S, &T, scale, common, ref, err) || batch_alloc(&b, n_pairs, err))
         goto fail;
     /* Pairs, in row order: NPU, service, partner, policy. */
     for (size_t i = 0; i < n_pairs; i++) {
@@ -320,17 +362,14 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
         size_t svc = i / (NPOLS * NPARTNERS) % V10_LLMS_SERVICES;
         size_t k = i / (NPOLS * NPARTNERS * V10_LLMS_SERVICES);
         v10_tenant_spec *t = &b.spec[2 * i];
-        double s_svc = scale[k * V10_LLMS_SERVICES + svc];
-        int bad = llm_spec(S, (int)svc, s_svc, 0, &t[0], err);
+        size_t j = k * V10_LLMS_SERVICES + svc, jo = k * V10_LLMS_SERVICES + 1 - svc;
+        int bad = llm_spec(S, (int)svc, scale[j], p < NM ? 0 : common[j], &t[0], err);
         if (!bad && p < NM) {
             char m[64];
             snprintf(m, sizeof m, "isca23/%s", repro_models[p]);
             bad = v10_tenant_spec_parse(m, &t[1], err);
         } else if (!bad) {
-            double s_o = scale[k * V10_LLMS_SERVICES + 1 - svc];
-            uint64_t req = partner_requests(&T, (int)svc, s_svc, s_o,
-                                            &overlap[k * V10_LLMS_SERVICES + svc]);
-            bad = llm_spec(S, (int)(1 - svc), s_o, req, &t[1], err);
+            bad = llm_spec(S, (int)(1 - svc), scale[jo], common[jo], &t[1], err);
         }
         if (bad || config(S, &b, i, S->npus[k], policies[pol], 2, err))
             goto fail;
@@ -349,8 +388,10 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
         const v10_llm_study_row *alone = &S->rows[k * V10_LLMS_SERVICES + svc];
         fill_row(&S->rows[n_alone + i], &b.res[i], (int)svc, partner, policies[pol], S->npus[k],
                  alone->rate_scale, alone->busy_alone, alone->load_alone);
-        if (p == NM)
-            S->rows[n_alone + i].overlap = overlap[k * V10_LLMS_SERVICES + svc];
+        if (p == NM) {
+            S->rows[n_alone + i].alone_ttft_p95_ms = ref[k * V10_LLMS_SERVICES + svc][0];
+            S->rows[n_alone + i].alone_tpot_p95_ms = ref[k * V10_LLMS_SERVICES + svc][1];
+        }
     }
     batch_fini(&b);
     traces_fini(&T);

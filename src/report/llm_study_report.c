@@ -85,7 +85,8 @@ static const v10_col_spec cols[] = {
     {"slo_ttft", V10_COL_REAL, 4},    {"slo_tpot", V10_COL_REAL, 4},
     {"partner_rps", V10_COL_REAL, 4}, {"partner_np", V10_COL_REAL, 4},
     {"partner_tokens_per_s", V10_COL_REAL, 2}, {"partner_requests", V10_COL_INT, 0},
-    {"overlap", V10_COL_REAL, 4},     {"util_sa", V10_COL_REAL, 4},
+    {"alone_ttft_p95_ms", V10_COL_REAL, 3}, {"alone_tpot_p95_ms", V10_COL_REAL, 3},
+    {"util_sa", V10_COL_REAL, 4},
     {"util_vu", V10_COL_REAL, 4},
 };
 
@@ -118,7 +119,8 @@ static int render_csv(const v10_llm_study *s, v10_llm_study_out *out, v10_err *e
         v10_tab_real(t, r->partner_np);
         v10_tab_real(t, r->partner_tokens_per_s);
         v10_tab_int(t, (int64_t)r->partner_requests);
-        v10_tab_real(t, r->overlap);
+        v10_tab_real(t, r->alone_ttft_p95_ms);
+        v10_tab_real(t, r->alone_tpot_p95_ms);
         v10_tab_real(t, r->util_sa);
         v10_tab_real(t, r->util_vu);
     }
@@ -399,13 +401,16 @@ static void compare(FILE *f, const view *v, int fig, int k, const char *what)
     fprintf(f, "; mean ratio %.3f.\n", sum / (double)n);
 }
 
-/* Mean over partners of policy k's figure over the alone figure. */
+/* Mean over partners of policy k's TTFT or TPOT p95 over the service's
+ * alone over the same requests (the row's alone_* figures). */
 static double vs_alone(const view *v, int fig, int k)
 {
-    double a = figure(v->alone, fig), sum = 0;
+    double sum = 0;
     size_t n = 0;
     for (size_t p = 0; p < v->n_partners; p++) {
-        double b = figure(v->pair[p][k], fig);
+        const v10_llm_study_row *r = v->pair[p][k];
+        double a = fig == F_TTFT ? r->alone_ttft_p95_ms : r->alone_tpot_p95_ms;
+        double b = figure(r, fig);
         if (a > 0 && isfinite(b)) {
             sum += b / a;
             n++;
@@ -468,10 +473,14 @@ static void summary_view(FILE *f, const view *v, const char *svc, const char *np
                 tokens_vs_alone(v, k, 1), tokens_vs_alone(v, k, 0));
     for (size_t p = 0; p < v->n_partners; p++)
         if (llm_partner(v->partner[p]))
-            fprintf(f, "* Beside %s: the partner served its first %llu requests, whose arrivals "
-                       "cover %.0f%% of this service's (the overlap rule).\n",
-                    v->partner[p], (unsigned long long)v->pair[p][0]->partner_requests,
-                    100 * v->pair[p][0]->overlap);
+            fprintf(f, "* Beside %s (the overlap rule: both serve the requests arriving in "
+                       "the shorter of their spans): this service %llu requests, the partner "
+                       "%llu; alone over the same %llu requests, TTFT p95 %.2f ms and TPOT p95 "
+                       "%.3f ms (the ratios above use these).\n",
+                    v->partner[p], (unsigned long long)v->pair[p][0]->llm_requests,
+                    (unsigned long long)v->pair[p][0]->partner_requests,
+                    (unsigned long long)v->pair[p][0]->llm_requests,
+                    v->pair[p][0]->alone_ttft_p95_ms, v->pair[p][0]->alone_tpot_p95_ms);
     fprintf(f, "\n");
 }
 
