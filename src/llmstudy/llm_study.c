@@ -388,10 +388,11 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
         const v10_llm_study_row *alone = &S->rows[k * V10_LLMS_SERVICES + svc];
         fill_row(&S->rows[n_alone + i], &b.res[i], (int)svc, partner, policies[pol], S->npus[k],
                  alone->rate_scale, alone->busy_alone, alone->load_alone);
-        if (p == NM) {
-            S->rows[n_alone + i].alone_ttft_p95_ms = ref[k * V10_LLMS_SERVICES + svc][0];
-            S->rows[n_alone + i].alone_tpot_p95_ms = ref[k * V10_LLMS_SERVICES + svc][1];
-        }
+        /* the reference alone: over the same requests (the overlap rule's) */
+        const double *rf = p < NM ? (const double[2]){alone->ttft_ms[1], alone->tpot_ms[1]}
+                                  : ref[k * V10_LLMS_SERVICES + svc];
+        S->rows[n_alone + i].alone_ttft_p95_ms = rf[0];
+        S->rows[n_alone + i].alone_tpot_p95_ms = rf[1];
     }
     batch_fini(&b);
     traces_fini(&T);
