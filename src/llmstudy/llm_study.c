@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "repro/study.h"
+#include "util/num.h"
 #include "v10/llm_study.h"
 #include "v10/llm_trace.h"
 #include "v10/npu.h"
@@ -180,12 +181,6 @@ static uint64_t common_requests(const traces *T, int v, double s_v, double end)
     return k;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The row of tenant 0 of run r; takes its per-request samples (sorted). */
 static void fill_row(v10_llm_study_row *w, v10_run_result *r, int svc, const char *partner,
                      const char *policy, const char *npu, double scale, double b_alone,
@@ -197,8 +192,8 @@ static void fill_row(v10_llm_study_row *w, v10_run_result *r, int svc, const cha
     w->n_ttft = t->ttft_us.n;
     w->n_tpot = t->tpot_us.n;
     t->ttft_samples_us = t->tpot_samples_us = NULL;
-    qsort(w->ttft_us, w->n_ttft, sizeof *w->ttft_us, cmp_double);
-    qsort(w->tpot_us, w->n_tpot, sizeof *w->tpot_us, cmp_double);
+    v10_sort_doubles(w->ttft_us, w->n_ttft);
+    v10_sort_doubles(w->tpot_us, w->n_tpot);
     snprintf(w->service, sizeof w->service, "%s", services[svc]);
     snprintf(w->partner, sizeof w->partner, "%s", partner);
     snprintf(w->policy, sizeof w->policy, "%s", policy);

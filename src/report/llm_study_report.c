@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report/doc.h"
+#include "util/num.h"
 #include "v10/llm_study.h"
 #include "v10/svg.h"
 #include "v10/table.h"
@@ -221,12 +222,6 @@ static const double *samples(const v10_llm_study_row *r, int m, size_t *n)
     return m ? r->tpot_us : r->ttft_us;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Policy k's CDF of metric m pooled over the view's isca23 partners. */
 static int pooled(const view *v, int k, int m, curve *c, v10_err *err)
 {
@@ -247,7 +242,7 @@ static int pooled(const view *v, int k, int m, curve *c, v10_err *err)
                 memcpy(all + total, s, n * sizeof *s);
             total += n;
         }
-    qsort(all, total, sizeof *all, cmp_double);
+    v10_sort_doubles(all, total);
     cdf_of(all, total, c);
     free(all);
     return 0;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/num.h"
+
 #define NONE UINT64_MAX
 
 void v10_llm_server_opts_default(v10_llm_server_opts *o)
@@ -164,12 +166,6 @@ void v10_llm_server_done(v10_llm_server *s, uint64_t now)
     s->n_run = w;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Nearest-rank percentiles and the mean of v[0..n), sorted in place. */
 static void dist(double *v, size_t n, v10_llm_dist *d)
 {
@@ -177,7 +173,7 @@ static void dist(double *v, size_t n, v10_llm_dist *d)
     d->n = n;
     if (!n)
         return;
-    qsort(v, n, sizeof *v, cmp_double);
+    v10_sort_doubles(v, n);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];

@@ -103,6 +103,17 @@ static void test_lone_closed_form(void **state)
     remove(path);
 }
 
+/* Two tenants t[0..2), `requests` each, no warm-up, invariants checked. */
+static void checked_pair(v10_run_config *c, const v10_tenant_spec *t, uint64_t requests)
+{
+    v10_run_config_default(c);
+    c->tenants = t;
+    c->n_tenants = 2;
+    c->requests = requests;
+    c->warmup = 0;
+    c->check = 1;
+}
+
 /* Nearest-rank percentile p of the sorted v[0..n). */
 static double rank(const double *v, size_t n, double p)
 {
@@ -164,13 +175,8 @@ static void test_beside_zoo_model(void **state)
     uint64_t want = trace_tokens(30);
     for (size_t p = 0; p < 3; p++) {
         v10_run_config c;
-        v10_run_config_default(&c);
+        checked_pair(&c, t, 30);
         snprintf(c.policy, sizeof c.policy, "%s", pols[p]);
-        c.tenants = t;
-        c.n_tenants = 2;
-        c.requests = 30;
-        c.warmup = 0;
-        c.check = 1;
         v10_run_result r;
         run(&c, &r);
         const v10_tenant_result *x = &r.tenants[0];
@@ -292,12 +298,7 @@ static void test_own_requests(void **state)
     spec("llm/llama3.2-1b:trace=" TRACE ":rate_scale=0.5:requests=12", &t[0]);
     spec("resnet50", &t[1]);
     v10_run_config c;
-    v10_run_config_default(&c);
-    c.tenants = t;
-    c.n_tenants = 2;
-    c.requests = 4;
-    c.warmup = 0;
-    c.check = 1;
+    checked_pair(&c, t, 4);
     v10_run_result r;
     run(&c, &r);
     assert_int_equal(r.tenants[0].completed, 12);
