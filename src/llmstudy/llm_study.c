@@ -18,6 +18,10 @@
  * length, which adds the last requests' service after the last arrival),
  * so the rule's accuracy is visible.  Only solo runs enter the rule; no
  * pair's figures feed back into the load.
+ *
+ * Beside each other, the two LLM servers serve only the requests arriving
+ * in the shorter of their two spans (the overlap rule, common_requests);
+ * every run keeps its servers' per-request samples for the CDF plots.
  */
 #include <math.h>
 #include <stdio.h>
@@ -88,7 +92,7 @@ static void trace_path(const v10_llm_study_opts *o, int svc, char *out, size_t c
 }
 
 /* Service svc's server at trace rate scale `scale`; requests > 0: its own
- * count (requests=, an LLM partner), else the run's. */
+ * count (requests=; the LLM pairs' overlap rule), else the run's. */
 static int llm_spec(const v10_llm_study *S, int svc, double scale, uint64_t requests,
                     v10_tenant_spec *t, v10_err *err)
 {
