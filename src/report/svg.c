@@ -266,8 +266,26 @@ static void bars(FILE *f, const v10_svg_chart *c, const frame *fr)
 
 static double xval(const v10_svg_chart *c, double x) { return c->log2_x ? log2(x) : x; }
 
-/* XY: the x range over every drawable point: whole decades on a log axis,
- * whole steps of a nice step on a linear one.  0 if no point is drawable. */
+/* log10 of the 1-2-5 x 10^k value nearest v from below (dir < 0) or
+ * above (dir > 0), v > 0. */
+static double log_tick(double v, int dir)
+{
+    static const double m[3] = {1, 2, 5};
+    double d = floor(log10(v)), best = dir < 0 ? -INFINITY : INFINITY;
+    for (double e = d - 1; e <= d + 1; e++)
+        for (int i = 0; i < 3; i++) {
+            double t = m[i] * pow(10, e);
+            if (dir < 0 && t <= v * (1 + 1e-12) && t > best)
+                best = t;
+            if (dir > 0 && t >= v * (1 - 1e-12) && t < best)
+                best = t;
+        }
+    return log10(best);
+}
+
+/* XY: the x range over every drawable point: on a log axis whole decades,
+ * or over at most three decades the 1-2-5 ticks around the data; on a
+ * linear one whole steps of a nice step.  0 if no point is drawable. */
 static int x_range(const v10_svg_chart *c, frame *fr)
 {
     double lo = INFINITY, hi = -INFINITY;
@@ -282,6 +300,13 @@ static int x_range(const v10_svg_chart *c, frame *fr)
     if (c->log10_x) {
         fr->xlo = floor(log10(lo));
         fr->xhi = fmax(ceil(log10(hi)), fr->xlo + 1);
+        if (fr->xhi - fr->xlo <= 3) { /* 1-2-5 ticks: end the axis at the ticks around the data */
+            double a = log_tick(lo, -1), b = log_tick(hi, 1);
+            if (b > a) {
+                fr->xlo = a;
+                fr->xhi = b;
+            }
+        }
         return 1;
     }
     if (hi - lo < 1e-12)
@@ -320,10 +345,10 @@ static void xy(FILE *f, const v10_svg_chart *c, const frame *fr)
 {
     if (c->log10_x) {
         int dense = fr->xhi - fr->xlo <= 3;
-        for (double d = fr->xlo; d <= fr->xhi; d++)
+        for (double d = floor(fr->xlo + 1e-9); d <= fr->xhi + 1e-9; d++)
             for (int m = 1; m <= (dense ? 5 : 1); m += m == 1 ? 1 : 3) {
-                double v = m * pow(10, d);
-                if (log10(v) <= fr->xhi + 1e-9)
+                double v = m * pow(10, d), t = log10(v);
+                if (t >= fr->xlo - 1e-9 && t <= fr->xhi + 1e-9)
                     x_tick(f, c, fr, v);
             }
     } else {

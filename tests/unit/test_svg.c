@@ -181,6 +181,18 @@ static void test_xy(void **state)
     assert_true(fabs(pts[1][0] - t10) < 0.11);
     assert_true(fabs(t10 - (t01 + t1000) / 2) < 0.11);
     free(svg);
+    /* 14..1500 ms, three decades: the axis ends at the 1-2-5 ticks around
+     * the data, 10 and 2000 */
+    double x4[2] = {14, 1500}, y4[2] = {0.5, 1};
+    v10_svg_series s4[1] = {{"ttft", y4}};
+    v10_svg_points p4[1] = {{x4, 2, NULL}};
+    v10_svg_chart c4 = {.kind = V10_SVG_XY, .series = s4, .points = p4, .n_series = 1,
+                        .log10_x = 1, .ref_y = NAN};
+    svg = v10_svg_render(&c4);
+    assert_non_null(svg);
+    assert_true(strstr(svg, ">10</text>") && strstr(svg, ">2000</text>"));
+    assert_true(!strstr(svg, ">5</text>") && !strstr(svg, ">5000</text>"));
+    free(svg);
     /* Nothing drawable, or no x array: refused. */
     double none[1] = {NAN};
     v10_svg_series s3[1] = {{"none", none}};
