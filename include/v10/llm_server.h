@@ -144,6 +144,9 @@ typedef struct v10_llm_stats {
     double slo_ttft, slo_tpot; /* fraction within the SLO; -1 without one */
     uint64_t kv_peak;          /* most KV tokens reserved at once */
     uint64_t prefills, decodes; /* iterations */
+    uint64_t first_arrival, last_finish; /* cycles: the span of the window's requests,
+                                            from the first's arrival to the last finish
+                                            (0, 0 without requests) */
 } v10_llm_stats;
 
 /*
@@ -154,6 +157,17 @@ typedef struct v10_llm_stats {
 int v10_llm_server_stats(const v10_llm_server *s, uint64_t from, uint64_t to,
                          double slo_ttft_us, double slo_tpot_us, v10_llm_stats *st,
                          v10_err *err);
+
+/*
+ * The per-request samples behind v10_llm_server_stats' TTFT and TPOT, over
+ * the same requests (finished in cycles [from, to), to == 0: no end), µs,
+ * in request (arrival) order: *ttft holds one per request (*n_ttft), *tpot
+ * one per request with more than one output token (*n_tpot).  The arrays
+ * are malloc'd (never NULL on success) and the caller frees them.
+ * -1 only if out of memory.
+ */
+int v10_llm_server_samples(const v10_llm_server *s, uint64_t from, uint64_t to, double **ttft,
+                           size_t *n_ttft, double **tpot, size_t *n_tpot, v10_err *err);
 
 /*
  * An iteration's operator stream, costed for one NPU and one share of its

@@ -36,7 +36,9 @@ typedef struct v10_llm_study_opts {
 } v10_llm_study_opts;
 
 /* One LLM service's figures in one run.  Invariant: partner[0] == 0 for
- * the service alone (policy "solo"); then the partner_* fields are NAN. */
+ * the service alone (policy "solo"); then the partner_* fields are NAN.
+ * ttft_us[0..n_ttft) and tpot_us[0..n_tpot) are the run's per-request
+ * samples, sorted ascending (owned by the study). */
 typedef struct v10_llm_study_row {
     char service[16];        /* "conv" or "code" */
     char partner[64];        /* isca23 model name, "llm-conv"/"llm-code", "" alone */
@@ -47,10 +49,17 @@ typedef struct v10_llm_study_row {
     double busy_alone;       /* its solo busy fraction at rate_scale (measured) */
     uint64_t llm_requests;
     double ttft_ms[3], tpot_ms[3]; /* p50, p95, p99 */
-    double tokens_per_s;
+    double tokens_per_s;     /* over the run's window */
+    double tokens_per_s_active; /* over its requests' own span: first arrival to last finish */
     double slo_ttft, slo_tpot; /* fraction within; NAN: no SLO */
     double partner_rps, partner_np, partner_tokens_per_s; /* NAN where not applicable */
+    uint64_t partner_requests; /* an LLM partner's requests (the overlap rule); 0 otherwise */
+    double alone_ttft_p95_ms, alone_tpot_p95_ms; /* the service alone over the same
+                                requests: the alone row's, or beside an LLM partner a
+                                solo run of its llm_requests (the overlap rule) */
     double util_sa, util_vu;
+    double *ttft_us, *tpot_us;
+    size_t n_ttft, n_tpot;
 } v10_llm_study_row;
 
 typedef struct v10_llm_study {

@@ -46,7 +46,7 @@ typedef struct v10_llm_tenant {
 
 /*
  * Sets up tenant `index` of `n_tenants` from spec sp for `requests`
- * requests: reads the file, draws Poisson arrivals from `seed` (split by
+ * requests (sp->llm_requests instead if set): reads the file, draws Poisson arrivals from `seed` (split by
  * index), sizes the HBM segment and the KV cache, initializes the server
  * and the stream with a vmem_share of vector memory.  -1 with err naming
  * the file, line or key: a trace shorter than `requests`, a request

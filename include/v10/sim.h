@@ -21,7 +21,7 @@
 
 /* One tenant: "MODEL[:batch=N][:priority=P][:rate=RPS][:outstanding=N][:slo_us=X]",
  * or an LLM server (docs/llm.md): "llm/MODEL:trace=FILE.csv[:rate_scale=X]
- * [:start_s=S][:max_batch=N][:slo_ttft_ms=T][:slo_tpot_ms=T]", or with
+ * [:start_s=S][:max_batch=N][:requests=N][:slo_ttft_ms=T][:slo_tpot_ms=T]", or with
  * ":rate=RPS:lengths=FILE.csv" Poisson arrivals whose lengths are drawn
  * from the file's rows. */
 typedef struct v10_tenant_spec {
@@ -37,6 +37,8 @@ typedef struct v10_tenant_spec {
     double rate_scale;        /* trace arrivals x this rate, default 1 */
     double start_s;           /* first arrival, s (trace) */
     uint32_t max_batch;       /* 0: the server's default (llm_server.h) */
+    uint64_t llm_requests;    /* the server's own request count (> the run's warmup);
+                                 0: the run's `requests` */
     double slo_ttft_ms, slo_tpot_ms; /* 0: none */
 } v10_tenant_spec;
 
@@ -145,11 +147,17 @@ typedef struct v10_tenant_result {
     int llm;
     v10_llm_dist ttft_us, tpot_us, e2e_us, queue_us;
     double tokens_per_s;           /* output tokens of the window's requests / window */
+    double tokens_per_s_active;    /* the same tokens / their own span: the first's
+                                      arrival to the last finish (docs/llm.md "Metrics") */
     uint64_t llm_tokens;           /* those tokens */
     uint64_t llm_requests;         /* requests finished in the window */
     double slo_ttft, slo_tpot;     /* fraction within the SLO; -1: none */
     uint64_t kv_peak_tokens, kv_capacity_tokens;
     uint64_t prefills, decodes;    /* iterations, whole run */
+    /* Per-request samples of those requests, µs, in arrival order (owned
+     * by the result; v10_run_result_fini frees them): ttft_us.n TTFTs and
+     * tpot_us.n TPOTs (requests with more than one output token). */
+    double *ttft_samples_us, *tpot_samples_us;
 } v10_tenant_result;
 
 typedef struct v10_fu_result {

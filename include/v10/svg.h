@@ -1,6 +1,8 @@
 /*
- * svg.h — a small, dependency-free SVG chart writer (grouped bars and line
- * charts with axes, tick labels, a legend and an optional reference line)
+ * svg.h — a small, dependency-free SVG chart writer (grouped bars, line
+ * charts over shared x points, and x-y charts where each series has its own
+ * points: curves such as CDFs, or scatter plots; with axes, tick labels, a
+ * legend and an optional reference line)
  * and a self-contained HTML report writer that embeds such charts inline.
  *
  * Ownership: charts borrow every string and array; v10_svg_render returns a
@@ -17,12 +19,22 @@
 typedef enum v10_svg_kind {
     V10_SVG_BARS = 0, /* one group of bars per category, one bar per series */
     V10_SVG_LINES,    /* one polyline with markers per series over x */
+    V10_SVG_XY,       /* each series its own points on a numeric x axis: a
+                         polyline without markers (curves), or with
+                         `scatter` hollow markers only */
 } v10_svg_kind;
 
 typedef struct v10_svg_series {
     const char *name;  /* legend label */
-    const double *y;   /* n_x values; NAN (or inf) marks a missing point */
+    const double *y;   /* n_x values (XY: its points' n); NAN (or inf) marks a missing point */
 } v10_svg_series;
+
+/* XY: a series' own x values (its y values are in its v10_svg_series). */
+typedef struct v10_svg_points {
+    const double *x;   /* n values; on a log10 axis points with x <= 0 are skipped */
+    size_t n;
+    const char *const *labels; /* optional, n: each point's tooltip (scatter) */
+} v10_svg_points;
 
 typedef struct v10_svg_chart {
     v10_svg_kind kind;
@@ -31,6 +43,9 @@ typedef struct v10_svg_chart {
     const char *const *cats;     /* bars: category labels (n_x) */
     const double *x;             /* lines: x values (n_x), increasing */
     int log2_x;                  /* lines: log2 x axis (x > 0) */
+    const v10_svg_points *points; /* XY: n_series of them, series s's x values */
+    int log10_x;                 /* XY: log10 x axis, ticks at 1, 2, 5 x 10^k */
+    int scatter;                 /* XY: markers only, no lines */
     const char *const *x_labels; /* lines: optional tick labels at each x */
     const v10_svg_series *series;
     size_t n_series;
@@ -40,7 +55,7 @@ typedef struct v10_svg_chart {
 
 /* Renders the chart as a standalone SVG document (UTF-8, no external
  * references).  Returns a malloc'd string, or NULL on allocation failure or
- * an empty chart (no x points or no series). */
+ * an empty chart (no x points or no series; XY: no finite point). */
 char *v10_svg_render(const v10_svg_chart *c);
 
 /* Writes s with the five XML special characters escaped. */

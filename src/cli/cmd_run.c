@@ -29,10 +29,11 @@ static void usage(FILE *f)
         "         docs/models.md; not serving);\n"
         "         no rate = closed loop with N outstanding requests (default 1).\n"
         "  SPEC = llm/NAME:trace=FILE.csv[:rate_scale=X][:start_s=S][:max_batch=N]\n"
-        "         [:slo_ttft_ms=T][:slo_tpot_ms=T], or llm/NAME:rate=RPS:lengths=FILE.csv:\n"
-        "         an LLM server with continuous batching on an Azure-format request\n"
-        "         trace (--requests N: its first N requests) or Poisson arrivals with\n"
-        "         lengths drawn from one; reports TTFT, TPOT, tokens/s (docs/llm.md).\n\n"
+        "         [:requests=N][:slo_ttft_ms=T][:slo_tpot_ms=T], or\n"
+        "         llm/NAME:rate=RPS:lengths=FILE.csv: an LLM server with continuous\n"
+        "         batching on an Azure-format request trace (--requests N, or its own\n"
+        "         requests=N: its first N requests) or Poisson arrivals with lengths\n"
+        "         drawn from one; reports TTFT, TPOT, tokens/s (docs/llm.md).\n\n"
         "options:\n"
         "  --policy NAME        scheduling policy (default v10-full); a comma-separated\n"
         "                       list compares several ('all': every one but solo)\n"
@@ -288,6 +289,11 @@ int cmd_run(int argc, char **argv)
         return cli_usage_error("run", "give at least one --tenant MODEL");
     if (!warmup_set)
         cfg.warmup = cfg.requests / 10;
+    for (size_t i = 0; i < n_specs; i++)
+        if (specs[i].llm_requests && specs[i].llm_requests <= cfg.warmup)
+            return cli_usage_error("run", "--tenant %s: requests=%llu must exceed --warmup %llu",
+                                   specs[i].model, (unsigned long long)specs[i].llm_requests,
+                                   (unsigned long long)cfg.warmup);
     cfg.tenants = specs;
     cfg.n_tenants = n_specs;
     cfg.progress = 1; /* on a terminal, for runs of more than 3 s */

@@ -18,6 +18,10 @@
  * length, which adds the last requests' service after the last arrival),
  * so the rule's accuracy is visible.  Only solo runs enter the rule; no
  * pair's figures feed back into the load.
+ *
+ * Beside each other, the two LLM servers serve only the requests arriving
+ * in the shorter of their two spans (the overlap rule, common_requests);
+ * every run keeps its servers' per-request samples for the CDF plots.
  */
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +29,7 @@
 #include <string.h>
 
 #include "repro/study.h"
+#include "util/num.h"
 #include "v10/llm_study.h"
 #include "v10/llm_trace.h"
 #include "v10/npu.h"
@@ -86,17 +91,21 @@ static void trace_path(const v10_llm_study_opts *o, int svc, char *out, size_t c
         snprintf(out, cap, "tests/data/llm/azure_%s_200.csv", services[svc]);
 }
 
-static int llm_spec(const v10_llm_study *S, int svc, double scale, v10_tenant_spec *t,
-                    v10_err *err)
+/* Service svc's server at trace rate scale `scale`; requests > 0: its own
+ * count (requests=; the LLM pairs' overlap rule), else the run's. */
+static int llm_spec(const v10_llm_study *S, int svc, double scale, uint64_t requests,
+                    v10_tenant_spec *t, v10_err *err)
 {
-    char path[V10_SPEC_MAX / 2], s[V10_SPEC_MAX], slo[96] = "";
+    char path[V10_SPEC_MAX / 2], s[V10_SPEC_MAX], opt[128] = "";
     trace_path(&S->opts, svc, path, sizeof path);
     int k = 0;
     if (S->opts.slo_ttft_ms > 0)
-        k = snprintf(slo, sizeof slo, ":slo_ttft_ms=%.17g", S->opts.slo_ttft_ms);
+        k += snprintf(opt + k, sizeof opt - (size_t)k, ":slo_ttft_ms=%.17g", S->opts.slo_ttft_ms);
     if (S->opts.slo_tpot_ms > 0)
-        snprintf(slo + k, sizeof slo - (size_t)k, ":slo_tpot_ms=%.17g", S->opts.slo_tpot_ms);
-    snprintf(s, sizeof s, "llm/%s:trace=%s:rate_scale=%.17g%s", S->model, path, scale, slo);
+        k += snprintf(opt + k, sizeof opt - (size_t)k, ":slo_tpot_ms=%.17g", S->opts.slo_tpot_ms);
+    if (requests)
+        snprintf(opt + k, sizeof opt - (size_t)k, ":requests=%llu", (unsigned long long)requests);
+    snprintf(s, sizeof s, "llm/%s:trace=%s:rate_scale=%.17g%s", S->model, path, scale, opt);
     return v10_tenant_spec_parse(s, t, err);
 }
 
@@ -123,28 +132,72 @@ static double busy(const v10_run_result *r)
     return r->end_cycle ? (double)r->tenants[0].active_cycles / (double)r->end_cycle : NAN;
 }
 
-/* The span of the first `requests` arrivals of service svc's trace, s. */
-static int trace_span(const v10_llm_study *S, int svc, double *span, v10_err *err)
+/* Each service's trace (arrivals from 0 s at rate scale 1), read once. */
+typedef struct traces {
+    v10_llm_trace t[V10_LLMS_SERVICES];
+    double span[V10_LLMS_SERVICES]; /* of the first `requests` arrivals, s */
+} traces;
+
+static void traces_fini(traces *T)
 {
-    char path[V10_SPEC_MAX];
-    trace_path(&S->opts, svc, path, sizeof path);
-    v10_llm_trace t = {0};
-    if (v10_llm_trace_read(path, 1.0, 0.0, &t, err))
-        return -1;
-    size_t n = S->opts.requests < t.n ? (size_t)S->opts.requests : t.n;
-    *span = t.reqs[n - 1].arrival_s - t.reqs[0].arrival_s;
-    v10_llm_trace_fini(&t);
-    if (!(*span > 0))
-        return v10_err_set(err, "%s: the first %zu requests arrive at one instant; the load "
-                                "rule needs a span (use more --requests)", path, n);
+    for (int v = 0; v < V10_LLMS_SERVICES; v++)
+        v10_llm_trace_fini(&T->t[v]);
+}
+
+static int traces_read(const v10_llm_study *S, traces *T, v10_err *err)
+{
+    memset(T, 0, sizeof *T);
+    for (int v = 0; v < V10_LLMS_SERVICES; v++) {
+        char path[V10_SPEC_MAX];
+        trace_path(&S->opts, v, path, sizeof path);
+        if (v10_llm_trace_read(path, 1.0, 0.0, &T->t[v], err)) {
+            traces_fini(T);
+            return -1;
+        }
+        const v10_llm_trace *t = &T->t[v];
+        size_t n = S->opts.requests < t->n ? (size_t)S->opts.requests : t->n;
+        T->span[v] = t->reqs[n - 1].arrival_s - t->reqs[0].arrival_s;
+        if (!(T->span[v] > 0)) {
+            traces_fini(T);
+            return v10_err_set(err, "%s: the first %zu requests arrive at one instant; the "
+                                    "load rule needs a span (use more --requests)", path, n);
+        }
+    }
     return 0;
 }
 
-static void fill_row(v10_llm_study_row *w, const v10_run_result *r, int svc, const char *partner,
+/*
+ * The overlap rule for the LLM pairs (docs/llm.md): alone, service v's N
+ * requests arrive over span[v] / s_v (its own rate scale s_v).  Beside the
+ * other LLM service, both serve only what arrives in the shorter of the two
+ * spans, T: each takes the fewest first requests of its trace whose
+ * arrivals reach T (at most N), so both servers' arrivals cover the same
+ * interval at the rates their load rule set.  Trace timing and solo-derived
+ * scales only; the service with the longer span serves fewer than N, and
+ * its reference alone is a solo run of the same requests.
+ */
+static uint64_t common_requests(const traces *T, int v, double s_v, double end)
+{
+    const v10_llm_trace *t = &T->t[v];
+    size_t k = 1;
+    while (k < t->n && t->reqs[k - 1].arrival_s / s_v < end)
+        k++;
+    return k;
+}
+
+/* The row of tenant 0 of run r; takes its per-request samples (sorted). */
+static void fill_row(v10_llm_study_row *w, v10_run_result *r, int svc, const char *partner,
                      const char *policy, const char *npu, double scale, double b_alone,
                      double load)
 {
-    const v10_tenant_result *t = &r->tenants[0];
+    v10_tenant_result *t = &r->tenants[0];
+    w->ttft_us = t->ttft_samples_us;
+    w->tpot_us = t->tpot_samples_us;
+    w->n_ttft = t->ttft_us.n;
+    w->n_tpot = t->tpot_us.n;
+    t->ttft_samples_us = t->tpot_samples_us = NULL;
+    v10_sort_doubles(w->ttft_us, w->n_ttft);
+    v10_sort_doubles(w->tpot_us, w->n_tpot);
     snprintf(w->service, sizeof w->service, "%s", services[svc]);
     snprintf(w->partner, sizeof w->partner, "%s", partner);
     snprintf(w->policy, sizeof w->policy, "%s", policy);
@@ -161,6 +214,9 @@ static void fill_row(v10_llm_study_row *w, const v10_run_result *r, int svc, con
         o[k][2] = d[k]->p99 / 1e3;
     }
     w->tokens_per_s = t->tokens_per_s;
+    w->tokens_per_s_active = t->tokens_per_s_active;
+    w->alone_ttft_p95_ms = w->ttft_ms[1];
+    w->alone_tpot_p95_ms = w->tpot_ms[1];
     w->slo_ttft = t->slo_ttft < 0 ? NAN : t->slo_ttft;
     w->slo_tpot = t->slo_tpot < 0 ? NAN : t->slo_tpot;
     w->partner_rps = w->partner_np = w->partner_tokens_per_s = NAN;
@@ -168,8 +224,10 @@ static void fill_row(v10_llm_study_row *w, const v10_run_result *r, int svc, con
         const v10_tenant_result *z = &r->tenants[1];
         w->partner_rps = z->throughput_rps;
         w->partner_np = z->np;
-        if (z->llm)
+        if (z->llm) {
             w->partner_tokens_per_s = z->tokens_per_s;
+            w->partner_requests = z->completed;
+        }
     }
     w->util_sa = r->util_sa;
     w->util_vu = r->util_vu;
@@ -177,13 +235,11 @@ static void fill_row(v10_llm_study_row *w, const v10_run_result *r, int svc, con
 
 /* Rate scales per (service, NPU), from solo runs (the load rule above);
  * the last solo batch, at the scales used, fills the alone rows. */
-static int calibrate(v10_llm_study *S, double *scale, size_t *runs, v10_err *err)
+static int calibrate(v10_llm_study *S, const traces *T, double *scale, size_t *runs,
+                     v10_err *err)
 {
     size_t n = V10_LLMS_SERVICES * S->n_npus;
-    double span[V10_LLMS_SERVICES];
-    for (int v = 0; v < V10_LLMS_SERVICES; v++)
-        if (trace_span(S, v, &span[v], err))
-            return -1;
+    const double *span = T->span;
     double prev_s[V10_LLMS_SERVICES * NSCALE], prev_rho[V10_LLMS_SERVICES * NSCALE];
     for (size_t i = 0; i < n; i++)
         scale[i] = 1.0;
@@ -193,7 +249,7 @@ static int calibrate(v10_llm_study *S, double *scale, size_t *runs, v10_err *err
             return -1;
         int bad = 0;
         for (size_t i = 0; i < n && !bad; i++)
-            bad = llm_spec(S, (int)(i % V10_LLMS_SERVICES), scale[i], &b.spec[2 * i], err) ||
+            bad = llm_spec(S, (int)(i % V10_LLMS_SERVICES), scale[i], 0, &b.spec[2 * i], err) ||
                   config(S, &b, i, S->npus[i / V10_LLMS_SERVICES], "solo", 1, err);
         if (bad || batch_run(&S->opts, &b, "llm-study: load", runs, err)) {
             batch_fini(&b);
@@ -221,6 +277,48 @@ static int calibrate(v10_llm_study *S, double *scale, size_t *runs, v10_err *err
     return 0;
 }
 
+/* The LLM pairs' request counts per (NPU, service) (the overlap rule) and
+ * each service's TTFT/TPOT p95 alone over those requests: the alone row's
+ * if it is all N, else one more solo run. */
+static int references(v10_llm_study *S, const traces *T, const double *scale, uint64_t *common,
+                      double (*ref)[2], v10_err *err)
+{
+    size_t n = V10_LLMS_SERVICES * S->n_npus, m = 0, idx[V10_LLMS_SERVICES * NSCALE];
+    for (size_t k = 0; k < S->n_npus; k++) {
+        size_t j = k * V10_LLMS_SERVICES;
+        double end = fmin(T->span[0] / scale[j], T->span[1] / scale[j + 1]);
+        for (int v = 0; v < V10_LLMS_SERVICES; v++)
+            common[j + (size_t)v] = common_requests(T, v, scale[j + (size_t)v], end);
+    }
+    for (size_t i = 0; i < n; i++) {
+        ref[i][0] = S->rows[i].ttft_ms[1];
+        ref[i][1] = S->rows[i].tpot_ms[1];
+        if (common[i] < S->opts.requests)
+            idx[m++] = i;
+    }
+    if (!m)
+        return 0;
+    batch b = {0};
+    if (batch_alloc(&b, m, err))
+        return -1;
+    int bad = 0;
+    for (size_t q = 0; q < m && !bad; q++) {
+        size_t i = idx[q];
+        bad = llm_spec(S, (int)(i % V10_LLMS_SERVICES), scale[i], common[i], &b.spec[2 * q], err) ||
+              config(S, &b, q, S->npus[i / V10_LLMS_SERVICES], "solo", 1, err);
+    }
+    if (bad || batch_run(&S->opts, &b, "llm-study: references", &S->runs, err)) {
+        batch_fini(&b);
+        return -1;
+    }
+    for (size_t q = 0; q < m; q++) {
+        ref[idx[q]][0] = b.res[q].tenants[0].ttft_us.p95 / 1e3;
+        ref[idx[q]][1] = b.res[q].tenants[0].tpot_us.p95 / 1e3;
+    }
+    batch_fini(&b);
+    return 0;
+}
+
 int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err *err)
 {
     *out = NULL;
@@ -241,13 +339,21 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
     size_t n_pairs = V10_LLMS_SERVICES * NPARTNERS * NPOLS * S->n_npus;
     S->rows = calloc(n_alone + n_pairs, sizeof *S->rows);
     double scale[V10_LLMS_SERVICES * NSCALE];
+    uint64_t common[V10_LLMS_SERVICES * NSCALE]; /* requests in the LLM pairs */
+    double ref[V10_LLMS_SERVICES * NSCALE][2];   /* alone over them: TTFT, TPOT p95 ms */
     batch b = {0};
+    traces T;
     if (!S->rows) {
         v10_llm_study_destroy(S);
         return v10_err_set(err, "llm-study: out of memory");
     }
     S->n_rows = n_alone + n_pairs;
-    if (calibrate(S, scale, &S->runs, err) || batch_alloc(&b, n_pairs, err))
+    if (traces_read(S, &T, err)) {
+        v10_llm_study_destroy(S);
+        return -1;
+    }
+    if (calibrate(S, &T, scale, &S->runs, err) ||
+        references(S, &T, scale, common, ref, err) || batch_alloc(&b, n_pairs, err))
         goto fail;
     /* Pairs, in row order: NPU, service, partner, policy. */
     for (size_t i = 0; i < n_pairs; i++) {
@@ -255,14 +361,14 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
         size_t svc = i / (NPOLS * NPARTNERS) % V10_LLMS_SERVICES;
         size_t k = i / (NPOLS * NPARTNERS * V10_LLMS_SERVICES);
         v10_tenant_spec *t = &b.spec[2 * i];
-        int bad = llm_spec(S, (int)svc, scale[k * V10_LLMS_SERVICES + svc], &t[0], err);
+        size_t j = k * V10_LLMS_SERVICES + svc, jo = k * V10_LLMS_SERVICES + 1 - svc;
+        int bad = llm_spec(S, (int)svc, scale[j], p < NM ? 0 : common[j], &t[0], err);
         if (!bad && p < NM) {
             char m[64];
             snprintf(m, sizeof m, "isca23/%s", repro_models[p]);
             bad = v10_tenant_spec_parse(m, &t[1], err);
         } else if (!bad) {
-            size_t other = 1 - svc;
-            bad = llm_spec(S, (int)other, scale[k * V10_LLMS_SERVICES + other], &t[1], err);
+            bad = llm_spec(S, (int)(1 - svc), scale[jo], common[jo], &t[1], err);
         }
         if (bad || config(S, &b, i, S->npus[k], policies[pol], 2, err))
             goto fail;
@@ -281,12 +387,19 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
         const v10_llm_study_row *alone = &S->rows[k * V10_LLMS_SERVICES + svc];
         fill_row(&S->rows[n_alone + i], &b.res[i], (int)svc, partner, policies[pol], S->npus[k],
                  alone->rate_scale, alone->busy_alone, alone->load_alone);
+        /* the reference alone: over the same requests (the overlap rule's) */
+        const double *rf = p < NM ? (const double[2]){alone->ttft_ms[1], alone->tpot_ms[1]}
+                                  : ref[k * V10_LLMS_SERVICES + svc];
+        S->rows[n_alone + i].alone_ttft_p95_ms = rf[0];
+        S->rows[n_alone + i].alone_tpot_p95_ms = rf[1];
     }
     batch_fini(&b);
+    traces_fini(&T);
     *out = S;
     return 0;
 fail:
     batch_fini(&b);
+    traces_fini(&T);
     v10_llm_study_destroy(S);
     return -1;
 }
@@ -295,6 +408,10 @@ void v10_llm_study_destroy(v10_llm_study *s)
 {
     if (!s)
         return;
+    for (size_t i = 0; s->rows && i < s->n_rows; i++) {
+        free(s->rows[i].ttft_us);
+        free(s->rows[i].tpot_us);
+    }
     free(s->rows);
     free(s);
 }

@@ -23,6 +23,10 @@
 
 void v10_run_result_fini(v10_run_result *r)
 {
+    for (size_t i = 0; r->tenants && i < r->n_tenants; i++) {
+        free(r->tenants[i].ttft_samples_us);
+        free(r->tenants[i].tpot_samples_us);
+    }
     free(r->tenants);
     free(r->fus);
     memset(r, 0, sizeof *r);
@@ -35,7 +39,10 @@ static int llm_result(const v10_llm_tenant *L, uint64_t from, double W, double h
                       v10_tenant_result *r, v10_err *err)
 {
     v10_llm_stats st;
-    if (v10_llm_server_stats(&L->server, from + 1, 0, L->slo_ttft_us, L->slo_tpot_us, &st, err))
+    size_t n_ttft, n_tpot;
+    if (v10_llm_server_stats(&L->server, from + 1, 0, L->slo_ttft_us, L->slo_tpot_us, &st, err) ||
+        v10_llm_server_samples(&L->server, from + 1, 0, &r->ttft_samples_us, &n_ttft,
+                               &r->tpot_samples_us, &n_tpot, err))
         return -1;
     r->llm = 1;
     r->completed = L->server.finished;
@@ -46,6 +53,8 @@ static int llm_result(const v10_llm_tenant *L, uint64_t from, double W, double h
     r->llm_requests = st.completed;
     r->llm_tokens = st.tokens;
     r->tokens_per_s = (double)st.tokens / W * hz;
+    uint64_t span = st.last_finish - st.first_arrival;
+    r->tokens_per_s_active = span ? (double)st.tokens / (double)span * hz : NAN;
     r->throughput_rps = (double)st.completed / W * hz;
     r->np = NAN;
     r->lat_avg_us = st.e2e.avg;

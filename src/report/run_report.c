@@ -87,6 +87,8 @@ static cJSON *config_json(const v10_run_config *cfg)
             add_num(t, "rate_scale", s->rate_scale);
             add_num(t, "start_s", s->start_s);
             add_num(t, "max_batch", s->max_batch);
+            if (s->llm_requests) /* only when given: other runs' outputs unchanged */
+                add_num(t, "requests", (double)s->llm_requests);
             add_num(t, "slo_ttft_ms", s->slo_ttft_ms);
             add_num(t, "slo_tpot_ms", s->slo_tpot_ms);
         }

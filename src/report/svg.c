@@ -1,5 +1,6 @@
 /*
- * svg.c — grouped-bar and line charts as standalone SVG (see v10/svg.h).
+ * svg.c — grouped-bar, line and x-y (curve, scatter) charts as standalone
+ * SVG (see v10/svg.h).
  * Layout: a plot area with a left margin for y tick labels, a bottom margin
  * for x labels (rotated 35 or 90 degrees, smaller, when crowded) and a
  * legend column on the right, or rows above the plot when its labels are
@@ -64,6 +65,7 @@ static void num(FILE *f, double v)
 typedef struct frame {
     double x0, y0, w, h;  /* plot area, pixels (y0 is the top) */
     double lo, hi, step;  /* y range and tick step */
+    double xlo, xhi, xstep; /* XY: x range (log10 of it on a log axis) and linear tick step */
     int legend_top;       /* legend in rows above the plot, not a column on the right */
     int angle;            /* x tick labels: 0, 35 or 90 degrees */
     double label_px;      /* x tick label font size */
@@ -74,12 +76,25 @@ static double ymap(const frame *fr, double v)
     return fr->y0 + fr->h * (1 - (v - fr->lo) / (fr->hi - fr->lo));
 }
 
+/* XY: point i of series s is drawn if finite (and x > 0 on a log axis). */
+static int xy_ok(const v10_svg_chart *c, size_t s, size_t i)
+{
+    double x = c->points[s].x[i];
+    return isfinite(x) && finite_val(c->series[s].y[i]) && (!c->log10_x || x > 0);
+}
+
+/* Points of series s: n_x, or its own n on an XY chart. */
+static size_t points(const v10_svg_chart *c, size_t s)
+{
+    return c->kind == V10_SVG_XY ? c->points[s].n : c->n_x;
+}
+
 static void y_range(const v10_svg_chart *c, frame *fr)
 {
     double lo = INFINITY, hi = -INFINITY;
     for (size_t s = 0; s < c->n_series; s++)
-        for (size_t i = 0; i < c->n_x; i++)
-            if (finite_val(c->series[s].y[i])) {
+        for (size_t i = 0; i < points(c, s); i++)
+            if (c->kind == V10_SVG_XY ? xy_ok(c, s, i) : finite_val(c->series[s].y[i])) {
                 lo = fmin(lo, c->series[s].y[i]);
                 hi = fmax(hi, c->series[s].y[i]);
             }
@@ -175,12 +190,15 @@ static void legend(FILE *f, const v10_svg_chart *c, const frame *fr)
     double y = fr->legend_top ? fr->y0 - LEGEND_ROW * (double)c->n_series - 4 : fr->y0 + 6;
     for (size_t s = 0; s < c->n_series; s++, y += LEGEND_ROW) {
         double tx = x + 17;
-        if (c->kind == V10_SVG_LINES) { /* a sample of the line and its marker */
-            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" ", x, y + 6,
-                    x + 24, y + 6);
-            line_style(f, s);
-            fputs("/>\n", f);
-            fprintf(f, "</%s>\n", marker_open(f, s, x + 12, y + 6));
+        if (c->kind != V10_SVG_BARS) { /* a sample of the line and/or its marker */
+            if (!(c->kind == V10_SVG_XY && c->scatter)) {
+                fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" ", x,
+                        y + 6, x + 24, y + 6);
+                line_style(f, s);
+                fputs("/>\n", f);
+            }
+            if (c->kind != V10_SVG_XY || c->scatter)
+                fprintf(f, "</%s>\n", marker_open(f, s, x + 12, y + 6));
             tx = x + 30;
         } else {
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
@@ -248,6 +266,123 @@ static void bars(FILE *f, const v10_svg_chart *c, const frame *fr)
 
 static double xval(const v10_svg_chart *c, double x) { return c->log2_x ? log2(x) : x; }
 
+/* log10 of the 1-2-5 x 10^k value nearest v from below (dir < 0) or
+ * above (dir > 0), v > 0. */
+static double log_tick(double v, int dir)
+{
+    static const double m[3] = {1, 2, 5};
+    double d = floor(log10(v)), best = dir < 0 ? -INFINITY : INFINITY;
+    for (double e = d - 1; e <= d + 1; e++)
+        for (int i = 0; i < 3; i++) {
+            double t = m[i] * pow(10, e);
+            if (dir < 0 && t <= v * (1 + 1e-12) && t > best)
+                best = t;
+            if (dir > 0 && t >= v * (1 - 1e-12) && t < best)
+                best = t;
+        }
+    return log10(best);
+}
+
+/* XY: the x range over every drawable point: on a log axis whole decades,
+ * or over at most three decades the 1-2-5 ticks around the data; on a
+ * linear one whole steps of a nice step.  0 if no point is drawable. */
+static int x_range(const v10_svg_chart *c, frame *fr)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t s = 0; s < c->n_series; s++)
+        for (size_t i = 0; i < c->points[s].n; i++)
+            if (xy_ok(c, s, i)) {
+                lo = fmin(lo, c->points[s].x[i]);
+                hi = fmax(hi, c->points[s].x[i]);
+            }
+    if (!isfinite(lo))
+        return 0;
+    if (c->log10_x) {
+        fr->xlo = floor(log10(lo));
+        fr->xhi = fmax(ceil(log10(hi)), fr->xlo + 1);
+        if (fr->xhi - fr->xlo <= 3) { /* 1-2-5 ticks: end the axis at the ticks around the data */
+            double a = log_tick(lo, -1), b = log_tick(hi, 1);
+            if (b > a) {
+                fr->xlo = a;
+                fr->xhi = b;
+            }
+        }
+        return 1;
+    }
+    if (hi - lo < 1e-12)
+        hi = lo + (fabs(lo) > 0 ? fabs(lo) * 0.5 : 1);
+    fr->xstep = nice_step(hi - lo, 6);
+    fr->xlo = floor(lo / fr->xstep) * fr->xstep;
+    fr->xhi = ceil(hi / fr->xstep - 1e-9) * fr->xstep;
+    if (fr->xhi <= fr->xlo)
+        fr->xhi = fr->xlo + fr->xstep;
+    return 1;
+}
+
+static double xy_map(const v10_svg_chart *c, const frame *fr, double x)
+{
+    double t = c->log10_x ? log10(x) : x;
+    return fr->x0 + fr->w * (t - fr->xlo) / (fr->xhi - fr->xlo);
+}
+
+/* XY: a tick, grid line and label at x. */
+static void x_tick(FILE *f, const v10_svg_chart *c, const frame *fr, double x)
+{
+    double px = xy_map(c, fr, x);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", px,
+            fr->y0, px, fr->y0 + fr->h);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", px,
+            fr->y0 + fr->h, px, fr->y0 + fr->h + 4);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">", px,
+            fr->y0 + fr->h + 16);
+    num(f, x);
+    fputs("</text>\n", f);
+}
+
+/* XY: ticks at 1, 2 and 5 x 10^k over at most three decades, else at
+ * powers of ten; linear: every step.  Then the series. */
+static void xy(FILE *f, const v10_svg_chart *c, const frame *fr)
+{
+    if (c->log10_x) {
+        int dense = fr->xhi - fr->xlo <= 3;
+        for (double d = floor(fr->xlo + 1e-9); d <= fr->xhi + 1e-9; d++)
+            for (int m = 1; m <= (dense ? 5 : 1); m += m == 1 ? 1 : 3) {
+                double v = m * pow(10, d), t = log10(v);
+                if (t >= fr->xlo - 1e-9 && t <= fr->xhi + 1e-9)
+                    x_tick(f, c, fr, v);
+            }
+    } else {
+        for (double v = fr->xlo; v <= fr->xhi + fr->xstep * 1e-6; v += fr->xstep)
+            x_tick(f, c, fr, fabs(v) < fr->xstep * 1e-9 ? 0 : v);
+    }
+    for (size_t s = 0; s < c->n_series; s++) {
+        const v10_svg_series *se = &c->series[s];
+        const v10_svg_points *pt = &c->points[s];
+        if (!c->scatter) {
+            fputs("<polyline ", f);
+            line_style(f, s);
+            fputs(" points=\"", f);
+            for (size_t i = 0; i < pt->n; i++)
+                if (xy_ok(c, s, i))
+                    fprintf(f, "%.1f,%.1f ", xy_map(c, fr, pt->x[i]), ymap(fr, se->y[i]));
+            fputs("\"/>\n", f);
+            continue;
+        }
+        for (size_t i = 0; i < pt->n; i++) {
+            if (!xy_ok(c, s, i))
+                continue;
+            const char *el = marker_open(f, s, xy_map(c, fr, pt->x[i]), ymap(fr, se->y[i]));
+            fputs("<title>", f);
+            v10_xml_escape(f, se->name);
+            if (pt->labels && pt->labels[i]) {
+                fputs(" / ", f);
+                v10_xml_escape(f, pt->labels[i]);
+            }
+            fprintf(f, ": %.6g, %.6g</title></%s>\n", pt->x[i], se->y[i], el);
+        }
+    }
+}
+
 static void lines(FILE *f, const v10_svg_chart *c, const frame *fr)
 {
     double xl = xval(c, c->x[0]), xh = xval(c, c->x[c->n_x - 1]);
@@ -294,7 +429,14 @@ static void lines(FILE *f, const v10_svg_chart *c, const frame *fr)
 
 char *v10_svg_render(const v10_svg_chart *c)
 {
-    if (!c->n_x || !c->n_series || !c->series)
+    if (!c->n_series || !c->series)
+        return NULL;
+    if (c->kind == V10_SVG_XY && !c->points)
+        return NULL;
+    for (size_t s = 0; c->kind == V10_SVG_XY && s < c->n_series; s++)
+        if (c->points[s].n && (!c->points[s].x || !c->series[s].y))
+            return NULL;
+    if (c->kind != V10_SVG_XY && !c->n_x)
         return NULL;
     if (c->kind == V10_SVG_BARS && !c->cats)
         return NULL;
@@ -305,7 +447,7 @@ char *v10_svg_render(const v10_svg_chart *c)
             return NULL;
     int W = c->width > 0 ? c->width : 800, H = c->height > 0 ? c->height : 400;
     size_t maxlab = 0;
-    for (size_t i = 0; i < c->n_x; i++) {
+    for (size_t i = 0; c->kind != V10_SVG_XY && i < c->n_x; i++) {
         const char *l = c->kind == V10_SVG_BARS ? c->cats[i] : c->x_labels ? c->x_labels[i] : "";
         size_t n = l ? strlen(l) : 0;
         maxlab = n > maxlab ? n : maxlab;
@@ -320,7 +462,7 @@ char *v10_svg_render(const v10_svg_chart *c)
     fr.y0 = 36;
     /* The legend column (key, gap, text, margin) if it takes at most 30% of
      * the width; else one row per series above the plot. */
-    double key = c->kind == V10_SVG_LINES ? 30 : 17;
+    double key = c->kind != V10_SVG_BARS ? 30 : 17;
     double legend_w = 14 + key + CHAR_W * (double)maxleg + 12;
     fr.legend_top = legend_w > 0.3 * W;
     fr.w = W - fr.x0 - (fr.legend_top ? 24 : legend_w);
@@ -329,7 +471,7 @@ char *v10_svg_render(const v10_svg_chart *c)
     /* x labels: level if they fit their slot, else at 35 degrees if
      * neighbours clear each other (slot x sin 35 >= the font size), else
      * vertical with a font no larger than the slot. */
-    double slot = fr.w / (double)c->n_x, lab_w = (double)maxlab * 6.0; /* 10 px font */
+    double slot = fr.w / (double)(c->n_x ? c->n_x : 1), lab_w = (double)maxlab * 6.0; /* 10 px font */
     fr.label_px = 10;
     fr.angle = lab_w <= slot * 0.95 ? 0 : slot * 0.5736 >= 11 ? 35 : 90;
     if (fr.angle == 90 && slot < 11)
@@ -338,6 +480,8 @@ char *v10_svg_render(const v10_svg_chart *c)
     double bottom = fr.angle == 0 ? 44 : fr.angle == 35 ? 30 + lab_len * 0.5736 : 30 + lab_len;
     fr.h = H - fr.y0 - bottom;
     if (fr.w < 100 || fr.h < 80)
+        return NULL;
+    if (c->kind == V10_SVG_XY && !x_range(c, &fr))
         return NULL;
     y_range(c, &fr);
 
@@ -361,6 +505,8 @@ char *v10_svg_render(const v10_svg_chart *c)
     axes(f, c, &fr);
     if (c->kind == V10_SVG_BARS)
         bars(f, c, &fr);
+    else if (c->kind == V10_SVG_XY)
+        xy(f, c, &fr);
     else
         lines(f, c, &fr);
     legend(f, c, &fr);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/num.h"
+
 #define NONE UINT64_MAX
 
 void v10_llm_server_opts_default(v10_llm_server_opts *o)
@@ -164,12 +166,6 @@ void v10_llm_server_done(v10_llm_server *s, uint64_t now)
     s->n_run = w;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Nearest-rank percentiles and the mean of v[0..n), sorted in place. */
 static void dist(double *v, size_t n, v10_llm_dist *d)
 {
@@ -177,7 +173,7 @@ static void dist(double *v, size_t n, v10_llm_dist *d)
     d->n = n;
     if (!n)
         return;
-    qsort(v, n, sizeof *v, cmp_double);
+    v10_sort_doubles(v, n);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];
@@ -188,6 +184,18 @@ static void dist(double *v, size_t n, v10_llm_dist *d)
         size_t rank = (size_t)ceil(p[i] * (double)n);
         *out[i] = v[(rank ? rank : 1) - 1];
     }
+}
+
+/* 1 if request q finished in cycles [from, to) (to == 0: no end). */
+static int in_window(const v10_llm_req_state *q, uint64_t from, uint64_t to)
+{
+    return q->finished != NONE && q->finished >= from && (!to || q->finished < to);
+}
+
+/* Request q's TPOT, µs per token (output > 1). */
+static double tpot_of(const v10_llm_req_state *q, double us)
+{
+    return (double)(q->finished - q->first_token) * us / (q->output - 1);
 }
 
 int v10_llm_server_stats(const v10_llm_server *s, uint64_t from, uint64_t to,
@@ -206,15 +214,19 @@ int v10_llm_server_stats(const v10_llm_server *s, uint64_t from, uint64_t to,
     size_t n = 0, n_tpot = 0, ok_ttft = 0, ok_tpot = 0;
     for (size_t i = 0; i < s->n; i++) {
         const v10_llm_req_state *q = &s->r[i];
-        if (q->finished == NONE || q->finished < from || (to && q->finished >= to))
+        if (!in_window(q, from, to))
             continue;
+        if (!n || q->arrival < st->first_arrival)
+            st->first_arrival = q->arrival;
+        if (q->finished > st->last_finish)
+            st->last_finish = q->finished;
         ttft[n] = (double)(q->first_token - q->arrival) * us;
         e2e[n] = (double)(q->finished - q->arrival) * us;
         queue[n] = (double)(q->admitted - q->arrival) * us;
         ok_ttft += slo_ttft_us > 0 && ttft[n] <= slo_ttft_us;
         st->tokens += q->output;
         if (q->output > 1) {
-            tpot[n_tpot] = (double)(q->finished - q->first_token) * us / (q->output - 1);
+            tpot[n_tpot] = tpot_of(q, us);
             ok_tpot += slo_tpot_us > 0 && tpot[n_tpot] <= slo_tpot_us;
             n_tpot++;
         }
@@ -231,5 +243,29 @@ int v10_llm_server_stats(const v10_llm_server *s, uint64_t from, uint64_t to,
     st->prefills = s->iterations[V10_LLM_ITER_PREFILL];
     st->decodes = s->iterations[V10_LLM_ITER_DECODE];
     free(ttft), free(tpot), free(e2e), free(queue);
+    return 0;
+}
+
+int v10_llm_server_samples(const v10_llm_server *s, uint64_t from, uint64_t to, double **ttft,
+                           size_t *n_ttft, double **tpot, size_t *n_tpot, v10_err *err)
+{
+    size_t cap = s->n ? s->n : 1;
+    *ttft = malloc(cap * sizeof **ttft);
+    *tpot = malloc(cap * sizeof **tpot);
+    *n_ttft = *n_tpot = 0;
+    if (!*ttft || !*tpot) {
+        free(*ttft), free(*tpot);
+        *ttft = *tpot = NULL;
+        return v10_err_set(err, "LLM samples: out of memory for %zu requests", s->n);
+    }
+    double us = 1.0 / s->o.clock_mhz;
+    for (size_t i = 0; i < s->n; i++) {
+        const v10_llm_req_state *q = &s->r[i];
+        if (!in_window(q, from, to))
+            continue;
+        (*ttft)[(*n_ttft)++] = (double)(q->first_token - q->arrival) * us;
+        if (q->output > 1)
+            (*tpot)[(*n_tpot)++] = tpot_of(q, us);
+    }
     return 0;
 }

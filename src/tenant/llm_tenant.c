@@ -39,9 +39,11 @@ static int requests_of(v10_llm_tenant *L, const v10_tenant_spec *sp, size_t inde
                            trace ? sp->start_s : 0, &t, err))
         return -1;
     int rc = -1;
+    if (sp->llm_requests)
+        requests = sp->llm_requests;
     if (trace && t.n < requests) {
-        v10_err_set(err, "%s: %zu requests, but --requests asks for the first %llu",
-                    sp->llm_file, t.n, (unsigned long long)requests);
+        v10_err_set(err, "%s: %zu requests, but %s asks for the first %llu", sp->llm_file, t.n,
+                    sp->llm_requests ? "requests=" : "--requests", (unsigned long long)requests);
         goto done;
     }
     if (!(L->reqs = calloc((size_t)requests, sizeof *L->reqs))) {

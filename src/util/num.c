@@ -79,3 +79,15 @@ void v10_num_fmt(double v, char *out, size_t cap)
             return;
     }
 }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void v10_sort_doubles(double *v, size_t n)
+{
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_double);
+}

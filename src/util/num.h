@@ -31,4 +31,7 @@ int v10_parse_f64(const char *s, double *out);
  * 0.39000000000000001); non-finite values as nan, inf, -inf. */
 void v10_num_fmt(double v, char *out, size_t cap);
 
+/* Sorts v[0..n) ascending (finite values; the order of equal ones is moot). */
+void v10_sort_doubles(double *v, size_t n);
+
 #endif

@@ -78,6 +78,7 @@ expect_error max_batch run --tenant "llm/gpt2-xl:trace=$trace:max_batch=0"
 expect_error rate_scale run --tenant "llm/gpt2-xl:trace=$trace:rate_scale=-2"
 expect_error slo_ttft_ms run --tenant "llm/gpt2-xl:trace=$trace:slo_ttft_ms=abc"
 expect_error "lengths" run --tenant "llm/gpt2-xl:lengths=$trace"
+expect_error "must exceed --warmup" run --tenant "llm/gpt2-xl:trace=$trace:requests=2" --requests 30
 expect_error "no-such.csv" run --tenant "llm/gpt2-xl:trace=no-such.csv"
 expect_error "16060522496" run --tenant "llm/llama3-8b:trace=$trace" --tenant resnet50 \
     --tenant bert

@@ -3,9 +3,15 @@
 # the CSV has one row per service x partner x policy on v10-isca23 plus each
 # service alone, with its columns; TTFT/TPOT percentiles are ordered; the
 # load rule puts each server's solo offered load near the 50% target; the
-# six SVGs and summary.md are whole, summary.md's mean ratios over alone are
-# the CSV's; -j 1 and -j 2 give byte-identical
-# files; bad options and a missing trace directory are errors naming them.
+# SVGs and summary.md are whole XML / text, summary.md's mean ratios over
+# alone are the CSV's; the CDF plots have four curves (alone, three
+# policies pooled over the 11 isca23 partners: 110 requests), rising, and
+# llm_cdf.csv's points are the CSV's percentiles; the tokens/s scatter has
+# one point per isca23 partner and policy at the CSV's figures; tokens/s
+# over the active span is at least over the window; an LLM partner serves
+# the requests the overlap rule picks from the traces; -j 1 and -j 2 give
+# byte-identical files; bad options and a missing trace directory are
+# errors naming them.
 # Usage: llm_study.sh PATH/TO/v10sim   (run from the repository root by ctest)
 set -euo pipefail
 
@@ -19,15 +25,26 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$bin" llm-study --quick -j 1 --out "$tmp/a" >"$tmp/a.txt" 2>/dev/null
 "$bin" llm-study --quick -j 2 --out "$tmp/b" >/dev/null 2>&1
 diff -r "$tmp/a" "$tmp/b" >/dev/null || fail "-j 1 and -j 2 differ"
-grep -q "82 simulations" "$tmp/a.txt" || fail "expected 82 simulations: $(cat "$tmp/a.txt")"
+# 8 + 2 x 12 x 3 runs, and one solo run of the conversation service's
+# requests in its LLM pair (the overlap rule)
+grep -q "83 simulations" "$tmp/a.txt" || fail "expected 83 simulations: $(cat "$tmp/a.txt")"
 
 python3 - "$tmp/a" <<'PY'
-import csv, math, os, sys
+import csv, math, os, re, sys
+import xml.etree.ElementTree as ET
+from datetime import datetime
 d = sys.argv[1]
+def arrivals(svc):  # the excerpt's arrival times from its first row, s
+    t = []
+    for row in csv.DictReader(open(f"tests/data/llm/azure_{svc}_200.csv")):
+        day, frac = row["TIMESTAMP"].split(".")
+        t.append(datetime.strptime(day, "%Y-%m-%d %H:%M:%S").timestamp() + int(frac) / 10 ** len(frac))
+    return [x - t[0] for x in t]
 rows = list(csv.DictReader(open(os.path.join(d, "llm_study.csv"))))
 cols = ("npu service partner policy rate_scale load_alone busy_alone llm_requests ttft_p50_ms ttft_p95_ms "
-        "ttft_p99_ms tpot_p50_ms tpot_p95_ms tpot_p99_ms tokens_per_s slo_ttft slo_tpot "
-        "partner_rps partner_np partner_tokens_per_s util_sa util_vu").split()
+        "ttft_p99_ms tpot_p50_ms tpot_p95_ms tpot_p99_ms tokens_per_s tokens_per_s_active slo_ttft slo_tpot "
+        "partner_rps partner_np partner_tokens_per_s partner_requests alone_ttft_p95_ms alone_tpot_p95_ms "
+        "util_sa util_vu").split()
 assert list(rows[0].keys()) == cols, list(rows[0].keys())
 models = "bert dlrm efficientnet maskrcnn mnist ncf resnet50 resnet-rs retinanet shapemask transformer".split()
 assert len(rows) == 2 + 2 * 12 * 3, len(rows)
@@ -39,11 +56,13 @@ for r in alone:
     assert 0 < b <= 1, ("busy", r["service"], b)
 seen = set()
 for r in rows:
-    assert r["npu"] == "v10-isca23" and int(r["llm_requests"]) == 10, r
+    assert r["npu"] == "v10-isca23", r
+    assert int(r["llm_requests"]) == 10 or r["partner"].startswith("llm-"), r
     t = [float(r[k]) for k in ("ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms")]
     p = [float(r[k]) for k in ("tpot_p50_ms", "tpot_p95_ms", "tpot_p99_ms")]
     assert 0 < t[0] <= t[1] <= t[2] and 0 < p[0] <= p[1] <= p[2], r
     assert float(r["tokens_per_s"]) > 0
+    assert float(r["tokens_per_s_active"]) >= float(r["tokens_per_s"]) * (1 - 1e-9), r
     scale = [a["rate_scale"] for a in alone if a["service"] == r["service"]][0]
     assert r["rate_scale"] == scale, r                # the pair runs at the alone scale
     if r["partner"] == "alone":
@@ -52,29 +71,90 @@ for r in rows:
     if r["partner"].startswith("llm-"):
         assert r["partner"] == "llm-" + ("code" if r["service"] == "conv" else "conv")
         assert math.isnan(float(r["partner_np"])) and float(r["partner_tokens_per_s"]) > 0
+        # the overlap rule, from the traces and the alone rows' scales only:
+        # both take the fewest first requests reaching the shorter span
+        sc = {a["service"]: float(a["rate_scale"]) for a in alone}
+        T = min(arrivals(v)[9] / sc[v] for v in sc)
+        want = {}
+        for v in sc:
+            t, k = arrivals(v), 1
+            while k < len(t) and t[k - 1] / sc[v] < T:
+                k += 1
+            want[v] = k
+        other = r["partner"][4:]
+        assert (int(r["llm_requests"]), int(r["partner_requests"])) == (want[r["service"]], want[other]), (r, want)
+        assert min(want.values()) < 10 and max(want.values()) == 10, want
     else:
         assert r["partner"] in models and float(r["partner_np"]) > 0, r
-        assert math.isnan(float(r["partner_tokens_per_s"]))
+        assert math.isnan(float(r["partner_tokens_per_s"])) and int(r["partner_requests"]) == 0
+        a = [x for x in alone if x["service"] == r["service"]][0]
+        assert (r["alone_ttft_p95_ms"], r["alone_tpot_p95_ms"]) == (a["ttft_p95_ms"], a["tpot_p95_ms"]), r
 assert len(seen) == 72, len(seen)
 for svc in ("conv", "code"):
-    for stem in ("ttft_p95", "tpot_p95", "partner_np"):
+    for stem in ("ttft_p95", "tpot_p95", "partner_np", "ttft_cdf", "tpot_cdf", "tokens_np"):
         s = open(os.path.join(d, f"{stem}_{svc}_v10-isca23.svg")).read()
         assert s.lstrip().startswith(("<?xml", "<svg")) and s.rstrip().endswith("</svg>"), stem
+        ET.fromstring(s.encode())  # well-formed
+NS = "{http://www.w3.org/2000/svg}"
+pols = ("pmt", "v10-fair", "v10-full")
+for svc in ("conv", "code"):
+    a = [r for r in alone if r["service"] == svc][0]
+    iso = [r for r in rows if r["service"] == svc and r["partner"] in models]
+    for m in ("ttft", "tpot"):
+        root = ET.parse(os.path.join(d, f"{m}_cdf_{svc}_v10-isca23.svg")).getroot()
+        lines = root.findall(NS + "polyline")
+        assert len(lines) == 4, (svc, m, len(lines))
+        for pl in lines:  # a CDF rises: x non-decreasing, y (pixels) non-increasing
+            pts = [tuple(map(float, p.split(","))) for p in pl.get("points").split()]
+            assert len(pts) >= 2 and all(q[0] >= p[0] and q[1] <= p[1] for p, q in zip(pts, pts[1:])), pts
+        legend = [t.text for t in root.iter(NS + "text")]
+        assert "alone (10 requests)" in legend or m == "tpot", legend
+        if m == "ttft":
+            for pol in pols:
+                n = sum(int(r["llm_requests"]) for r in iso if r["policy"] == pol)
+                assert n == 110 and "%s (%d requests)" % ({"pmt": "PMT", "v10-fair": "V10-Fair", "v10-full": "V10-Full"}[pol], n) in legend, legend
+    # the scatter: one marker per isca23 partner and policy, at the CSV's figures
+    root = ET.parse(os.path.join(d, f"tokens_np_{svc}_v10-isca23.svg")).getroot()
+    titles = [t.text for t in root.iter(NS + "title")]
+    assert len(titles) == 33, len(titles)
+    for r in iso:
+        name = {"pmt": "PMT", "v10-fair": "V10-Fair", "v10-full": "V10-Full"}[r["policy"]]
+        want = "%s / %s: %.6g, %.6g" % (name, r["partner"], float(r["partner_np"]),
+                                        float(r["tokens_per_s_active"]) / float(a["tokens_per_s_active"]))
+        assert want in titles, (want, titles[:3])
+# llm_cdf.csv: each curve rises to 1; alone's points are its percentiles
+cdf = list(csv.DictReader(open(os.path.join(d, "llm_cdf.csv"))))
+assert list(cdf[0].keys()) == "npu service metric curve requests fraction ms".split()
+curves = {}
+for c in cdf:
+    curves.setdefault((c["service"], c["metric"], c["curve"]), []).append((float(c["fraction"]), float(c["ms"])))
+assert len(curves) == 2 * 2 * 4, sorted(curves)
+for key, pts in curves.items():
+    assert pts[-1][0] == 1.0 and all(q[0] > p[0] and q[1] >= p[1] for p, q in zip(pts, pts[1:])), key
+for a in alone:
+    for m in ("ttft", "tpot"):
+        pts = dict(curves[(a["service"], m, "alone")])
+        n = round(1 / min(pts))  # requests in the curve
+        for q, col in ((0.5, "p50"), (0.95, "p95"), (0.99, "p99")):
+            rank = math.ceil(q * n)
+            got = [ms for f, ms in pts.items() if abs(f - rank / n) < 1e-9]
+            assert got and abs(got[0] - float(a[f"{m}_{col}_ms"])) < 1e-5, (a["service"], m, col, got)
 md = open(os.path.join(d, "summary.md")).read()
 assert md.endswith("\n") and "## llm-conv on v10-isca23" in md and "## llm-code on v10-isca23" in md
 assert "V10-Full vs PMT" in md
-# summary.md's figures are the CSV's: each policy's mean TTFT/TPOT p95 over alone
+# summary.md's figures are the CSV's: each policy's mean TTFT/TPOT p95 over
+# alone over the same requests
 names = {"pmt": "PMT", "v10-fair": "V10-Fair", "v10-full": "V10-Full"}
 for svc in ("conv", "code"):
     a = [r for r in alone if r["service"] == svc][0]
     sec = md.split("## llm-%s on v10-isca23" % svc)[1].split("## ")[0]
     for pol, name in names.items():
         pr = [r for r in rows if r["service"] == svc and r["policy"] == pol]
-        m = [sum(float(r[k]) for r in pr) / len(pr) / float(a[k]) for k in ("ttft_p95_ms", "tpot_p95_ms")]
-        want = "* %s: TTFT p95 on average %.2fx alone, TPOT p95 %.2fx alone." % (name, m[0], m[1])
+        m = [sum(float(r[k]) / float(r["alone_" + k]) for r in pr) / len(pr) for k in ("ttft_p95_ms", "tpot_p95_ms")]
+        want = "* %s: TTFT p95 on average %.2fx alone, TPOT p95 %.2fx alone;" % (name, m[0], m[1])
         assert want in sec, (want, sec)
 PY
-[ "$(ls "$tmp/a" | wc -l)" -eq 8 ] || fail "expected 8 files: $(ls "$tmp/a")"
+[ "$(ls "$tmp/a" | wc -l)" -eq 15 ] || fail "expected 15 files: $(ls "$tmp/a")"
 
 # ---- errors -----------------------------------------------------------------
 err() { # err EXPECTED_TEXT ARGS...: non-zero exit, the text on stderr

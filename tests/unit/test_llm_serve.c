@@ -103,6 +103,52 @@ static void test_lone_closed_form(void **state)
     remove(path);
 }
 
+/* Two tenants t[0..2), `requests` each, no warm-up, invariants checked. */
+static void checked_pair(v10_run_config *c, const v10_tenant_spec *t, uint64_t requests)
+{
+    v10_run_config_default(c);
+    c->tenants = t;
+    c->n_tenants = 2;
+    c->requests = requests;
+    c->warmup = 0;
+    c->check = 1;
+}
+
+/* Nearest-rank percentile p of the sorted v[0..n). */
+static double rank(const double *v, size_t n, double p)
+{
+    size_t k = (size_t)ceil(p * (double)n);
+    return v[(k ? k : 1) - 1];
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A server's per-request samples are the ones its TTFT/TPOT figures are
+ * over: as many, the same mean and percentiles once sorted. */
+static void check_samples(const v10_tenant_result *x)
+{
+    const v10_llm_dist *d[2] = {&x->ttft_us, &x->tpot_us};
+    const double *v[2] = {x->ttft_samples_us, x->tpot_samples_us};
+    for (int k = 0; k < 2; k++) {
+        size_t n = d[k]->n;
+        assert_true(n > 0 && v[k] != NULL);
+        double *s = malloc(n * sizeof *s), sum = 0;
+        assert_non_null(s);
+        memcpy(s, v[k], n * sizeof *s);
+        qsort(s, n, sizeof *s, cmp_double);
+        for (size_t i = 0; i < n; i++)
+            sum += s[i];
+        assert_near(sum / (double)n, d[k]->avg, 1e-9 * d[k]->avg);
+        assert_true(rank(s, n, 0.50) == d[k]->p50 && rank(s, n, 0.95) == d[k]->p95 &&
+                    rank(s, n, 0.99) == d[k]->p99);
+        free(s);
+    }
+}
+
 /* Sum of GeneratedTokens of the trace's first n rows. */
 static uint64_t trace_tokens(size_t n)
 {
@@ -129,13 +175,8 @@ static void test_beside_zoo_model(void **state)
     uint64_t want = trace_tokens(30);
     for (size_t p = 0; p < 3; p++) {
         v10_run_config c;
-        v10_run_config_default(&c);
+        checked_pair(&c, t, 30);
         snprintf(c.policy, sizeof c.policy, "%s", pols[p]);
-        c.tenants = t;
-        c.n_tenants = 2;
-        c.requests = 30;
-        c.warmup = 0;
-        c.check = 1;
         v10_run_result r;
         run(&c, &r);
         const v10_tenant_result *x = &r.tenants[0];
@@ -149,6 +190,10 @@ static void test_beside_zoo_model(void **state)
         assert_true(x->slo_ttft >= 0 && x->slo_ttft <= 1 && x->slo_tpot >= 0);
         assert_true(x->kv_peak_tokens <= x->kv_capacity_tokens);
         assert_true(isnan(x->np) && r.stp == r.tenants[1].np); /* STP leaves the server out */
+        check_samples(x);
+        assert_null(r.tenants[1].ttft_samples_us);
+        /* tokens/s over the requests' own span is at least over the window */
+        assert_true(x->tokens_per_s_active >= x->tokens_per_s * (1 - 1e-12));
         v10_run_result_fini(&r);
     }
 }
@@ -205,6 +250,9 @@ static void test_bad_specs(void **state)
     expect_spec_error("resnet50:trace=" TRACE, "trace");
     expect_spec_error("llm/gpt2-xl:prefill=10:trace=" TRACE, "prefill");
     expect_spec_error("llm/gpt2-xl:trace=" TRACE ":outstanding=2", "outstanding");
+    expect_spec_error("llm/gpt2-xl:trace=" TRACE ":requests=0", "requests");
+    expect_spec_error("llm/gpt2-xl:trace=" TRACE ":requests=1.5", "requests");
+    expect_spec_error("resnet50:requests=3", "requests");
 }
 
 static void expect_run_error(v10_run_config *c, const char *a, const char *b)
@@ -241,12 +289,32 @@ static void test_run_errors(void **state)
     expect_run_error(&c, "max_context", "request");
 }
 
+/* requests=K: the server serves its trace's first K requests whatever
+ * --requests says; more than the trace holds is an error naming the key. */
+static void test_own_requests(void **state)
+{
+    (void)state;
+    v10_tenant_spec t[2];
+    spec("llm/llama3.2-1b:trace=" TRACE ":rate_scale=0.5:requests=12", &t[0]);
+    spec("resnet50", &t[1]);
+    v10_run_config c;
+    checked_pair(&c, t, 4);
+    v10_run_result r;
+    run(&c, &r);
+    assert_int_equal(r.tenants[0].completed, 12);
+    assert_int_equal(r.tenants[0].llm_tokens, trace_tokens(12));
+    assert_true(r.tenants[1].completed >= 4);
+    v10_run_result_fini(&r);
+    spec("llm/llama3.2-1b:trace=" TRACE ":requests=201", &t[0]);
+    expect_run_error(&c, "requests=", "201");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lone_closed_form), cmocka_unit_test(test_beside_zoo_model),
         cmocka_unit_test(test_poisson_lengths),  cmocka_unit_test(test_bad_specs),
-        cmocka_unit_test(test_run_errors),
+        cmocka_unit_test(test_run_errors),       cmocka_unit_test(test_own_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

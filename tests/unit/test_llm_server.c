@@ -93,6 +93,16 @@ static void test_lone_request(void **state)
     assert_int_equal(st.prefills, 1);
     assert_int_equal(st.decodes, 4);
     assert_int_equal(st.kv_peak, 105);
+    assert_int_equal(st.first_arrival, 10);
+    assert_int_equal(st.last_finish, 5010);
+    double *ttft, *tpot;
+    size_t n_ttft, n_tpot;
+    assert_int_equal(v10_llm_server_samples(&s, 0, 0, &ttft, &n_ttft, &tpot, &n_tpot, &err), 0);
+    assert_int_equal(n_ttft, 1);
+    assert_int_equal(n_tpot, 1);
+    assert_float_equal(ttft[0], 1000, 1e-9);
+    assert_float_equal(tpot[0], 1000, 1e-9);
+    free(ttft), free(tpot);
     v10_llm_server_fini(&s);
 }
 
@@ -216,6 +226,19 @@ static void test_stats(void **state)
     assert_int_equal(v10_llm_server_stats(&s, 5000000, 10000000, 0, 0, &st, &err), 0);
     assert_int_equal(st.completed, 5);
     assert_float_equal(st.ttft.p50, 8000, 1e-9);
+    assert_int_equal(st.first_arrival, 5000000);
+    assert_int_equal(st.last_finish, 9000000 + 10000);
+    /* The samples behind them: the same requests, in arrival order (TTFTs
+     * 6..10 ms), no TPOT (one output token each). */
+    double *ttft, *tpot;
+    size_t n_ttft, n_tpot;
+    assert_int_equal(
+        v10_llm_server_samples(&s, 5000000, 10000000, &ttft, &n_ttft, &tpot, &n_tpot, &err), 0);
+    assert_int_equal(n_ttft, 5);
+    assert_int_equal(n_tpot, 0);
+    for (size_t i = 0; i < n_ttft; i++)
+        assert_true(ttft[i] == 6000.0 + 1000.0 * (double)i);
+    free(ttft), free(tpot);
     v10_llm_server_fini(&s);
 }
 

@@ -104,6 +104,108 @@ static void test_lines(void **state)
     free(svg);
 }
 
+/* The x of the text element whose content is `label`. */
+static double tick_x(const char *svg, const char *label)
+{
+    char key[40];
+    snprintf(key, sizeof key, ">%s</text>", label);
+    const char *p = strstr(svg, key);
+    assert_non_null(p);
+    while (p > svg && strncmp(p, "<text", 5))
+        p--;
+    const char *x = strstr(p, " x=\"");
+    assert_non_null(x);
+    return strtod(x + 4, NULL);
+}
+
+/* x-y charts: each series its own points.  A log10 axis over 0.5..300
+ * has whole decades 0.1..1000 with 1-2-5 ticks, and maps x = 10 to the
+ * middle of the plot; scatter draws one titled marker per drawable point
+ * (labels escaped), curves one polyline per series; no drawable point,
+ * a missing x array: refused. */
+static void test_xy(void **state)
+{
+    (void)state;
+    double x1[4] = {0.5, 10, 300, -1}, y1[4] = {0.25, 0.5, 1.0, 0.7};
+    double x2[2] = {2, 20}, y2[2] = {0.4, NAN};
+    const char *lab[4] = {"a<b", "c", "d", "e"};
+    v10_svg_series s[2] = {{"alone", y1}, {"PMT", y2}};
+    v10_svg_points pt[2] = {{x1, 4, lab}, {x2, 2, NULL}};
+    v10_svg_chart c = {.kind = V10_SVG_XY, .title = "cdf", .xlabel = "ms", .series = s,
+                       .points = pt, .n_series = 2, .log10_x = 1, .scatter = 1, .ref_y = NAN};
+    char *svg = v10_svg_render(&c);
+    assert_non_null(svg);
+    assert_balanced(svg);
+    /* 3 + 1 drawable points (x <= 0 and NAN skipped), each with a title */
+    assert_int_equal(count(svg, "<title>"), 4);
+    assert_non_null(strstr(svg, "alone / a&lt;b: 0.5, 0.25</title>"));
+    assert_int_equal(count(svg, "<polyline"), 0);
+    /* four decades, 0.1 to 1000: ticks at the powers of ten only */
+    assert_non_null(strstr(svg, ">0.1</text>"));
+    assert_non_null(strstr(svg, ">1000</text>"));
+    assert_null(strstr(svg, ">200</text>"));
+    free(svg);
+    /* series 2 alone (x = 2; 20 has no y): one decade, ticks at 1, 2, 5, 10 */
+    v10_svg_chart c1 = c;
+    c1.series = &s[1];
+    c1.points = &pt[1];
+    c1.n_series = 1;
+    svg = v10_svg_render(&c1);
+    assert_non_null(svg);
+    assert_true(strstr(svg, ">2</text>") && strstr(svg, ">5</text>") &&
+                strstr(svg, ">10</text>"));
+    assert_null(strstr(svg, ">20</text>"));
+    free(svg);
+    /* Curves: one polyline per series, x = 10 half-way along the axis. */
+    c.scatter = 0;
+    svg = v10_svg_render(&c);
+    assert_non_null(svg);
+    assert_balanced(svg);
+    assert_int_equal(count(svg, "<polyline"), 2); /* the legend's samples are <line>s */
+    assert_int_equal(count(svg, "<title>"), 0);
+    const char *p = strstr(svg, "<polyline fill=\"none\" stroke=\"#0072B2\" stroke-width=\"2\" points");
+    assert_non_null(p);
+    double pts[3][2];
+    p = strstr(p, "points=\"") + 8;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        pts[i][0] = strtod(p, &end);
+        pts[i][1] = strtod(end + 1, &end);
+        p = end + 1;
+    }
+    assert_true(pts[0][0] < pts[1][0] && pts[1][0] < pts[2][0]);
+    assert_true(pts[0][1] > pts[1][1] && pts[1][1] > pts[2][1]); /* higher y is higher up */
+    /* x = 10 (log10 1 of the axis' [-1, 3]) lies at its tick, half-way
+     * between the ticks of 0.1 and 1000 */
+    double t01 = tick_x(svg, "0.1"), t10 = tick_x(svg, "10"), t1000 = tick_x(svg, "1000");
+    assert_true(fabs(pts[1][0] - t10) < 0.11);
+    assert_true(fabs(t10 - (t01 + t1000) / 2) < 0.11);
+    free(svg);
+    /* 14..1500 ms, three decades: the axis ends at the 1-2-5 ticks around
+     * the data, 10 and 2000 */
+    double x4[2] = {14, 1500}, y4[2] = {0.5, 1};
+    v10_svg_series s4[1] = {{"ttft", y4}};
+    v10_svg_points p4[1] = {{x4, 2, NULL}};
+    v10_svg_chart c4 = {.kind = V10_SVG_XY, .series = s4, .points = p4, .n_series = 1,
+                        .log10_x = 1, .ref_y = NAN};
+    svg = v10_svg_render(&c4);
+    assert_non_null(svg);
+    assert_true(strstr(svg, ">10</text>") && strstr(svg, ">2000</text>"));
+    assert_true(!strstr(svg, ">5</text>") && !strstr(svg, ">5000</text>"));
+    free(svg);
+    /* Nothing drawable, or no x array: refused. */
+    double none[1] = {NAN};
+    v10_svg_series s3[1] = {{"none", none}};
+    v10_svg_points p3[1] = {{none, 1, NULL}};
+    v10_svg_chart c3 = {.kind = V10_SVG_XY, .series = s3, .points = p3, .n_series = 1,
+                        .ref_y = NAN};
+    assert_null(v10_svg_render(&c3));
+    p3[0].x = NULL;
+    assert_null(v10_svg_render(&c3));
+    c3.points = NULL;
+    assert_null(v10_svg_render(&c3));
+}
+
 /* The value of attribute `name` in the element starting at `el`. */
 static double attr(const char *el, const char *name)
 {
@@ -258,6 +360,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bars),
         cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_xy),
         cmocka_unit_test(test_crowded_bars),
         cmocka_unit_test(test_lines_distinct),
         cmocka_unit_test(test_html),
