@@ -43,6 +43,12 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
     if (cfg->warmup >= cfg->requests)
         return v10_err_set(err, "warmup (%llu) must be less than requests (%llu)",
                            (unsigned long long)cfg->warmup, (unsigned long long)cfg->requests);
+    for (size_t i = 0; i < cfg->n_tenants; i++) /* else its window never opens */
+        if (cfg->tenants[i].llm_requests && cfg->tenants[i].llm_requests <= cfg->warmup)
+            return v10_err_set(err, "tenant %zu (%s): requests=%llu must exceed --warmup %llu",
+                               i, cfg->tenants[i].model,
+                               (unsigned long long)cfg->tenants[i].llm_requests,
+                               (unsigned long long)cfg->warmup);
     if (v10_npu_validate(&cfg->npu, err))
         return -1;
     size_t nt = cfg->n_tenants;
