@@ -77,12 +77,15 @@ void eng_check_state(const v10_engine *e)
                 check_fail(e, msg);
             }
     }
-    int switching = 0;
-    for (int f = 0; f < e->n_fus; f++)
+    int switching = 0, n_free[V10_FU_TYPES] = {0, 0};
+    for (int f = 0; f < e->n_fus; f++) {
         switching += e->fus[f].state == V10P_FU_SWITCH || e->fus[f].state == V10P_FU_RESTORE;
-    if (switching != e->n_switching) {
-        snprintf(msg, sizeof msg, "%d FUs switch or restore, the count says %d", switching,
-                 e->n_switching);
+        n_free[e->fus[f].type] += e->fus[f].state == V10P_FU_FREE;
+    }
+    if (switching != e->n_switching || n_free[0] != e->n_free[0] || n_free[1] != e->n_free[1]) {
+        snprintf(msg, sizeof msg, "FU counts are stale: %d switching (counted %d), %d and %d "
+                 "free (counted %d and %d)", switching, e->n_switching, n_free[0], n_free[1],
+                 e->n_free[0], e->n_free[1]);
         check_fail(e, msg);
     }
     for (int f = 0, k = 0; f < e->n_fus; f++)

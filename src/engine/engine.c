@@ -60,6 +60,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
             return -1;
     if (policy->init && policy->init(e, e->pstate, err))
         return -1;
+    for (int f = 0; f < e->n_fus; f++) /* after init: a policy may partition the FUs */
+        e->n_free[e->fus[f].type] += e->fus[f].state == V10P_FU_FREE;
     e->stall_cycle = stall_cycle;
     if (cfg->warmup == 0) {
         eng_snapshot(e, &e->win[0]);

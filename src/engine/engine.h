@@ -152,6 +152,7 @@ struct v10_engine {
     uint64_t ready[V10_FU_TYPES];
     int *busy, n_busy;          /* the FUs in FU_BUSY, ascending (fu.c keeps it) */
     int n_switching;            /* FUs in FU_SWITCH or FU_RESTORE (fu.c keeps it) */
+    int n_free[V10_FU_TYPES];   /* FUs in FU_FREE by type (fu.c keeps it) */
     v10_op_view *view;          /* per tenant: its model as run (model/view.h), from
                                    the memo or computed into the pools */
     uint64_t *work_pool, *bytes_pool;  /* per op of the tenants not memoized, back to back */

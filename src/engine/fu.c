@@ -17,15 +17,17 @@
  * switch.  VU: reload the registers, half of a save-and-restore switch. */
 /* FU f moves to state st: the one place FU states change, so that e->busy
  * stays the ascending list of busy FUs (rates.c and the loop's clock walk
- * it instead of every FU), busy_by_type counts them and n_switching counts
- * the FUs switching or restoring. */
+ * it instead of every FU), busy_by_type counts them, n_switching counts
+ * the FUs switching or restoring and n_free the free FUs of each type. */
 static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
 {
     fu *u = &e->fus[f];
     v10p_fstate was = u->state;
     if (was == st)
         return;
-    if (was == V10P_FU_BUSY) {
+    if (was == V10P_FU_FREE)
+        e->n_free[u->type]--;
+    else if (was == V10P_FU_BUSY) {
         int i = 0;
         while (e->busy[i] != f)
             i++;
@@ -35,7 +37,9 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     } else if (was != V10P_FU_FREE) {
         e->n_switching--;
     }
-    if (st == V10P_FU_BUSY) {
+    if (st == V10P_FU_FREE)
+        e->n_free[u->type]++;
+    else if (st == V10P_FU_BUSY) {
         int i = e->n_busy++;
         for (; i > 0 && e->busy[i - 1] > f; i--)
             e->busy[i] = e->busy[i - 1];
@@ -302,8 +306,9 @@ void eng_fu_event(v10_engine *e, int f)
  */
 void eng_dispatch(v10_engine *e)
 {
-    if (!(e->ready[V10_FU_SA] | e->ready[V10_FU_VU]))
-        return;
+    if (!(e->ready[V10_FU_SA] && e->n_free[V10_FU_SA]) &&
+        !(e->ready[V10_FU_VU] && e->n_free[V10_FU_VU]))
+        return; /* nobody waits for a type with a free FU */
     int idle[V10_FU_TYPES] = {0, 0}; /* an unowned FU of the type was left idle */
     for (int f = 0; f < e->n_fus; f++) {
         fu *u = &e->fus[f];
