@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/mem.h"
 
 static const cli_command commands[] = {
     {"run", "simulate tenants sharing one NPU under a policy", cmd_run},
@@ -38,6 +39,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     cli_signals();
+    v10_mem_tune();
     if (argc < 2) {
         usage(stderr);
         return V10_EXIT_USAGE;

@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #define HUGE_PAGE ((size_t)2 << 20) /* x86-64 and arm64 (4 KiB base pages) */
 
@@ -24,6 +27,14 @@ static void *hint(void *p, size_t n)
     }
 #endif
     return p;
+}
+
+void v10_mem_tune(void)
+{
+#if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD)
+    (void)mallopt(M_MMAP_THRESHOLD, 32 << 20); /* glibc's dynamic maximum */
+    (void)mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 }
 
 void *v10_malloc_big(size_t n) { return hint(malloc(n), n); }
