@@ -48,6 +48,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int nt = (int)cfg->n_tenants;
     e->cfg = cfg;
+    e->trace = cfg->trace;
     e->npu = &cfg->npu;
     e->policy = policy;
     e->n_tenants = nt;

@@ -128,6 +128,7 @@ struct v10_engine {
     const v10_npu *npu;
     const v10_policy_ops *policy;
     void *pstate;
+    v10_trace *trace;           /* cfg->trace, read at every operator's end */
     uint64_t now;
     tenant *tenants;
     int n_tenants;
@@ -214,14 +215,21 @@ static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
         e->ready[t->fu_of[t->op]] |= bit;
 }
 
-/* The one eligibility rule (policy_api.h, v10p_eligible). */
+/* The part of the eligibility rule that the ready masks do not decide:
+ * FU f is unowned or tenant ti's partition, and the policy's may_run (if
+ * any) agrees. */
+static inline int eng_may_take(const v10_engine *e, int ti, int f)
+{
+    const fu *u = &e->fus[f];
+    return (u->owner < 0 || u->owner == ti) &&
+           (!e->policy->may_run || e->policy->may_run(e, e->pstate, ti, f));
+}
+
+/* The one eligibility rule (policy_api.h, v10p_eligible): ti is in the
+ * ready mask of f's type, and may take f. */
 static inline int eng_eligible(const v10_engine *e, int ti, int f)
 {
-    const tenant *t = &e->tenants[ti];
-    const fu *u = &e->fus[f];
-    return t->state == V10P_READY && (int)t->fu_of[t->op] == (int)u->type &&
-           (u->owner < 0 || u->owner == ti) &&
-           (!e->policy->may_run || e->policy->may_run(e, e->pstate, ti, f));
+    return (e->ready[e->fus[f].type] >> ti & 1) && eng_may_take(e, ti, f);
 }
 
 static inline void eng_notify(v10_engine *e, v10_ev_kind k, int t)
@@ -295,8 +303,8 @@ void eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t 
 static inline void eng_trace_push(v10_engine *e, v10_trace_kind k, uint64_t start,
                                   uint64_t end, int f, int t, uint32_t op)
 {
-    if (e->cfg->trace)
-        eng_trace_record(e->cfg->trace, k, start, end, f, t, op);
+    if (e->trace)
+        eng_trace_record(e->trace, k, start, end, f, t, op);
 }
 /* --check (check.c): aborts naming the broken invariant. */
 void eng_check_state(const v10_engine *e);

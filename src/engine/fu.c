@@ -319,7 +319,7 @@ void eng_dispatch(v10_engine *e)
         int n = 0;
         for (; ready; ready &= ready - 1) {
             int i = __builtin_ctzll(ready);
-            if (eng_eligible(e, i, f))
+            if (eng_may_take(e, i, f))
                 e->cand[n++] = i;
         }
         int pick = n ? e->policy->pick(e, e->pstate, f, e->cand, n) : -1;

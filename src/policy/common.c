@@ -4,6 +4,8 @@
 int policy_lowest_score(const v10_engine *e, const int *cand, int n)
 {
     int best = cand[0];
+    if (n == 1)
+        return best; /* the usual case: no score to compare */
     double best_s = v10p_score(e, best);
     for (int i = 1; i < n; i++) {
         double s = v10p_score(e, cand[i]);
