@@ -44,34 +44,24 @@ static inline void v10_heap_swap(v10_heap *h, int i, int j)
     h->pos[a] = j;
 }
 
-/* Restores heap order around index i (up, then down), moving the slot
- * there through a hole rather than by swaps. */
+/* Restores heap order around index i (up, then down). */
 static inline void v10_heap_sift(v10_heap *h, int i)
 {
-    int s = h->heap[i];
-    while (i > 0) {
-        int p = (i - 1) / 2, ps = h->heap[p];
-        if (!v10_heap_less(h, s, ps))
-            break;
-        h->heap[i] = ps;
-        h->pos[ps] = i;
-        i = p;
+    while (i > 0 && v10_heap_less(h, h->heap[i], h->heap[(i - 1) / 2])) {
+        v10_heap_swap(h, i, (i - 1) / 2);
+        i = (i - 1) / 2;
     }
     for (;;) {
-        int c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && v10_heap_less(h, h->heap[c + 1], h->heap[c]))
-            c++;
-        int cs = h->heap[c];
-        if (!v10_heap_less(h, cs, s))
-            break;
-        h->heap[i] = cs;
-        h->pos[cs] = i;
-        i = c;
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && v10_heap_less(h, h->heap[l], h->heap[m]))
+            m = l;
+        if (r < h->n && v10_heap_less(h, h->heap[r], h->heap[m]))
+            m = r;
+        if (m == i)
+            return;
+        v10_heap_swap(h, i, m);
+        i = m;
     }
-    h->heap[i] = s;
-    h->pos[s] = i;
 }
 
 /* Schedules (or moves) the entry of `slot` to time t, after every entry
