@@ -50,6 +50,21 @@ int v10_profile_models(const char *const *specs, size_t n, const v10_npu *npu, i
         snprintf(out[i].model, sizeof out[i].model, "%s", specs[i]);
         if (v10_tenant_spec_parse(specs[i], &ts[i], err))
             goto done;
+        v10_run_config_default(&cfgs[i]);
+        cfgs[i].npu = *npu;
+        snprintf(cfgs[i].policy, sizeof cfgs[i].policy, "solo");
+        cfgs[i].tenants = &ts[i];
+        cfgs[i].n_tenants = 1;
+        cfgs[i].requests = 2;
+        cfgs[i].warmup = 0;
+    }
+    v10_pool_job job = {.cfgs = cfgs, .results = res, .n = n, .threads = threads,
+                        .progress = progress};
+    if (v10_pool_run(&job, err))
+        goto done;
+    /* The runs loaded (and calibrated) the models on the pool's threads;
+     * loading them again here reads the cache. */
+    for (size_t i = 0; i < n; i++) {
         v10_model m;
         if (v10_model_load(ts[i].model, npu, &m, err))
             goto done;
@@ -66,19 +81,6 @@ int v10_profile_models(const char *const *specs, size_t n, const v10_npu *npu, i
         out[i].op_min_cycles = m.n_ops ? lo : 0;
         out[i].op_max_cycles = hi;
         v10_model_fini(&m);
-        v10_run_config_default(&cfgs[i]);
-        cfgs[i].npu = *npu;
-        snprintf(cfgs[i].policy, sizeof cfgs[i].policy, "solo");
-        cfgs[i].tenants = &ts[i];
-        cfgs[i].n_tenants = 1;
-        cfgs[i].requests = 2;
-        cfgs[i].warmup = 0;
-    }
-    v10_pool_job job = {.cfgs = cfgs, .results = res, .n = n, .threads = threads,
-                        .progress = progress};
-    if (v10_pool_run(&job, err))
-        goto done;
-    for (size_t i = 0; i < n; i++) {
         out[i].util_sa = res[i].util_sa;
         out[i].util_vu = res[i].util_vu;
         out[i].util_hbm = res[i].util_hbm;

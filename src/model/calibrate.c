@@ -681,9 +681,10 @@ static int isca23_make(size_t i, v10_model *out, v10_calib_report *rep, v10_err 
  * calibrate, and a repro or sweep loads each model hundreds of times, so
  * copying it per run would dominate.  The cache holds derived, immutable
  * data (a function of the embedded profiles and the cost key only), so
- * sharing it keeps runs independent and deterministic; a mutex guards
- * building, as runs load models on several threads.  Entries live until
- * exit.
+ * sharing it keeps runs independent and deterministic.  Each model has
+ * its own mutex, guarding its entries while they are built or costed, so
+ * threads loading different models (the first runs of a batch) do not wait
+ * for each other.  Entries live until exit.
  */
 #define CACHE_KEYS 16 /* NPU cost variants per model (repro uses <= 8) */
 
@@ -695,15 +696,15 @@ typedef struct cost_key {
 } cost_key;
 
 static struct {
-    pthread_mutex_t lock;
+    pthread_mutex_t lock[ISCA23_N];    /* model i's entries below */
+    pthread_once_t once;               /* the locks' set-up, atexit */
     int built[ISCA23_N];               /* calibrated on the isca23 core */
     v10_model model[ISCA23_N];
     v10_calib_report rep[ISCA23_N];
     size_t n_costed[ISCA23_N];
     cost_key key[ISCA23_N][CACHE_KEYS];
     v10_model costed[ISCA23_N][CACHE_KEYS];
-    int registered;
-} cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} cache = {.once = PTHREAD_ONCE_INIT};
 
 static void cache_release(void)
 {
@@ -715,16 +716,23 @@ static void cache_release(void)
     }
 }
 
-/* Builds model i if needed; called with the lock held. */
+static void cache_setup(void)
+{
+    for (size_t i = 0; i < ISCA23_N; i++)
+        pthread_mutex_init(&cache.lock[i], NULL);
+    atexit(cache_release);
+}
+
+/* Locks model i's entries and builds the model if needed; on return the
+ * lock is held either way. */
 static int cache_build(size_t i, v10_err *err)
 {
+    pthread_once(&cache.once, cache_setup);
+    pthread_mutex_lock(&cache.lock[i]);
     if (cache.built[i])
         return 0;
     if (isca23_make(i, &cache.model[i], &cache.rep[i], err))
         return -1;
-    if (!cache.registered)
-        atexit(cache_release);
-    cache.registered = 1;
     cache.built[i] = 1;
     return 0;
 }
@@ -735,9 +743,8 @@ int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v1
     memset(out, 0, sizeof *out);
     if (i < 0)
         return -1;
-    pthread_mutex_lock(&cache.lock);
     int rc = cache_build((size_t)i, err);
-    pthread_mutex_unlock(&cache.lock);
+    pthread_mutex_unlock(&cache.lock[i]);
     if (rc)
         return -1;
     if (rep)
@@ -757,7 +764,6 @@ int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_er
     key.hbm_bytes_per_cycle = v10_npu_hbm_bytes_per_cycle(npu);
     key.issue_cycles = npu->issue_cycles;
     key.vu_tile_cycles = npu->vu_tile_cycles;
-    pthread_mutex_lock(&cache.lock);
     int rc = cache_build((size_t)i, err);
     size_t k = 0;
     while (!rc && k < cache.n_costed[i] && memcmp(&cache.key[i][k], &key, sizeof key))
@@ -773,11 +779,11 @@ int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_er
             cache.n_costed[i]++;
         } else if (!rc) {
             *out = m; /* a rare NPU variant: a private copy */
-            pthread_mutex_unlock(&cache.lock);
+            pthread_mutex_unlock(&cache.lock[i]);
             return 0;
         }
     }
-    pthread_mutex_unlock(&cache.lock);
+    pthread_mutex_unlock(&cache.lock[i]);
     if (rc)
         return -1;
     *out = cache.costed[i][k];
