@@ -650,6 +650,10 @@ int v10_isca23_profile(const char *name, v10_profile *p, uint32_t *batch, v10_er
     return 0;
 }
 
+/* The core the profiles describe (one TPUv2-like core), which the models
+ * are calibrated, and so costed, on. */
+#define ISCA23_CORE "v10-isca23"
+
 /* Builds isca23 model i from scratch (v10_isca23_build caches the result). */
 static int isca23_make(size_t i, v10_model *out, v10_calib_report *rep, v10_err *err)
 {
@@ -662,7 +666,7 @@ static int isca23_make(size_t i, v10_model *out, v10_calib_report *rep, v10_err 
     /* Calibrated on the core the profiles describe (one TPUv2-like core);
      * on another NPU its operators keep their cycles and bytes. */
     if (v10_isca23_profile(name, &prof, &batch, err) ||
-        v10_npu_preset("v10-isca23", &core, err) ||
+        v10_npu_preset(ISCA23_CORE, &core, err) ||
         v10_zoo_build(name, batch, &arch, err))
         return -1;
     int rc = v10_cost_model(&core, &arch, err);
@@ -695,11 +699,23 @@ typedef struct cost_key {
     uint32_t issue_cycles, vu_tile_cycles;
 } cost_key;
 
+static cost_key key_of(const v10_npu *npu)
+{
+    cost_key key;
+    memset(&key, 0, sizeof key); /* compared with memcmp: no stray padding */
+    key.vmem_bytes = npu->vmem_bytes;
+    key.hbm_bytes_per_cycle = v10_npu_hbm_bytes_per_cycle(npu);
+    key.issue_cycles = npu->issue_cycles;
+    key.vu_tile_cycles = npu->vu_tile_cycles;
+    return key;
+}
+
 static struct {
     pthread_mutex_t lock[ISCA23_N];    /* model i's entries below */
     pthread_once_t once;               /* the locks' set-up, atexit */
     int built[ISCA23_N];               /* calibrated on the isca23 core */
-    v10_model model[ISCA23_N];
+    v10_model model[ISCA23_N];         /* costed for the core: served as is there */
+    cost_key core_key[ISCA23_N];       /* that core's key */
     v10_calib_report rep[ISCA23_N];
     size_t n_costed[ISCA23_N];
     cost_key key[ISCA23_N][CACHE_KEYS];
@@ -731,8 +747,11 @@ static int cache_build(size_t i, v10_err *err)
     pthread_mutex_lock(&cache.lock[i]);
     if (cache.built[i])
         return 0;
-    if (isca23_make(i, &cache.model[i], &cache.rep[i], err))
+    v10_npu core;
+    if (isca23_make(i, &cache.model[i], &cache.rep[i], err) ||
+        v10_npu_preset(ISCA23_CORE, &core, err))
         return -1;
+    cache.core_key[i] = key_of(&core);
     cache.built[i] = 1;
     return 0;
 }
@@ -758,13 +777,15 @@ int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_er
     memset(out, 0, sizeof *out);
     if (i < 0)
         return -1;
-    cost_key key;
-    memset(&key, 0, sizeof key);
-    key.vmem_bytes = npu->vmem_bytes;
-    key.hbm_bytes_per_cycle = v10_npu_hbm_bytes_per_cycle(npu);
-    key.issue_cycles = npu->issue_cycles;
-    key.vu_tile_cycles = npu->vu_tile_cycles;
+    cost_key key = key_of(npu);
     int rc = cache_build((size_t)i, err);
+    if (!rc && !memcmp(&key, &cache.core_key[i], sizeof key)) {
+        /* Costed for the core it was calibrated on: the model itself. */
+        pthread_mutex_unlock(&cache.lock[i]);
+        *out = cache.model[i];
+        out->shared = 1;
+        return 0;
+    }
     size_t k = 0;
     while (!rc && k < cache.n_costed[i] && memcmp(&cache.key[i][k], &key, sizeof key))
         k++;
