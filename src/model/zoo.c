@@ -38,10 +38,11 @@ static uint64_t elems(fmap x) { return x.n * x.h * x.w * x.c; }
 
 static const char *opname(zb *b, const char *pfx, const char *sfx)
 {
-    if (pfx && *pfx)
-        snprintf(b->name, sizeof b->name, "%s.%s", pfx, sfx);
-    else
-        snprintf(b->name, sizeof b->name, "%s", sfx);
+    /* A longer name is cut to fit: names label operators, nothing more. */
+    int n = pfx && *pfx ? snprintf(b->name, sizeof b->name, "%s.%s", pfx, sfx)
+                        : snprintf(b->name, sizeof b->name, "%s", sfx);
+    if (n < 0)
+        b->name[0] = '\0'; /* an encoding error: no name rather than garbage */
     return b->name;
 }
 
