@@ -114,11 +114,14 @@ typedef struct cost_key {
     uint32_t issue_cycles, vu_tile_cycles;
 } cost_key;
 
-static cost_key key_of(const v10_npu *npu)
+/* The key of npu for a model whose largest resident operand is max_vmem
+ * bytes: a vector memory at least that large spills nothing
+ * (v10_cost_spill_bytes), so all such sizes cost alike and share a key. */
+static cost_key key_of(const v10_npu *npu, uint64_t max_vmem)
 {
     cost_key key;
     memset(&key, 0, sizeof key); /* compared with memcmp: no stray padding */
-    key.vmem_bytes = npu->vmem_bytes;
+    key.vmem_bytes = npu->vmem_bytes < max_vmem ? npu->vmem_bytes : max_vmem;
     key.hbm_bytes_per_cycle = v10_npu_hbm_bytes_per_cycle(npu);
     key.issue_cycles = npu->issue_cycles;
     key.vu_tile_cycles = npu->vu_tile_cycles;
@@ -131,6 +134,7 @@ static struct {
     int built[ISCA23_N];               /* calibrated on the isca23 core */
     v10_model model[ISCA23_N];         /* costed for the core: served as is there */
     cost_key core_key[ISCA23_N];       /* that core's key */
+    uint64_t max_vmem[ISCA23_N];       /* the model's largest vmem_bytes */
     v10_calib_report rep[ISCA23_N];
     size_t n_costed[ISCA23_N];
     cost_key key[ISCA23_N][CACHE_KEYS];
@@ -166,7 +170,10 @@ static int cache_build(size_t i, v10_err *err)
     if (isca23_make(i, &cache.model[i], &cache.rep[i], err) ||
         v10_npu_preset(ISCA23_CORE, &core, err))
         return -1;
-    cache.core_key[i] = key_of(&core);
+    for (size_t k = 0; k < cache.model[i].n_ops; k++)
+        if (cache.model[i].ops[k].vmem_bytes > cache.max_vmem[i])
+            cache.max_vmem[i] = cache.model[i].ops[k].vmem_bytes;
+    cache.core_key[i] = key_of(&core, cache.max_vmem[i]);
     cache.built[i] = 1;
     return 0;
 }
@@ -192,8 +199,8 @@ int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_er
     memset(out, 0, sizeof *out);
     if (i < 0)
         return -1;
-    cost_key key = key_of(npu);
     int rc = cache_build((size_t)i, err);
+    cost_key key = key_of(npu, cache.max_vmem[i]);
     if (!rc && !memcmp(&key, &cache.core_key[i], sizeof key)) {
         /* Costed for the core it was calibrated on: the model itself. */
         pthread_mutex_unlock(&cache.lock[i]);
