@@ -45,6 +45,11 @@ void eng_check_state(const v10_engine *e)
             snprintf(msg, sizeof msg, "FU %d: state and tenant disagree", f);
             check_fail(e, msg);
         }
+        /* eng_update_rates' fast path relies on it. */
+        if (u->state == V10P_FU_BUSY && !e->contended && u->rate != u->full_rate) {
+            snprintf(msg, sizeof msg, "FU %d runs below full rate with the HBM not shared", f);
+            check_fail(e, msg);
+        }
         if (u->tenant >= 0 && e->tenants[u->tenant].fu != f) {
             snprintf(msg, sizeof msg, "FU %d runs tenant %d, which holds FU %d", f, u->tenant,
                      e->tenants[u->tenant].fu);

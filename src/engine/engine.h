@@ -160,6 +160,7 @@ struct v10_engine {
     uint8_t *fu_pool;
     double *macs_pool;
     int rates_dirty;
+    int contended;              /* the last eng_update_rates shared HBM (rates below full) */
     int oom;                    /* a request log could not grow */
     int backlog;                /* 1 + tenant whose queue passed V10_MAX_BACKLOG */
     uint64_t stall_cycle;       /* the run fails past this (sim/run.c, sim/horizon.h) */
