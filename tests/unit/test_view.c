@@ -3,7 +3,9 @@
  * of views of the cache's shared models serves the same values as computing
  * them, one entry per (model, NPU cost, share), only for shared models; and
  * a run gives the same result whether its models come from the memo or
- * not.
+ * not.  Also the isca23 cache's cost key: NPUs whose vector memory holds
+ * the model's largest resident operand share one costed model, and a
+ * smaller one gets its own, costed as a private copy would be.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "model/view.h"
+#include "v10/cost.h"
 #include "v10/model.h"
 #include "v10/sim.h"
 
@@ -144,12 +147,51 @@ static void runs_do_not_depend_on_the_memo(void **state)
     v10_run_result_fini(&own);
 }
 
+static void cache_key_ignores_memory_that_spills_nothing(void **state)
+{
+    (void)state;
+    v10_npu core, big, small;
+    v10_err err = {0};
+    assert_int_equal(v10_npu_preset("v10-isca23", &core, &err), 0);
+    v10_model m, on_big, on_small, want;
+    load("isca23/bert", &core, &m);
+    uint64_t resident = 0;
+    for (size_t k = 0; k < m.n_ops; k++)
+        resident = m.ops[k].vmem_bytes > resident ? m.ops[k].vmem_bytes : resident;
+    assert_true(resident > 0 && resident <= core.vmem_bytes);
+    big = core;
+    big.vmem_bytes = 2 * core.vmem_bytes;
+    load("isca23/bert", &big, &on_big);
+    assert_ptr_equal(on_big.ops, m.ops); /* costs alike: the same model */
+    small = core;
+    small.vmem_bytes = resident / 2;
+    load("isca23/bert", &small, &on_small);
+    assert_ptr_not_equal(on_small.ops, m.ops);
+    assert_int_equal(v10_model_copy(&want, &m, &err), 0);
+    assert_int_equal(v10_cost_model(&small, &want, &err), 0);
+    assert_int_equal(on_small.n_ops, want.n_ops);
+    assert_memory_equal(on_small.ops, want.ops, want.n_ops * sizeof *want.ops);
+    assert_int_equal(v10_model_cycles(&on_small), v10_model_cycles(&want));
+    uint64_t spill_core = 0, spill_small = 0; /* operands re-read with less memory */
+    for (size_t k = 0; k < m.n_ops; k++) {
+        spill_core += m.ops[k].spill_bytes;
+        spill_small += on_small.ops[k].spill_bytes;
+    }
+    assert_int_equal(spill_core, 0);
+    assert_true(spill_small > 0);
+    v10_model_fini(&want);
+    v10_model_fini(&on_small);
+    v10_model_fini(&on_big);
+    v10_model_fini(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(memo_serves_the_computed_values),
         cmocka_unit_test(only_shared_models_are_memoized),
         cmocka_unit_test(runs_do_not_depend_on_the_memo),
+        cmocka_unit_test(cache_key_ignores_memory_that_spills_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
