@@ -83,8 +83,40 @@ static const struct option opts[] = {
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
 
+/* The parameters set on the command line, to warn of those that no chosen
+ * policy reads. */
+typedef struct param_set {
+    const v10_param_def *d[32];
+    size_t n;
+} param_set;
+
+static void param_note(param_set *ps, const char *key)
+{
+    const v10_param_def *d = v10_param_find(key);
+    if (d && ps->n < sizeof ps->d / sizeof ps->d[0])
+        ps->d[ps->n++] = d;
+}
+
+/* Warns (stderr; the run goes on) of each parameter set that none of the
+ * policies names[0..n) reads: it changes nothing. */
+static void param_warn_unread(const param_set *ps, char names[][V10_NAME_MAX], int n)
+{
+    for (size_t k = 0; k < ps->n; k++) {
+        int read = 0;
+        for (int i = 0; i < n && !read; i++)
+            read = v10_policy_reads(v10_policy_find(names[i]), ps->d[k]);
+        if (read)
+            continue;
+        fprintf(stderr, "v10sim run: warning: %s is read by none of the chosen policies (",
+                ps->d[k]->name);
+        for (int i = 0; i < n; i++)
+            fprintf(stderr, "%s%s", i ? ", " : "", names[i]);
+        fprintf(stderr, "); it has no effect\n");
+    }
+}
+
 /* --param POLICY.NAME=VALUE: sets one policy parameter from its table. */
-static int param_option(v10_policy_params *p, const char *arg)
+static int param_option(v10_policy_params *p, param_set *ps, const char *arg)
 {
     const char *eq = strchr(arg, '=');
     char key[V10_NAME_MAX + 32];
@@ -95,11 +127,12 @@ static int param_option(v10_policy_params *p, const char *arg)
     key[eq - arg] = 0;
     if (v10_param_set(p, key, eq + 1, &err))
         return cli_usage_error("run", "--param: %s", err.msg);
+    param_note(ps, key);
     return 0;
 }
 
 /* The options older than --param, each one parameter's alias. */
-static int param_alias(v10_policy_params *p, int opt, const char *arg)
+static int param_alias(v10_policy_params *p, param_set *ps, int opt, const char *arg)
 {
     static const struct { int opt; const char *flag, *name; } alias[] = {
         {O_SLICE, "--slice-cycles", "v10-full.slice_cycles"},
@@ -113,6 +146,7 @@ static int param_alias(v10_policy_params *p, int opt, const char *arg)
     v10_err err;
     if (v10_param_set(p, alias[i].name, arg, &err))
         return cli_usage_error("run", "%s: %s", alias[i].flag, err.msg);
+    param_note(ps, alias[i].name);
     return 0;
 }
 
@@ -209,6 +243,7 @@ int cmd_run(int argc, char **argv)
     const char *policy_arg = "v10-full", *trace_path = NULL;
     v10_format fmt = V10_FMT_TABLE;
     int warmup_set = 0;
+    param_set params_set = {.n = 0};
     v10_err err;
     unsigned long long u;
     optind = 1;
@@ -264,14 +299,14 @@ int cmd_run(int argc, char **argv)
             cfg.max_events = u;
             break;
         case O_PARAM:
-            if (param_option(&cfg.params, optarg))
+            if (param_option(&cfg.params, &params_set, optarg))
                 return V10_EXIT_USAGE;
             break;
         case O_SLICE:
         case O_PMTSLICE:
         case O_PMTSHARE:
         case O_DRAIN:
-            if (param_alias(&cfg.params, c, optarg))
+            if (param_alias(&cfg.params, &params_set, c, optarg))
                 return V10_EXIT_USAGE;
             break;
         case O_PREEMPT:
@@ -300,6 +335,7 @@ int cmd_run(int argc, char **argv)
         if (!v10_policy_find(names[i]))
             return cli_usage_error("run", "--policy: unknown policy '%s' (see 'v10sim policies')",
                                    names[i]);
+    param_warn_unread(&params_set, names, n_pol);
     if (n_pol > 1 && trace_path)
         return cli_usage_error("run", "--trace needs a single --policy");
     if (win_set && !trace_path)
