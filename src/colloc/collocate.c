@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "colloc/span.h"
+#include "util/num.h"
 #include "util/rng.h"
 #include "v10/pool.h"
 
@@ -160,12 +161,6 @@ void v10_colloc_cluster(const double *F, size_t n, const int *ex, const v10_coll
         *km_out = km;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int v10_colloc_evaluate(const v10_profile *prof, size_t n, const double *gain,
                         const v10_colloc_opts *o, v10_colloc_result *r, v10_err *err)
 {
@@ -223,7 +218,7 @@ int v10_colloc_evaluate(const v10_profile *prof, size_t n, const double *gain,
     double g[64 * 63 / 2];
     for (size_t i = 0; i < r->n_pairs; i++)
         g[i] = r->pairs[i].gain;
-    qsort(g, r->n_pairs, sizeof g[0], cmp_double);
+    v10_sort_doubles(g, r->n_pairs);
     r->gain_min = g[0];
     r->gain_max = g[r->n_pairs - 1];
     r->gain_median = g[r->n_pairs / 2];
