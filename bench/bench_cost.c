@@ -2,7 +2,8 @@
  * bench_cost.c — speed of the GEMM cycle model: v10_cost_gemm_cycles calls
  * per second over varied shapes, and end-to-end read + cost of the shared
  * ResNet-50 topology (SCALE-Sim v2 itself: ~240 s for it, WS 128x128, per
- * shared/data/scalesim/README.md).  Not part of the test run.
+ * the copy of the reference data in tests/data/shared/data/scalesim/README.md).
+ * Not part of the test run.
  * Usage: bench_cost [millions_of_calls] [resnet_repeats]
  */
 #include <stdio.h>
@@ -13,7 +14,7 @@
 #include "v10/cost.h"
 
 #define SHAPES 4096
-#define SCALESIM_RESNET50_S 240.0 /* shared/data/scalesim/README.md */
+#define SCALESIM_RESNET50_S 240.0 /* tests/data/shared/data/scalesim/README.md */
 
 static double now_s(void)
 {

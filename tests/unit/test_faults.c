@@ -501,8 +501,9 @@ static int op_svg_html(v10_err *err, char **out, size_t *len)
     return capture(write_html, err, out, len);
 }
 
-/* The sweep's result directory: spec.json, results.jsonl and results.csv;
- * the output is results.csv, which must be complete or absent. */
+/* The sweep's result directory: spec.json, the store results.db, and once
+ * every point is done results.jsonl and results.csv; the output is
+ * results.csv, which must be complete or absent. */
 /* Four points: two policies x two seeds, a trace-CSV tenant and a zoo one. */
 static const char small_spec[] =
     "{\"name\": \"small\", \"axes\": {\"policy\": [\"fcfs\", \"v10-full\"], \"seed\": [1, 2]},\n"
@@ -681,7 +682,8 @@ static void sweep_disk_full(void **state)
     write_file(spec, small_spec);
     const char *a_ref[] = {"sweep", spec, "--out", ref, "--quiet", "-j", "1", NULL};
     assert_int_equal(cli(cmd_sweep, 7, a_ref), 0);
-    /* spec.json fits; results.jsonl reaches the limit part-way through a row. */
+    /* spec.json fits; the store (results.db and its write-ahead log) runs
+     * into the limit. */
     const char *a_full[] = {"sweep", spec, "--out", dir, "--quiet", "-j", "1", NULL};
     signal(SIGXFSZ, SIG_IGN);
     set_fsize(6000);
