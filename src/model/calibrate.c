@@ -373,20 +373,32 @@ static int emit_all(emitter *em, const plan *p)
 
 /* ---- HBM bytes ---- */
 
-/* Bytes of op i at scale g: its intensity x g, capped at the bandwidth. */
-static double bytes_at(const v10_op *op, double rho, double g, double bw)
+/* Bytes of an operator `len` cycles long at intensity rho and scale g,
+ * capped at the bandwidth. */
+static double bytes_at(double len, double rho, double g, double bw)
 {
-    double cap = bw * (double)op->given_cycles;
-    double b = g * rho * (double)op->given_cycles;
+    double cap = bw * len;
+    double b = g * rho * len;
     return b < cap ? b : cap;
 }
 
-/* Gives every operator of `m` its HBM bytes: intensities rho scaled by one
- * factor so the total is `target` bytes (target < 0: unscaled). */
-static void assign_bytes(v10_model *m, const double *rho_in, double target, double bw)
+/* Gives every operator of `m` its HBM bytes: intensities rho (floored in
+ * place at 1e-3 of the bandwidth when scaling) scaled by one factor so the
+ * total is `target` bytes (target < 0: unscaled).  The search reads the
+ * operators' lengths from a compact copy: it sweeps them ~50 times, and a
+ * detector's operators are 10^6 x 220 bytes.  -1: out of memory. */
+static int assign_bytes(v10_model *m, double *rho, double target, double bw)
 {
     size_t n = m->n_ops;
     double g = 1;
+    double *len = malloc((n ? n : 1) * sizeof *len);
+    if (!len)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        len[i] = (double)m->ops[i].given_cycles;
+        if (target >= 0)
+            rho[i] = fmax(rho[i], 1e-3 * bw);
+    }
     if (target >= 0) {
         /* Every operator may carry bytes, so the target is reachable up to
          * the bandwidth x the operators' length. */
@@ -394,7 +406,7 @@ static void assign_bytes(v10_model *m, const double *rho_in, double target, doub
         for (;;) {
             double sum = 0;
             for (size_t i = 0; i < n; i++)
-                sum += bytes_at(&m->ops[i], fmax(rho_in[i], 1e-3 * bw), hi, bw);
+                sum += bytes_at(len[i], rho[i], hi, bw);
             if (sum >= target || hi > 1e30)
                 break;
             hi *= 2;
@@ -402,7 +414,7 @@ static void assign_bytes(v10_model *m, const double *rho_in, double target, doub
         for (int it = 0; it < 48; it++) { /* to 2^-48 of the bracket */
             double mid = 0.5 * (lo + hi), sum = 0;
             for (size_t i = 0; i < n; i++)
-                sum += bytes_at(&m->ops[i], fmax(rho_in[i], 1e-3 * bw), mid, bw);
+                sum += bytes_at(len[i], rho[i], mid, bw);
             if (sum < target)
                 lo = mid;
             else
@@ -410,10 +422,10 @@ static void assign_bytes(v10_model *m, const double *rho_in, double target, doub
         }
         g = hi;
     }
-    for (size_t i = 0; i < n; i++) {
-        double r = target >= 0 ? fmax(rho_in[i], 1e-3 * bw) : rho_in[i];
-        m->ops[i].hbm_bytes = (uint64_t)floor(bytes_at(&m->ops[i], r, g, bw));
-    }
+    for (size_t i = 0; i < n; i++)
+        m->ops[i].hbm_bytes = (uint64_t)floor(bytes_at(len[i], rho[i], g, bw));
+    free(len);
+    return 0;
 }
 
 /* ---- measuring a model alone ---- */
@@ -576,7 +588,8 @@ int v10_calibrate(const v10_model *in, const v10_profile *prof, const v10_npu *n
     if (v10_model_reserve(out, guess, err) || emit_all(&em, &p))
         goto done;
     double bw = v10_npu_hbm_bytes_per_cycle(npu);
-    assign_bytes(out, em.rho, isnan(t.hbm_util) ? -1 : t.hbm_util * bw * (S + V), bw);
+    if (assign_bytes(out, em.rho, isnan(t.hbm_util) ? -1 : t.hbm_util * bw * (S + V), bw))
+        goto oom;
     if (v10_cost_model(npu, out, err))
         goto done;
     measure(out, npu, &rep->achieved, &rep->sa_ops, &rep->vu_ops, &rep->flops_util);
