@@ -44,6 +44,14 @@ void v10_name_escape(char *dst, size_t cap, const char *src)
     char copy[1024];
     V10_ASSERT(cap >= 1 && cap <= sizeof copy);
     size_t sl = strnlen(src, cap - 1);
+    size_t plain = 0; /* printable ASCII, the common case, stays as it is */
+    while (plain < sl && src[plain] >= 0x20 && src[plain] < 0x7f)
+        plain++;
+    if (plain == sl) {
+        memmove(dst, src, sl);
+        dst[sl] = 0;
+        return;
+    }
     memcpy(copy, src, sl);
     copy[sl] = 0;
     const unsigned char *s = (const unsigned char *)copy;
