@@ -39,7 +39,7 @@ double v10p_score(const v10_engine *e, int ti)
     if (t->score_time == e->now)
         return t->score;
     uint64_t total = e->now - t->arrive_cycle;
-    double rate = total ? (double)t->active_cycles / (double)total : 0.0;
+    double rate = total ? (double)eng_active_cycles(e, t) / (double)total : 0.0;
     t->score_time = e->now;
     t->score = rate / t->priority;
     return t->score;

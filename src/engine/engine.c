@@ -26,15 +26,10 @@ static void advance(v10_engine *e, uint64_t t)
     uint64_t dt = t - e->now;
     if (!dt)
         return;
-    for (int k = 0; k < e->n_busy; k++) { /* ascending: the sum's order is the FUs' */
-        fu *u = &e->fus[e->busy[k]];
-        u->exec_cycles += dt;
-        e->tenants[u->tenant].active_cycles += dt;
-        e->hbm_bytes_moved += u->rate * u->bytes_per_work * (double)dt;
-    }
-    for (int f = 0; e->n_switching && f < e->n_fus; f++)
-        if (e->fus[f].state == V10P_FU_SWITCH || e->fus[f].state == V10P_FU_RESTORE)
-            e->fus[f].switch_cycles += dt;
+    /* Executing and switching cycles are added as FUs change state (fu.c);
+     * the bytes moved at the current rates, here. */
+    for (int k = 0; k < e->n_busy; k++) /* ascending: the sum's order is the FUs' */
+        e->hbm_bytes_moved += e->fus[e->busy[k]].hbm_rate * (double)dt;
     if (e->busy_by_type[V10_FU_SA] > 0 && e->busy_by_type[V10_FU_VU] > 0)
         e->overlap_cycles += dt;
     e->now = t;
@@ -136,6 +131,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
             eng_trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
         }
     }
+    eng_settle_clocks(e);
     if (cfg->check)
         eng_check_end(e);
     if (cfg->trace && cfg->trace->oom)

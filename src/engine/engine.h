@@ -74,7 +74,8 @@ typedef struct tenant {
     v10p_tstate state;          /* changed only through eng_set_state */
     int fu;                     /* FU holding its operator, or -1 */
     /* context table (V10) */
-    uint64_t active_cycles;     /* cycles with an operator executing */
+    uint64_t active_cycles;     /* cycles with an operator executing, up to the
+                                   start of the current one (eng_active_cycles) */
     uint64_t arrive_cycle;      /* when its first request arrived at the NPU */
     uint64_t preemptions;
     int saved;                  /* its current operator was preempted mid-way
@@ -110,6 +111,7 @@ typedef struct fu {
     double demand;              /* HBM bytes per cycle at full_rate */
     double alloc;               /* HBM bytes per cycle granted */
     double bytes_per_work;      /* HBM bytes per standalone cycle of the op */
+    double hbm_rate;            /* rate x bytes_per_work: HBM bytes per cycle now */
     double seg_rem0;            /* remaining work when the segment started */
     int stopping;               /* a preemption is pending */
     double stop_at;             /* remaining work at which to stop: 0 = finish */
@@ -118,7 +120,8 @@ typedef struct fu {
     int covered;                /* see the invariants above */
     uint64_t switch_start;
     int switch_tenant;          /* whose context is being switched (trace) */
-    uint64_t exec_cycles, switch_cycles;
+    uint64_t since;             /* when the FU entered its state */
+    uint64_t exec_cycles, switch_cycles; /* of states left (eng_fu_exec_cycles) */
     double work;                /* standalone work executed */
     double macs;                /* MACs executed */
 } fu;
@@ -194,6 +197,27 @@ static inline double eng_rem_now(const v10_engine *e, const fu *u)
     const tenant *t = &e->tenants[u->tenant];
     double r = t->remaining - u->rate * (double)(e->now - u->rate_time);
     return r < u->stop_at ? u->stop_at : r;
+}
+
+/* Cycles FU u has executed (switched) so far: the intervals of the busy
+ * (switching or restoring) states it left, which fu.c adds as it leaves
+ * them, plus the one it is in. */
+static inline uint64_t eng_fu_exec_cycles(const v10_engine *e, const fu *u)
+{
+    return u->exec_cycles + (u->state == V10P_FU_BUSY ? e->now - u->since : 0);
+}
+
+static inline uint64_t eng_fu_switch_cycles(const v10_engine *e, const fu *u)
+{
+    int sw = u->state == V10P_FU_SWITCH || u->state == V10P_FU_RESTORE;
+    return u->switch_cycles + (sw ? e->now - u->since : 0);
+}
+
+/* Cycles tenant t has had an operator executing so far. */
+static inline uint64_t eng_active_cycles(const v10_engine *e, const tenant *t)
+{
+    const fu *u = t->fu >= 0 ? &e->fus[t->fu] : NULL;
+    return t->active_cycles + (u && u->state == V10P_FU_BUSY ? e->now - u->since : 0);
 }
 
 /* Brings the tenant on FU u up to now at the FU's current rate. */
@@ -281,6 +305,9 @@ void eng_llm_check(const v10_engine *e, const tenant *t, int end, char *msg, siz
 void eng_update_rates(v10_engine *e);
 /* Offers the free FUs to the policy (fu.c). */
 void eng_dispatch(v10_engine *e);
+/* Adds every FU's time in its current state to its counters (fu.c), as
+ * if it left it now: at the end of a run, before the metrics read them. */
+void eng_settle_clocks(v10_engine *e);
 /* FU f's event: its operator stops or its switch or restore ends (fu.c). */
 void eng_fu_event(v10_engine *e, int f);
 /* A request of tenant ti arrives now; its next Poisson arrival (arrivals.c). */

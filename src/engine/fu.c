@@ -18,13 +18,24 @@
 /* FU f moves to state st: the one place FU states change, so that e->busy
  * stays the ascending list of busy FUs (rates.c and the loop's clock walk
  * it instead of every FU), busy_by_type counts them, n_switching counts
- * the FUs switching or restoring and n_free the free FUs of each type. */
+ * the FUs switching or restoring and n_free the free FUs of each type; and
+ * the time spent in the state left is added to the FU's executing or
+ * switching cycles (and its tenant's active cycles), instead of at every
+ * event. */
 static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
 {
     fu *u = &e->fus[f];
     v10p_fstate was = u->state;
     if (was == st)
         return;
+    uint64_t dt = e->now - u->since; /* the time spent in `was` */
+    u->since = e->now;
+    if (was == V10P_FU_BUSY) {
+        u->exec_cycles += dt;
+        e->tenants[u->tenant].active_cycles += dt;
+    } else if (was != V10P_FU_FREE) {
+        u->switch_cycles += dt;
+    }
     if (was == V10P_FU_FREE)
         e->n_free[u->type]--;
     else if (was == V10P_FU_BUSY) {
@@ -49,6 +60,18 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
         e->n_switching++;
     }
     u->state = st;
+}
+
+void eng_settle_clocks(v10_engine *e)
+{
+    for (int f = 0; f < e->n_fus; f++) {
+        fu *u = &e->fus[f];
+        u->exec_cycles = eng_fu_exec_cycles(e, u);
+        u->switch_cycles = eng_fu_switch_cycles(e, u);
+        if (u->state == V10P_FU_BUSY)
+            e->tenants[u->tenant].active_cycles += e->now - u->since;
+        u->since = e->now;
+    }
 }
 
 static uint64_t restore_cycles(const v10_engine *e, const fu *u)
@@ -85,6 +108,7 @@ static void begin_exec(v10_engine *e, fu *u, int ti)
     u->seg_start = e->now;
     u->rate_time = e->now;
     u->rate = u->full_rate;
+    u->hbm_rate = u->rate * u->bytes_per_work;
     u->seg_rem0 = t->remaining;
     t->saved = 0;
     e->rates_dirty = 1;

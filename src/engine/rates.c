@@ -15,6 +15,7 @@ static void set_rate(v10_engine *e, int f, double r)
     fu *u = &e->fus[f];
     eng_sync_fu(e, u);
     u->rate = r;
+    u->hbm_rate = r * u->bytes_per_work;
     v10_heap_set(&e->heap, f, e->now + eng_time_to_stop(e, u));
 }
 

@@ -39,7 +39,7 @@ void eng_snapshot(const v10_engine *e, v10_snapshot *s)
     s->hbm_bytes = e->hbm_bytes_moved;
     for (int f = 0; f < e->n_fus; f++) {
         const fu *u = &e->fus[f];
-        double exec = (double)u->exec_cycles * u->speed;
+        double exec = (double)eng_fu_exec_cycles(e, u) * u->speed;
         double macs = u->macs;
         if (u->state == V10P_FU_BUSY) {
             const tenant *t = &e->tenants[u->tenant];
