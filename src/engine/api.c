@@ -30,7 +30,8 @@ double v10p_req_left(const v10_engine *e, int t)
 }
 
 /* Memoized per cycle: a policy asks for the same scores many times in one
- * event, and active_cycles and the clock move together (record.c).  The
+ * event, and a tenant's active cycles (eng_active_cycles) change only as
+ * the clock moves: an FU starting or stopping at `now` adds 0 then.  The
  * engine behind `e` is never const, so the memo written through the cast
  * is defined behaviour; no policy can observe it. */
 double v10p_score(const v10_engine *e, int ti)
