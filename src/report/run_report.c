@@ -34,6 +34,7 @@ static void add_llm(cJSON *j, const v10_tenant_result *t)
     add_num(j, "llm_requests", (double)t->llm_requests);
     add_num(j, "tokens", (double)t->llm_tokens);
     add_num(j, "tokens_per_s", t->tokens_per_s);
+    add_num(j, "tokens_per_s_active", t->tokens_per_s_active);
     add_num(j, "slo_ttft", t->slo_ttft >= 0 ? t->slo_ttft : NAN);
     add_num(j, "slo_tpot", t->slo_tpot >= 0 ? t->slo_tpot : NAN);
     add_num(j, "kv_peak_tokens", (double)t->kv_peak_tokens);
@@ -218,34 +219,46 @@ static void tenant_row(v10_tab *t, const v10_tenant_result *x)
     v10_tab_int(t, (int64_t)x->preemptions);
 }
 
-/* An LLM server's columns: the table's in ms; CSV's in µs, as text so
- * that a tenant that is not a server gets empty cells. */
-static const char *const llm_tab[] = {"reqs", "tok_s", "ttft_avg", "ttft_p50", "ttft_p99",
-                                      "tpot_avg", "tpot_p50", "tpot_p99", "e2e_p50",
-                                      "e2e_p99", "queue_avg", "slo_ttft", "slo_tpot"};
-static const char *const llm_csv[] = {"llm_requests", "tokens_per_s", "ttft_avg_us",
-                                      "ttft_p50_us", "ttft_p99_us", "tpot_avg_us",
-                                      "tpot_p50_us", "tpot_p99_us", "e2e_p50_us",
-                                      "e2e_p99_us", "queue_avg_us", "slo_ttft", "slo_tpot"};
-#define LLM_COLS (sizeof llm_csv / sizeof *llm_csv)
+/* An LLM server's columns: the table's in ms (a time is scaled); CSV's in
+ * µs, as text so that a tenant that is not a server gets empty cells. */
+static const struct {
+    const char *tab, *csv;
+    int decimals, time;
+} LLM_COL[] = {
+    {"reqs", "llm_requests", 0, 0},
+    {"tok_s", "tokens_per_s", 1, 0},
+    {"tok_s_act", "tokens_per_s_active", 1, 0},
+    {"ttft_avg", "ttft_avg_us", 2, 1},
+    {"ttft_p50", "ttft_p50_us", 2, 1},
+    {"ttft_p99", "ttft_p99_us", 2, 1},
+    {"tpot_avg", "tpot_avg_us", 2, 1},
+    {"tpot_p50", "tpot_p50_us", 2, 1},
+    {"tpot_p99", "tpot_p99_us", 2, 1},
+    {"e2e_p50", "e2e_p50_us", 2, 1},
+    {"e2e_p99", "e2e_p99_us", 2, 1},
+    {"queue_avg", "queue_avg_us", 2, 1},
+    {"slo_ttft", "slo_ttft", 3, 0},
+    {"slo_tpot", "slo_tpot", 3, 0},
+};
+#define LLM_COLS (sizeof LLM_COL / sizeof *LLM_COL)
 
 static void llm_cols(v10_tab *t, int csv)
 {
     for (size_t k = 0; k < LLM_COLS; k++)
-        v10_tab_col(t, csv ? llm_csv[k] : llm_tab[k], csv ? V10_COL_STR : V10_COL_REAL,
-                    k == 0 ? 0 : k == 1 ? 1 : k >= 11 ? 3 : 2);
+        v10_tab_col(t, csv ? LLM_COL[k].csv : LLM_COL[k].tab, csv ? V10_COL_STR : V10_COL_REAL,
+                    LLM_COL[k].decimals);
 }
 
-/* The values, µs x scale; NAN for an undefined SLO. */
+/* The values in LLM_COL's order, times (µs) x scale; NAN for an undefined SLO. */
 static void llm_values(const v10_tenant_result *x, double scale, double v[LLM_COLS])
 {
-    double in[LLM_COLS] = {(double)x->llm_requests, x->tokens_per_s, x->ttft_us.avg,
-                           x->ttft_us.p50, x->ttft_us.p99, x->tpot_us.avg, x->tpot_us.p50,
-                           x->tpot_us.p99, x->e2e_us.p50, x->e2e_us.p99, x->queue_us.avg,
-                           x->slo_ttft >= 0 ? x->slo_ttft : NAN,
+    double in[LLM_COLS] = {(double)x->llm_requests, x->tokens_per_s, x->tokens_per_s_active,
+                           x->ttft_us.avg, x->ttft_us.p50, x->ttft_us.p99, x->tpot_us.avg,
+                           x->tpot_us.p50, x->tpot_us.p99, x->e2e_us.p50, x->e2e_us.p99,
+                           x->queue_us.avg, x->slo_ttft >= 0 ? x->slo_ttft : NAN,
                            x->slo_tpot >= 0 ? x->slo_tpot : NAN};
     for (size_t k = 0; k < LLM_COLS; k++)
-        v[k] = k >= 2 && k < 11 ? in[k] * scale : in[k];
+        v[k] = LLM_COL[k].time ? in[k] * scale : in[k];
 }
 
 static void llm_row(v10_tab *t, const v10_tenant_result *x, double scale)

@@ -33,6 +33,8 @@ for k in ("avg", "p50", "p95", "p99"):
 assert t["tpot_us"]["p50"] <= t["tpot_us"]["p99"]
 assert 0 <= t["slo_ttft"] <= 1 and 0 <= t["slo_tpot"] <= 1
 assert t["np"] is None and t["kv_peak_tokens"] <= t["kv_capacity_tokens"]
+# No warm-up: the requests' own span lies inside the window.
+assert t["tokens_per_s_active"] >= t["tokens_per_s"] * (1 - 1e-12), t
 assert "ttft_us" not in z and z["completed"] >= 25
 assert abs(d["system"]["stp"] - z["np"]) < 1e-12   # STP leaves the server out
 print(d["policy"], "ttft p50 %.0f us, tpot p50 %.0f us, %.1f tok/s" %
@@ -52,7 +54,9 @@ grep -q "LLM serving" "$tmp/out.txt" || fail "table without the LLM section"
 grep -q "ttft_p99" "$tmp/out.txt" || fail "table without TTFT"
 "$bin" run --tenant "$llm" --tenant resnet50 --requests 10 --format csv >"$tmp/out.csv"
 head -1 "$tmp/out.csv" | grep -q ",ttft_p50_us," || fail "CSV without TTFT columns"
-tail -1 "$tmp/out.csv" | grep -q ",,,,,,,,,,,,$" || fail "CSV: a zoo tenant's LLM cells must be empty"
+head -1 "$tmp/out.csv" | grep -q ",tokens_per_s,tokens_per_s_active," || fail "CSV without tokens/s"
+tail -1 "$tmp/out.csv" | grep -q ",,,,,,,,,,,,,,$" || fail "CSV: a zoo tenant's 14 LLM cells must be empty"
+grep -q "tok_s_act" "$tmp/out.txt" || fail "table without tokens/s over the active span"
 "$bin" run --tenant "$llm" --tenant resnet50 --requests 5 --trace "$tmp/t.json" >/dev/null
 python3 - "$tmp/t.json" <<'PY'
 import json, sys
