@@ -199,18 +199,11 @@ static inline double eng_rem_now(const v10_engine *e, const fu *u)
     return r < u->stop_at ? u->stop_at : r;
 }
 
-/* Cycles FU u has executed (switched) so far: the intervals of the busy
- * (switching or restoring) states it left, which fu.c adds as it leaves
- * them, plus the one it is in. */
+/* Cycles FU u has executed so far: the intervals of the busy states it
+ * left, which fu.c adds as it leaves them, plus the one it is in. */
 static inline uint64_t eng_fu_exec_cycles(const v10_engine *e, const fu *u)
 {
     return u->exec_cycles + (u->state == V10P_FU_BUSY ? e->now - u->since : 0);
-}
-
-static inline uint64_t eng_fu_switch_cycles(const v10_engine *e, const fu *u)
-{
-    int sw = u->state == V10P_FU_SWITCH || u->state == V10P_FU_RESTORE;
-    return u->switch_cycles + (sw ? e->now - u->since : 0);
 }
 
 /* Cycles tenant t has had an operator executing so far. */

@@ -10,11 +10,20 @@
 
 /* ---- actions ---------------------------------------------------------------- */
 
-/* Cycles to restore the context of a preempted operator on FU u (drain
- * model).  SA: the reinitialization the paper's 384-cycle switch is made of
- * (reload the weights, replay the saved inputs; V10, ISCA 2023: the 128
- * cycles of preemption overlap the 384 of reinitialization), so the whole
- * switch.  VU: reload the registers, half of a save-and-restore switch. */
+/* Adds FU u's time in its current state, up to now, to its executing or
+ * switching cycles (and its tenant's active cycles). */
+static void fu_clock(v10_engine *e, fu *u)
+{
+    uint64_t dt = e->now - u->since;
+    u->since = e->now;
+    if (u->state == V10P_FU_BUSY) {
+        u->exec_cycles += dt;
+        e->tenants[u->tenant].active_cycles += dt;
+    } else if (u->state != V10P_FU_FREE) {
+        u->switch_cycles += dt;
+    }
+}
+
 /* FU f moves to state st: the one place FU states change, so that e->busy
  * stays the ascending list of busy FUs (rates.c and the loop's clock walk
  * it instead of every FU), busy_by_type counts them, n_switching counts
@@ -28,14 +37,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     v10p_fstate was = u->state;
     if (was == st)
         return;
-    uint64_t dt = e->now - u->since; /* the time spent in `was` */
-    u->since = e->now;
-    if (was == V10P_FU_BUSY) {
-        u->exec_cycles += dt;
-        e->tenants[u->tenant].active_cycles += dt;
-    } else if (was != V10P_FU_FREE) {
-        u->switch_cycles += dt;
-    }
+    fu_clock(e, u);
     if (was == V10P_FU_FREE)
         e->n_free[u->type]--;
     else if (was == V10P_FU_BUSY) {
@@ -64,16 +66,15 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
 
 void eng_settle_clocks(v10_engine *e)
 {
-    for (int f = 0; f < e->n_fus; f++) {
-        fu *u = &e->fus[f];
-        u->exec_cycles = eng_fu_exec_cycles(e, u);
-        u->switch_cycles = eng_fu_switch_cycles(e, u);
-        if (u->state == V10P_FU_BUSY)
-            e->tenants[u->tenant].active_cycles += e->now - u->since;
-        u->since = e->now;
-    }
+    for (int f = 0; f < e->n_fus; f++)
+        fu_clock(e, &e->fus[f]);
 }
 
+/* Cycles to restore the context of a preempted operator on FU u (drain
+ * model).  SA: the reinitialization the paper's 384-cycle switch is made of
+ * (reload the weights, replay the saved inputs; V10, ISCA 2023: the 128
+ * cycles of preemption overlap the 384 of reinitialization), so the whole
+ * switch.  VU: reload the registers, half of a save-and-restore switch. */
 static uint64_t restore_cycles(const v10_engine *e, const fu *u)
 {
     return u->type == V10_FU_SA ? e->npu->sa_switch_cycles : e->npu->vu_switch_cycles / 2;
