@@ -93,6 +93,9 @@ typedef struct param_set {
 static void param_note(param_set *ps, const char *key)
 {
     const v10_param_def *d = v10_param_find(key);
+    for (size_t k = 0; d && k < ps->n; k++)
+        if (ps->d[k]->offset == d->offset)
+            return; /* set before (or through another name): one warning */
     if (d && ps->n < sizeof ps->d / sizeof ps->d[0])
         ps->d[ps->n++] = d;
 }
