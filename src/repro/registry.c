@@ -39,6 +39,15 @@ static int plan(repro *R, v10_err *err)
     return 0;
 }
 
+/* Runs of R's batch that are simulated (not another's result: R->same). */
+static size_t repro_simulated(const repro *R)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < R->n; i++)
+        n += R->same[i] == i;
+    return n;
+}
+
 static double now_s(void)
 {
     struct timespec t;
@@ -66,7 +75,7 @@ int v10_repro_run(const v10_repro_opts *o, v10_repro **out, v10_err *err)
         v10_repro_destroy(R);
         return -1;
     }
-    R->runs = R->n + A->n + 2 * NM;
+    R->runs = repro_simulated(R) + repro_simulated(A) + 2 * NM;
     R->wall_seconds = now_s() - t0;
     *out = R;
     return 0;

@@ -59,9 +59,17 @@ int repro_run_batch(repro *R, v10_err *err)
         return v10_err_set(err, "out of memory");
     char what[64];
     snprintf(what, sizeof what, "repro (%s%s)", R->set, R->pairs_only ? ", pairs" : "");
-    v10_pool_job job = {.cfgs = R->cfgs, .results = R->res, .n = R->n,
+    /* A run that takes another's result (R->same) is not run. */
+    int *skip = calloc(R->n ? R->n : 1, sizeof *skip);
+    if (!skip)
+        return v10_err_set(err, "out of memory");
+    for (size_t i = 0; i < R->n; i++)
+        skip[i] = R->same[i] != i;
+    v10_pool_job job = {.cfgs = R->cfgs, .results = R->res, .n = R->n, .skip = skip,
                         .threads = R->o->threads, .progress = R->o->progress ? what : NULL};
-    return v10_pool_run(&job, err);
+    int rc = v10_pool_run(&job, err);
+    free(skip);
+    return rc;
 }
 
 /* Collocation from the all-pairs ground truth, at the paper's threshold
@@ -95,6 +103,7 @@ static void repro_free(repro *R)
     free(R->res);
     free(R->cfgs);
     free(R->specs);
+    free(R->same);
     free(R);
 }
 

@@ -24,7 +24,10 @@ size_t repro_add(repro *R, const int *ms, const double *prio, size_t n_t, const 
         v10_tenant_spec *s = realloc(R->specs, nc * MAXT * sizeof *s);
         if (s)
             R->specs = s;
-        if (!c || !s)
+        size_t *same = realloc(R->same, nc * sizeof *same);
+        if (same)
+            R->same = same;
+        if (!c || !s || !same)
             return (size_t)v10_err_set(err, "out of memory");
         R->cap = nc;
     }
@@ -52,6 +55,7 @@ size_t repro_add(repro *R, const int *ms, const double *prio, size_t n_t, const 
      * whole core (658 s simulated for the 16-tenant point at 12 requests,
      * ~20x the events it takes).  The stall guard still applies. */
     c->max_events = UINT64_MAX;
+    R->same[i] = i;
     R->n++;
     return i;
 }
@@ -65,8 +69,31 @@ static v10_run_config *add(repro *R, int s, size_t i, size_t j, size_t k, const 
     size_t ix = repro_add(R, ms, prio, n_t, pol, npu, err);
     if (ix == (size_t)-1)
         return NULL;
-    V10_ASSERT(ix == repro_at(R, s, i, j, k));
+    V10_ASSERT(ix == repro_point(R, s, i, j, k));
     return &R->cfgs[ix];
+}
+
+/*
+ * The run just added (c) simulates what run `from` of an earlier study
+ * does, by construction: a study's point at the NPU's own slice or vector
+ * memory is the pairs' run.  It takes that result instead of being run
+ * again.  The configurations differ at most in how they say it (a slice of
+ * 0 stands for the NPU's), which the check below resolves.
+ */
+static void same_as(repro *R, const v10_run_config *c, size_t from)
+{
+    const v10_run_config *f = &R->cfgs[from];
+    size_t ix = (size_t)(c - R->cfgs);
+    V10_ASSERT(from < ix && !strcmp(c->policy, f->policy) && c->n_tenants == f->n_tenants &&
+               c->requests == f->requests && c->warmup == f->warmup && c->seed == f->seed &&
+               c->contention == f->contention && c->preempt == f->preempt &&
+               c->npu.vmem_bytes == f->npu.vmem_bytes &&
+               (c->params.slice_cycles ? c->params.slice_cycles : c->npu.slice_cycles) ==
+                   (f->params.slice_cycles ? f->params.slice_cycles : f->npu.slice_cycles));
+    for (size_t t = 0; t < c->n_tenants; t++)
+        V10_ASSERT(!strcmp(R->specs[ix * MAXT + t].model, R->specs[from * MAXT + t].model) &&
+                   R->specs[ix * MAXT + t].priority == R->specs[from * MAXT + t].priority);
+    R->same[ix] = from;
 }
 
 /* The two models of pair p. */
@@ -102,6 +129,8 @@ int repro_plan_slice(repro *R, v10_err *err)
             if (!c)
                 return -1;
             c->params.slice_cycles = 512ull << s;
+            if (c->params.slice_cycles == c->npu.slice_cycles)
+                same_as(R, c, repro_at(R, S_PAIRS, p, P_FULL, 0));
         }
     }
     return 0;
@@ -132,9 +161,13 @@ int repro_plan_vmem(repro *R, v10_err *err)
         for (size_t v = 0; v < NVMEM; v++) {
             v10_npu n = R->npu;
             n.vmem_bytes = (8ull << v) << 20;
-            for (size_t k = 0; k < 2; k++)
-                if (!add(R, S_VMEM, p, v, k, ms, NULL, 2, pmt_or_full(k), &n, err))
+            for (size_t k = 0; k < 2; k++) {
+                v10_run_config *c = add(R, S_VMEM, p, v, k, ms, NULL, 2, pmt_or_full(k), &n, err);
+                if (!c)
                     return -1;
+                if (n.vmem_bytes == R->npu.vmem_bytes)
+                    same_as(R, c, repro_at(R, S_PAIRS, p, k ? P_FULL : P_PMT, 0));
+            }
         }
     }
     return 0;

@@ -113,6 +113,9 @@ struct v10_repro {
     v10_run_config *cfgs;
     v10_tenant_spec *specs;  /* MAXT per run */
     v10_run_result *res;
+    size_t *same;            /* per run: the run whose result stands for it, itself
+                                or an earlier one simulating the same configuration
+                                (repro_same_as), which it is not run again for */
     size_t n, cap;
     size_t base[N_STUDIES];  /* first run of each study */
     size_t dim[N_STUDIES][3];/* each study's grid (its table entry's dim) */
@@ -122,12 +125,18 @@ struct v10_repro {
     size_t runs;             /* simulations of both sets, profiles included */
 };
 
-/* The run at grid position (i, j, k) of study s. */
-static inline size_t repro_at(const repro *R, int s, size_t i, size_t j, size_t k)
+/* The run planned at grid position (i, j, k) of study s. */
+static inline size_t repro_point(const repro *R, int s, size_t i, size_t j, size_t k)
 {
     const size_t *d = R->dim[s];
     V10_ASSERT(i < d[0] && j < d[1] && k < d[2]);
     return R->base[s] + (i * d[1] + j) * d[2] + k;
+}
+
+/* The run whose result is that of grid position (i, j, k) of study s. */
+static inline size_t repro_at(const repro *R, int s, size_t i, size_t j, size_t k)
+{
+    return R->same[repro_point(R, s, i, j, k)];
 }
 
 static inline const v10_run_result *repro_res(const repro *R, int s, size_t i, size_t j,
