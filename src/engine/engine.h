@@ -263,8 +263,18 @@ static inline uint64_t eng_time_to_stop(const v10_engine *e, const fu *u)
     double left = e->tenants[u->tenant].remaining - u->stop_at;
     uint64_t c = 0;
     if (left > 1e-9) {
-        double x = ceil((u->rate == 1.0 ? left : left / u->rate) - 1e-9); /* same value */
-        c = x < 1 ? 1 : (uint64_t)x;
+        /* ceil(x), at least 1, through one truncation instead of the
+         * libm-free emulation of ceil that x86-64 without SSE4.1 compiles
+         * (the loop's longest chain); capped far past any run's end. */
+        double x = (u->rate == 1.0 ? left : left / u->rate) - 1e-9; /* same value */
+        if (x >= 0x1p62)
+            c = (uint64_t)1 << 62;
+        else if (x > 0) {
+            int64_t k = (int64_t)x;
+            c = (uint64_t)k + ((double)k < x);
+        }
+        if (c < 1)
+            c = 1;
     }
     if (u->stopping && u->stop_time - e->now < c)
         c = u->stop_time - e->now;
