@@ -49,12 +49,16 @@ double v10p_score(const v10_engine *e, int ti)
 int v10p_eligible(const v10_engine *e, int t, int f) { return eng_eligible(e, t, f); }
 uint64_t v10p_ready_mask(const v10_engine *e, v10_fu_type type) { return e->ready[type]; }
 
-int v10p_core_clear_for(const v10_engine *e, int t)
+/* An FU holds a tenant's operator iff the tenant is RUNNING (engine.h),
+ * so the RUNNING set answers without walking the FUs. */
+int v10p_core_clear_for(const v10_engine *e, int t) { return !(e->running & ~(1ull << t)); }
+
+uint64_t v10p_core_clear_mask(const v10_engine *e)
 {
-    for (int f = 0; f < e->n_fus; f++)
-        if (e->fus[f].tenant >= 0 && e->fus[f].tenant != t)
-            return 0;
-    return 1;
+    uint64_t all = e->n_tenants < 64 ? (1ull << e->n_tenants) - 1 : ~0ull;
+    if (!e->running)
+        return all;
+    return e->running & (e->running - 1) ? 0 : e->running; /* one holder: only it */
 }
 
 v10_fu_type v10p_fu_type(const v10_engine *e, int f) { return e->fus[f].type; }

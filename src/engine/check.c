@@ -59,7 +59,8 @@ void eng_check_state(const v10_engine *e)
     for (int i = 0; i < e->n_tenants; i++) {
         const tenant *t = &e->tenants[i];
         if ((t->state == V10P_RUNNING) != (t->fu >= 0) ||
-            (t->fu >= 0 && e->fus[t->fu].tenant != i)) {
+            (t->fu >= 0 && e->fus[t->fu].tenant != i) ||
+            (int)(e->running >> i & 1) != (t->state == V10P_RUNNING)) {
             snprintf(msg, sizeof msg, "tenant %d: running state and FU disagree", i);
             check_fail(e, msg);
         }

@@ -154,6 +154,7 @@ struct v10_engine {
     /* ready[ty]: bit i set iff tenant i is READY and its next operator
      * needs FU type ty (eng_set_state keeps them so; dispatch reads them). */
     uint64_t ready[V10_FU_TYPES];
+    uint64_t running;           /* bit i set iff tenant i is RUNNING (eng_set_state) */
     int *busy, n_busy;          /* the FUs in FU_BUSY, ascending (fu.c keeps it) */
     int n_switching;            /* FUs in FU_SWITCH or FU_RESTORE (fu.c keeps it) */
     int n_free[V10_FU_TYPES];   /* FUs in FU_FREE by type (fu.c keeps it) */
@@ -228,26 +229,31 @@ static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
     uint64_t bit = 1ull << ti;
     e->ready[V10_FU_SA] &= ~bit;
     e->ready[V10_FU_VU] &= ~bit;
+    e->running &= ~bit;
     t->state = st;
     if (st == V10P_READY)
         e->ready[t->fu_of[t->op]] |= bit;
+    else if (st == V10P_RUNNING)
+        e->running |= bit;
 }
 
-/* The part of the eligibility rule that the ready masks do not decide:
- * FU f is unowned or tenant ti's partition, and the policy's may_run (if
- * any) agrees. */
-static inline int eng_may_take(const v10_engine *e, int ti, int f)
+/* The one eligibility rule (policy_api.h, v10p_eligible) for every tenant
+ * at once: the tenants in the ready mask of FU f's type, f's owner alone
+ * if f is a partition, and those the policy's may_run (if any) allows. */
+static inline uint64_t eng_eligible_mask(const v10_engine *e, int f)
 {
     const fu *u = &e->fus[f];
-    return (u->owner < 0 || u->owner == ti) &&
-           (!e->policy->may_run || e->policy->may_run(e, e->pstate, ti, f));
+    uint64_t m = e->ready[u->type];
+    if (u->owner >= 0)
+        m &= 1ull << u->owner;
+    if (m && e->policy->may_run)
+        m &= e->policy->may_run(e, e->pstate, f);
+    return m;
 }
 
-/* The one eligibility rule (policy_api.h, v10p_eligible): ti is in the
- * ready mask of f's type, and may take f. */
 static inline int eng_eligible(const v10_engine *e, int ti, int f)
 {
-    return (e->ready[e->fus[f].type] >> ti & 1) && eng_may_take(e, ti, f);
+    return eng_eligible_mask(e, f) >> ti & 1;
 }
 
 static inline void eng_notify(v10_engine *e, v10_ev_kind k, int t)

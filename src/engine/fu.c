@@ -342,11 +342,8 @@ void eng_dispatch(v10_engine *e)
         if (u->state != V10P_FU_FREE || !ready || (u->owner < 0 && idle[ty]))
             continue;
         int n = 0;
-        for (; ready; ready &= ready - 1) {
-            int i = __builtin_ctzll(ready);
-            if (eng_may_take(e, i, f))
-                e->cand[n++] = i;
-        }
+        for (uint64_t m = eng_eligible_mask(e, f); m; m &= m - 1)
+            e->cand[n++] = __builtin_ctzll(m);
         int pick = n ? e->policy->pick(e, e->pstate, f, e->cand, n) : -1;
         if (pick < 0) {
             idle[ty] |= u->owner < 0;

@@ -44,11 +44,12 @@ int policy_pick_owner(int owner, const int *cand, int n)
     return -1;
 }
 
-int policy_owner_may_run(const v10_engine *e, const void *st, int t, int f)
+uint64_t policy_owner_may_run(const v10_engine *e, const void *st, int f)
 {
     (void)f;
     int owner = *(const int *)st;
-    return (owner < 0 || t == owner) && v10p_core_clear_for(e, t);
+    uint64_t clear = v10p_core_clear_mask(e);
+    return owner < 0 ? clear : clear & 1ull << owner;
 }
 
 uint64_t policy_slice_cycles(const v10_engine *e)

@@ -41,7 +41,7 @@ int policy_pick_owner(int owner, const int *cand, int n);
  * core's owner, -1 none): only the owner (or anyone, before there is one)
  * starts, and only once no other tenant's operator still holds an FU
  * (drains). */
-int policy_owner_may_run(const v10_engine *e, const void *st, int t, int f);
+uint64_t policy_owner_may_run(const v10_engine *e, const void *st, int f);
 
 /* PMT's time slice, which PREMA reads as its quantum: one field, one
  * type, default and range, a name and a line of help per policy. */

@@ -63,8 +63,10 @@ int v10p_eligible(const v10_engine *e, int t, int f);
  * of that type is in it; a policy looking for one walks these bits. */
 uint64_t v10p_ready_mask(const v10_engine *e, v10_fu_type type);
 /* 1 if no FU holds an operator of a tenant other than t (whole-core
- * sharing: nobody starts while another tenant's operator drains). */
+ * sharing: nobody starts while another tenant's operator drains); and the
+ * tenants t for which it is 1, as a set of tenant bits. */
 int v10p_core_clear_for(const v10_engine *e, int t);
+uint64_t v10p_core_clear_mask(const v10_engine *e);
 
 v10_fu_type v10p_fu_type(const v10_engine *e, int f);
 int v10p_fu_owner(const v10_engine *e, int f);   /* spatial partition owner, -1 shared */
@@ -133,9 +135,11 @@ struct v10_policy_ops {
     void (*on_timer)(v10_engine *e, void *st);
     /* Optional.  Something happened to tenant t (after the engine updated it). */
     void (*on_event)(v10_engine *e, void *st, v10_ev_kind k, int t);
-    /* Optional.  May tenant t run on FU f at all (beyond FU type and
-     * ownership)?  Part of v10p_eligible; must not act. */
-    int (*may_run)(const v10_engine *e, const void *st, int t, int f);
+    /* Optional.  The tenants that may run on FU f at all (beyond FU type
+     * and ownership), as a set of tenant bits like v10p_ready_mask: one
+     * call per FU offered, not one per tenant.  Part of v10p_eligible;
+     * must not act. */
+    uint64_t (*may_run)(const v10_engine *e, const void *st, int f);
 };
 
 #endif

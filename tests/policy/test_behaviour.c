@@ -387,10 +387,10 @@ typedef struct elig_probe {
     uint64_t offers, vetoed;
 } elig_probe;
 
-static int elig_may_run(const v10_engine *e, const void *st, int t, int f)
+static uint64_t elig_may_run(const v10_engine *e, const void *st, int f)
 {
     (void)st;
-    return !(t == 1 && v10p_fu_type(e, f) == V10_FU_VU);
+    return v10p_fu_type(e, f) == V10_FU_VU ? ~(1ull << 1) : ~0ull;
 }
 
 static int elig_pick(v10_engine *e, void *st, int f, const int *cand, int n)
