@@ -381,10 +381,13 @@ static void test_active_rate_from_arrival(void **state)
  * One eligibility rule: the candidates the engine offers for a free FU are
  * exactly the tenants v10p_eligible accepts for it, may_run included (this
  * probe vetoes tenant 1 on the VU), so a policy asking who could take an
- * FU gets the engine's answer.
+ * FU gets the engine's answer.  At every offer the probe also checks the
+ * whole-core query against its definition, walking the FUs: tenant t's
+ * core is clear iff no FU holds another tenant's operator.
  */
 typedef struct elig_probe {
     uint64_t offers, vetoed;
+    uint64_t cleared; /* offers where a tenant holding FU 0 had the core clear */
 } elig_probe;
 
 static uint64_t elig_may_run(const v10_engine *e, const void *st, int f)
@@ -405,6 +408,14 @@ static int elig_pick(v10_engine *e, void *st, int f, const int *cand, int n)
                      v10p_next_fu(e, t) == (int)v10p_fu_type(e, f);
     }
     assert_int_equal(k, n);
+    for (int t = 0; t < v10p_n_tenants(e); t++) {
+        int clear = 1;
+        for (int g = 0; g < v10p_n_fus(e); g++)
+            clear &= v10p_fu_tenant(e, g) < 0 || v10p_fu_tenant(e, g) == t;
+        assert_int_equal(v10p_core_clear_for(e, t), clear);
+        assert_int_equal((int)(v10p_core_clear_mask(e) >> t & 1), clear);
+        p->cleared += clear && v10p_fu_tenant(e, 0) == t;
+    }
     p->offers++;
     return cand[0];
 }
@@ -438,6 +449,7 @@ static void test_one_eligibility_rule(void **state)
     const elig_probe *p = e.pstate;
     assert_true(p->offers > 10);
     assert_true(p->vetoed > 0); /* may_run did veto, and the rule saw it */
+    assert_true(p->cleared > 0); /* the core query saw a holder with the core to itself */
     v10_engine_free(&e);
     for (int i = 0; i < 3; i++)
         v10_model_fini(&m[i]);
