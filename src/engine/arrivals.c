@@ -75,7 +75,7 @@ void eng_arrival_event(v10_engine *e, int ti)
 {
     tenant *t = &e->tenants[ti];
     eng_issue(e, ti);
-    v10_heap_set(&e->heap, eng_slot_tenant(e, ti), e->now + eng_interarrival(t));
+    v10_evq_set(&e->evq, eng_slot_tenant(e, ti), e->now + eng_interarrival(t));
 }
 
 /* Sets up tenant i: its per-op arrays (the view v10_engine_alloc took),

@@ -3,8 +3,8 @@
  * one page") and the engine's life cycle.  Every pending event belongs to
  * one slot: an FU (its operator reaches its stop point, or its context
  * switch or restore ends), a tenant (its next Poisson arrival) or the
- * policy's timer.  Slots live in an indexed min-heap keyed by (time,
- * sequence) (util/heap.h), so rescheduling an FU after a rate change moves
+ * policy's timer.  Slots live in an indexed event queue keyed by (time,
+ * sequence) (util/evq.h), so rescheduling an FU after a rate change moves
  * its one entry instead of leaving stale events behind, and the run loop
  * never allocates: alloc sizes every array the loop touches.
  */
@@ -68,7 +68,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (t->llm) {
             eng_llm_wake(e, i);
         } else if (t->rate_per_cycle > 0) {
-            v10_heap_set(&e->heap, eng_slot_tenant(e, i), eng_interarrival(t));
+            v10_evq_set(&e->evq, eng_slot_tenant(e, i), eng_interarrival(t));
         } else {
             for (uint32_t k = 0; k < t->outstanding; k++)
                 eng_issue(e, i);
@@ -77,12 +77,12 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     eng_dispatch(e);
     eng_update_rates(e);
     while (e->n_done < nt) {
-        int slot = v10_heap_pop(&e->heap);
+        int slot = v10_evq_pop(&e->evq);
         if (slot < 0)
             return v10_err_set(err, "policy %s left work pending with nothing scheduled "
                                     "(deadlock) at cycle %llu", policy->name,
                                (unsigned long long)e->now);
-        advance(e, e->heap.time[slot]);
+        advance(e, e->evq.time[slot]);
         e->events++;
         if (slot < e->max_fus)
             eng_fu_event(e, slot);
@@ -176,7 +176,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->fu_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->fu_pool);
     e->macs_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->macs_pool);
     e->pstate = calloc(1, state_size ? state_size : 1);
-    if (v10_heap_init(&e->heap, slots) || !e->tenants || !e->fus || !e->cand || !e->busy ||
+    if (v10_evq_init(&e->evq, slots) || !e->tenants || !e->fus || !e->cand || !e->busy ||
         !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->pstate)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
                            (unsigned long long)cfg->requests);
@@ -203,7 +203,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
 
 void v10_engine_free(v10_engine *e)
 {
-    v10_heap_fini(&e->heap);
+    v10_evq_fini(&e->evq);
     for (int i = 0; e->tenants && i < e->n_tenants; i++) {
         free(e->tenants[i].pend);
         v10_hist_fini(&e->tenants[i].lat);

@@ -4,7 +4,7 @@
  * window's snapshots; rates.c, HBM water-filling; fu.c, dispatch,
  * execution and preemption; arrivals.c, requests and their arrivals;
  * llm.c, LLM servers' iterations; check.c, invariants; api.c, the
- * policies' view (policy/policy_api.h); the event heap is util/heap.h.
+ * policies' view (policy/policy_api.h); the event queue is util/evq.h.
  * Calls go one way: engine.c calls the others, fu.c calls arrivals.c,
  * llm.c and record.c, llm.c calls arrivals.c and record.c, check.c calls
  * llm.c, and no file calls back.
@@ -24,7 +24,7 @@
 
 #include "model/view.h"
 #include "policy/policy_api.h"
-#include "util/heap.h"
+#include "util/evq.h"
 #include "util/hist.h"
 #include "v10/llm_tenant.h"
 #include "v10/sim.h"
@@ -149,7 +149,7 @@ struct v10_engine {
     uint64_t end_cycle;
     double wall_seconds;
     /* internals (engine.c) */
-    v10_heap heap;             /* one slot per FU, tenant (arrivals), the timer */
+    v10_evq evq;              /* one slot per FU, tenant (arrivals), the timer */
     int *cand;
     /* ready[ty]: bit i set iff tenant i is READY and its next operator
      * needs FU type ty (eng_set_state keeps them so; dispatch reads them). */

@@ -135,7 +135,7 @@ static void start_op(v10_engine *e, int f, int ti)
         fu_set_state(e, f, V10P_FU_RESTORE);
         u->switch_start = e->now;
         u->switch_tenant = ti;
-        v10_heap_set(&e->heap, f, e->now + restore);
+        v10_evq_set(&e->evq, f, e->now + restore);
         return;
     }
     begin_exec(e, u, ti);
@@ -189,7 +189,7 @@ int v10p_preempt(v10_engine *e, int f, uint64_t switch_cycles)
             return 0;
     }
     u->stopping = 1;
-    v10_heap_set(&e->heap, f, u->state == V10P_FU_RESTORE ? e->now : e->now + eng_time_to_stop(e, u));
+    v10_evq_set(&e->evq, f, u->state == V10P_FU_RESTORE ? e->now : e->now + eng_time_to_stop(e, u));
     return 1;
 }
 
@@ -204,13 +204,13 @@ void v10p_hold(v10_engine *e, int f, uint64_t cycles)
     fu_set_state(e, f, V10P_FU_SWITCH);
     u->switch_start = e->now;
     u->switch_tenant = -1;
-    v10_heap_set(&e->heap, f, e->now + cycles);
+    v10_evq_set(&e->evq, f, e->now + cycles);
 }
 
 void v10p_set_timer(v10_engine *e, uint64_t at)
 {
     V10_ASSERT(at >= e->now);
-    v10_heap_set(&e->heap, eng_slot_timer(e), at);
+    v10_evq_set(&e->evq, eng_slot_timer(e), at);
 }
 
 void v10p_count_switch(v10_engine *e) { e->context_switches++; }
@@ -226,7 +226,7 @@ static void switch_fu(v10_engine *e, fu *u, int f, int ti, uint64_t cycles)
     fu_set_state(e, f, V10P_FU_SWITCH);
     u->switch_start = e->now;
     u->switch_tenant = ti;
-    v10_heap_set(&e->heap, f, e->now + cycles);
+    v10_evq_set(&e->evq, f, e->now + cycles);
 }
 
 /* Tenant ti's operator has left FU u (f) on a preemption: the tenant is

@@ -6,7 +6,7 @@
  * stream (built into buffers sized at setup, so nothing is allocated);
  * when its last operator completes the server is told, and the next
  * iteration starts, or the tenant sleeps until its next arrival (its
- * arrival slot in the event heap).
+ * arrival slot in the event queue).
  */
 #include "engine/engine.h"
 
@@ -43,7 +43,7 @@ void eng_llm_wake(v10_engine *e, int ti)
         uint64_t at = v10_llm_server_next_arrival(&L->server);
         V10_ASSERT(at > e->now);
         if (at != UINT64_MAX)
-            v10_heap_set(&e->heap, eng_slot_tenant(e, ti), at);
+            v10_evq_set(&e->evq, eng_slot_tenant(e, ti), at);
         return;
     }
     /* Sizes were checked at load, and the buffers fit every iteration of

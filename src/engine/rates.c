@@ -16,7 +16,7 @@ static void set_rate(v10_engine *e, int f, double r)
     eng_sync_fu(e, u);
     u->rate = r;
     u->hbm_rate = r * u->bytes_per_work;
-    v10_heap_set(&e->heap, f, e->now + eng_time_to_stop(e, u));
+    v10_evq_set(&e->evq, f, e->now + eng_time_to_stop(e, u));
 }
 
 /*
@@ -40,7 +40,7 @@ void eng_update_rates(v10_engine *e)
     if (!contended) {
         for (int i = 0; i < n; i++) {
             const fu *u = &e->fus[idx[i]];
-            if (!v10_heap_scheduled(&e->heap, idx[i]) ||
+            if (!v10_evq_scheduled(&e->evq, idx[i]) ||
                 (e->contended && u->rate != u->full_rate))
                 set_rate(e, idx[i], u->full_rate);
         }
@@ -78,7 +78,7 @@ void eng_update_rates(v10_engine *e)
         double r = u->demand > 0 ? u->full_rate * (u->alloc / u->demand) : u->full_rate;
         if (r > u->full_rate)
             r = u->full_rate;
-        if (!v10_heap_scheduled(&e->heap, idx[i]) || r != u->rate)
+        if (!v10_evq_scheduled(&e->evq, idx[i]) || r != u->rate)
             set_rate(e, idx[i], r);
     }
     e->contended = 1;
