@@ -327,7 +327,9 @@ void eng_fu_event(v10_engine *e, int f)
 /*
  * Offers every free FU to the policy, in FU order, with the tenants whose
  * next operator needs that FU type (filtered per FU for partitions and
- * vetoes).  A tenant picked for one FU is no longer a candidate.
+ * vetoes).  A tenant picked for one FU is no longer a candidate.  No FU
+ * becomes free meanwhile (picks only choose), so the walk stops once it
+ * has passed every FU that was free when it began.
  */
 void eng_dispatch(v10_engine *e)
 {
@@ -335,21 +337,26 @@ void eng_dispatch(v10_engine *e)
         !(e->ready[V10_FU_VU] && e->n_free[V10_FU_VU]))
         return; /* nobody waits for a type with a free FU */
     int idle[V10_FU_TYPES] = {0, 0}; /* an unowned FU of the type was left idle */
-    for (int f = 0; f < e->n_fus; f++) {
+    int left = e->n_free[V10_FU_SA] + e->n_free[V10_FU_VU]; /* free FUs not yet passed */
+    for (int f = 0; f < e->n_fus && left > 0; f++) {
         fu *u = &e->fus[f];
+        if (u->state != V10P_FU_FREE)
+            continue;
+        left--;
         int ty = (int)u->type;
         uint64_t ready = e->ready[ty]; /* a tenant picked for an earlier FU has left it */
-        if (u->state != V10P_FU_FREE || !ready || (u->owner < 0 && idle[ty]))
+        if (!ready || (u->owner < 0 && idle[ty]))
             continue;
         int n = 0;
-        for (uint64_t m = eng_eligible_mask(e, f); m; m &= m - 1)
+        uint64_t elig = eng_eligible_mask(e, f);
+        for (uint64_t m = elig; m; m &= m - 1)
             e->cand[n++] = __builtin_ctzll(m);
         int pick = n ? e->policy->pick(e, e->pstate, f, e->cand, n) : -1;
         if (pick < 0) {
             idle[ty] |= u->owner < 0;
             continue;
         }
-        V10_ASSERT(eng_eligible(e, pick, f));
+        V10_ASSERT(elig >> pick & 1); /* one of the candidates */
         start_op(e, f, pick);
         idle[0] = idle[1] = 0;
     }
