@@ -51,8 +51,6 @@ uint64_t v10p_ready_mask(const v10_engine *e, v10_fu_type type) { return e->read
 
 /* An FU holds a tenant's operator iff the tenant is RUNNING (engine.h),
  * so the RUNNING set answers without walking the FUs. */
-int v10p_core_clear_for(const v10_engine *e, int t) { return !(e->running & ~(1ull << t)); }
-
 uint64_t v10p_core_clear_mask(const v10_engine *e)
 {
     uint64_t all = e->n_tenants < 64 ? (1ull << e->n_tenants) - 1 : ~0ull;
@@ -60,6 +58,8 @@ uint64_t v10p_core_clear_mask(const v10_engine *e)
         return all;
     return e->running & (e->running - 1) ? 0 : e->running; /* one holder: only it */
 }
+
+int v10p_core_clear_for(const v10_engine *e, int t) { return v10p_core_clear_mask(e) >> t & 1; }
 
 v10_fu_type v10p_fu_type(const v10_engine *e, int f) { return e->fus[f].type; }
 int v10p_fu_owner(const v10_engine *e, int f) { return e->fus[f].owner; }

@@ -78,18 +78,21 @@ static v10_run_config *add(repro *R, int s, size_t i, size_t j, size_t k, const 
  * does, by construction: a study's point at the NPU's own slice or vector
  * memory is the pairs' run.  It takes that result instead of being run
  * again.  The configurations differ at most in how they say it (a slice of
- * 0 stands for the NPU's), which the check below resolves.
+ * 0 stands for the NPU's), which the check below resolves through the
+ * parameter's own rule (its table entry's `effective`).
  */
 static void same_as(repro *R, const v10_run_config *c, size_t from)
 {
     const v10_run_config *f = &R->cfgs[from];
+    const v10_param_def *slice = v10_param_find("v10-full.slice_cycles");
     size_t ix = (size_t)(c - R->cfgs);
+    V10_ASSERT(slice && slice->effective);
     V10_ASSERT(from < ix && !strcmp(c->policy, f->policy) && c->n_tenants == f->n_tenants &&
                c->requests == f->requests && c->warmup == f->warmup && c->seed == f->seed &&
                c->contention == f->contention && c->preempt == f->preempt &&
                c->npu.vmem_bytes == f->npu.vmem_bytes &&
-               (c->params.slice_cycles ? c->params.slice_cycles : c->npu.slice_cycles) ==
-                   (f->params.slice_cycles ? f->params.slice_cycles : f->npu.slice_cycles));
+               slice->effective((double)c->params.slice_cycles, &c->npu) ==
+                   slice->effective((double)f->params.slice_cycles, &f->npu));
     for (size_t t = 0; t < c->n_tenants; t++)
         V10_ASSERT(!strcmp(R->specs[ix * MAXT + t].model, R->specs[from * MAXT + t].model) &&
                    R->specs[ix * MAXT + t].priority == R->specs[from * MAXT + t].priority);

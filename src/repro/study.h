@@ -115,7 +115,7 @@ struct v10_repro {
     v10_run_result *res;
     size_t *same;            /* per run: the run whose result stands for it, itself
                                 or an earlier one simulating the same configuration
-                                (repro_same_as), which it is not run again for */
+                                (same_as, studies.c), which it is not run again for */
     size_t n, cap;
     size_t base[N_STUDIES];  /* first run of each study */
     size_t dim[N_STUDIES][3];/* each study's grid (its table entry's dim) */
