@@ -84,6 +84,26 @@ void v10_model_init(v10_model *m, const char *name, uint32_t batch);
 void v10_model_fini(v10_model *m);
 int v10_model_copy(v10_model *dst, const v10_model *src, v10_err *err);
 
+/*
+ * The spread of a costed model's operator lengths on one FU type, in
+ * standalone cycles.  Percentiles are nearest-rank (p50 of 1, 2, 3, 4 is
+ * 2) through util/hist.h: exact below 1024 cycles, within 0.05% above.
+ * cv is the population standard deviation over the mean.  Every figure is
+ * 0 for an FU type with no operators; cv is 0 for a single one.
+ */
+typedef struct v10_len_stats {
+    uint64_t n;                /* operators of this FU type */
+    uint64_t min, max;         /* cycles */
+    double p50, p95;           /* cycles */
+    double mean;               /* cycles */
+    double cv;                 /* stddev / mean */
+} v10_len_stats;
+
+/* Fills out[V10_FU_SA] and out[V10_FU_VU] from m's costed cycles (one
+ * pass for both, so collocation and the reports share one definition).
+ * -1 with err set when out of memory. */
+int v10_model_len_stats(const v10_model *m, v10_len_stats out[2], v10_err *err);
+
 /* Makes room for `n` operators in all (no-op if there is).  -1 on failure. */
 int v10_model_reserve(v10_model *m, size_t n, v10_err *err);
 /* Appends a copy of *op.  Returns -1 on allocation failure. */

@@ -27,8 +27,9 @@
 /*
  * Standalone profile of one request of a costed model: op counts, work and
  * time per FU type.  Invariants: fu_ops[SA] + fu_ops[VU] = ops;
- * fu_cycles[SA] + fu_cycles[VU] = cycles; len_min/len_max are 0 for an FU
- * type with no operators; every total fits in int64_t (the table's type).
+ * fu_cycles[SA] + fu_cycles[VU] = cycles; len[fu] is v10_model_len_stats
+ * (all 0 for an FU type with no operators); every total fits in int64_t
+ * (the table's type).
  */
 typedef struct v10_model_summary {
     uint64_t ops;
@@ -39,11 +40,11 @@ typedef struct v10_model_summary {
     uint64_t compute_cycles, mem_cycles;
     uint64_t tiles;
     uint64_t fu_cycles[V10_FU_TYPES]; /* time spent in each FU type's ops */
-    uint64_t len_min[V10_FU_TYPES];   /* shortest op, cycles */
-    uint64_t len_max[V10_FU_TYPES];   /* longest op, cycles */
+    v10_len_stats len[V10_FU_TYPES];  /* operator lengths per FU type */
 } v10_model_summary;
 
-/* Fills *s from a costed model; -1 with err set if a total exceeds 63 bits. */
+/* Fills *s from a costed model; -1 with err set if a total exceeds 63 bits
+ * or memory runs out. */
 int v10_model_summarize(const v10_model *m, v10_model_summary *s, v10_err *err);
 
 /* The `models` table: columns declared; one v10_models_row per model. */

@@ -73,7 +73,8 @@ static void models_usage(void)
            "  latency_cycles, latency_us   sum of operator cycles, run alone\n"
            "  sa_busy, vu_busy             fraction of that latency in SA / VU ops\n"
            "  hbm_util                     HBM bytes over (bandwidth x latency)\n"
-           "  sa_op_len_us, vu_op_len_us   operator length mean, min and max\n\n"
+           "  sa_op_len_us, vu_op_len_us   operator length min, p50, mean, p95, max\n"
+           "  sa_op_len_cv, vu_op_len_cv   their coefficient of variation (sd / mean)\n\n"
            "  --npu SPEC     preset name or JSON file (default v10-isca23)\n"
            "  --format FMT   table (default), json or csv\n"
            "  --help         this text\n");

@@ -9,10 +9,12 @@
  */
 #include "v10/model.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/checked.h"
+#include "util/hist.h"
 #include "util/mem.h"
 #include "util/text.h"
 
@@ -73,6 +75,42 @@ int v10_model_copy(v10_model *dst, const v10_model *src, v10_err *err)
     memcpy(dst->ops, src->ops, src->n_ops * sizeof *dst->ops);
     dst->n_ops = dst->cap_ops = src->n_ops;
     dst->total_cycles = src->total_cycles;
+    return 0;
+}
+
+int v10_model_len_stats(const v10_model *m, v10_len_stats out[2], v10_err *err)
+{
+    v10_hist h[V10_FU_TYPES];
+    memset(out, 0, V10_FU_TYPES * sizeof *out);
+    if (v10_hist_init(&h[0]))
+        return v10_err_set(err, "%s: out of memory", m->name);
+    if (v10_hist_init(&h[1])) {
+        v10_hist_fini(&h[0]);
+        return v10_err_set(err, "%s: out of memory", m->name);
+    }
+    for (size_t i = 0; i < m->n_ops; i++)
+        v10_hist_add(&h[m->ops[i].fu], m->ops[i].cycles);
+    double sq[V10_FU_TYPES] = {0, 0};
+    for (int fu = 0; fu < V10_FU_TYPES; fu++)
+        if (h[fu].n)
+            out[fu].mean = h[fu].sum / (double)h[fu].n;
+    /* Second pass around the mean: no cancellation for long, equal ops. */
+    for (size_t i = 0; i < m->n_ops; i++) {
+        double d = (double)m->ops[i].cycles - out[m->ops[i].fu].mean;
+        sq[m->ops[i].fu] += d * d;
+    }
+    for (int fu = 0; fu < V10_FU_TYPES; fu++) {
+        v10_len_stats *s = &out[fu];
+        s->n = h[fu].n;
+        if (s->n) {
+            s->min = h[fu].min;
+            s->max = h[fu].max;
+            s->p50 = v10_hist_percentile(&h[fu], 50);
+            s->p95 = v10_hist_percentile(&h[fu], 95);
+            s->cv = s->mean > 0 ? sqrt(sq[fu] / (double)s->n) / s->mean : 0;
+        }
+        v10_hist_fini(&h[fu]);
+    }
     return 0;
 }
 

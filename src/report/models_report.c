@@ -28,15 +28,11 @@ int v10_model_summarize(const v10_model *m, v10_model_summary *s, v10_err *err)
             add63(&s->mem_cycles, op->mem_cycles) || add63(&s->tiles, op->tiles) ||
             add63(&s->fu_cycles[fu], op->cycles))
             return v10_err_set(err, "model %s: totals exceed 63 bits", m->name);
-        if (!s->fu_ops[fu] || op->cycles < s->len_min[fu])
-            s->len_min[fu] = op->cycles;
-        if (op->cycles > s->len_max[fu])
-            s->len_max[fu] = op->cycles;
         s->fu_ops[fu]++;
         s->ops++;
     }
     V10_ASSERT(s->cycles == v10_model_cycles(m));
-    return 0;
+    return v10_model_len_stats(m, s->len, err);
 }
 
 static double us(const v10_npu *npu, uint64_t cycles)
@@ -68,14 +64,19 @@ v10_tab *v10_models_table(void)
     v10_tab_col(t, "sa_busy", V10_COL_REAL, 3);
     v10_tab_col(t, "vu_busy", V10_COL_REAL, 3);
     v10_tab_col(t, "hbm_util", V10_COL_REAL, 3);
+    /* Operator lengths per FU type (v10_len_stats), in µs, then their
+     * coefficient of variation. */
     static const char *const len[V10_FU_TYPES] = {"sa_op_len_us", "vu_op_len_us"};
-    static const char *const stat[] = {"mean", "min", "max"};
+    static const char *const cv[V10_FU_TYPES] = {"sa_op_len_cv", "vu_op_len_cv"};
+    static const char *const stat[] = {"min", "p50", "mean", "p95", "max"};
     char name[64];
-    for (int fu = 0; fu < V10_FU_TYPES; fu++)
-        for (int k = 0; k < 3; k++) {
+    for (int fu = 0; fu < V10_FU_TYPES; fu++) {
+        for (size_t k = 0; k < sizeof stat / sizeof *stat; k++) {
             snprintf(name, sizeof name, "%s.%s", len[fu], stat[k]);
             v10_tab_col(t, name, V10_COL_REAL, 2);
         }
+        v10_tab_col(t, cv[fu], V10_COL_REAL, 3);
+    }
     return t;
 }
 
@@ -98,10 +99,13 @@ void v10_models_row(v10_tab *t, const v10_model *m, const v10_model_summary *s,
                                     (v10_npu_hbm_bytes_per_cycle(npu) * (double)s->cycles)
                               : 0.0);
     for (int fu = 0; fu < V10_FU_TYPES; fu++) {
-        double n = (double)s->fu_ops[fu];
-        v10_tab_real(t, n > 0 ? us(npu, s->fu_cycles[fu]) / n : 0.0);
-        v10_tab_real(t, us(npu, s->len_min[fu]));
-        v10_tab_real(t, us(npu, s->len_max[fu]));
+        const v10_len_stats *l = &s->len[fu];
+        v10_tab_real(t, us(npu, l->min));
+        v10_tab_real(t, v10_npu_cycles_to_us(npu, l->p50));
+        v10_tab_real(t, v10_npu_cycles_to_us(npu, l->mean));
+        v10_tab_real(t, v10_npu_cycles_to_us(npu, l->p95));
+        v10_tab_real(t, us(npu, l->max));
+        v10_tab_real(t, l->cv);
     }
 }
 
@@ -203,11 +207,20 @@ static int write_profile(v10_tab *t, const v10_model *m, const v10_model_summary
     if (tab_ok(t, err))
         return -1;
     fprintf(f, "model %s, batch %u, on NPU %s: %zu operators (%llu SA, %llu VU), "
-               "%.1f us alone; SA busy %.1f%%, VU busy %.1f%%\n\n",
+               "%.1f us alone; SA busy %.1f%%, VU busy %.1f%%\n",
             m->name, m->batch, npu->name, m->n_ops, (unsigned long long)s->fu_ops[V10_FU_SA],
             (unsigned long long)s->fu_ops[V10_FU_VU], us(npu, s->cycles),
             100.0 * frac(s->fu_cycles[V10_FU_SA], s->cycles),
             100.0 * frac(s->fu_cycles[V10_FU_VU], s->cycles));
+    for (int fu = 0; fu < V10_FU_TYPES; fu++) {
+        const v10_len_stats *l = &s->len[fu];
+        fprintf(f, "%s operator lengths (us): min %.2f  p50 %.2f  mean %.2f  p95 %.2f  "
+                   "max %.2f  CV %.3f\n",
+                v10_fu_name((v10_fu_type)fu), us(npu, l->min), v10_npu_cycles_to_us(npu, l->p50),
+                v10_npu_cycles_to_us(npu, l->mean), v10_npu_cycles_to_us(npu, l->p95),
+                us(npu, l->max), l->cv);
+    }
+    fputc('\n', f);
     if (v10_tab_write(t, fmt, f))
         return v10_err_set(err, "cannot write the output");
     return v10_doc_status(f, err);

@@ -30,8 +30,11 @@ for m in models:
         assert k in m, (m["name"], k)
     for k in ("sa_op_len_us", "vu_op_len_us"):
         s = m[k]
-        assert set(s) == {"mean", "min", "max"}, (m["name"], k, s)
+        assert set(s) == {"min", "p50", "mean", "p95", "max"}, (m["name"], k, s)
         assert s["min"] <= s["mean"] + 0.01 and s["mean"] <= s["max"] + 0.01, (m["name"], k, s)
+        assert s["min"] <= s["p50"] + 0.01 <= s["p95"] + 0.02 <= s["max"] + 0.03, (m["name"], k, s)
+    for k in ("sa_op_len_cv", "vu_op_len_cv"):
+        assert m[k] >= 0, (m["name"], k, m[k])
     assert m["batch"] >= 1 and m["ops"] >= 1, m
     assert m["ops"] == m["sa_ops"] + m["vu_ops"], m
     assert m["sa_ops"] >= 1, (m["name"], "no SA operator")
@@ -40,6 +43,24 @@ for m in models:
     assert m["macs"] > 0 and m["hbm_bytes"] > 0, m
 print(f"models json: {len(models)} models ok")
 PY
+
+# ---- models: length statistics of a model computed by hand -------------------
+# SA operators of 100, 200, 300 and 400 cycles and one VU operator of 50
+# (trace cycles plus the 64-cycle issue overhead of v10-isca23; no HBM).
+printf 'name,fu,cycles\na,SA,236\nv,VU,1\nb,SA,36\nc,SA,336\nd,SA,136\n' >"$tmp/hand.csv"
+"$bin" models "$tmp/hand.csv" --format json >"$tmp/hand.json"
+python3 - "$tmp/hand.json" <<'PY'
+import json, math, sys
+m = json.load(open(sys.argv[1]))["models"][0]
+def near(got, want):
+    assert set(got) == set(want) and all(abs(got[k] - want[k] / 700) < 1e-9 for k in want), (got, want)
+near(m["sa_op_len_us"], {"min": 100, "p50": 200, "mean": 250, "p95": 400, "max": 400})
+near(m["vu_op_len_us"], {"min": 65, "p50": 65, "mean": 65, "p95": 65, "max": 65})
+assert abs(m["sa_op_len_cv"] - math.sqrt(12500) / 250) < 1e-9, m["sa_op_len_cv"]
+assert m["vu_op_len_cv"] == 0, m
+PY
+"$bin" profile "$tmp/hand.csv" | grep -q '^SA operator lengths (us): min 0.14  p50 0.29  mean 0.36  p95 0.57  max 0.57  CV 0.447$' ||
+    fail "profile table: SA length statistics of the hand-computed model"
 
 # ---- models: csv and table agree with json ----------------------------------
 "$bin" models --format csv >"$tmp/models.csv"
@@ -52,7 +73,9 @@ for r, j in zip(rows, d):
     assert r["name"] == j["name"]
     assert int(r["latency_cycles"]) == j["latency_cycles"]
     assert int(r["ops"]) == j["ops"]
-    float(r["sa_op_len_us.mean"]); float(r["vu_op_len_us.max"])
+    for k in ("min", "p50", "mean", "p95", "max"):
+        assert abs(float(r["sa_op_len_us." + k]) - j["sa_op_len_us"][k]) < 1e-9, (r["name"], k)
+    assert abs(float(r["vu_op_len_cv"]) - j["vu_op_len_cv"]) < 1e-9, r["name"]
 PY
 "$bin" models >"$tmp/models.txt"
 for name in $(python3 -c 'import json,sys; print(" ".join(m["name"] for m in json.load(open(sys.argv[1]))["models"]))' "$tmp/models.json"); do
