@@ -61,6 +61,34 @@ int v10_profile_merge_text(const char *text, const char *origin, const char *row
 int v10_profile_parse_row(const char *s, char *row, size_t row_sz, uint32_t *batch,
                           v10_err *err);
 
+/*
+ * How many SA operators a calibrated model has: the choice a profile leaves
+ * open (it gives the mean SA length, not the count).  docs/models.md
+ * compares the two.
+ */
+typedef enum v10_calib_sa {
+    /* Every SA layer of the architecture becomes the same number k >= 1 of
+     * equal pieces, so the layers' relative lengths — their spread — are
+     * kept exactly; k is the one that keeps the SA time nearest the
+     * architecture's.  When the profile's SA operators are longer than the
+     * layers (k would be below 1), each layer is one operator stretched to
+     * the profile's mean, and the SA does less work per cycle than the
+     * cost model says. */
+    V10_CALIB_SA_LAYERS = 0,
+    /* The SA time is the architecture's: N_sa = SA time / mean length,
+     * splitting layers (the longest into one piece more) or merging
+     * consecutive ones into equal-count groups, which narrows the spread. */
+    V10_CALIB_SA_WORK,
+} v10_calib_sa;
+
+typedef struct v10_calib_opts {
+    v10_calib_sa sa_ops;        /* default V10_CALIB_SA_LAYERS */
+} v10_calib_opts;
+
+/* "layers" or "work" into *out; -1 with err naming `s` otherwise. */
+int v10_calib_sa_parse(const char *s, v10_calib_sa *out, v10_err *err);
+const char *v10_calib_sa_name(v10_calib_sa s);
+
 /* What calibration aimed at and what the calibrated model shows alone. */
 typedef struct v10_calib_report {
     v10_profile target;         /* the profile, sa/vu normalized to sum 1 */
@@ -69,6 +97,7 @@ typedef struct v10_calib_report {
     size_t arch_sa_ops, arch_vu_ops;
     size_t sa_ops, vu_ops;      /* after calibration */
     size_t added_vu_ops;        /* named vector operators added */
+    v10_calib_sa sa_choice;     /* how the SA operator count was chosen */
     double latency_us;          /* one request alone */
     double flops_util;          /* 2 x MACs / (latency x SA peak) */
 } v10_calib_report;
@@ -77,14 +106,19 @@ typedef struct v10_calib_report {
  * Calibrates `in` (a costed model) to profile `p` on `npu`; *out gets a
  * costed model of trace operators (V10_OP_RAW) whose standalone profile on
  * `npu` meets every given figure.  Method (docs/models.md): the SA keeps
- * the architecture's work, split or merged into operators of the target
- * mean length; the VU time follows from the busy fractions, with the
- * architecture's vector operators kept and further vector work added as
- * named operators where a TPU does it; HBM bytes follow each operator's own
- * intensity, scaled to the target.  `rep` may be NULL.
+ * the architecture's layers and their relative lengths, scaled to the
+ * target mean and split into equal numbers of pieces (v10_calib_sa); the
+ * VU time follows from the busy fractions, with the architecture's vector
+ * operators kept and further vector work added as named operators where a
+ * TPU does it, each as long as the tensor it touches; HBM bytes follow
+ * each operator's own intensity, scaled to the target.  `rep` may be NULL.
  */
 int v10_calibrate(const v10_model *in, const v10_profile *p, const v10_npu *npu,
                   v10_model *out, v10_calib_report *rep, v10_err *err);
+/* The same with options (NULL: the defaults, as v10_calibrate). */
+int v10_calibrate_with(const v10_model *in, const v10_profile *p, const v10_npu *npu,
+                       const v10_calib_opts *opts, v10_model *out, v10_calib_report *rep,
+                       v10_err *err);
 
 /*
  * The isca23 workload set: the V10 paper's eleven workloads at its batch

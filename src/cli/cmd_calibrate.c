@@ -20,14 +20,16 @@ static void usage(void)
 {
     printf("usage: v10sim calibrate MODEL --profile FILE.csv [--profile FILE.csv ...]\n"
            "                        [--row NAME[:BATCH]] [--out TRACE.csv]\n"
+           "                        [--sa-ops layers|work]\n"
            "                        [--npu NAME|FILE.json] [--format table|json|csv]\n\n"
            "Reshapes MODEL (a built-in name, an operator-trace CSV or an ONNX file) so\n"
            "that, run alone, it shows a measured profile: SA busy, VU busy, HBM\n"
            "utilization and mean SA / VU operator length (any subset; what is absent\n"
            "keeps the model's own value).  The model's structure stays: operator order,\n"
-           "FU types, relative lengths; SA operators are split or merged the way XLA\n"
-           "tiles matmuls, extra vector work is added as named operators where a TPU\n"
-           "runs it (docs/models.md, \"Calibrated models\").\n\n"
+           "FU types, relative lengths; SA operators are split the way XLA tiles\n"
+           "matmuls, extra vector work is added as named operators where a TPU runs\n"
+           "it, each as long as the tensor it touches (docs/models.md, \"Calibrated\n"
+           "models\").\n\n"
            "A profile CSV has a header naming its columns, in any order: model,\n"
            "batch (optional), sa_busy_pct|mxu_busy_pct, vu_busy_pct|vpu_busy_pct,\n"
            "hbm_util_pct, sa_op_us_mean, vu_op_us_mean, flops_util_pct; an empty cell\n"
@@ -37,6 +39,11 @@ static void usage(void)
            "  --row NAME[:B]  the profile row (default: MODEL's name at its batch)\n"
            "  --out FILE      write the calibrated operator-trace CSV there; use it\n"
            "                  anywhere a model is accepted\n"
+           "  --sa-ops HOW    the SA operator count, which a profile leaves open:\n"
+           "                  layers (default): every SA layer in the same number of\n"
+           "                  equal pieces, keeping the layers' spread; work: the\n"
+           "                  architecture's SA time over the mean, merging layers\n"
+           "                  when the profile's operators are longer\n"
            "  --npu SPEC      preset or JSON file to calibrate for (default v10-isca23)\n"
            "  --format FMT    the report: table (default), json or csv\n"
            "  --help          this text\n\n"
@@ -63,6 +70,7 @@ int cmd_calibrate(int argc, char **argv)
         {"row", required_argument, NULL, 'r'},
         {"out", required_argument, NULL, 'o'},
         {"npu", required_argument, NULL, 'n'},
+        {"sa-ops", required_argument, NULL, 's'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -70,6 +78,8 @@ int cmd_calibrate(int argc, char **argv)
     const char *files[MAX_PROFILES], *row_arg = NULL, *out = NULL, *npu_spec = "v10-isca23";
     int n_files = 0, c;
     v10_format fmt = V10_FMT_TABLE;
+    v10_calib_opts copts = {.sa_ops = V10_CALIB_SA_LAYERS};
+    v10_err err;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -82,6 +92,10 @@ int cmd_calibrate(int argc, char **argv)
         case 'r': row_arg = optarg; break;
         case 'o': out = optarg; break;
         case 'n': npu_spec = optarg; break;
+        case 's':
+            if (v10_calib_sa_parse(optarg, &copts.sa_ops, &err))
+                return cli_usage_error(CMD, "--sa-ops: %s", err.msg);
+            break;
         case 'f':
             if (cli_format(CMD, optarg, &fmt))
                 return V10_EXIT_USAGE;
@@ -97,7 +111,6 @@ int cmd_calibrate(int argc, char **argv)
     if (!n_files)
         return cli_usage_error(CMD, "missing --profile FILE.csv");
     const char *spec = argv[optind];
-    v10_err err;
     v10_npu npu;
     if (v10_npu_resolve(npu_spec, &npu, &err))
         return cli_fail(&err);
@@ -139,7 +152,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     v10_model cal;
     v10_calib_report rep;
-    if (v10_calibrate(&arch, &prof, &npu, &cal, &rep, &err)) {
+    if (v10_calibrate_with(&arch, &prof, &npu, &copts, &cal, &rep, &err)) {
         v10_model_fini(&arch);
         return cli_fail(&err);
     }

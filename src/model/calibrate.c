@@ -4,21 +4,24 @@
  * profile (the isca23 workload set built with it: isca23.c).
  *
  * The method, in cycles of the NPU calibrated for:
- *  1. SA: the architecture's SA time S_arch (the cost model's) over the
- *     target mean length gives the SA operator count N_sa >= 1; the count of
- *     VU operators N_vu >= 1 follows from the busy ratio.  If rounding the
- *     counts misses the busy ratio by more than half a point (few, long
- *     operators, e.g. MNIST), N_sa grows until it does not.
+ *  1. SA: the SA operator count N_sa (v10_calib_sa): by default k x the
+ *     architecture's SA layers, k >= 1 the whole number nearest to the
+ *     architecture's SA time S_arch (the cost model's) over the layers at
+ *     the target mean; or ("work") S_arch over the target mean.  The count
+ *     of VU operators N_vu >= 1 follows from the busy ratio.  If rounding
+ *     the counts misses the busy ratio by more than half a point (few, long
+ *     operators, e.g. MNIST), N_sa grows (by whole k) until it does not.
  *  2. Each architectural SA operator keeps its place, FU type and relative
- *     length (all scaled by one factor); to reach N_sa it is split into
- *     equal pieces (the longest ones one piece more: XLA tiles a large
- *     matmul), or consecutive SA operators are merged into one.
+ *     length (all scaled by one factor); to reach N_sa it is split into k
+ *     equal pieces (XLA tiles a large matmul), which keeps the layers'
+ *     spread; "work" may give the longest one piece more, or merge
+ *     consecutive SA operators into one.
  *  3. VU: if the profile asks for more vector time than the architecture's
- *     VU operators take, they keep their cost-model lengths (split into
- *     pieces near the target mean) and the rest is added as named vector
- *     operators at the places a TPU runs them (the kind table below);
- *     otherwise the architectural VU operators are scaled, split or merged
- *     like the SA's.
+ *     VU operators take, they keep their cost-model lengths, whole, and the
+ *     rest is added as named vector operators at the places a TPU runs them
+ *     (the kind table below), each as long as the tensor of its anchor
+ *     (place_added); otherwise the architectural VU operators are scaled,
+ *     split or merged like the SA's ("work").
  *  4. HBM: every operator keeps the architecture's bytes per cycle (added
  *     kinds have their own), all scaled by one factor, each capped at the
  *     bandwidth over its length, so that bytes / (bandwidth x latency) hits
@@ -122,7 +125,7 @@ typedef struct plan {
     uint32_t *pieces;   /* per arch op: output pieces (0: merged into a leader) */
     size_t *last;       /* per arch op: leader -> last op of its merged group */
     uint32_t *ins;      /* per kind x (n + 1): added ops placed at arch op i (n: end) */
-    double add_len;     /* cycles of one added operator */
+    double *ins_len;    /* per kind x (n + 1): cycles of each of those */
     const kind *kinds;
 } plan;
 
@@ -132,6 +135,7 @@ static void plan_free(plan *p)
     free(p->pieces);
     free(p->last);
     free(p->ins);
+    free(p->ins_len);
 }
 
 /* Counts pieces of FU type `fu`: to `target` total, splitting (the longest
@@ -198,8 +202,17 @@ static void spread(uint32_t count, const size_t *pos, const double *w, size_t m,
     }
 }
 
-/* Places n_add added operators among the kinds and their anchors. */
-static int place_added(plan *p, size_t n_add)
+/*
+ * Places n_add added operators of `total` cycles among the kinds and their
+ * anchors.  Each kind takes its weight's share of the count and as many
+ * cycles as its count at the common mean; within a kind every anchor gets
+ * the same number of operators (cumulative rounding), each as long as the
+ * tensor its anchor reads and writes (its HBM bytes): a vector operator
+ * streams its tensor, so the spread comes from the layers' shapes.  No
+ * operator is shorter than min_len: those that would be are raised to it
+ * and the others of the kind shortened to keep its total.
+ */
+static int place_added(plan *p, size_t n_add, double total, double min_len)
 {
     /* The kinds' counts by their weights, then each kind's over its anchors. */
     size_t nk = 0, kpos[MAX_KINDS];
@@ -212,9 +225,13 @@ static int place_added(plan *p, size_t n_add)
     spread((uint32_t)n_add, kpos, kw, nk, cnt);
     size_t *pos = malloc((p->n + 1) * sizeof *pos);
     double *w = malloc((p->n + 1) * sizeof *w);
-    if (!pos || !w) {
+    double *bytes = malloc((p->n + 1) * sizeof *bytes);
+    int *fixed = malloc((p->n + 1) * sizeof *fixed);
+    if (!pos || !w || !bytes || !fixed) {
         free(pos);
         free(w);
+        free(bytes);
+        free(fixed);
         return -1;
     }
     for (size_t k = 0; k < nk; k++) {
@@ -225,18 +242,47 @@ static int place_added(plan *p, size_t n_add)
             if (kd->at == AT_BEFORE_SA ? op->fu == V10_FU_SA
                                        : op->fu == V10_FU_VU && strstr(op->name, kd->match)) {
                 pos[m] = i;
-                w[m++] = kd->at == AT_BEFORE_SA ? (double)op->cycles : 1.0;
+                bytes[m++] = (double)op->hbm_bytes;
             }
         }
-        if (m == 0) { /* nothing to anchor to: post-processing at the end */
+        if (m == 0) { /* nothing to anchor to: post-processing at the end, on
+                         what the last operator wrote */
             pos[0] = p->n;
-            w[0] = 1;
+            bytes[0] = p->n ? (double)p->in->ops[p->n - 1].hbm_bytes : 1;
             m = 1;
         }
-        spread(cnt[k], pos, w, m, p->ins + k * (p->n + 1));
+        uint32_t *c = p->ins + k * (p->n + 1);
+        double *len = p->ins_len + k * (p->n + 1);
+        for (size_t j = 0; j < m; j++)
+            w[j] = 1;
+        spread(cnt[k], pos, w, m, c);
+        /* Lengths in proportion to the anchors' bytes, raised to min_len
+         * where short (each round fixes at least one anchor, or ends). */
+        double rest = total * cnt[k] / (double)n_add, wsum = 0;
+        for (size_t j = 0; j < m; j++) {
+            bytes[j] = fmax(bytes[j], 1);
+            fixed[j] = c[pos[j]] == 0;
+            if (!fixed[j])
+                wsum += c[pos[j]] * bytes[j];
+        }
+        for (int again = 1; again && wsum > 0;) {
+            again = 0;
+            for (size_t j = 0; j < m; j++)
+                if (!fixed[j] && rest * bytes[j] / wsum < min_len) {
+                    fixed[j] = again = 1;
+                    len[pos[j]] = min_len;
+                    rest -= c[pos[j]] * min_len;
+                    wsum -= c[pos[j]] * bytes[j];
+                }
+        }
+        for (size_t j = 0; j < m; j++)
+            if (!fixed[j])
+                len[pos[j]] = rest * bytes[j] / wsum;
     }
     free(pos);
     free(w);
+    free(bytes);
+    free(fixed);
     return 0;
 }
 
@@ -314,7 +360,7 @@ static int emit_added(emitter *em, const plan *p, size_t at, int before)
             continue;
         uint32_t c = p->ins[k * (p->n + 1) + at];
         for (uint32_t j = 0; j < c; j++)
-            if (emit(em, p->kinds[k].name, V10_FU_VU, p->add_len, NULL, 0, 1,
+            if (emit(em, p->kinds[k].name, V10_FU_VU, p->ins_len[k * (p->n + 1) + at], NULL, 0, 1,
                      p->kinds[k].hbm_frac * v10_npu_hbm_bytes_per_cycle(em->npu)))
                 return -1;
     }
@@ -462,13 +508,40 @@ static void measure(const v10_model *m, const v10_npu *npu, v10_profile *out,
 
 /* ---- calibration ---- */
 
+int v10_calib_sa_parse(const char *s, v10_calib_sa *out, v10_err *err)
+{
+    if (!strcmp(s, "layers"))
+        *out = V10_CALIB_SA_LAYERS;
+    else if (!strcmp(s, "work"))
+        *out = V10_CALIB_SA_WORK;
+    else
+        return v10_err_set(err, "SA operator count '%s': expected 'layers' or 'work'", s);
+    return 0;
+}
+
+const char *v10_calib_sa_name(v10_calib_sa s)
+{
+    return s == V10_CALIB_SA_WORK ? "work" : "layers";
+}
+
 int v10_calibrate(const v10_model *in, const v10_profile *prof, const v10_npu *npu,
                   v10_model *out, v10_calib_report *rep, v10_err *err)
 {
+    return v10_calibrate_with(in, prof, npu, NULL, out, rep, err);
+}
+
+int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_npu *npu,
+                       const v10_calib_opts *opts, v10_model *out, v10_calib_report *rep,
+                       v10_err *err)
+{
+    static const v10_calib_opts defaults = {.sa_ops = V10_CALIB_SA_LAYERS};
+    if (!opts)
+        opts = &defaults;
     v10_calib_report local;
     if (!rep)
         rep = &local;
     memset(rep, 0, sizeof *rep);
+    rep->sa_choice = opts->sa_ops;
     v10_model_init(out, in->name, in->batch);
     if (v10_profile_check(prof, "calibrate", err))
         return -1;
@@ -522,9 +595,13 @@ int v10_calibrate(const v10_model *in, const v10_profile *prof, const v10_npu *n
                            Ls < min_len ? t.sa_op_us : t.vu_op_us, npu->name, min_len,
                            min_len / per_us);
     double ratio = t.vu_busy > 0 ? t.vu_busy / t.sa_busy * Ls / Lv : 0;
-    double n0 = fmax(1, round(S_arch / Ls));
+    /* "layers": whole multiples of the layers, nearest the architecture's
+     * SA time; "work": that time over the mean. */
+    double layers = (double)rep->arch_sa_ops;
+    double step = opts->sa_ops == V10_CALIB_SA_LAYERS ? layers : 1;
+    double n0 = step * fmax(1, round(S_arch / (step * Ls)));
     double n_sa = n0, n_vu = 0, best_err = INFINITY, best_sa = n0;
-    for (double n = n0; n <= n0 * 256 && n <= MAX_CAL_OPS; n++) {
+    for (double n = n0; n <= n0 * 256 && n <= MAX_CAL_OPS; n += step) {
         double nv = ratio > 0 ? fmax(1, round(n * ratio)) : 0;
         double e = fabs(n * Ls / (n * Ls + nv * Lv) - t.sa_busy);
         if (e < best_err) {
@@ -546,29 +623,28 @@ int v10_calibrate(const v10_model *in, const v10_profile *prof, const v10_npu *n
     p.pieces = calloc(p.n, sizeof *p.pieces);
     p.last = malloc(p.n * sizeof *p.last);
     p.ins = calloc(MAX_KINDS * (p.n + 1), sizeof *p.ins);
+    p.ins_len = calloc(MAX_KINDS * (p.n + 1), sizeof *p.ins_len);
     emitter em = {.out = out, .npu = npu, .err = err};
     int rc = -1;
-    if (!p.len || !p.pieces || !p.last || !p.ins)
+    if (!p.len || !p.pieces || !p.last || !p.ins || !p.ins_len)
         goto oom;
 
     /* 2-3. Lengths and pieces. */
-    size_t arch_pieces = 0;
     for (size_t i = 0; i < p.n; i++) {
         double c = (double)in->ops[i].cycles;
         p.last[i] = i;
         p.len[i] = in->ops[i].fu == V10_FU_SA ? c * S / S_arch : c;
-        if (in->ops[i].fu == V10_FU_VU)
-            arch_pieces += (size_t)fmax(1, round(c / Lv));
     }
-    size_t n_add = 0;
-    if (V > V_arch && (double)arch_pieces + 1 <= n_vu) {
-        /* The architecture's vector work, at its own length, plus added work. */
+    size_t n_add = 0, arch_vu = rep->arch_vu_ops;
+    if (V > V_arch && (double)arch_vu + 1 <= n_vu &&
+        V - V_arch >= (n_vu - (double)arch_vu) * min_len) {
+        /* The architecture's vector operators, whole at their own lengths,
+         * plus added work. */
         for (size_t i = 0; i < p.n; i++)
             if (in->ops[i].fu == V10_FU_VU)
-                p.pieces[i] = (uint32_t)fmax(1, round(p.len[i] / Lv));
-        n_add = (size_t)n_vu - arch_pieces;
-        p.add_len = (V - V_arch) / (double)n_add;
-        if (place_added(&p, n_add))
+                p.pieces[i] = 1;
+        n_add = (size_t)n_vu - arch_vu;
+        if (place_added(&p, n_add, V - V_arch, min_len))
             goto oom;
     } else if (V_arch > 0) {
         for (size_t i = 0; i < p.n; i++)

@@ -34,6 +34,7 @@ int v10_calibrate_trace_write(const v10_calib_run *r, const v10_model *cal, FILE
     fprintf(f, " from");
     for (int i = 0; i < r->n_files; i++)
         fprintf(f, " %s", r->files[i]);
+    fprintf(f, " with --sa-ops %s", v10_calib_sa_name(r->rep->sa_choice));
     fprintf(f, "\n# targets: sa_busy %.4g vu_busy %.4g hbm_util %.4g sa_op_us %.6g "
                "vu_op_us %.6g (nan: kept from the model)\n",
             p->sa_busy, p->vu_busy, p->hbm_util, p->sa_op_us, p->vu_op_us);
@@ -70,9 +71,9 @@ int v10_calibrate_report_write(const v10_calib_run *r, v10_format fmt, FILE *f, 
     int rc = v10_tab_status(t, err);
     if (!rc) {
         if (fmt == V10_FMT_TABLE)
-            fprintf(f, "calibrate %s to profile %s on NPU %s%s%s\n\n", r->spec, prof->row,
-                    r->npu->name, r->out ? ": wrote " : " (no --out: report only)",
-                    r->out ? r->out : "");
+            fprintf(f, "calibrate %s to profile %s on NPU %s, SA operators by %s%s%s\n\n",
+                    r->spec, prof->row, r->npu->name, v10_calib_sa_name(r->rep->sa_choice),
+                    r->out ? ": wrote " : " (no --out: report only)", r->out ? r->out : "");
         if (v10_tab_write(t, fmt, f))
             rc = v10_err_set(err, "cannot write the output");
     }

@@ -52,6 +52,24 @@ inputs = json.load(open(sys.argv[1]))["inputs"]
 assert set(inputs) == {sys.argv[2], sys.argv[3]}, inputs
 PY
 
+# ... --sa-ops: every ResNet-RS layer one SA operator (layers, the default),
+# or its SA time kept by merging layers into a few (work); both meet the profile
+grep -q " with --sa-ops layers$" "$tmp/eff.csv" || fail "no --sa-ops provenance"
+for how in layers work; do
+    "$bin" calibrate resnet-rs --profile $U --profile $L --row resnet-rs:32 --sa-ops $how \
+        --out "$tmp/rs_$how.csv" --format csv >"$tmp/rs_$how.report"
+    for fig in sa_busy vu_busy hbm_util sa_op_us vu_op_us; do
+        grep -q "^$fig,.*,yes$" "$tmp/rs_$how.report" || fail "--sa-ops $how: $fig not met"
+    done
+    grep -q " with --sa-ops $how$" "$tmp/rs_$how.csv" || fail "--sa-ops $how provenance"
+done
+n_layers=$(grep -c ',SA,' "$tmp/rs_layers.csv"); n_work=$(grep -c ',SA,' "$tmp/rs_work.csv")
+[ "$n_layers" -eq 89 ] && [ "$n_work" -lt 10 ] || fail "--sa-ops: $n_layers / $n_work SA operators"
+set +e
+"$bin" calibrate resnet50 --profile $U --sa-ops tiles 2>"$tmp/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "'tiles': expected 'layers' or 'work'" "$tmp/err" || fail "bad --sa-ops: rc $rc"
+
 # 4. errors: exit 1 with the field or file named; usage errors exit 2
 printf 'model,mxu_busy_pct,vpu_busy_pct\nfoo,80,70\n' >"$tmp/bad.csv"
 set +e

@@ -101,6 +101,141 @@ static void test_isca23_meets_profiles(void **state)
     }
 }
 
+/* The spread of SA operator lengths, as v10_model_len_stats gives it. */
+static double sa_cv(const v10_model *m)
+{
+    v10_len_stats st[2];
+    v10_err err;
+    assert_int_equal(v10_model_len_stats(m, st, &err), 0);
+    return st[V10_FU_SA].cv;
+}
+
+/* Calibration keeps the architecture's spread: every isca23 model's SA
+ * operator-length CV is at least 0.8x its zoo model's (which has more
+ * than one SA operator in every case). */
+static void test_isca23_keeps_spread(void **state)
+{
+    (void)state;
+    v10_npu npu = isca23();
+    v10_err err;
+    for (size_t i = 0; v10_isca23_names[i]; i++) {
+        const char *name = v10_isca23_names[i];
+        char spec[64];
+        snprintf(spec, sizeof spec, "isca23/%s", name);
+        v10_model arch, cal;
+        v10_profile p;
+        uint32_t batch;
+        assert_int_equal(v10_isca23_profile(name, &p, &batch, &err), 0);
+        char zoo[64];
+        snprintf(zoo, sizeof zoo, "%s:batch=%u", name, batch);
+        assert_int_equal(v10_model_load(zoo, &npu, &arch, &err), 0);
+        assert_int_equal(v10_model_load(spec, &npu, &cal, &err), 0);
+        double a = sa_cv(&arch), c = sa_cv(&cal);
+        if (!(c >= 0.8 * a))
+            fail_msg("%s: SA CV %.3f, architecture %.3f", spec, c, a);
+        v10_model_fini(&arch);
+        v10_model_fini(&cal);
+    }
+}
+
+/* Added vector operators take their lengths from the tensors they touch:
+ * Mask-RCNN's relayouts before SA layers of different operand sizes come
+ * in several lengths, and within a kind longer anchors give longer ops. */
+static void test_added_lengths_from_tensors(void **state)
+{
+    (void)state;
+    v10_npu npu = isca23();
+    v10_err err;
+    v10_model m;
+    assert_int_equal(v10_model_load("isca23/maskrcnn", &npu, &m, &err), 0);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < m.n_ops; i++)
+        if (!strcmp(m.ops[i].name, "relayout")) {
+            n++;
+            lo = m.ops[i].cycles < lo ? m.ops[i].cycles : lo;
+            hi = m.ops[i].cycles > hi ? m.ops[i].cycles : hi;
+        }
+    assert_true(n > 100);
+    if (!(hi > 10 * lo))
+        fail_msg("relayout lengths %llu..%llu: not spread by the operands",
+                 (unsigned long long)lo, (unsigned long long)hi);
+    v10_model_fini(&m);
+}
+
+/* The other SA-count choice ("work": the architecture's SA time, merging
+ * layers) meets the profile too, with fewer, merged SA operators where
+ * the profile's are longer than the layers (ResNet-RS). */
+static void test_sa_ops_work(void **state)
+{
+    (void)state;
+    v10_npu npu = isca23();
+    v10_err err;
+    v10_model arch, lay, wrk;
+    assert_int_equal(v10_model_load("resnet-rs", &npu, &arch, &err), 0);
+    v10_profile p;
+    uint32_t b;
+    assert_int_equal(v10_isca23_profile("resnet-rs", &p, &b, &err), 0);
+    v10_calib_opts o = {.sa_ops = V10_CALIB_SA_WORK};
+    assert_int_equal(v10_calibrate_with(&arch, &p, &npu, &o, &wrk, NULL, &err), 0);
+    assert_int_equal(v10_calibrate_with(&arch, &p, &npu, NULL, &lay, NULL, &err), 0);
+    alone w = measure(&wrk, &npu), l = measure(&lay, &npu);
+    assert_meets(&w, &p, "resnet-rs, sa_ops work");
+    assert_meets(&l, &p, "resnet-rs, sa_ops layers");
+    assert_true(w.n_sa < 10);      /* 89 layers merged into a few */
+    assert_int_equal(l.n_sa, 89);  /* every layer one operator */
+    v10_calib_sa s;
+    assert_int_equal(v10_calib_sa_parse("work", &s, &err), 0);
+    assert_int_equal(s, V10_CALIB_SA_WORK);
+    assert_string_equal(v10_calib_sa_name(s), "work");
+    assert_int_equal(v10_calib_sa_parse("tiles", &s, &err), -1);
+    assert_non_null(strstr(err.msg, "'tiles': expected 'layers' or 'work'"));
+    v10_model_fini(&arch);
+    v10_model_fini(&lay);
+    v10_model_fini(&wrk);
+}
+
+/* v10_model_len_stats against a model computed by hand: SA 100, 200,
+ * 300, 400 cycles and one VU operator of 50. */
+static void test_len_stats_by_hand(void **state)
+{
+    (void)state;
+    v10_model m;
+    v10_model_init(&m, "hand", 1);
+    static const struct {
+        v10_fu_type fu;
+        uint64_t cycles;
+    } ops[] = {{V10_FU_SA, 300}, {V10_FU_VU, 50}, {V10_FU_SA, 100},
+               {V10_FU_SA, 400}, {V10_FU_SA, 200}};
+    v10_err err;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        v10_op op;
+        memset(&op, 0, sizeof op);
+        op.fu = ops[i].fu;
+        op.cycles = ops[i].cycles;
+        assert_int_equal(v10_model_push(&m, &op, &err), 0);
+    }
+    v10_len_stats s[2];
+    assert_int_equal(v10_model_len_stats(&m, s, &err), 0);
+    const v10_len_stats *sa = &s[V10_FU_SA], *vu = &s[V10_FU_VU];
+    assert_int_equal(sa->n, 4);
+    assert_int_equal(sa->min, 100);
+    assert_int_equal(sa->max, 400);
+    assert_true(sa->mean == 250);
+    assert_true(sa->p50 == 200); /* nearest rank: ceil(0.5 x 4) = 2nd */
+    assert_true(sa->p95 == 400);
+    /* sqrt((150^2 + 50^2 + 50^2 + 150^2) / 4) / 250 = sqrt(12500) / 250 */
+    assert_true(fabs(sa->cv - sqrt(12500.0) / 250) < 1e-12);
+    assert_int_equal(vu->n, 1);
+    assert_true(vu->min == 50 && vu->max == 50 && vu->p50 == 50 && vu->p95 == 50);
+    assert_true(vu->mean == 50 && vu->cv == 0);
+    v10_model_fini(&m);
+    /* no operators: all zero */
+    v10_model_init(&m, "empty", 1);
+    assert_int_equal(v10_model_len_stats(&m, s, &err), 0);
+    assert_true(s[0].n == 0 && s[0].mean == 0 && s[0].p95 == 0 && s[1].cv == 0);
+}
+
 /* Mask-RCNN runs at batch 16 with its batch-8 row; others at the paper's. */
 static void test_isca23_batches(void **state)
 {
@@ -307,6 +442,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isca23_meets_profiles),
         cmocka_unit_test(test_isca23_batches),
+        cmocka_unit_test(test_isca23_keeps_spread),
+        cmocka_unit_test(test_added_lengths_from_tensors),
+        cmocka_unit_test(test_sa_ops_work),
+        cmocka_unit_test(test_len_stats_by_hand),
         cmocka_unit_test(test_structure_kept),
         cmocka_unit_test(test_added_work_is_named),
         cmocka_unit_test(test_trace_csv_spec),
