@@ -132,6 +132,10 @@ int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v1
  * (out->shared: read-only; v10_model_fini releases nothing).  The first
  * load of a model for an NPU builds it; later loads cost nothing. */
 int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_err *err);
+/* The same with its SA operators counted by `sa` (model spec
+ * "isca23/NAME:sa_ops=work"; v10_isca23_load is sa = layers). */
+int v10_isca23_load_as(const char *name, v10_calib_sa sa, const v10_npu *npu, v10_model *out,
+                       v10_err *err);
 /* The embedded profile row of isca23 model `name`. */
 int v10_isca23_profile(const char *name, v10_profile *p, uint32_t *batch, v10_err *err);
 

@@ -69,8 +69,10 @@ int v10_isca23_profile(const char *name, v10_profile *p, uint32_t *batch, v10_er
  * are calibrated, and so costed, on. */
 #define ISCA23_CORE "v10-isca23"
 
-/* Builds isca23 model i from scratch (v10_isca23_build caches the result). */
-static int isca23_make(size_t i, v10_model *out, v10_calib_report *rep, v10_err *err)
+/* Builds isca23 model i, its SA operators counted by `sa`, from scratch
+ * (cache_build caches the result). */
+static int isca23_make(size_t i, v10_calib_sa sa, v10_model *out, v10_calib_report *rep,
+                       v10_err *err)
 {
     const char *name = ISCA23[i].name;
     v10_profile prof;
@@ -86,7 +88,8 @@ static int isca23_make(size_t i, v10_model *out, v10_calib_report *rep, v10_err 
         return -1;
     int rc = v10_cost_model(&core, &arch, err);
     if (!rc)
-        rc = v10_calibrate(&arch, &prof, &core, out, rep, err);
+        rc = v10_calibrate_with(&arch, &prof, &core, &(v10_calib_opts){.sa_ops = sa}, out, rep,
+                                err);
     v10_model_fini(&arch);
     if (rc)
         return v10_err_prefix(err, "isca23/%s", name);
@@ -103,9 +106,11 @@ static int isca23_make(size_t i, v10_model *out, v10_calib_report *rep, v10_err 
  * sharing it keeps runs independent and deterministic.  Each model has
  * its own mutex, guarding its entries while they are built or costed, so
  * threads loading different models (the first runs of a batch) do not wait
- * for each other.  Entries live until exit.
+ * for each other.  Each SA-count choice (v10_calib_sa) is a model of its
+ * own.  Entries live until exit.
  */
 #define CACHE_KEYS 16 /* NPU cost variants per model (repro uses <= 8) */
+#define CACHE_SA 2    /* v10_calib_sa choices */
 
 /* What costing a calibrated (trace) operator reads from the NPU. */
 typedef struct cost_key {
@@ -131,24 +136,26 @@ static cost_key key_of(const v10_npu *npu, uint64_t max_vmem)
 static struct {
     pthread_mutex_t lock[ISCA23_N];    /* model i's entries below */
     pthread_once_t once;               /* the locks' set-up, atexit */
-    int built[ISCA23_N];               /* calibrated on the isca23 core */
-    v10_model model[ISCA23_N];         /* costed for the core: served as is there */
-    cost_key core_key[ISCA23_N];       /* that core's key */
-    uint64_t max_vmem[ISCA23_N];       /* the model's largest vmem_bytes */
-    v10_calib_report rep[ISCA23_N];
-    size_t n_costed[ISCA23_N];
-    cost_key key[ISCA23_N][CACHE_KEYS];
-    v10_model costed[ISCA23_N][CACHE_KEYS];
+    /* Per model i and choice sa, entry [i][sa]: */
+    int built[ISCA23_N][CACHE_SA];             /* calibrated on the isca23 core */
+    v10_model model[ISCA23_N][CACHE_SA];       /* costed for the core: served as is there */
+    cost_key core_key[ISCA23_N][CACHE_SA];     /* that core's key */
+    uint64_t max_vmem[ISCA23_N][CACHE_SA];     /* the model's largest vmem_bytes */
+    v10_calib_report rep[ISCA23_N][CACHE_SA];
+    size_t n_costed[ISCA23_N][CACHE_SA];
+    cost_key key[ISCA23_N][CACHE_SA][CACHE_KEYS];
+    v10_model costed[ISCA23_N][CACHE_SA][CACHE_KEYS];
 } cache = {.once = PTHREAD_ONCE_INIT};
 
 static void cache_release(void)
 {
-    for (size_t i = 0; i < ISCA23_N; i++) {
-        if (cache.built[i])
-            v10_model_fini(&cache.model[i]);
-        for (size_t k = 0; k < cache.n_costed[i]; k++)
-            v10_model_fini(&cache.costed[i][k]);
-    }
+    for (size_t i = 0; i < ISCA23_N; i++)
+        for (size_t v = 0; v < CACHE_SA; v++) {
+            if (cache.built[i][v])
+                v10_model_fini(&cache.model[i][v]);
+            for (size_t k = 0; k < cache.n_costed[i][v]; k++)
+                v10_model_fini(&cache.costed[i][v][k]);
+        }
 }
 
 static void cache_setup(void)
@@ -158,23 +165,24 @@ static void cache_setup(void)
     atexit(cache_release);
 }
 
-/* Locks model i's entries and builds the model if needed; on return the
- * lock is held either way. */
-static int cache_build(size_t i, v10_err *err)
+/* Locks model i's entries and builds entry [i][v] if needed; on return
+ * the lock is held either way. */
+static int cache_build(size_t i, size_t v, v10_err *err)
 {
     pthread_once(&cache.once, cache_setup);
     pthread_mutex_lock(&cache.lock[i]);
-    if (cache.built[i])
+    if (cache.built[i][v])
         return 0;
     v10_npu core;
-    if (isca23_make(i, &cache.model[i], &cache.rep[i], err) ||
+    v10_model *m = &cache.model[i][v];
+    if (isca23_make(i, (v10_calib_sa)v, m, &cache.rep[i][v], err) ||
         v10_npu_preset(ISCA23_CORE, &core, err))
         return -1;
-    for (size_t k = 0; k < cache.model[i].n_ops; k++)
-        if (cache.model[i].ops[k].vmem_bytes > cache.max_vmem[i])
-            cache.max_vmem[i] = cache.model[i].ops[k].vmem_bytes;
-    cache.core_key[i] = key_of(&core, cache.max_vmem[i]);
-    cache.built[i] = 1;
+    for (size_t k = 0; k < m->n_ops; k++)
+        if (m->ops[k].vmem_bytes > cache.max_vmem[i][v])
+            cache.max_vmem[i][v] = m->ops[k].vmem_bytes;
+    cache.core_key[i][v] = key_of(&core, cache.max_vmem[i][v]);
+    cache.built[i][v] = 1;
     return 0;
 }
 
@@ -184,42 +192,49 @@ int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v1
     memset(out, 0, sizeof *out);
     if (i < 0)
         return -1;
-    int rc = cache_build((size_t)i, err);
+    int rc = cache_build((size_t)i, 0, err);
     pthread_mutex_unlock(&cache.lock[i]);
     if (rc)
         return -1;
     if (rep)
-        *rep = cache.rep[i];
-    return v10_model_copy(out, &cache.model[i], err);
+        *rep = cache.rep[i][0];
+    return v10_model_copy(out, &cache.model[i][0], err);
 }
 
 int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_err *err)
+{
+    return v10_isca23_load_as(name, V10_CALIB_SA_LAYERS, npu, out, err);
+}
+
+int v10_isca23_load_as(const char *name, v10_calib_sa sa, const v10_npu *npu, v10_model *out,
+                       v10_err *err)
 {
     int i = isca23_find(name, err);
     memset(out, 0, sizeof *out);
     if (i < 0)
         return -1;
-    int rc = cache_build((size_t)i, err);
-    cost_key key = key_of(npu, cache.max_vmem[i]);
-    if (!rc && !memcmp(&key, &cache.core_key[i], sizeof key)) {
+    size_t v = sa == V10_CALIB_SA_WORK ? 1 : 0;
+    int rc = cache_build((size_t)i, v, err);
+    cost_key key = key_of(npu, cache.max_vmem[i][v]);
+    if (!rc && !memcmp(&key, &cache.core_key[i][v], sizeof key)) {
         /* Costed for the core it was calibrated on: the model itself. */
         pthread_mutex_unlock(&cache.lock[i]);
-        *out = cache.model[i];
+        *out = cache.model[i][v];
         out->shared = 1;
         return 0;
     }
-    size_t k = 0;
-    while (!rc && k < cache.n_costed[i] && memcmp(&cache.key[i][k], &key, sizeof key))
+    size_t k = 0, *n_costed = &cache.n_costed[i][v];
+    while (!rc && k < *n_costed && memcmp(&cache.key[i][v][k], &key, sizeof key))
         k++;
-    if (!rc && k == cache.n_costed[i]) {
+    if (!rc && k == *n_costed) {
         v10_model m;
-        rc = v10_model_copy(&m, &cache.model[i], err);
+        rc = v10_model_copy(&m, &cache.model[i][v], err);
         if (!rc && (rc = v10_cost_model(npu, &m, err)) != 0)
             v10_model_fini(&m);
         if (!rc && k < CACHE_KEYS) {
-            cache.key[i][k] = key;
-            cache.costed[i][k] = m;
-            cache.n_costed[i]++;
+            cache.key[i][v][k] = key;
+            cache.costed[i][v][k] = m;
+            (*n_costed)++;
         } else if (!rc) {
             *out = m; /* a rare NPU variant: a private copy */
             pthread_mutex_unlock(&cache.lock[i]);
@@ -229,7 +244,7 @@ int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_er
     pthread_mutex_unlock(&cache.lock[i]);
     if (rc)
         return -1;
-    *out = cache.costed[i][k];
+    *out = cache.costed[i][v][k];
     out->shared = 1;
     return 0;
 }

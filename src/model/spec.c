@@ -27,6 +27,8 @@ typedef struct spec {
     char row[V10_NAME_MAX];  /* ... their row (default: the model's name) */
     uint32_t row_batch;      /* ... at this batch (default: the model's) */
     char phase[1024];        /* llm/: "prefill=P" or "decode=NxC,...", or "" */
+    int has_sa_ops;          /* sa_ops= given (with profile= or isca23/) */
+    v10_calib_opts calib;    /* ... its choice */
 } spec;
 
 /* Copies the value of option `key=` (kv, kl) into buf; -1 if it does not fit. */
@@ -40,7 +42,8 @@ static int opt_value(const char *kv, size_t kl, size_t keylen, char *buf, size_t
     return 0;
 }
 
-/* Splits "NAME[:batch=N][:unknown=vu][:profile=F.csv[,G.csv]][:row=R[@B]]". */
+/* Splits "NAME[:batch=N][:unknown=vu][:profile=F.csv[,G.csv]][:row=R[@B]]
+ * [:sa_ops=layers|work]". */
 static int parse_spec(const char *text, spec *sp, v10_err *err)
 {
     memset(sp, 0, sizeof *sp);
@@ -74,6 +77,12 @@ static int parse_spec(const char *text, spec *sp, v10_err *err)
         } else if (kl > 8 && !strncmp(kv, "profile=", 8)) {
             if (opt_value(kv, kl, 8, sp->profile, sizeof sp->profile))
                 return v10_err_set(err, "model '%s': profile: path too long", text);
+        } else if (kl > 7 && !strncmp(kv, "sa_ops=", 7)) {
+            char how[16];
+            if (opt_value(kv, kl, 7, how, sizeof how) ||
+                v10_calib_sa_parse(how, &sp->calib.sa_ops, err))
+                return v10_err_set(err, "model '%s': sa_ops: expected layers or work", text);
+            sp->has_sa_ops = 1;
         } else if (kl > 4 && !strncmp(kv, "row=", 4)) {
             char row[V10_NAME_MAX + 16];
             if (opt_value(kv, kl, 4, row, sizeof row) ||
@@ -81,7 +90,8 @@ static int parse_spec(const char *text, spec *sp, v10_err *err)
                 return v10_err_set(err, "model '%s': row: expected NAME or NAME@BATCH", text);
         } else {
             return v10_err_set(err, "model '%s': unknown option '%.*s' (expected batch=N, "
-                                    "profile=FILE.csv, row=NAME[@B], for .onnx unknown=vu, "
+                                    "profile=FILE.csv, row=NAME[@B], sa_ops=layers|work, "
+                                    "for .onnx unknown=vu, "
                                     "for llm/ prefill=P or decode=NxC)",
                                text, (int)kl, kv);
         }
@@ -123,7 +133,7 @@ static int calibrate_spec(const spec *sp, const char *text, const v10_npu *npu, 
         return v10_err_set(err, "model '%s': no row '%s'%s in %s", text, row,
                            row_batch ? " at that batch" : "", sp->profile);
     v10_model cal;
-    if (v10_calibrate(m, &prof, npu, &cal, NULL, err))
+    if (v10_calibrate_with(m, &prof, npu, &sp->calib, &cal, NULL, err))
         return v10_err_prefix(err, "model '%s'", text);
     snprintf(cal.name, sizeof cal.name, "%s", m->name);
     v10_model_fini(m);
@@ -167,6 +177,9 @@ int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err
     if (sp.unknown_vu && !ends_with(name, ".onnx"))
         return v10_err_set(err, "model '%s': unknown=vu applies to .onnx models only", text);
     int llm = !strncmp(name, LLM_PREFIX, strlen(LLM_PREFIX));
+    if (sp.has_sa_ops && !sp.profile[0] && strncmp(name, ISCA23_PREFIX, strlen(ISCA23_PREFIX)))
+        return v10_err_set(err, "model '%s': sa_ops= goes with profile= or an isca23/ model",
+                           text);
     if (sp.phase[0] && !llm)
         return v10_err_set(err, "model '%s': prefill= and decode= apply to llm/ models only",
                            text);
@@ -188,7 +201,8 @@ int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err
                                     "only (%u here): its operator lengths were measured there",
                                text, batch);
         /* Costed for this NPU by the cache, shared read-only. */
-        return v10_isca23_load(name + strlen(ISCA23_PREFIX), npu, out, err);
+        return v10_isca23_load_as(name + strlen(ISCA23_PREFIX), sp.calib.sa_ops, npu, out,
+                                  err);
     } else if (ends_with(name, ".onnx")) {
         v10_onnx_opts o = {sp.batch, sp.unknown_vu};
         if (v10_onnx_read(name, &o, out, NULL, err))

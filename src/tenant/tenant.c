@@ -33,7 +33,8 @@ static int num(const char *spec, const char *key, const char *v, double lo, doub
  * (docs/models.md). */
 static int model_option(const char *key)
 {
-    static const char *const keys[] = {"unknown", "prefill", "decode", "profile", "row"};
+    static const char *const keys[] = {"unknown", "prefill", "decode", "profile", "row",
+                                       "sa_ops"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (!strcmp(key, keys[i]))
             return 1;

@@ -65,6 +65,23 @@ for how in layers work; do
 done
 n_layers=$(grep -c ',SA,' "$tmp/rs_layers.csv"); n_work=$(grep -c ',SA,' "$tmp/rs_work.csv")
 [ "$n_layers" -eq 89 ] && [ "$n_work" -lt 10 ] || fail "--sa-ops: $n_layers / $n_work SA operators"
+# ... and as a model spec: the isca23 set and profile= take sa_ops=, a tenant too
+"$bin" models isca23/resnet-rs:sa_ops=work isca23/resnet-rs \
+    "resnet-rs:profile=$U,$L:row=resnet-rs@32:sa_ops=work" --format json >"$tmp/rs.json"
+python3 - "$tmp/rs.json" "$tmp/rs_work.csv" <<'PY' || fail "sa_ops= in a model spec"
+import json, sys
+w, l, p = json.load(open(sys.argv[1]))["models"]
+assert w["sa_ops"] < 10 and l["sa_ops"] == 89, (w["sa_ops"], l["sa_ops"])
+assert (w["ops"], w["latency_cycles"]) == (p["ops"], p["latency_cycles"]), (w, p)
+assert sum(1 for x in open(sys.argv[2]) if ",SA," in x) == w["sa_ops"]
+PY
+"$bin" run --tenant isca23/ncf:sa_ops=work:priority=2 --tenant isca23/mnist --policy v10-full \
+    --requests 2 --format csv >/dev/null || fail "sa_ops= in a tenant spec"
+set +e
+"$bin" models resnet50:sa_ops=work 2>"$tmp/err"; rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "sa_ops= goes with profile= or an isca23/ model" "$tmp/err" ||
+    fail "sa_ops= without a profile: rc $rc"
 set +e
 "$bin" calibrate resnet50 --profile $U --sa-ops tiles 2>"$tmp/err"; rc=$?
 set -e

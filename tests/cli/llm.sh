@@ -70,7 +70,8 @@ JS
 import json, sys
 t = json.load(sys.stdin)["tenants"][0]
 assert t["model"] == "llm/llama3.2-1b:decode=4x100" and t["batch"] == 4, t
-assert t["completed"] == 4 and t["latency_us"]["avg"] >= t["alone_latency_us"], t
+# at least 4: the run lasts until both tenants have 4, and isca23/ncf is slower
+assert t["completed"] >= 4 and t["latency_us"]["avg"] >= t["alone_latency_us"], t
 ' || fail "run with an llm/ tenant"
 
 # ---- errors: exit 1, one line naming the culprit ------------------------------
