@@ -143,6 +143,8 @@ typedef struct v10_colloc_pair {
     double gain;         /* STP(v10-full) / STP(pmt), simulated */
     int truth;           /* gain >= threshold */
     double score;        /* clustering: predicted gain (cluster-pair mean) */
+    unsigned score_pairs;/* training pairs that score averages; 0: the cluster
+                            pair had none and took the mean training gain */
     int pred_cluster, pred_heuristic, pred_random;
 } v10_colloc_pair;
 
@@ -183,6 +185,9 @@ typedef struct v10_colloc_result {
     double threshold;              /* beneficial: gain >= threshold (the options') */
     unsigned n_beneficial;         /* ground-truth positives */
     unsigned n_bad;                /* ground-truth negatives: the bad pairs */
+    unsigned cluster_fallback;     /* clustering predictions from an empty cluster
+                                      pair (score_pairs 0) */
+    unsigned cluster_fallback_wrong; /* ... of them wrong */
     double gain_min, gain_max;     /* over the pairs */
     double gain_median;            /* upper median: a threshold that makes about
                                       half the pairs beneficial */

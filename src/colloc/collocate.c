@@ -237,7 +237,12 @@ int v10_colloc_evaluate(const v10_profile *prof, size_t n, const double *gain,
                 }
             int x = cl[a] < cl[b] ? cl[a] : cl[b], y = cl[a] < cl[b] ? cl[b] : cl[a];
             q->score = cnt[x][y] ? sum[x][y] / cnt[x][y] : nall ? all / nall : 1;
+            q->score_pairs = cnt[x][y];
             q->pred_cluster = q->score >= o->threshold;
+            if (!cnt[x][y]) {
+                r->cluster_fallback++;
+                r->cluster_fallback_wrong += (unsigned)(q->pred_cluster != q->truth);
+            }
             q->pred_heuristic = r->sa_heavy[a] != r->sa_heavy[b];
             q->pred_random = v10_rng_unit(&rng) < 0.5;
             tally(&r->cm_cluster, q->pred_cluster, q->truth);

@@ -156,6 +156,8 @@ static int write_json(const colloc_doc *d, FILE *f)
     }
     cJSON_AddNumberToObject(root, "beneficial", r->n_beneficial);
     cJSON_AddNumberToObject(root, "bad_pairs", r->n_bad);
+    cJSON_AddNumberToObject(root, "cluster_fallback", r->cluster_fallback);
+    cJSON_AddNumberToObject(root, "cluster_fallback_wrong", r->cluster_fallback_wrong);
     cJSON_AddNumberToObject(root, "pairs_total", (double)r->n_pairs);
     cJSON_AddNumberToObject(root, "gain_median", r->gain_median);
     char note[512];
@@ -190,6 +192,7 @@ static int write_json(const colloc_doc *d, FILE *f)
         cJSON_AddNumberToObject(p, "gain", q->gain);
         cJSON_AddBoolToObject(p, "beneficial", q->truth);
         cJSON_AddNumberToObject(p, "cluster_score", q->score);
+        cJSON_AddNumberToObject(p, "score_pairs", q->score_pairs);
         cJSON_AddBoolToObject(p, "clustering", q->pred_cluster);
         cJSON_AddBoolToObject(p, "heuristic", q->pred_heuristic);
         cJSON_AddBoolToObject(p, "random", q->pred_random);
@@ -238,7 +241,8 @@ static int write_table(const colloc_doc *d, FILE *f)
     t = v10_tab_create();
     static const v10_col_spec pair_cols[] = {
         {"pair", V10_COL_STR, 0}, {"gain", V10_COL_REAL, 3}, {"beneficial", V10_COL_STR, 0},
-        {"score", V10_COL_REAL, 3}, {"clustering", V10_COL_STR, 0},
+        {"score", V10_COL_REAL, 3}, {"score_pairs", V10_COL_INT, 0},
+        {"clustering", V10_COL_STR, 0},
         {"heuristic", V10_COL_STR, 0}, {"random", V10_COL_STR, 0},
     };
     v10_tab_cols(t, pair_cols, sizeof pair_cols / sizeof pair_cols[0]);
@@ -251,6 +255,7 @@ static int write_table(const colloc_doc *d, FILE *f)
         v10_tab_real(t, q->gain);
         v10_tab_str(t, q->truth ? "yes" : "no");
         v10_tab_real(t, q->score);
+        v10_tab_int(t, q->score_pairs);
         v10_tab_str(t, q->pred_cluster ? "yes" : "no");
         v10_tab_str(t, q->pred_heuristic ? "yes" : "no");
         v10_tab_str(t, q->pred_random ? "yes" : "no");
@@ -264,8 +269,11 @@ static int write_table(const colloc_doc *d, FILE *f)
     t = figures_tab(r, names);
     rc |= v10_tab_write(t, V10_FMT_TABLE, f);
     v10_tab_destroy(t);
-    fprintf(f, "random: one seeded draw; mean accuracy of 1000 draws %.1f%%.\n",
-            100 * r->acc_random_mean);
+    fprintf(f, "random: one seeded draw; mean accuracy of 1000 draws %.1f%%.\n"
+               "clustering: %u of %zu pairs fell in a cluster pair without training pairs "
+               "(score_pairs 0; scored by the mean training gain), %u of them wrong.\n",
+            100 * r->acc_random_mean, r->cluster_fallback, r->n_pairs,
+            r->cluster_fallback_wrong);
     char note[512];
     if (degenerate_note(r, co, note, sizeof note))
         fprintf(f, "note: %s.\n", note);
@@ -292,7 +300,7 @@ static void leaders(const double *v, char *buf, size_t n)
 int v10_colloc_figures_md(const v10_colloc_result *r, const char *const *names, FILE *f)
 {
     fprintf(f, "### Collocation: the paper's three figures (threshold %.2f)\n\n"
-               "Over the %zu leave-two-workloads-out predictions, %u of them of bad pairs "
+               "One leave-two-workloads-out prediction per pair, %zu pairs, %u of them bad "
                "(gain below %.2f×).  Accuracy: predictions that match the simulated truth; "
                "bad pairs caught: the share of the bad pairs predicted not beneficial; worst "
                "collocation: the lowest simulated gain among the pairs a method predicts "
@@ -328,8 +336,15 @@ int v10_colloc_figures_md(const v10_colloc_result *r, const char *const *names, 
                       acc[V10_COLLOC_HEURISTIC] > acc[V10_COLLOC_RANDOM];
     fprintf(f, "\nMost accurate: %s.  Most bad pairs caught: %s.  Least bad worst "
                "collocation: %s.  The paper ranks clustering first in accuracy, then the "
-               "heuristic, then random; here the accuracy order %s.\n\n",
+               "heuristic, then random; here the accuracy order %s.  ",
             la, lc, lw, paper_order ? "is the same" : "is not the same");
+    unsigned wrong = r->cm_cluster.fp + r->cm_cluster.fn;
+    fprintf(f, "Clustering's %u wrong predictions: %u come from a held-out pair whose two "
+               "clusters had no training pair between them, scored by the mean training gain "
+               "(%u pairs were scored so); %u from a cluster pair whose training pairs' mean "
+               "gain fell on the other side of %.2f× than this pair's.\n\n",
+            wrong, r->cluster_fallback_wrong, r->cluster_fallback,
+            wrong - r->cluster_fallback_wrong, r->threshold);
     return ferror(f) ? -1 : 0;
 }
 
