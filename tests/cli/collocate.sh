@@ -43,6 +43,10 @@ for k in ["clustering", "heuristic", "random"]:
         assert f["worst_gain"] == w["gain"] and f["worst_pair"] == w["pair"], (k, f, w)
     else:
         assert f["worst_gain"] is None and f["worst_pair"] is None, k
+# Clustering's scores from a cluster pair without training pairs.
+fb = [p for p in r["pairs"] if p["score_pairs"] == 0]
+assert r["cluster_fallback"] == len(fb)
+assert r["cluster_fallback_wrong"] == sum(p["clustering"] != p["beneficial"] for p in fb)
 PY
 # CSV: the same figures, one row per method.
 "$bin" collocate --models "$M" --requests 4 --seed 3 --format csv > "$tmp/a.csv"

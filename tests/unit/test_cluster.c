@@ -270,6 +270,10 @@ static void test_colloc_figures(void **state)
     assert_int_equal(r.pairs[1].b, 2);
     assert_int_equal(c->picked, 12);
     assert_true(fabs(r.pairs[0].score - 1.35) < 1e-12);
+    assert_int_equal(r.pairs[0].score_pairs, 0);  /* X+X: no training X+X pair */
+    assert_int_equal(r.pairs[3].score_pairs, 4);  /* 0+4, X+Y: 2 x 2 training pairs */
+    assert_int_equal(r.cluster_fallback, 6);      /* the X+X and Y+Y pairs */
+    assert_int_equal(r.cluster_fallback_wrong, 3);/* the X+X ones */
     const v10_colloc_figures *h = &r.fig[V10_COLLOC_HEURISTIC];
     assert_true(fabs(h->accuracy - 0.4) < 1e-12);
     assert_true(h->bad_caught == 1);
