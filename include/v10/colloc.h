@@ -21,7 +21,7 @@
 
 /* ---- linear algebra and k-means (src/colloc/linalg.c, kmeans.c) ------------------ */
 
-#define V10_FEAT_MAX 8   /* features per point */
+#define V10_FEAT_MAX 12  /* features per point */
 #define V10_K_MAX 16     /* clusters */
 
 /*
@@ -70,22 +70,32 @@ size_t v10_kmeans_nearest(const v10_kmeans *km, const double *x);
 
 /* ---- profiles (src/colloc/profile.c) --------------------------------------------- */
 
-/* A model's standalone profile: the collocation features (paper §5). */
+/* A model's standalone profile: the collocation features (paper §5).
+ * Operator-length statistics are per unit, indexed by v10_fu_type; a unit
+ * the model never uses has n_unit_ops 0 and all three lengths 0. */
 typedef struct v10_profile {
     char model[V10_SPEC_MAX];     /* tenant spec of the model */
     double util_sa, util_vu;      /* busy fraction running alone */
     double util_hbm;              /* HBM bandwidth utilization running alone */
-    double op_mean_cycles, op_min_cycles, op_max_cycles;
+    double op_mean_cycles[V10_FU_TYPES];  /* standalone operator length, cycles */
+    double op_min_cycles[V10_FU_TYPES];
+    double op_max_cycles[V10_FU_TYPES];
+    size_t n_unit_ops[V10_FU_TYPES];      /* operators per unit */
     uint64_t alone_cycles;        /* one request, cycles */
     size_t n_ops;
 } v10_profile;
 
-#define V10_PROFILE_FEATS 6
+#define V10_PROFILE_FEATS 9
 extern const char *const v10_profile_feature_names[V10_PROFILE_FEATS];
 
-/* The feature vector: SA, VU and HBM utilization and log10 of the operator
- * length mean / min / max (lengths span five orders of magnitude). */
+/* The feature vector: SA, VU and HBM utilization, then log10 of the SA
+ * operator length mean / min / max and the same for the VU (lengths span
+ * five orders of magnitude; a unit without operators gives log10 1 = 0). */
 void v10_profile_features(const v10_profile *p, double *f);
+
+/* Per-unit operator-length statistics (count, mean, min, max of the ops'
+ * standalone `cycles`) of ops[n] into p; the other fields are untouched. */
+void v10_profile_op_lengths(const v10_op *ops, size_t n, v10_profile *p);
 
 /* Profiles each spec: loads and costs it for `npu` (operator lengths) and
  * runs it alone under `solo` (utilizations).  Runs on `threads` threads. */
@@ -133,12 +143,32 @@ typedef struct v10_colloc_pair {
     double gain;         /* STP(v10-full) / STP(pmt), simulated */
     int truth;           /* gain >= threshold */
     double score;        /* clustering: predicted gain (cluster-pair mean) */
+    unsigned score_pairs;/* training pairs that score averages; 0: the cluster
+                            pair had none and took the mean training gain */
     int pred_cluster, pred_heuristic, pred_random;
 } v10_colloc_pair;
 
+/* The predictors, in the order of v10_colloc_result.fig. */
+enum { V10_COLLOC_CLUSTER, V10_COLLOC_HEURISTIC, V10_COLLOC_RANDOM, V10_COLLOC_METHODS };
+extern const char *const v10_colloc_method_names[V10_COLLOC_METHODS];
+
+/* The three figures the paper reports for each collocation method
+ * (defined in docs/repro.md), over the leave-two-out predictions. */
+typedef struct v10_colloc_figures {
+    double accuracy;     /* (tp + tn) / pairs */
+    double bad_caught;   /* tn / (tn + fp): share of the bad pairs (gain below the
+                            threshold) predicted not beneficial; NAN if no pair is bad */
+    double worst_gain;   /* lowest simulated gain among the pairs predicted
+                            beneficial (the worst collocation the method makes);
+                            NAN if it predicts none */
+    size_t worst_pair;   /* index in pairs[] of that pair (the first on a tie);
+                            n_pairs if none */
+    unsigned picked;     /* pairs predicted beneficial: tp + fp */
+} v10_colloc_figures;
+
 /* Invariants: 4 <= n <= 64; n_pairs == n (n - 1) / 2 with pairs[] in
  * (a, b) lexicographic order; each confusion matrix sums to n_pairs;
- * gain_min <= gain_median <= gain_max. */
+ * n_beneficial + n_bad == n_pairs; gain_min <= gain_median <= gain_max. */
 typedef struct v10_colloc_result {
     size_t n;                      /* models */
     v10_pca pca;                   /* fitted on all models (for display) */
@@ -151,7 +181,13 @@ typedef struct v10_colloc_result {
     v10_confusion cm_cluster, cm_heuristic, cm_random;
     double acc_cluster, acc_heuristic, acc_random;
     double acc_random_mean;        /* mean accuracy over 1000 seeded draws */
+    v10_colloc_figures fig[V10_COLLOC_METHODS]; /* clustering, heuristic, random */
+    double threshold;              /* beneficial: gain >= threshold (the options') */
     unsigned n_beneficial;         /* ground-truth positives */
+    unsigned n_bad;                /* ground-truth negatives: the bad pairs */
+    unsigned cluster_fallback;     /* clustering predictions from an empty cluster
+                                      pair (score_pairs 0) */
+    unsigned cluster_fallback_wrong; /* ... of them wrong */
     double gain_min, gain_max;     /* over the pairs */
     double gain_median;            /* upper median: a threshold that makes about
                                       half the pairs beneficial */
@@ -184,10 +220,17 @@ int v10_colloc_ground_truth(const char *const *specs, size_t n, const v10_run_co
 /* ---- rendering (src/report/collocate_report.c) ------------------------------------ */
 
 /* Writes an evaluation of the models names[r->n] (profiles prof, options co,
- * pair runs from base) as a table or JSON (fmt), whole or not at all.
+ * pair runs from base) as a table, JSON or CSV (fmt; CSV: the per-method
+ * figures alone), whole or not at all.
  * Returns -1 on allocation or write failure. */
 int v10_colloc_report(const v10_colloc_result *r, const v10_profile *prof,
                       const char *const *names, const v10_colloc_opts *co,
                       const v10_run_config *base, v10_format fmt, FILE *f);
+
+/* Writes the three figures per method (accuracy, bad pairs caught, worst
+ * collocation picked) of r as a Markdown section, with a plain reading of
+ * which method leads on each, for repro's summary.md.  Returns -1 on a
+ * write failure. */
+int v10_colloc_figures_md(const v10_colloc_result *r, const char *const *names, FILE *f);
 
 #endif

@@ -113,6 +113,34 @@ done:
     return rc;
 }
 
+const char *const v10_colloc_method_names[V10_COLLOC_METHODS] = {
+    "clustering", "heuristic", "random",
+};
+
+static int predicted(const v10_colloc_pair *q, int method)
+{
+    return method == V10_COLLOC_CLUSTER     ? q->pred_cluster
+           : method == V10_COLLOC_HEURISTIC ? q->pred_heuristic
+                                            : q->pred_random;
+}
+
+/* One method's figures from its confusion matrix and the pairs it picks. */
+static void figures(v10_colloc_result *r, int method, const v10_confusion *c)
+{
+    v10_colloc_figures *f = &r->fig[method];
+    f->accuracy = v10_confusion_accuracy(c);
+    f->bad_caught = c->tn + c->fp ? (double)c->tn / (c->tn + c->fp) : NAN;
+    f->picked = c->tp + c->fp;
+    f->worst_gain = NAN;
+    f->worst_pair = r->n_pairs;
+    for (size_t i = 0; i < r->n_pairs; i++)
+        if (predicted(&r->pairs[i], method) &&
+            (f->worst_pair == r->n_pairs || r->pairs[i].gain < f->worst_gain)) {
+            f->worst_gain = r->pairs[i].gain;
+            f->worst_pair = i;
+        }
+}
+
 static void tally(v10_confusion *c, int pred, int truth)
 {
     if (pred && truth)
@@ -175,6 +203,7 @@ int v10_colloc_evaluate(const v10_profile *prof, size_t n, const double *gain,
         r->sa_heavy[i] = prof[i].util_sa >= prof[i].util_vu;
     }
     r->n = n;
+    r->threshold = o->threshold;
     v10_colloc_cluster(F, n, NULL, o, r->cluster, &r->pca, &r->km, r->coord);
     r->n_pairs = n * (n - 1) / 2;
     r->pairs = calloc(r->n_pairs, sizeof *r->pairs);
@@ -208,7 +237,12 @@ int v10_colloc_evaluate(const v10_profile *prof, size_t n, const double *gain,
                 }
             int x = cl[a] < cl[b] ? cl[a] : cl[b], y = cl[a] < cl[b] ? cl[b] : cl[a];
             q->score = cnt[x][y] ? sum[x][y] / cnt[x][y] : nall ? all / nall : 1;
+            q->score_pairs = cnt[x][y];
             q->pred_cluster = q->score >= o->threshold;
+            if (!cnt[x][y]) {
+                r->cluster_fallback++;
+                r->cluster_fallback_wrong += (unsigned)(q->pred_cluster != q->truth);
+            }
             q->pred_heuristic = r->sa_heavy[a] != r->sa_heavy[b];
             q->pred_random = v10_rng_unit(&rng) < 0.5;
             tally(&r->cm_cluster, q->pred_cluster, q->truth);
@@ -225,6 +259,10 @@ int v10_colloc_evaluate(const v10_profile *prof, size_t n, const double *gain,
     r->acc_cluster = v10_confusion_accuracy(&r->cm_cluster);
     r->acc_heuristic = v10_confusion_accuracy(&r->cm_heuristic);
     r->acc_random = v10_confusion_accuracy(&r->cm_random);
+    r->n_bad = (unsigned)r->n_pairs - r->n_beneficial;
+    figures(r, V10_COLLOC_CLUSTER, &r->cm_cluster);
+    figures(r, V10_COLLOC_HEURISTIC, &r->cm_heuristic);
+    figures(r, V10_COLLOC_RANDOM, &r->cm_random);
     /* Expected accuracy of coin flipping, estimated over 1000 seeded draws. */
     uint64_t rng2 = o->seed ^ 0x6578706563746564ull; /* "expected" */
     double acc = 0;

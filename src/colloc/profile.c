@@ -12,17 +12,49 @@
 #include "v10/pool.h"
 
 const char *const v10_profile_feature_names[V10_PROFILE_FEATS] = {
-    "util_sa", "util_vu", "util_hbm", "log10_op_mean", "log10_op_min", "log10_op_max",
+    "util_sa",          "util_vu",         "util_hbm",
+    "log10_sa_op_mean", "log10_sa_op_min", "log10_sa_op_max",
+    "log10_vu_op_mean", "log10_vu_op_min", "log10_vu_op_max",
 };
+
+static double log_len(double cycles)
+{
+    return log10(cycles > 1 ? cycles : 1);
+}
 
 void v10_profile_features(const v10_profile *p, double *f)
 {
     f[0] = p->util_sa;
     f[1] = p->util_vu;
     f[2] = p->util_hbm;
-    f[3] = log10(p->op_mean_cycles > 1 ? p->op_mean_cycles : 1);
-    f[4] = log10(p->op_min_cycles > 1 ? p->op_min_cycles : 1);
-    f[5] = log10(p->op_max_cycles > 1 ? p->op_max_cycles : 1);
+    for (int u = 0; u < V10_FU_TYPES; u++) {
+        f[3 + 3 * u] = log_len(p->op_mean_cycles[u]);
+        f[4 + 3 * u] = log_len(p->op_min_cycles[u]);
+        f[5 + 3 * u] = log_len(p->op_max_cycles[u]);
+    }
+}
+
+/* A small local helper for now: the model IR is getting a shared per-unit
+ * length-statistics function (issue 22, item 2); this one can then call it. */
+void v10_profile_op_lengths(const v10_op *ops, size_t n, v10_profile *p)
+{
+    for (int u = 0; u < V10_FU_TYPES; u++) {
+        double sum = 0, lo = INFINITY, hi = 0;
+        size_t cnt = 0;
+        for (size_t j = 0; j < n; j++) {
+            if ((int)ops[j].fu != u)
+                continue;
+            double c = (double)ops[j].cycles;
+            sum += c;
+            lo = fmin(lo, c);
+            hi = fmax(hi, c);
+            cnt++;
+        }
+        p->n_unit_ops[u] = cnt;
+        p->op_mean_cycles[u] = cnt ? sum / (double)cnt : 0;
+        p->op_min_cycles[u] = cnt ? lo : 0;
+        p->op_max_cycles[u] = hi;
+    }
 }
 
 double v10_profile_pair_bound(const v10_profile *a, const v10_profile *b)
@@ -68,18 +100,9 @@ int v10_profile_models(const char *const *specs, size_t n, const v10_npu *npu, i
         v10_model m;
         if (v10_model_load(ts[i].model, npu, &m, err))
             goto done;
-        double sum = 0, lo = INFINITY, hi = 0;
-        for (size_t j = 0; j < m.n_ops; j++) {
-            double c = (double)m.ops[j].cycles;
-            sum += c;
-            lo = fmin(lo, c);
-            hi = fmax(hi, c);
-        }
+        v10_profile_op_lengths(m.ops, m.n_ops, &out[i]);
         out[i].n_ops = m.n_ops;
         out[i].alone_cycles = v10_model_cycles(&m);
-        out[i].op_mean_cycles = m.n_ops ? sum / (double)m.n_ops : 0;
-        out[i].op_min_cycles = m.n_ops ? lo : 0;
-        out[i].op_max_cycles = hi;
         v10_model_fini(&m);
         out[i].util_sa = res[i].util_sa;
         out[i].util_vu = res[i].util_vu;

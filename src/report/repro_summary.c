@@ -127,6 +127,8 @@ static int write_summary(const void *ctx, FILE *f)
             R->col.cm_heuristic.tp, R->col.cm_heuristic.fp, R->col.cm_heuristic.tn,
             R->col.cm_heuristic.fn, R->col.cm_random.tp, R->col.cm_random.fp,
             R->col.cm_random.tn, R->col.cm_random.fn);
+    /* Collocation: the paper's three figures per method (src/report/collocate_report.c). */
+    v10_colloc_figures_md(&R->col, repro_models, f);
 
     /* Why the numbers differ. */
     double sa_mean = 0, vu_mean = 0;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `v10sim collocate`: JSON schema, confusion counts adding up, determinism
-# for a seed, options and bad input.
+# `v10sim collocate`: JSON schema, confusion counts adding up, the three
+# figures per method (JSON and CSV), determinism for a seed, options and bad
+# input.
 set -euo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -28,6 +29,37 @@ assert all(0 <= m["cluster"] < 5 for m in r["models"])
 assert r["beneficial"] == sum(p["beneficial"] for p in r["pairs"])
 for p in r["pairs"]:
     assert p["beneficial"] == (p["gain"] >= 1.3)
+# The paper's three figures per method, recomputed from the pairs.
+assert r["bad_pairs"] == 28 - r["beneficial"] > 0
+for k in ["clustering", "heuristic", "random"]:
+    f = r["figures"][k]
+    picks = [p for p in r["pairs"] if p[k]]
+    bad = [p for p in r["pairs"] if not p["beneficial"]]
+    assert abs(f["accuracy"] - acc[k]) < 1e-12, k
+    assert abs(f["bad_caught"] - sum(not p[k] for p in bad) / len(bad)) < 1e-12, k
+    assert f["picked"] == len(picks), k
+    if picks:
+        w = min(picks, key=lambda p: p["gain"])
+        assert f["worst_gain"] == w["gain"] and f["worst_pair"] == w["pair"], (k, f, w)
+    else:
+        assert f["worst_gain"] is None and f["worst_pair"] is None, k
+# Clustering's scores from a cluster pair without training pairs.
+fb = [p for p in r["pairs"] if p["score_pairs"] == 0]
+assert r["cluster_fallback"] == len(fb)
+assert r["cluster_fallback_wrong"] == sum(p["clustering"] != p["beneficial"] for p in fb)
+PY
+# CSV: the same figures, one row per method.
+"$bin" collocate --models "$M" --requests 4 --seed 3 --format csv > "$tmp/a.csv"
+python3 - "$tmp/a.json" "$tmp/a.csv" <<'PY'
+import csv, json, sys
+r = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert [x["method"] for x in rows] == ["clustering", "heuristic", "random"], rows
+for x in rows:
+    f = r["figures"][x["method"]]
+    assert abs(float(x["accuracy"]) - f["accuracy"]) < 1e-4
+    assert int(x["picked"]) == f["picked"]
+    assert x["worst_pair"] == (f["worst_pair"] or "-")
 PY
 
 # --k and --threshold take effect; a different seed may move random only.
@@ -64,7 +96,7 @@ set +e
 "$bin" collocate --models ncf,dlrm --requests 4 > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "at least 4" "$tmp/err" || { echo "too few models: rc=$rc"; exit 1; }
 "$bin" collocate --k 0 > /dev/null 2>&1; [ $? -eq 2 ] || { echo "--k 0"; exit 1; }
-"$bin" collocate --format csv > /dev/null 2>&1; [ $? -eq 2 ] || { echo "--format csv"; exit 1; }
+"$bin" collocate --format xml > /dev/null 2>&1; [ $? -eq 2 ] || { echo "--format xml"; exit 1; }
 "$bin" collocate --models ncf,dlrm,mnist,nosuch --requests 4 > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "nosuch" "$tmp/err" || { echo "unknown model: rc=$rc"; exit 1; }
 set -e

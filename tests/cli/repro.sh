@@ -111,6 +111,14 @@ for s in ["×1.64", "×1.57", "÷1.56", "÷1.74", "63%", "84.73%", "Where and wh
     assert s in md, s
 import re as _re
 assert not _re.search(r"\bnan\b", md.lower()), "NaN in summary.md"
+# Collocation: the paper's three figures, one row per method.
+sec = md[md.index("### Collocation: the paper's three figures"):]
+rows = _re.findall(r"^\| (clustering|heuristic|random) \| ([0-9.]+)% \| (.*?) \| (.*?) \| ([0-9]+) \|",
+                   sec, _re.M)
+assert [r[0] for r in rows] == ["clustering", "heuristic", "random"], rows
+for r in rows:
+    assert 0 <= float(r[1]) <= 100 and ("of" in r[2] or "no bad pair" in r[2]), r
+assert "Most accurate:" in sec, sec[:400]
 PY
 
 

@@ -130,9 +130,12 @@ static void synth(v10_profile *p, double *gain, size_t n)
         p[i].util_sa = sa ? 0.8 + j : 0.2 + j;
         p[i].util_vu = sa ? 0.15 + j : 0.7 - j;
         p[i].util_hbm = 0.3 + j;
-        p[i].op_mean_cycles = sa ? 5000 : 800;
-        p[i].op_min_cycles = 100 + 10 * (double)i;
-        p[i].op_max_cycles = sa ? 60000 : 9000;
+        p[i].op_mean_cycles[V10_FU_SA] = sa ? 5000 : 800;
+        p[i].op_min_cycles[V10_FU_SA] = 100 + 10 * (double)i;
+        p[i].op_max_cycles[V10_FU_SA] = sa ? 60000 : 9000;
+        p[i].op_mean_cycles[V10_FU_VU] = sa ? 300 : 900;
+        p[i].op_min_cycles[V10_FU_VU] = 50 + 5 * (double)i;
+        p[i].op_max_cycles[V10_FU_VU] = sa ? 2000 : 8000;
     }
     for (size_t a = 0; a < n; a++)
         for (size_t b = 0; b < n; b++)
@@ -167,6 +170,132 @@ static void test_colloc_learns(void **state)
     /* Too few models is an error, not a crash. */
     assert_int_equal(v10_colloc_evaluate(p, 3, gain, &o, &r2, &err), -1);
     assert_non_null(strstr(err.msg, "4 to 64"));
+    v10_colloc_result_fini(&r);
+}
+
+/* Per-unit length statistics of a hand-built operator list, and where
+ * they land in the feature vector. */
+static void test_op_lengths(void **state)
+{
+    (void)state;
+    v10_op ops[5];
+    memset(ops, 0, sizeof ops);
+    const v10_fu_type fu[5] = {V10_FU_SA, V10_FU_VU, V10_FU_SA, V10_FU_VU, V10_FU_SA};
+    const uint64_t cyc[5] = {1000, 10, 100000, 30, 2000};
+    for (int i = 0; i < 5; i++) {
+        ops[i].fu = fu[i];
+        ops[i].cycles = cyc[i];
+    }
+    v10_profile p;
+    memset(&p, 0, sizeof p);
+    p.util_sa = 0.7;
+    v10_profile_op_lengths(ops, 5, &p);
+    assert_int_equal(p.n_unit_ops[V10_FU_SA], 3);
+    assert_int_equal(p.n_unit_ops[V10_FU_VU], 2);
+    assert_true(p.op_mean_cycles[V10_FU_SA] == 103000.0 / 3);
+    assert_true(p.op_min_cycles[V10_FU_SA] == 1000 && p.op_max_cycles[V10_FU_SA] == 100000);
+    assert_true(p.op_mean_cycles[V10_FU_VU] == 20);
+    assert_true(p.op_min_cycles[V10_FU_VU] == 10 && p.op_max_cycles[V10_FU_VU] == 30);
+    double f[V10_PROFILE_FEATS];
+    v10_profile_features(&p, f);
+    assert_true(f[0] == 0.7);
+    assert_true(fabs(f[4] - 3) < 1e-12 && fabs(f[5] - 5) < 1e-12);  /* SA min, max */
+    assert_true(fabs(f[7] - 1) < 1e-12 && fabs(f[6] - log10(20)) < 1e-12); /* VU min, mean */
+    assert_string_equal(v10_profile_feature_names[8], "log10_vu_op_max");
+    /* A unit without operators: zero lengths, feature log10 1 = 0. */
+    v10_profile_op_lengths(ops, 1, &p);
+    assert_int_equal(p.n_unit_ops[V10_FU_VU], 0);
+    assert_true(p.op_min_cycles[V10_FU_VU] == 0 && p.op_max_cycles[V10_FU_VU] == 0);
+    v10_profile_features(&p, f);
+    assert_true(f[6] == 0 && f[7] == 0 && f[8] == 0);
+}
+
+/*
+ * The three figures on a hand-built set whose predictions are known.
+ * Models 0-2 (X) are SA-bound with long SA operators, 3-5 (Y) mixed; both
+ * kinds are SA-heavy, so the heuristic never predicts a gain.  X+Y gains
+ * 1.5, Y+Y 1.2, X+X 1.0 / 0.9 / 1.1 (pairs 0+1 / 0+2 / 1+2).  With k = 2
+ * the training models always split into X and Y, so leaving out:
+ *  - an X and a Y: cluster pair (X, Y) scores 1.5 -> beneficial, right (9);
+ *  - two Ys: (Y, Y) has no training pair and takes the mean training gain
+ *    (3 x 1.0 avg + 3 x 1.5) / 6 = 1.25 -> not beneficial, right (3);
+ *  - two Xs: likewise (3 x 1.5 + 3 x 1.2) / 6 = 1.35 -> beneficial, wrong (3).
+ * Clustering: 12 of 15 right, 3 of the 6 bad pairs caught, worst pick 0+2
+ * (0.9).  Heuristic: 6 right, all 6 bad pairs caught, no pick.
+ */
+static void test_colloc_figures(void **state)
+{
+    (void)state;
+    v10_profile p[6];
+    double gain[36] = {0};
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < 6; i++) {
+        int x = i < 3;
+        double j = 0.001 * i;
+        p[i].util_sa = (x ? 0.9 : 0.55) + j;
+        p[i].util_vu = (x ? 0.1 : 0.45) - j;
+        p[i].util_hbm = (x ? 0.2 : 0.4) + j;
+        p[i].op_mean_cycles[V10_FU_SA] = x ? 10000 : 2000;
+        p[i].op_min_cycles[V10_FU_SA] = x ? 1000 : 200;
+        p[i].op_max_cycles[V10_FU_SA] = x ? 100000 : 8000;
+        p[i].op_mean_cycles[V10_FU_VU] = x ? 100 : 1000;
+        p[i].op_min_cycles[V10_FU_VU] = x ? 10 : 100;
+        p[i].op_max_cycles[V10_FU_VU] = x ? 1000 : 9000;
+        for (int k = 0; k < 6; k++)
+            if (k != i)
+                gain[i * 6 + k] = (i < 3) != (k < 3) ? 1.5 : i >= 3 ? 1.2 : 0;
+    }
+    gain[0 * 6 + 1] = gain[1 * 6 + 0] = 1.0;
+    gain[0 * 6 + 2] = gain[2 * 6 + 0] = 0.9;
+    gain[1 * 6 + 2] = gain[2 * 6 + 1] = 1.1;
+    v10_colloc_opts o;
+    v10_colloc_opts_default(&o);
+    o.k = 2;
+    v10_colloc_result r;
+    v10_err err;
+    assert_int_equal(v10_colloc_evaluate(p, 6, gain, &o, &r, &err), 0);
+    assert_int_equal(r.n_pairs, 15);
+    assert_int_equal(r.n_beneficial, 9);
+    assert_int_equal(r.n_bad, 6);
+    const v10_colloc_figures *c = &r.fig[V10_COLLOC_CLUSTER];
+    assert_int_equal(r.cm_cluster.tp, 9);
+    assert_int_equal(r.cm_cluster.fp, 3);
+    assert_int_equal(r.cm_cluster.tn, 3);
+    assert_int_equal(r.cm_cluster.fn, 0);
+    assert_true(fabs(c->accuracy - 0.8) < 1e-12);
+    assert_true(fabs(c->bad_caught - 0.5) < 1e-12);
+    assert_true(c->worst_gain == 0.9);
+    assert_int_equal(c->worst_pair, 1); /* pairs in (a, b) order: 0+1, 0+2, ... */
+    assert_int_equal(r.pairs[1].a, 0);
+    assert_int_equal(r.pairs[1].b, 2);
+    assert_int_equal(c->picked, 12);
+    assert_true(fabs(r.pairs[0].score - 1.35) < 1e-12);
+    assert_int_equal(r.pairs[0].score_pairs, 0);  /* X+X: no training X+X pair */
+    assert_int_equal(r.pairs[3].score_pairs, 4);  /* 0+4, X+Y: 2 x 2 training pairs */
+    assert_int_equal(r.cluster_fallback, 6);      /* the X+X and Y+Y pairs */
+    assert_int_equal(r.cluster_fallback_wrong, 3);/* the X+X ones */
+    const v10_colloc_figures *h = &r.fig[V10_COLLOC_HEURISTIC];
+    assert_true(fabs(h->accuracy - 0.4) < 1e-12);
+    assert_true(h->bad_caught == 1);
+    assert_true(isnan(h->worst_gain));
+    assert_int_equal(h->worst_pair, 15);
+    assert_int_equal(h->picked, 0);
+    /* Random: the figures agree with its own predictions. */
+    const v10_colloc_figures *q = &r.fig[V10_COLLOC_RANDOM];
+    unsigned right = 0, caught = 0, picked = 0;
+    double worst = INFINITY;
+    for (size_t i = 0; i < r.n_pairs; i++) {
+        const v10_colloc_pair *pp = &r.pairs[i];
+        right += pp->pred_random == pp->truth;
+        caught += !pp->pred_random && !pp->truth;
+        picked += (unsigned)pp->pred_random;
+        if (pp->pred_random)
+            worst = fmin(worst, pp->gain);
+    }
+    assert_true(fabs(q->accuracy - right / 15.0) < 1e-12);
+    assert_true(fabs(q->bad_caught - caught / 6.0) < 1e-12);
+    assert_int_equal(q->picked, picked);
+    assert_true(picked ? q->worst_gain == worst : isnan(q->worst_gain));
     v10_colloc_result_fini(&r);
 }
 
@@ -253,6 +382,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eig_known),     cmocka_unit_test(test_pca_axis),
         cmocka_unit_test(test_kmeans_blobs),  cmocka_unit_test(test_colloc_learns),
+        cmocka_unit_test(test_op_lengths),    cmocka_unit_test(test_colloc_figures),
         cmocka_unit_test(test_pair_bound),    cmocka_unit_test(test_rng),
         cmocka_unit_test(test_rng_reference), cmocka_unit_test(test_span),
     };
