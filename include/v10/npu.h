@@ -37,8 +37,11 @@ typedef struct v10_npu {
     double clock_mhz;           /* core clock */
     uint32_t issue_cycles;      /* fixed issue overhead per operator */
     uint64_t slice_cycles;      /* V10 preemption timer period */
-    uint32_t sa_switch_cycles;  /* V10 SA operator context switch */
-    uint32_t vu_switch_cycles;  /* V10 VU operator context switch */
+    uint32_t sa_switch_cycles;  /* V10 SA operator context switch, cycles in all */
+    uint32_t sa_switch_overlap_cycles; /* of those, cycles the preempted SA operator
+                                   still computes (its drain); <= sa_switch_cycles */
+    uint32_t vu_registers;      /* vector registers of vu_lanes x 32 bit each: what a
+                                   VU switch saves and restores (with the PC) */
     double pmt_switch_us;       /* PMT whole-core task switch, µs */
 } v10_npu;
 
@@ -66,6 +69,9 @@ int v10_npu_validate(const v10_npu *npu, v10_err *err);
 /* Derived figures. */
 double v10_npu_hbm_bytes_per_cycle(const v10_npu *npu);
 uint64_t v10_npu_pmt_switch_cycles(const v10_npu *npu);
+/* V10 VU operator context switch, cycles: save the registers and the PC to
+ * vector memory, then restore the next operator's (docs/formats.md §1). */
+uint64_t v10_npu_vu_switch_cycles(const v10_npu *npu);
 double v10_npu_cycles_to_us(const v10_npu *npu, double cycles);
 uint64_t v10_npu_us_to_cycles(const v10_npu *npu, double us);
 

@@ -72,12 +72,13 @@ void eng_settle_clocks(v10_engine *e)
 
 /* Cycles to restore the context of a preempted operator on FU u (drain
  * model).  SA: the reinitialization the paper's 384-cycle switch is made of
- * (reload the weights, replay the saved inputs; V10, ISCA 2023: the 128
- * cycles of preemption overlap the 384 of reinitialization), so the whole
- * switch.  VU: reload the registers, half of a save-and-restore switch. */
+ * (reload the weights, replay the saved inputs), so the whole switch: with
+ * no drain before it, nothing overlaps it.  VU: reload the registers and
+ * PC, half of a save-and-restore switch (v10_npu_vu_switch_cycles). */
 static uint64_t restore_cycles(const v10_engine *e, const fu *u)
 {
-    return u->type == V10_FU_SA ? e->npu->sa_switch_cycles : e->npu->vu_switch_cycles / 2;
+    return u->type == V10_FU_SA ? e->npu->sa_switch_cycles
+                                : v10_npu_vu_switch_cycles(e->npu) / 2;
 }
 
 /* Cycles an operator on FU u still executes once preempted (drain model):
@@ -163,12 +164,18 @@ static int stop_at_tile(v10_engine *e, fu *u, uint64_t switch_cycles)
 }
 
 /* Drain model: the operator on FU u executes for its drain, then stops
- * (or completes first); either way the switch ends switch_cycles after now. */
+ * (or completes first).  The switch overlaps the drain by the NPU's
+ * sa_switch_overlap_cycles (at most the drain): its other cycles are lost
+ * after the stop, so the FU is free drain + switch_cycles - overlap cycles
+ * after now (switch_cycles after now under the paper's reading, overlap =
+ * drain = 128; drain + switch_cycles with no overlap). */
 static void stop_after_drain(v10_engine *e, fu *u, uint64_t switch_cycles)
 {
     uint64_t drain = drain_cycles(e, u);
+    uint64_t overlap = e->npu->sa_switch_overlap_cycles < drain ? e->npu->sa_switch_overlap_cycles
+                                                                : drain;
     u->stop_time = e->now + drain;
-    u->switch_cost = switch_cycles > drain ? switch_cycles - drain : 0;
+    u->switch_cost = switch_cycles > overlap ? switch_cycles - overlap : 0;
 }
 
 int v10p_preempt(v10_engine *e, int f, uint64_t switch_cycles)

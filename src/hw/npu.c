@@ -48,11 +48,18 @@ static const v10_npu isca23 = {
     /* Our choice: instruction fetch/decode and DMA set-up per operator. */
     .issue_cycles = 64,
     .slice_cycles = 32768,
+    /* The paper's reading of its Fig. 13 (V10, ISCA 2023, §4): one SA
+     * switch "costs 384 cycles in total", the 128 cycles of preemption (the
+     * partial sums draining out of the 128-row array, still computing)
+     * overlapping the reinitialization, so 256 of the 384 are lost.  The
+     * other reading (overlap 0: the 384 cycles lost after the drain) is a
+     * JSON override; docs/repro.md shows both. */
     .sa_switch_cycles = 384,
-    /* From the register-file size: 32 vector registers of 8x128 x 32 bit
-     * (TPU VU, Norrie et al., IEEE Micro 2021) saved and restored at one
-     * register per cycle to vector memory: 2 x 32 = 64 cycles. */
-    .vu_switch_cycles = 64,
+    .sa_switch_overlap_cycles = 128,
+    /* The TPU VU's register file: 32 vector registers of 8x128 x 32 bit
+     * (Norrie et al., IEEE Micro 41(2), 2021).  The VU switch cost follows
+     * from it (v10_npu_vu_switch_cycles): 66 cycles. */
+    .vu_registers = 32,
     /* The paper puts PMT's task switch at 20-40 µs; we take the middle. */
     .pmt_switch_us = 30.0,
 };
@@ -162,7 +169,8 @@ static const field fields[] = {
     F(issue_cycles, F_U32, 0, 1 << 30),
     F(slice_cycles, F_U64, 1, 1ull << 40),
     F(sa_switch_cycles, F_U32, 0, 1 << 30),
-    F(vu_switch_cycles, F_U32, 0, 1 << 30),
+    F(sa_switch_overlap_cycles, F_U32, 0, 1 << 30),
+    F(vu_registers, F_U32, 0, 1 << 20),
     F(pmt_switch_us, F_DBL, 0, 1e6),
 };
 #undef F
@@ -189,6 +197,11 @@ int v10_npu_validate(const v10_npu *n, v10_err *err)
             return v10_err_set(err, "NPU '%s': %s = %g is out of range [%g, %g]", n->name,
                                fields[i].key, v, fields[i].min, fields[i].max);
     }
+    if (n->sa_switch_overlap_cycles > n->sa_switch_cycles)
+        return v10_err_set(err,
+                           "NPU '%s': sa_switch_overlap_cycles = %u exceeds sa_switch_cycles = "
+                           "%u (the drain overlaps part of the switch at most)",
+                           n->name, n->sa_switch_overlap_cycles, n->sa_switch_cycles);
     return 0;
 }
 
@@ -295,6 +308,23 @@ double v10_npu_hbm_bytes_per_cycle(const v10_npu *n)
 uint64_t v10_npu_pmt_switch_cycles(const v10_npu *n)
 {
     return v10_npu_us_to_cycles(n, n->pmt_switch_us);
+}
+
+/*
+ * What a VU operator's switch moves (V10, ISCA 2023, §4: the VU saves its
+ * PC and registers to vector memory): vu_registers registers of vu_lanes
+ * 32-bit elements and a 32-bit PC, over a path one register wide (one
+ * element per lane per cycle, the rate at which the cost model's VU moves
+ * operands, docs/design.md; ours), saved for the outgoing operator and then
+ * restored for the incoming one: 2 x ceil(bytes / (vu_lanes x 4)), 2 x 33 =
+ * 66 cycles on the paper's VU.
+ */
+uint64_t v10_npu_vu_switch_cycles(const v10_npu *n)
+{
+    const uint64_t word = 4, pc = 4;
+    uint64_t port = word * n->vu_lanes;
+    uint64_t bytes = (uint64_t)n->vu_registers * port + pc;
+    return 2 * ((bytes + port - 1) / port);
 }
 
 double v10_npu_cycles_to_us(const v10_npu *n, double cycles) { return cycles / n->clock_mhz; }

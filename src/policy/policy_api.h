@@ -80,8 +80,9 @@ int v10p_fu_stopping(const v10_engine *e, int f); /* a preemption is pending */
  * context, charging switch_cycles as switching.  Under the run's
  * preemption model (v10_run_config.preempt): DRAIN, an SA operator
  * executes for the drain (sa_rows cycles) and a VU operator stops at once,
- * and the switch ends switch_cycles after the request (the drain overlaps
- * it); TILE, the operator runs to its next tile boundary and the switch
+ * and the switch ends switch_cycles after the drain began plus the part of
+ * the drain the switch does not overlap (the NPU's sa_switch_overlap_cycles:
+ * by default the whole drain, so switch_cycles after the request); TILE, the operator runs to its next tile boundary and the switch
  * follows.  An operator still restoring its context gives the FU up at once.
  * The stop happens at a later event (V10_EV_PREEMPTED); the preempted tenant
  * is then READY and may resume on any FU of the type.  DRAIN: an operator

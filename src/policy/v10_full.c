@@ -104,7 +104,7 @@ static void full_timer(v10_engine *e, void *st)
         matched[w] = 1;
         const v10_npu *npu = v10p_npu(e);
         uint64_t cost = v10p_fu_type(e, f) == V10_FU_SA ? npu->sa_switch_cycles
-                                                        : npu->vu_switch_cycles;
+                                                        : v10_npu_vu_switch_cycles(npu);
         if (v10p_preempt(e, f, cost))
             v10p_count_switch(e);
     }

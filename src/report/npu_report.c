@@ -39,8 +39,11 @@ static cJSON *derived_json(const v10_npu *n)
     cJSON_AddNumberToObject(d, "slice_us", v10_npu_cycles_to_us(n, (double)n->slice_cycles));
     cJSON_AddNumberToObject(d, "sa_switch_us",
                             v10_npu_cycles_to_us(n, (double)n->sa_switch_cycles));
+    cJSON_AddNumberToObject(d, "sa_switch_lost_cycles",
+                            (double)(n->sa_switch_cycles - n->sa_switch_overlap_cycles));
+    cJSON_AddNumberToObject(d, "vu_switch_cycles", (double)v10_npu_vu_switch_cycles(n));
     cJSON_AddNumberToObject(d, "vu_switch_us",
-                            v10_npu_cycles_to_us(n, (double)n->vu_switch_cycles));
+                            v10_npu_cycles_to_us(n, (double)v10_npu_vu_switch_cycles(n)));
     cJSON_AddNumberToObject(d, "pmt_switch_cycles", (double)v10_npu_pmt_switch_cycles(n));
     return d;
 }

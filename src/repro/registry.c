@@ -17,8 +17,13 @@ const repro_study repro_studies[N_STUDIES] = {
     [S_SLICE] = {"slice", {NPP, NSLICE, 1}, 0, 0, repro_plan_slice, repro_render_slice},
     [S_PRIO] = {"priority", {NPP, NSPLIT, 2}, 0, 0, repro_plan_prio, repro_render_prio},
     [S_VMEM] = {"vmem", {NPP, NVMEM, 2}, 0, 0, repro_plan_vmem, repro_render_vmem},
-    [S_SCALE] = {"scalability", {NSCALE, NTEN, 2}, 1, 0, repro_plan_scale, repro_render_scale},
+    /* [V10-Full on each NPU, then PMT on the paper's core][workloads] */
+    [S_SCALE] = {"scalability", {NSCALE + 1, NTEN, 1}, 1, 0, repro_plan_scale,
+                 repro_render_scale},
     [S_CONT] = {"contention", {NPP, 2, 1}, 0, 0, repro_plan_cont, repro_render_cont},
+    /* [pair][slice, then PMT as the reference] under the other reading */
+    [S_READ] = {"slice_reading", {NPP, NREADSL + 1, 1}, 0, 0, repro_plan_read, repro_render_read},
+    [S_PMTS] = {"pmt_slice", {NPP, NPMTS, 1}, 0, 0, repro_plan_pmts, repro_render_pmts},
     /* From the pairs' runs: profiles.csv, collocation.csv. */
     [S_COLLOC] = {"collocation", {0, 0, 0}, 0, 0, NULL, repro_render_colloc},
 };

@@ -41,9 +41,16 @@ int repro_prepare(repro *R, const v10_repro_opts *o, const char *set, int pairs_
         v10_model mod;
         if (v10_model_load(specs[m], &R->npu, &mod, err))
             return -1;
-        for (size_t j = 0; j < mod.n_ops; j++)
+        double busy = 0, longer = 0;
+        for (size_t j = 0; j < mod.n_ops; j++) {
+            const v10_op *op = &mod.ops[j];
             R->max_resident_mib = fmax(R->max_resident_mib,
-                                       (double)mod.ops[j].vmem_bytes / (1024.0 * 1024.0));
+                                       (double)op->vmem_bytes / (1024.0 * 1024.0));
+            R->op_max_cycles[m] = fmax(R->op_max_cycles[m], (double)op->cycles);
+            busy += (double)op->cycles;
+            longer += op->cycles > R->npu.slice_cycles ? (double)op->cycles : 0;
+        }
+        R->long_frac[m] = busy > 0 ? longer / busy : 0;
         v10_model_fini(&mod);
     }
     repro_pairs(R);

@@ -91,6 +91,8 @@ static void same_as(repro *R, const v10_run_config *c, size_t from)
                c->requests == f->requests && c->warmup == f->warmup && c->seed == f->seed &&
                c->contention == f->contention && c->preempt == f->preempt &&
                c->npu.vmem_bytes == f->npu.vmem_bytes &&
+               c->npu.sa_switch_overlap_cycles == f->npu.sa_switch_overlap_cycles &&
+               c->params.pmt_slice_us == f->params.pmt_slice_us &&
                slice->effective((double)c->params.slice_cycles, &c->npu) ==
                    slice->effective((double)f->params.slice_cycles, &f->npu));
     for (size_t t = 0; t < c->n_tenants; t++)
@@ -176,21 +178,20 @@ int repro_plan_vmem(repro *R, v10_err *err)
     return 0;
 }
 
-/* 2 to 16 tenants (the paper's pairs in order) on 1 to 8 SAs and VUs. */
+/* V10-Full with 2 to 16 workloads (repro_scale_mix) on 1 to 8 SAs and VUs,
+ * then PMT with the same mixes on the paper's core. */
 int repro_plan_scale(repro *R, v10_err *err)
 {
-    for (size_t s = 0; s < NSCALE; s++) {
+    for (size_t s = 0; s <= NSCALE; s++) {
         v10_npu n;
-        if (v10_npu_preset(repro_scale_npus[s], &n, err))
+        if (v10_npu_preset(repro_scale_npus[s < NSCALE ? s : 0], &n, err))
             return -1;
         for (size_t t = 0; t < NTEN; t++) {
-            size_t nt = 2u << t;
             int ms[MAXT];
-            for (size_t i = 0; i < nt / 2; i++)
-                pair_models(R, i, &ms[2 * i]);
-            for (size_t k = 0; k < 2; k++)
-                if (!add(R, S_SCALE, s, t, k, ms, NULL, nt, pmt_or_full(k), &n, err))
-                    return -1;
+            repro_scale_mix(t, ms);
+            if (!add(R, S_SCALE, s, t, 0, ms, NULL, repro_scale_tenants[t],
+                     s < NSCALE ? "v10-full" : "pmt", &n, err))
+                return -1;
         }
     }
     return 0;
@@ -208,6 +209,52 @@ int repro_plan_cont(repro *R, v10_err *err)
             if (!c)
                 return -1;
             c->contention = 0;
+        }
+    }
+    return 0;
+}
+
+/* PMT with slices of 1, 2 and 4 ms (1 ms, the default, is the pairs' run):
+ * the paper does not state its slice, so the headline's sensitivity to it. */
+int repro_plan_pmts(repro *R, v10_err *err)
+{
+    for (size_t p = 0; p < NPP; p++) {
+        int ms[2];
+        pair_models(R, p, ms);
+        for (size_t j = 0; j < NPMTS; j++) {
+            v10_run_config *c = add(R, S_PMTS, p, j, 0, ms, NULL, 2, "pmt", &R->npu, err);
+            if (!c)
+                return -1;
+            double def = c->params.pmt_slice_us;
+            c->params.pmt_slice_us = 1000.0 * (double)(1u << j);
+            if (c->params.pmt_slice_us == def)
+                same_as(R, c, repro_at(R, S_PAIRS, p, P_PMT, 0));
+        }
+    }
+    return 0;
+}
+
+/*
+ * The slice study under the other reading of the SA switch (its 384
+ * cycles all lost after the drain, NPU sa_switch_overlap_cycles = 0):
+ * V10-Full at 512, 2K, 8K and 32K cycles (every other point of the slice
+ * study, up to the NPU's slice, above which preemptions are rare), then
+ * PMT on that NPU as the reference.
+ */
+int repro_plan_read(repro *R, v10_err *err)
+{
+    v10_npu n;
+    repro_reading_npu(R, 1, &n);
+    for (size_t p = 0; p < NPP; p++) {
+        int ms[2];
+        pair_models(R, p, ms);
+        for (size_t j = 0; j <= NREADSL; j++) {
+            v10_run_config *c = add(R, S_READ, p, j, 0, ms, NULL, 2,
+                                    j < NREADSL ? "v10-full" : "pmt", &n, err);
+            if (!c)
+                return -1;
+            if (j < NREADSL)
+                c->params.slice_cycles = repro_read_slice(j);
         }
     }
     return 0;

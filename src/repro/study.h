@@ -31,12 +31,18 @@
 #define NSPLIT 5  /* priority splits 50-50 .. 90-10 */
 #define NVMEM 4   /* vector memories 8, 16, 32, 64 MiB */
 #define NSCALE 4  /* 1, 2, 4, 8 SAs and VUs */
-#define NTEN 4    /* 2, 4, 8, 16 tenants */
+#define NTEN 6    /* 2, 4, 6, 8, 12, 16 workloads (repro_scale_tenants) */
+#define NREAD 2   /* readings of the SA switch: the NPU's, and no drain overlap */
+#define NREADSL 4 /* slices of the other reading: 512, 2K, 8K, 32K cycles */
+#define NPMTS 3   /* PMT slices 1, 2, 4 ms */
 enum { P_PMT = 0, P_BASE, P_FAIR, P_FULL };
 
 extern const char *const repro_models[NM];
 extern const char *const repro_policies[NPOL];
 extern const char *const repro_scale_npus[NSCALE];
+extern const unsigned repro_scale_tenants[NTEN];
+/* The scalability study's mix of repro_scale_tenants[t] workloads. */
+void repro_scale_mix(size_t t, int *ms);
 
 /* Paper headline figures (Xue et al., ISCA 2023, abstract and §6). */
 #define PAPER_UTIL 1.64
@@ -50,9 +56,17 @@ extern const char *const repro_scale_npus[NSCALE];
 #define PAPER_ACC_CLUSTER 0.8473
 #define PAPER_ACC_HEUR 0.6491
 #define PAPER_ACC_RANDOM 0.4483
+/* The paper's figures beside which the summary sets V10-Base, V10-Fair and
+ * the time slice (Xue et al., ISCA 2023, §6): Base and Fair reach STP x1.25
+ * over PMT; Base keeps SA and VU busy together up to 48% of the time; a
+ * tenant's latency under Base is up to 4.3x its latency under PMT. */
+#define PAPER_BASE_STP 1.25
+#define PAPER_BASE_OVERLAP_MAX 0.48
+#define PAPER_BASE_WORST_LAT 4.3
 
 /* The studies, in the order they are rendered (and listed in report.html). */
-enum { S_PAIRS = 0, S_SLICE, S_PRIO, S_VMEM, S_SCALE, S_CONT, S_COLLOC, N_STUDIES };
+enum { S_PAIRS = 0, S_SLICE, S_PRIO, S_VMEM, S_SCALE, S_CONT, S_READ, S_PMTS, S_COLLOC,
+       N_STUDIES };
 
 /* Invariant: a < b index repro_models (naming order); the first NPP pairs
  * are the paper's, in its order (paper == 1). */
@@ -121,6 +135,9 @@ struct v10_repro {
     size_t dim[N_STUDIES][3];/* each study's grid (its table entry's dim) */
     v10_colloc_result col, col_med;  /* thresholds 1.3 and the median gain */
     double max_resident_mib; /* largest vmem_bytes of any operator */
+    double op_max_cycles[NM];/* each model's longest operator alone, cycles */
+    double long_frac[NM];    /* its share of FU-busy cycles in operators longer
+                                than the NPU's V10 time slice */
     double wall_seconds;
     size_t runs;             /* simulations of both sets, profiles included */
 };
@@ -177,6 +194,29 @@ typedef struct repro_ratios {
     double util_pair[NPP], stp_pair[NPP], lat_pair[NPP], p95_pair[NPP];
 } repro_ratios;
 void repro_mean_ratios(const repro *R, repro_ratios *q);
+/* The same with PMT taken, for pair p, from run pmt[p] (another PMT slice). */
+void repro_mean_ratios_vs(const repro *R, const size_t pmt[NPP], repro_ratios *q);
+
+/* The NPU of reading k of the SA switch: 0 the NPU's own (the paper's:
+ * the drain overlaps the 384 cycles), 1 no overlap. */
+void repro_reading_npu(const repro *R, size_t k, v10_npu *out);
+extern const char *const repro_reading_names[NREAD];
+/* Slice j of study S_READ (512 << 2j cycles), and its index in S_SLICE. */
+static inline uint64_t repro_read_slice(size_t j) { return 512ull << (2 * j); }
+static inline size_t repro_read_in_slice(size_t j) { return 2 * j; }
+/* V10-Full at slice j of S_READ under reading k, and PMT under reading k,
+ * of pair p (reading 0: the slice study's and the pairs' runs). */
+const v10_run_result *repro_read_res(const repro *R, size_t p, size_t j, size_t k);
+const v10_run_result *repro_read_pmt(const repro *R, size_t p, size_t k);
+
+/* The worst per-tenant latency ratio lat(policy pol) / lat(PMT) over the
+ * paper's pairs (average latency, or p95). */
+typedef struct repro_worst {
+    double ratio;
+    size_t pair;
+    int tenant;   /* 0 or 1: model a or b of the pair */
+} repro_worst;
+void repro_worst_lat(const repro *R, int pol, int p95, repro_worst *w);
 
 /* ---- set-up and runs (src/repro/repro.c, workloads.c, studies.c) ------------------- */
 
@@ -195,6 +235,8 @@ int repro_plan_prio(repro *R, v10_err *err);
 int repro_plan_vmem(repro *R, v10_err *err);
 int repro_plan_scale(repro *R, v10_err *err);
 int repro_plan_cont(repro *R, v10_err *err);
+int repro_plan_pmts(repro *R, v10_err *err);
+int repro_plan_read(repro *R, v10_err *err);
 
 
 /* Appends a run of the n_t models ms[] (priorities prio, or all 1) under
@@ -204,7 +246,7 @@ size_t repro_add(repro *R, const int *ms, const double *prio, size_t n_t, const 
 /* The paper's pairs in its order, then the rest in name order. */
 void repro_pairs(repro *R);
 
-/* ---- rendering (src/report/repro_report.c, repro_summary.c) -------------------------- */
+/* ---- rendering (src/report/repro_report.c, repro_sensitivity.c, repro_summary.c) ---- */
 
 /* Appends a file (takes data) / a CSV of t (destroys t) / an SVG chart kept
  * for report.html. */
@@ -220,6 +262,8 @@ int repro_render_vmem(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
 int repro_render_scale(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 int repro_render_cont(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 int repro_render_colloc(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
+int repro_render_pmts(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
+int repro_render_read(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 
 char *repro_summary_md(const repro *R);
 char *repro_report_html(const repro *R, const repro_charts *cs, const char *md);

@@ -18,6 +18,26 @@ const char *const repro_policies[NPOL] = {"pmt", "v10-base", "v10-fair", "v10-fu
 const char *const repro_scale_npus[NSCALE] = {"v10-isca23", "v10-isca23-2x", "v10-isca23-4x",
                                               "v10-isca23-8x"};
 
+const unsigned repro_scale_tenants[NTEN] = {2, 4, 6, 8, 12, 16};
+
+/*
+ * The scalability study's mixes: mix t is the next repro_scale_tenants[t]
+ * workloads of the eleven taken round robin, continuing where mix t - 1
+ * ended.  So within a mix no workload appears twice before every one has
+ * appeared once (2 to 8 workloads: all different; 12 and 16: all eleven,
+ * then 1 and 5 again), and over the six mixes' 48 places each workload
+ * appears 4 or 5 times — not the first N/2 paper pairs (the first eight
+ * hold BERT 4 times, MNIST and Mask R-CNN never).
+ */
+void repro_scale_mix(size_t t, int *ms)
+{
+    unsigned at = 0;
+    for (size_t i = 0; i < t; i++)
+        at += repro_scale_tenants[i];
+    for (unsigned i = 0; i < repro_scale_tenants[t]; i++)
+        ms[i] = (int)((at + i) % NM);
+}
+
 /* The paper's 11 pairs (Xue et al., ISCA 2023, §6), in its order and naming order. */
 static const char *const paper_pairs[NPP][2] = {
     {"bert", "ncf"},          {"bert", "retinanet"},    {"resnet50", "retinanet"},

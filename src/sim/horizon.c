@@ -42,8 +42,8 @@ double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *model
         }
     }
     double sw = (double)npu->sa_switch_cycles;
-    if (npu->vu_switch_cycles > sw)
-        sw = npu->vu_switch_cycles;
+    if ((double)v10_npu_vu_switch_cycles(npu) > sw)
+        sw = (double)v10_npu_vu_switch_cycles(npu);
     if ((double)v10_npu_pmt_switch_cycles(npu) > sw)
         sw = (double)v10_npu_pmt_switch_cycles(npu);
     return (4 * span + 4 * work) * (1 + sw / shortest_slice(cfg));

@@ -63,6 +63,12 @@ static void isca23_matches_paper(void **state)
     assert_true(n.clock_mhz == 700.0);
     assert_int_equal(n.slice_cycles, 32768);
     assert_int_equal(n.sa_switch_cycles, 384);
+    /* the paper's reading: the 128-cycle drain overlaps the 384 */
+    assert_int_equal(n.sa_switch_overlap_cycles, 128);
+    /* 32 registers of 8x128 x 4 bytes and a 4-byte PC, one register a
+     * cycle: 33 to save, 33 to restore */
+    assert_int_equal(n.vu_registers, 32);
+    assert_int_equal(v10_npu_vu_switch_cycles(&n), 66);
     assert_int_equal(n.sa_dataflow, V10_DF_WS);
     assert_true(n.pmt_switch_us >= 20.0 && n.pmt_switch_us <= 40.0);
     /* derived: 330e9 / 700e6 bytes per cycle; 30 µs at 700 MHz */
@@ -126,6 +132,16 @@ static void json_subset_override(void **state)
     assert_int_equal(n.sa_dataflow, V10_DF_OS);
     assert_int_equal(n.sa_prefetch_weights, 0);
     assert_true(n.pmt_switch_us == 20.5);
+    /* the other reading of the SA switch, and a VU without registers to save
+     * (its PC still takes a cycle each way) */
+    assert_int_equal(v10_npu_from_json("{\"sa_switch_overlap_cycles\": 0, \"vu_registers\": 0}",
+                                       "mem", &n, &err), 0);
+    assert_int_equal(n.sa_switch_overlap_cycles, 0);
+    assert_int_equal(v10_npu_vu_switch_cycles(&n), 2);
+    /* an overlap longer than the switch is an error naming both keys */
+    assert_int_equal(v10_npu_from_json("{\"sa_switch_cycles\": 100}", "mem", &n, &err), -1);
+    assert_non_null(strstr(err.msg, "sa_switch_overlap_cycles"));
+    assert_non_null(strstr(err.msg, "sa_switch_cycles = 100"));
     /* the shipped example configs resolve */
     assert_int_equal(v10_npu_resolve("configs/isca23-64mib.json", &n, &err), 0);
     assert_int_equal(n.vmem_bytes, 64u << 20);
