@@ -84,20 +84,30 @@ static const struct option opts[] = {
 };
 
 /* The parameters set on the command line, to warn of those that no chosen
- * policy reads. */
+ * policy reads, and to refuse a field set twice. */
 typedef struct param_set {
     const v10_param_def *d[32];
+    const char *flag[32], *arg[32]; /* how each was given: "--param", "pmt.slice_us=500" */
     size_t n;
 } param_set;
 
-static void param_note(param_set *ps, const char *key)
+/* Records that `key` was set (given as flag + arg); a usage error if its
+ * field was set before, under this name or another (pmt.slice_us and
+ * prema.slice_us are one field): a repeat would silently keep the last. */
+static int param_note(param_set *ps, const char *key, const char *flag, const char *arg)
 {
     const v10_param_def *d = v10_param_find(key);
     for (size_t k = 0; d && k < ps->n; k++)
         if (ps->d[k]->offset == d->offset)
-            return; /* set before (or through another name): one warning */
-    if (d && ps->n < sizeof ps->d / sizeof ps->d[0])
+            return cli_usage_error("run", "%s %s: %s was set already by %s %s (one field; "
+                                          "give it once)", flag, arg, d->name, ps->flag[k],
+                                   ps->arg[k]);
+    if (d && ps->n < sizeof ps->d / sizeof ps->d[0]) {
+        ps->flag[ps->n] = flag;
+        ps->arg[ps->n] = arg;
         ps->d[ps->n++] = d;
+    }
+    return 0;
 }
 
 /* Warns (stderr; the run goes on) of each parameter set that none of the
@@ -130,8 +140,7 @@ static int param_option(v10_policy_params *p, param_set *ps, const char *arg)
     key[eq - arg] = 0;
     if (v10_param_set(p, key, eq + 1, &err))
         return cli_usage_error("run", "--param: %s", err.msg);
-    param_note(ps, key);
-    return 0;
+    return param_note(ps, key, "--param", arg);
 }
 
 /* The options older than --param, each one parameter's alias. */
@@ -149,8 +158,7 @@ static int param_alias(v10_policy_params *p, param_set *ps, int opt, const char 
     v10_err err;
     if (v10_param_set(p, alias[i].name, arg, &err))
         return cli_usage_error("run", "%s: %s", alias[i].flag, err.msg);
-    param_note(ps, alias[i].name);
-    return 0;
+    return param_note(ps, alias[i].name, alias[i].flag, arg);
 }
 
 /* Appends policy `name` to names[0..*n) unless it is already there. */
