@@ -128,7 +128,8 @@ static inline int v10_llm_server_finished(const v10_llm_server *s)
     return s->finished == s->n;
 }
 
-/* Latency distribution of one metric over the finished requests, µs. */
+/* Latency distribution of one metric over the finished requests, µs; NAN
+ * (null in JSON) without a sample. */
 typedef struct v10_llm_dist {
     double avg, p50, p95, p99;
     size_t n;                  /* samples */

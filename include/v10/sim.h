@@ -146,7 +146,8 @@ typedef struct v10_tenant_result {
      * server is left out of STP, ANTT, fairness and Jain. */
     int llm;
     v10_llm_dist ttft_us, tpot_us, e2e_us, queue_us;
-    double tokens_per_s;           /* output tokens of the window's requests / window */
+    double tokens_per_s;           /* output tokens of the window's requests / window
+                                      (NAN without one, as throughput_rps) */
     double tokens_per_s_active;    /* the same tokens / their own span: the first's
                                       arrival to the last finish (docs/llm.md "Metrics") */
     uint64_t llm_tokens;           /* those tokens */
