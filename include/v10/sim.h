@@ -176,6 +176,8 @@ typedef struct v10_run_result {
     double stp, antt, fairness, jain;
     uint64_t preemptions, context_switches, switch_cycles;
     uint64_t events;
+    double events_estimated;       /* the event budget's first estimate (sim/run.c); a run
+                                      ended before that check: its events */
     double wall_seconds;
     size_t n_tenants;
     v10_tenant_result *tenants;

@@ -12,6 +12,7 @@
 #include "util/file.h"
 #include "util/gz.h"
 #include "util/json.h"
+#include "util/num.h"
 #include "v10/llm_tenant.h"
 #include "v10/report.h"
 #include "v10/sim.h"
@@ -48,8 +49,8 @@ static void usage(FILE *f)
         "                       (A: or :B leave one end open)\n"
         "  --no-contention      operators do not share HBM bandwidth\n"
         "  --check              verify engine invariants while running\n"
-        "  --max-events N       refuse a run estimated past N events (default 1e9,\n"
-        "                       about 7 minutes; docs/limits.md)\n"
+        "  --max-events N       stop a run estimated past N events (default 1e9, about\n"
+        "                       a minute; 3e9 or 3000000000; docs/limits.md)\n"
         "  --param P.NAME=V     a policy parameter, e.g. pmt.slice_us=500 (repeatable;\n"
         "                       'v10sim policies' lists them with defaults and ranges)\n"
         "  --slice-cycles N     same as --param v10-full.slice_cycles=N\n"
@@ -304,11 +305,18 @@ int cmd_run(int argc, char **argv)
             break;
         case O_NOCONT: cfg.contention = 0; break;
         case O_CHECK: cfg.check = 1; break;
-        case O_MAXEV:
-            if (cli_u64("run", "--max-events", optarg, 1, 1ull << 62, &u))
-                return V10_EXIT_USAGE;
-            cfg.max_events = u;
+        case O_MAXEV: { /* an integer, or a whole number as the help writes it: 3e9 */
+            uint64_t n;
+            double d;
+            if (v10_parse_u64(optarg, &n))
+                n = !v10_parse_f64(optarg, &d) && d == floor(d) && d >= 1 && d <= 0x1p62
+                        ? (uint64_t)d : 0;
+            if (n < 1 || n > 1ull << 62)
+                return cli_usage_error("run", "--max-events: expected a whole number in [1, "
+                                              "2^62] (e.g. 1000000 or 3e9), got '%s'", optarg);
+            cfg.max_events = n;
             break;
+        }
         case O_PARAM:
             if (param_option(&cfg.params, &params_set, optarg))
                 return V10_EXIT_USAGE;
