@@ -119,6 +119,22 @@ static int estimate(v10_llm_tenant *L, double clock_mhz, uint32_t max_batch, v10
     return 0;
 }
 
+/* The most sequences one prefill of this trace can hold (llm_server.c's
+ * rule: prompts join while their tokens fit the prefill budget, the first
+ * always): the stream's buffers are sized to it, not to the worst case of
+ * max_batch prompts (issue 24: 16 servers reserved 10 GB). */
+static uint32_t prefill_seqs(const v10_llm_tenant *L, const v10_llm_server_opts *o)
+{
+    uint32_t shortest = UINT32_MAX;
+    for (size_t k = 0; k < L->n; k++)
+        if (L->reqs[k].prompt_tokens < shortest)
+            shortest = L->reqs[k].prompt_tokens;
+    uint64_t seqs = 1 + o->max_prefill_tokens / (shortest ? shortest : 1);
+    if (seqs > o->max_batch)
+        seqs = o->max_batch;
+    return (uint32_t)(seqs < L->n ? seqs : L->n);
+}
+
 int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_npu *npu,
                         size_t n_tenants, size_t index, uint64_t requests, uint64_t seed,
                         v10_err *err)
@@ -153,8 +169,8 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_
     o.kv_capacity_tokens = L->kv_capacity_tokens;
     o.clock_mhz = npu->clock_mhz;
     if (v10_llm_server_init(&L->server, L->reqs, L->n, &o, err) ||
-        v10_llm_stream_init(&L->stream, &L->cfg, npu, npu->vmem_bytes / n_tenants, o.max_batch,
-                            err) ||
+        v10_llm_stream_init(&L->stream, &L->cfg, npu, npu->vmem_bytes / n_tenants,
+                            prefill_seqs(L, &o), err) ||
         estimate(L, npu->clock_mhz, o.max_batch, err)) {
         v10_err_prefix(err, "%s", sp->model);
         return -1;

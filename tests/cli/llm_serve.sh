@@ -33,6 +33,7 @@ for k in ("avg", "p50", "p95", "p99"):
 assert t["tpot_us"]["p50"] <= t["tpot_us"]["p99"]
 assert 0 <= t["slo_ttft"] <= 1 and 0 <= t["slo_tpot"] <= 1
 assert t["np"] is None and t["kv_peak_tokens"] <= t["kv_capacity_tokens"]
+assert d["config"]["tenants"][0]["max_batch"] == 32, d["config"]["tenants"][0]  # the default, not 0
 # No warm-up: the requests' own span lies inside the window.
 assert t["tokens_per_s_active"] >= t["tokens_per_s"] * (1 - 1e-12), t
 assert "ttft_us" not in z and z["completed"] >= 25
@@ -105,6 +106,17 @@ grep -q "len.csv: request 6 (row 7 after the header): 200000 prompt + 10 output 
 "$bin" run --tenant "llm/llama3.2-1b:trace=$trace:rate_scale=0.2" --tenant resnet50 \
     --requests 10 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("perf"); d["config"]["tenants"][0].pop("trace"); print(json.dumps(d))' >"$tmp/file.json"
 cmp -s "$tmp/builtin.json" "$tmp/file.json" || fail "trace=@azure_conv_200 differs from the file"
+
+# ---- memory: a server's buffers are sized to its trace, not the worst case --
+# 16 servers at max_batch=4096 (each once reserved ~150 MB for 4096 prompts
+# per prefill) run in 1 GiB of address space.  ASan reserves terabytes.
+if [ "${V10_SANITIZED:-OFF}" != ON ]; then
+    printf '{"base": "v10-isca23", "hbm_capacity_bytes": 68719476736}\n' >"$tmp/big.json"
+    many=()
+    for i in $(seq 16); do many+=(--tenant "llm/llama3.2-1b:trace=$trace:requests=3:max_batch=4096"); done
+    (ulimit -v 1048576; "$bin" run "${many[@]}" --npu "$tmp/big.json" --requests 3 --warmup 0 \
+        --policy fcfs >/dev/null) || fail "16 servers do not run in 1 GiB of address space"
+fi
 
 # ---- a simple closed-loop run stays untouched: no LLM columns --------------
 "$bin" run --tenant resnet50 --requests 3 --format csv | head -1 | grep -q ttft && fail "LLM columns without a server"
