@@ -30,6 +30,10 @@ diff -r "$tmp/a" "$tmp/b" >/dev/null || fail "-j 1 and -j 2 differ"
 # 8 + 2 x 12 x 3 runs, and one solo run of the conversation service's
 # requests in its LLM pair (the overlap rule)
 grep -q "83 simulations" "$tmp/a.txt" || fail "expected 83 simulations: $(cat "$tmp/a.txt")"
+# --quick says, as repro does, that its figures are noisier and what they do not support
+grep -q "do not support comparing policies' tails" "$tmp/a.txt" || fail "no --quick caveat on stdout"
+grep -q "^\*\*--quick: a smoke test, not a result.\*\*  With 10 requests a run" "$tmp/a/summary.md" ||
+    fail "no --quick caveat in summary.md"
 
 python3 - "$tmp/a" <<'PY'
 import csv, math, os, re, sys
