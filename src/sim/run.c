@@ -171,8 +171,11 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
     e.check_at = (uint64_t)fmin(V10_EVENT_CHECK, fmax(1, chk.budget / 4));
     int run_rc = v10_engine_run(&e, cfg, policy, models, stall_cycle(cfg, models, llm),
                                 err);
-    if (cfg->progress)
+    if (cfg->progress) {
+        if (!run_rc) /* every tenant reached its count */
+            bar.done = bar.total;
         v10_progress_end(&bar);
+    }
     if (run_rc)
         goto done;
     rc = v10_metrics_compute(&e, models, out, err);

@@ -281,6 +281,17 @@ V10_PROGRESS=1 V10_PROGRESS_AFTER=0 v10 run --tenant mnist --tenant ncf --reques
 grep -q "requests simulated" "$tmp/bar" || fail "no progress bar: $(head -c 200 "$tmp/bar")"
 V10_PROGRESS=1 v10 run --tenant mnist --tenant ncf --requests 3000 >/dev/null 2>"$tmp/bar"
 [ -s "$tmp/bar" ] && fail "progress bar drawn for a short run"
+# stderr not a terminal (a log, CI): a line every V10_PROGRESS_EVERY seconds (10 by
+# default) with done/total and the time elapsed, and a last one; V10_PROGRESS=0: none.
+V10_PROGRESS_AFTER=0 V10_PROGRESS_EVERY=0 v10 run --tenant mnist --tenant ncf --requests 3000 \
+    >/dev/null 2>"$tmp/lines" || fail "run with progress lines failed"
+grep -qE "^v10sim: requests simulated: [0-9]+/6000 \([0-9]+%\), 0:[0-9]{2} elapsed, ETA" "$tmp/lines" ||
+    fail "no progress line: $(head -c 300 "$tmp/lines")"
+tail -1 "$tmp/lines" | grep -q "requests simulated: 6000/6000 (100%)" || fail "no last line: $(tail -1 "$tmp/lines")"
+grep -q $'\r' "$tmp/lines" && fail "a bar's carriage return in a log"
+V10_PROGRESS=0 V10_PROGRESS_AFTER=0 V10_PROGRESS_EVERY=0 v10 run --tenant mnist --tenant ncf \
+    --requests 3000 >/dev/null 2>"$tmp/lines"
+[ -s "$tmp/lines" ] && fail "V10_PROGRESS=0 printed progress"
 
 # --- 7. signals become errors ----------------------------------------------
 # Past `ulimit -f` (1 KiB): EFBIG, a message, exit 1, no temporary (not SIGXFSZ).
