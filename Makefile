@@ -2,7 +2,7 @@
 # runs every test twice: a strict-warnings build and an ASan+UBSan build.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all release asan test test-release test-asan bench clean deps fuzz valgrind
+.PHONY: all release asan test test-release test-asan bench clean deps docs-deps fuzz valgrind
 
 all: release
 
@@ -41,6 +41,10 @@ deps:
 	apt-get install -y cmake gcc make libcjson-dev libcmocka-dev libopenmpi-dev openmpi-bin \
 	  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata python3-onnx zlib1g-dev \
 	  libsqlite3-dev libgsl-dev libcsv-dev
+
+# Optional: what the docs' examples use beyond the build (docs/sweep.md's pandas).
+docs-deps:
+	apt-get install -y python3-pandas
 
 clean:
 	rm -rf build build-asan

@@ -34,8 +34,10 @@ static void bench(const char *label, const char *npu, const char *const *models,
     v10_run_result r;
     if (v10_run(&cfg, &r, &err))
         goto fail;
-    printf("%-28s %-9s contention=%d  %8llu events  %7.3f s  %6.2f M events/s  STP %.3f\n",
-           label, policy, contention, (unsigned long long)r.events, r.wall_seconds,
+    printf("%-28s %-9s contention=%d  %8llu events (estimated x%.2f)  %7.3f s  %6.2f M "
+           "events/s  STP %.3f\n",
+           label, policy, contention, (unsigned long long)r.events,
+           r.events_estimated / (double)r.events, r.wall_seconds,
            (double)r.events / r.wall_seconds / 1e6, r.stp);
     v10_run_result_fini(&r);
     return;

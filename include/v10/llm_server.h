@@ -128,7 +128,8 @@ static inline int v10_llm_server_finished(const v10_llm_server *s)
     return s->finished == s->n;
 }
 
-/* Latency distribution of one metric over the finished requests, µs. */
+/* Latency distribution of one metric over the finished requests, µs; NAN
+ * (null in JSON) without a sample. */
 typedef struct v10_llm_dist {
     double avg, p50, p95, p99;
     size_t n;                  /* samples */
@@ -194,7 +195,8 @@ typedef struct v10_llm_stream {
     uint64_t total_work;
 } v10_llm_stream;
 
-/* Sizes the buffers for iterations of up to max_batch sequences; -1 if the
+/* Sizes the buffers for prefills of up to max_batch sequences (the most a
+ * prefill of the tenant's requests can hold) and any decode; -1 if the
  * configuration is invalid or memory runs out. */
 int v10_llm_stream_init(v10_llm_stream *s, const v10_llm_config *cfg, const v10_npu *npu,
                         uint64_t vmem_share, uint32_t max_batch, v10_err *err);

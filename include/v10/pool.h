@@ -5,8 +5,9 @@
  *
  * A batch (v10_pool_run: `run --policy all`, `repro`, `fleet`, `collocate`)
  * and a sweep's queue (v10/sweep.h) run on the same thread pool
- * (src/util/pool.h).  A progress bar with ETA goes to stderr when
- * `progress` is set and stderr is a terminal (or V10_PROGRESS=1).
+ * (src/util/pool.h).  With `progress` set, a progress bar with ETA goes
+ * to stderr when it is a terminal (or V10_PROGRESS=1), else a line every
+ * 10 s once a command has run that long (V10_PROGRESS=0: nothing).
  */
 #ifndef V10_POOL_H
 #define V10_POOL_H
@@ -40,10 +41,11 @@ typedef struct v10_progress {
     const char *label;
     size_t total, done;
     double t0;
-    int enabled;
+    int enabled;     /* 0: off; 1: the bar; 2: lines (stderr not a terminal) */
     double last_draw;
     double quiet_s;  /* draw nothing until this many seconds have passed (0: at once) */
     int drawn;       /* something was drawn (end finishes the line only then) */
+    double every_s;  /* lines: seconds between them */
 } v10_progress;
 
 void v10_progress_start(v10_progress *p, const char *label, size_t total);

@@ -146,7 +146,8 @@ typedef struct v10_tenant_result {
      * server is left out of STP, ANTT, fairness and Jain. */
     int llm;
     v10_llm_dist ttft_us, tpot_us, e2e_us, queue_us;
-    double tokens_per_s;           /* output tokens of the window's requests / window */
+    double tokens_per_s;           /* output tokens of the window's requests / window
+                                      (NAN without one, as throughput_rps) */
     double tokens_per_s_active;    /* the same tokens / their own span: the first's
                                       arrival to the last finish (docs/llm.md "Metrics") */
     uint64_t llm_tokens;           /* those tokens */
@@ -175,6 +176,8 @@ typedef struct v10_run_result {
     double stp, antt, fairness, jain;
     uint64_t preemptions, context_switches, switch_cycles;
     uint64_t events;
+    double events_estimated;       /* the event budget's first estimate (sim/run.c); a run
+                                      ended before that check: its events */
     double wall_seconds;
     size_t n_tenants;
     v10_tenant_result *tenants;

@@ -50,17 +50,28 @@ static void usage(void)
            "The same calibration is a model spec: MODEL:profile=F.csv[,G.csv][:row=NAME@B].\n");
 }
 
-/* --out: the calibrated trace, written atomically (util/file.h). */
-static int write_trace(const v10_calib_run *run, const v10_model *cal, v10_err *err)
+/* The report on stdout and, with --out, the calibrated trace, written
+ * atomically (util/file.h): the trace is kept only once the report is
+ * out, so a failed stdout leaves no --out behind.  cli_written's rc. */
+static int write_outputs(const v10_calib_run *run, const v10_model *cal, v10_format fmt,
+                         v10_err *err)
 {
     v10_wfile o;
-    if (v10_wfile_open(&o, run->out, 0, err))
-        return -1;
-    if (v10_calibrate_trace_write(run, cal, o.f, err)) {
-        v10_wfile_abort(&o);
+    memset(&o, 0, sizeof o);
+    if (run->out && (v10_wfile_open(&o, run->out, 0, err) ||
+                     v10_calibrate_trace_write(run, cal, o.f, err))) {
+        if (o.f)
+            v10_wfile_abort(&o);
         return -1;
     }
-    return v10_wfile_commit(&o, err);
+    int rc = v10_calibrate_report_write(run, fmt, stdout, err);
+    if (!rc && fflush(stdout))
+        rc = v10_err_set(err, "stdout: write failed");
+    if (run->out && rc)
+        v10_wfile_abort(&o);
+    else if (run->out)
+        rc = v10_wfile_commit(&o, err);
+    return rc;
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -161,11 +172,7 @@ int cmd_calibrate(int argc, char **argv)
                          v10_npu_cycles_to_us(&npu, (double)v10_model_cycles(&cal)), out,
                          files, n_files};
     v10_model_fini(&arch);
-    if (out && write_trace(&run, &cal, &err)) {
-        v10_model_fini(&cal);
-        return cli_fail(&err);
-    }
-    int rc = v10_calibrate_report_write(&run, fmt, stdout, &err);
+    int rc = write_outputs(&run, &cal, fmt, &err);
     v10_model_fini(&cal);
     return cli_written(rc, &err);
 }

@@ -31,10 +31,12 @@ static void usage(FILE *f)
         "  --quick           10 requests per run (a smoke test: a few seconds)\n"
         "  --scale           also the v10-isca23-2x/-4x/-8x presets\n"
         "  --trace-dir DIR   the full traces, DIR/AzureLLMInferenceTrace_{conv,code}.csv\n"
-        "                    (default: the 200-request excerpts in tests/data/llm/)\n"
+        "                    (default: 200-request excerpts the binary carries,\n"
+        "                    tests/data/llm/; as tenant traces: trace=@azure_conv_200)\n"
         "  --model M         LLM preset or JSON (default llama3.2-1b)\n"
         "  --requests N      requests of each trace per run (default 200; --quick 10)\n"
-        "  --busy F          target solo offered load of each server, (0, 1) (default 0.5)\n"
+        "  --busy F          target solo offered load of each server, [0.01, 0.99]\n"
+        "                    (default 0.5)\n"
         "  --slo-ttft-ms T, --slo-tpot-ms T  SLOs for the attainment columns\n"
         "  -j N              threads (default: online CPUs)\n"
         "  --seed S          seed (default 1)\n"
@@ -119,7 +121,9 @@ int cmd_llm_study(int argc, char **argv)
     if (rc == V10_EXIT_OK)
         printf("v10sim llm-study: %zu simulations on %d thread%s%s; %zu files in %s/ "
                "(see %s/summary.md)\n",
-               runs, o.threads, o.threads == 1 ? "" : "s", o.quick ? " (--quick)" : "",
+               runs, o.threads, o.threads == 1 ? "" : "s",
+               o.quick ? " (--quick: noisier figures that do not support comparing policies' "
+                         "tails; summary.md)" : "",
                out.n_files, dir, dir);
     v10_llm_study_out_fini(&out);
     return rc;

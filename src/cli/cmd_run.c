@@ -12,6 +12,7 @@
 #include "util/file.h"
 #include "util/gz.h"
 #include "util/json.h"
+#include "util/num.h"
 #include "v10/llm_tenant.h"
 #include "v10/report.h"
 #include "v10/sim.h"
@@ -48,8 +49,8 @@ static void usage(FILE *f)
         "                       (A: or :B leave one end open)\n"
         "  --no-contention      operators do not share HBM bandwidth\n"
         "  --check              verify engine invariants while running\n"
-        "  --max-events N       refuse a run estimated past N events (default 1e9,\n"
-        "                       about 7 minutes; docs/limits.md)\n"
+        "  --max-events N       stop a run estimated past N events (default 1e9, about\n"
+        "                       a minute; 3e9 or 3000000000; docs/limits.md)\n"
         "  --param P.NAME=V     a policy parameter, e.g. pmt.slice_us=500 (repeatable;\n"
         "                       'v10sim policies' lists them with defaults and ranges)\n"
         "  --slice-cycles N     same as --param v10-full.slice_cycles=N\n"
@@ -84,20 +85,30 @@ static const struct option opts[] = {
 };
 
 /* The parameters set on the command line, to warn of those that no chosen
- * policy reads. */
+ * policy reads, and to refuse a field set twice. */
 typedef struct param_set {
     const v10_param_def *d[32];
+    const char *flag[32], *arg[32]; /* how each was given: "--param", "pmt.slice_us=500" */
     size_t n;
 } param_set;
 
-static void param_note(param_set *ps, const char *key)
+/* Records that `key` was set (given as flag + arg); a usage error if its
+ * field was set before, under this name or another (pmt.slice_us and
+ * prema.slice_us are one field): a repeat would silently keep the last. */
+static int param_note(param_set *ps, const char *key, const char *flag, const char *arg)
 {
     const v10_param_def *d = v10_param_find(key);
     for (size_t k = 0; d && k < ps->n; k++)
         if (ps->d[k]->offset == d->offset)
-            return; /* set before (or through another name): one warning */
-    if (d && ps->n < sizeof ps->d / sizeof ps->d[0])
+            return cli_usage_error("run", "%s %s: %s was set already by %s %s (one field; "
+                                          "give it once)", flag, arg, d->name, ps->flag[k],
+                                   ps->arg[k]);
+    if (d && ps->n < sizeof ps->d / sizeof ps->d[0]) {
+        ps->flag[ps->n] = flag;
+        ps->arg[ps->n] = arg;
         ps->d[ps->n++] = d;
+    }
+    return 0;
 }
 
 /* Warns (stderr; the run goes on) of each parameter set that none of the
@@ -130,8 +141,7 @@ static int param_option(v10_policy_params *p, param_set *ps, const char *arg)
     key[eq - arg] = 0;
     if (v10_param_set(p, key, eq + 1, &err))
         return cli_usage_error("run", "--param: %s", err.msg);
-    param_note(ps, key);
-    return 0;
+    return param_note(ps, key, "--param", arg);
 }
 
 /* The options older than --param, each one parameter's alias. */
@@ -149,8 +159,7 @@ static int param_alias(v10_policy_params *p, param_set *ps, int opt, const char 
     v10_err err;
     if (v10_param_set(p, alias[i].name, arg, &err))
         return cli_usage_error("run", "%s: %s", alias[i].flag, err.msg);
-    param_note(ps, alias[i].name);
-    return 0;
+    return param_note(ps, alias[i].name, alias[i].flag, arg);
 }
 
 /* Appends policy `name` to names[0..*n) unless it is already there. */
@@ -296,11 +305,18 @@ int cmd_run(int argc, char **argv)
             break;
         case O_NOCONT: cfg.contention = 0; break;
         case O_CHECK: cfg.check = 1; break;
-        case O_MAXEV:
-            if (cli_u64("run", "--max-events", optarg, 1, 1ull << 62, &u))
-                return V10_EXIT_USAGE;
-            cfg.max_events = u;
+        case O_MAXEV: { /* an integer, or a whole number as the help writes it: 3e9 */
+            uint64_t n;
+            double d;
+            if (v10_parse_u64(optarg, &n))
+                n = !v10_parse_f64(optarg, &d) && d == floor(d) && d >= 1 && d <= 0x1p62
+                        ? (uint64_t)d : 0;
+            if (n < 1 || n > 1ull << 62)
+                return cli_usage_error("run", "--max-events: expected a whole number in [1, "
+                                              "2^62] (e.g. 1000000 or 3e9), got '%s'", optarg);
+            cfg.max_events = n;
             break;
+        }
         case O_PARAM:
             if (param_option(&cfg.params, &params_set, optarg))
                 return V10_EXIT_USAGE;

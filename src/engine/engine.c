@@ -108,6 +108,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
                                V10_MAX_BACKLOG, (unsigned long long)e->now);
         if (e->now > e->stall_cycle)
             return eng_stalled(e, err);
+        if (e->events == e->check_at && e->check && e->check(e, e->check_ctx, err))
+            return -1;
         if (e->bar && !(e->events & 0xffff)) { /* a long run: requests completed so far */
             uint64_t done = 0;
             for (int i = 0; i < nt; i++)

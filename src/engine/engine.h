@@ -170,6 +170,12 @@ struct v10_engine {
     uint64_t stall_cycle;       /* the run fails past this (sim/run.c, sim/horizon.h) */
     int n_done;                 /* tenants whose requests all completed */
     struct v10_progress *bar;   /* progress on stderr (run.c), or NULL */
+    /* The event budget's check (sim/run.c): once the run has processed
+     * check_at events, check() may stop it (-1 with err set) or set a
+     * later check_at; NULL: none. */
+    uint64_t check_at;
+    int (*check)(v10_engine *e, void *ctx, v10_err *err);
+    void *check_ctx;
     v10_llm_tenant *llm;        /* per tenant, set by sim/run.c: n > 0 for LLM servers */
 };
 

@@ -47,7 +47,8 @@ void eng_llm_wake(v10_engine *e, int ti)
         return;
     }
     /* Sizes were checked at load, and the buffers fit every iteration of
-     * max_batch sequences: a failure here can only be memory. */
+     * the tenant's requests (llm_tenant.c): a failure here can only be
+     * memory. */
     if (v10_llm_stream_build(&L->stream, &it, NULL)) {
         e->oom = 1;
         return;

@@ -87,8 +87,8 @@ static void trace_path(const v10_llm_study_opts *o, int svc, char *out, size_t c
 {
     if (o->trace_dir)
         snprintf(out, cap, "%s/AzureLLMInferenceTrace_%s.csv", o->trace_dir, services[svc]);
-    else
-        snprintf(out, cap, "tests/data/llm/azure_%s_200.csv", services[svc]);
+    else /* the excerpts the binary carries (tests/data/llm/) */
+        snprintf(out, cap, "@azure_%s_200", services[svc]);
 }
 
 /* Service svc's server at trace rate scale `scale`; requests > 0: its own
@@ -152,6 +152,11 @@ static int traces_read(const v10_llm_study *S, traces *T, v10_err *err)
         trace_path(&S->opts, v, path, sizeof path);
         if (v10_llm_trace_read(path, 1.0, 0.0, &T->t[v], err)) {
             traces_fini(T);
+            if (S->opts.trace_dir) /* the user's folder: say what it must hold */
+                v10_err_prefix(err, "--trace-dir %s must hold the full Azure traces "
+                                    "AzureLLMInferenceTrace_{conv,code}.csv (without it, "
+                                    "the built-in 200-request excerpts are used)",
+                               S->opts.trace_dir);
             return -1;
         }
         const v10_llm_trace *t = &T->t[v];

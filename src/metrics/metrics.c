@@ -52,10 +52,11 @@ static int llm_result(const v10_llm_tenant *L, uint64_t from, double W, double h
     r->queue_us = st.queue;
     r->llm_requests = st.completed;
     r->llm_tokens = st.tokens;
-    r->tokens_per_s = (double)st.tokens / W * hz;
+    /* No request finished in the window: no rate to give (null, not 0). */
+    r->tokens_per_s = st.completed ? (double)st.tokens / W * hz : NAN;
     uint64_t span = st.last_finish - st.first_arrival;
     r->tokens_per_s_active = span ? (double)st.tokens / (double)span * hz : NAN;
-    r->throughput_rps = (double)st.completed / W * hz;
+    r->throughput_rps = st.completed ? (double)st.completed / W * hz : NAN;
     r->np = NAN;
     r->lat_avg_us = st.e2e.avg;
     r->lat_p50_us = st.e2e.p50;

@@ -577,6 +577,10 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
     if (t.sa_busy <= 0 && rep->arch_sa_ops)
         return v10_err_set(err, "calibrate %s: sa_busy is 0 but the model has %zu SA "
                                 "operators", who, rep->arch_sa_ops);
+    if (t.vu_busy <= 0 && rep->arch_vu_ops)
+        return v10_err_set(err, "calibrate %s: vu_busy is 0 but the model has %zu VU "
+                                "operators (calibration would drop them all)", who,
+                           rep->arch_vu_ops);
     if (t.vu_busy > 0 && isnan(t.vu_op_us))
         return v10_err_set(err, "calibrate %s: vu_op_us is needed: the model has no VU "
                                 "operators to take a mean length from", who);

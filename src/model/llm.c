@@ -525,9 +525,11 @@ static int parse_decode(const char *text, const char *v, uint32_t **ctx, uint32_
     for (const char *p = v;;) {
         unsigned long a, cnt = 1, len;
         char *end;
-        if (parse_count(p, &end, MAX_SEQS, &a))
+        if (parse_count(p, &end, 1ul << 24, &a))
             goto bad;
         if (*end == 'x') {
+            if (a > MAX_SEQS)
+                goto bad;
             cnt = a;
             if (parse_count(end + 1, &end, 1ul << 24, &len))
                 goto bad;

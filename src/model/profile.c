@@ -56,7 +56,8 @@ int v10_profile_check(const v10_profile *p, const char *origin, v10_err *err)
         if (F[i].is_length ? !(v > 0 && v < 1e9) : !(v >= 0 && v <= 1))
             return v10_err_set(err, "%s: profile %s: %s is %g; expected %s", origin, p->row,
                                F[i].field, F[i].is_length ? v : v * 100,
-                               F[i].is_length ? "a length in µs > 0" : "a percentage in [0, 100]");
+                               F[i].is_length ? "a length in µs, over 0 and under 1e9"
+                                              : "a percentage in [0, 100]");
     }
     if (!isnan(p->sa_busy) && !isnan(p->vu_busy) && fabs(p->sa_busy + p->vu_busy - 1) > 0.10)
         return v10_err_set(err, "%s: profile %s: sa_busy + vu_busy is %.1f%%; a core running "

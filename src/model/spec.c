@@ -55,10 +55,27 @@ static int parse_spec(const char *text, spec *sp, v10_err *err)
         return v10_err_set(err, "model '%s': name too long", text);
     memcpy(sp->name, text, len);
     sp->name[len] = 0;
+    static const char *const keys[] = {"batch=", "prefill=", "decode=", "unknown=", "profile=",
+                                       "row="};
+    unsigned seen = 0; /* bit k: keys[k] given (each may appear once) */
     while (colon) {
         const char *kv = colon + 1;
         colon = strchr(kv, ':');
         size_t kl = colon ? (size_t)(colon - kv) : strlen(kv);
+        for (unsigned k = 0; k < sizeof keys / sizeof *keys; k++) {
+            size_t l = strlen(keys[k]);
+            if (kl < l || strncmp(kv, keys[k], l))
+                continue;
+            /* prefill= and decode= are one choice, the phase */
+            unsigned bit = k == 2 ? 1u << 1 : 1u << k;
+            if ((seen & bit) && (k == 1 || k == 2))
+                return v10_err_set(err, "model '%s': prefill= and decode= are two phases: "
+                                        "give one", text);
+            if (seen & bit)
+                return v10_err_set(err, "model '%s': %s given twice (give each option once)",
+                                   text, keys[k]);
+            seen |= bit;
+        }
         if (kl > 6 && !strncmp(kv, "batch=", 6)) {
             char num[32];
             if (opt_value(kv, kl, 6, num, sizeof num))

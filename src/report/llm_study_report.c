@@ -494,6 +494,14 @@ static int write_summary(const void *ctx, FILE *f)
                "first request's arrival to its last one's finish.\n\n",
             s->runs, (unsigned long long)s->opts.requests, s->opts.quick ? " (--quick)" : "",
             100 * s->opts.target_busy);
+    if (s->opts.quick) /* as repro says of its --quick figures */
+        fprintf(f, "**--quick: a smoke test, not a result.**  With %llu requests a run, a p95 "
+                   "is one of the slowest requests and the figures are much noisier than the "
+                   "full run's: they do not support comparing policies' TTFT or TPOT tails "
+                   "(which of V10-Fair and V10-Full serves a trace better, by how much, or "
+                   "whether either beats PMT); a quick run can reverse the full run's "
+                   "conclusion.  Run without --quick (200 requests) for those.\n\n",
+                (unsigned long long)s->opts.requests);
     for (size_t k = 0; k < s->n_npus; k++)
         for (size_t i = 0; i < s->n_rows; i++) {
             const v10_llm_study_row *r = &s->rows[i];

@@ -8,6 +8,7 @@
 
 #include "util/json.h"
 #include "util/num.h"
+#include "v10/llm_server.h"
 #include "v10/report.h"
 
 static cJSON *num_or_null(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
@@ -87,7 +88,9 @@ static cJSON *config_json(const v10_run_config *cfg)
             cJSON_AddStringToObject(t, s->llm == 1 ? "trace" : "lengths", s->llm_file);
             add_num(t, "rate_scale", s->rate_scale);
             add_num(t, "start_s", s->start_s);
-            add_num(t, "max_batch", s->max_batch);
+            v10_llm_server_opts def; /* 0: the server's default, shown as such */
+            v10_llm_server_opts_default(&def);
+            add_num(t, "max_batch", s->max_batch ? s->max_batch : def.max_batch);
             if (s->llm_requests) /* only when given: other runs' outputs unchanged */
                 add_num(t, "requests", (double)s->llm_requests);
             add_num(t, "slo_ttft_ms", s->slo_ttft_ms);
@@ -178,6 +181,7 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
     }
     cJSON *p = cJSON_AddObjectToObject(o, "perf");
     add_num(p, "events", (double)r->events);
+    add_num(p, "events_estimated", r->events_estimated); /* the run-length check's */
     add_num(p, "wall_seconds", r->wall_seconds);
     if (v10_json_failed_since(mark)) { /* never a document with holes */
         cJSON_Delete(o);

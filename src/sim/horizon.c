@@ -95,14 +95,5 @@ int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models,
                                 "over the limit of 2^60 cycles; use fewer requests, shorter "
                                 "models or higher rates (docs/limits.md)",
                            est, est / hz);
-    double T, events = v10_run_estimate_events(cfg, models, llm, &T);
-    double budget = cfg->max_events ? (double)cfg->max_events : V10_EVENT_BUDGET;
-    if (!(events <= budget))
-        return v10_err_set(err, "run too long: about %.3g events estimated (%.3g s simulated, "
-                                "about %.0f min at 2.3 million events/s), over the budget of "
-                                "%.3g events; use fewer requests, higher rates of open-loop "
-                                "tenants, closer priorities or longer slices, or raise the "
-                                "budget with --max-events (docs/limits.md)",
-                           events, T / hz, events / 2.3e6 / 60, budget);
     return 0;
 }

@@ -29,8 +29,11 @@ double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *model
                                const v10_llm_tenant *llm);
 
 /*
- * Estimates the events the run will process (its work for the engine, as
- * opposed to simulated time), without the 4x slack of the cycle bound:
+ * Estimates, before the run, the events it will process (its work for the
+ * engine, as opposed to simulated time), without the 4x slack of the cycle
+ * bound; an upper bound for time-sharing policies, far over on operator
+ * turns (the event budget extrapolates from the run itself instead,
+ * sim/run.c, and uses this only for T):
  *   T = the expected length in cycles: the longest Poisson arrival span,
  *       or the longest a tenant needs at its priority share,
  *       max_i requests x alone latency_i x (sum of priorities / priority_i);
@@ -46,13 +49,21 @@ double v10_run_estimate_events(const v10_run_config *cfg, const v10_model *model
                                const v10_llm_tenant *llm,
                                double *cycles);
 
-/* The default event budget (docs/limits.md): 10^9 events, about 7 minutes
- * at the engine's 2.3 million events/s (2 cores, bench/); a run estimated
- * over cfg->max_events (this when 0) is refused before it starts. */
+/* The default event budget (docs/limits.md): 10^9 events, about a minute
+ * at the engine's rate; a run estimated over cfg->max_events (this when 0)
+ * is stopped at its first check (sim/run.c), V10_EVENT_CHECK events in (or
+ * a quarter of the budget, if smaller). */
 #define V10_EVENT_BUDGET 1e9
+#define V10_EVENT_CHECK 1e6
 
-/* -1 with err set if the estimate exceeds V10_HORIZON_MAX_CYCLES, or the
- * estimated events exceed the budget (with the estimate and what to change). */
+/* The engine's speed quoted in the refusal: events per second of
+ * bench/bench_engine.c on the 2-core build machine, the lowest of its
+ * configurations (docs/benchmarks.md, "Engine"). */
+#define V10_EVENTS_PER_S 15e6
+
+/* -1 with err set if the estimate exceeds V10_HORIZON_MAX_CYCLES (with the
+ * estimate and what to change).  The event budget is checked on the run
+ * itself (sim/run.c). */
 int v10_run_check_horizon(const v10_run_config *cfg, const v10_model *models,
                           const v10_llm_tenant *llm, v10_err *err);
 

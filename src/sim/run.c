@@ -28,6 +28,78 @@ static uint64_t stall_cycle(const v10_run_config *cfg, const v10_model *models,
     return stall < 0x1p62 ? (uint64_t)stall + 1000000 : 1ull << 62;
 }
 
+/*
+ * The event budget, checked on the run itself (docs/limits.md "Work"): at
+ * check_at events the run's progress is the least progress of its tenants
+ * (a closed loop: requests done toward its count, with the work done of
+ * the one in flight; an open loop or an LLM server: simulated time over
+ * its arrival span; with no progress at all, simulated time over the
+ * expected length).  The events still to come are extrapolated at the
+ * rate of the last interval between checks (the first: since the start),
+ * so a tenant starved since the last check makes the estimate infinite;
+ * a run estimated past the budget stops there.  Otherwise the next check
+ * comes at twice the events, up to the budget.
+ */
+typedef struct event_check {
+    const v10_run_config *cfg;
+    const v10_llm_tenant *llm;
+    double budget;           /* events */
+    double T;                /* expected length, cycles (horizon.h) */
+    double estimate;         /* the latest extrapolation; 0 before the first */
+    double first;            /* the first (the run's events_estimated) */
+    double last_events, last_f; /* at the previous check */
+} event_check;
+
+/* The fraction of its count tenant i has done, in [0, 1]. */
+static double tenant_progress(const v10_engine *e, int i, const event_check *c, double hz)
+{
+    const tenant *t = &e->tenants[i];
+    const v10_tenant_spec *sp = &c->cfg->tenants[i];
+    double need = fmax(1, (double)t->n_requests);
+    if (c->llm && c->llm[i].n)
+        return c->llm[i].span_cycles > 0 ? fmin(1, (double)e->now / c->llm[i].span_cycles) : 1;
+    if (sp->rate_rps > 0) /* its arrivals pace it */
+        return fmin(1, (double)e->now / (need / sp->rate_rps * hz));
+    double done = (double)eng_done_count(t);
+    if (t->req_work) {
+        double w = t->req_done_work;
+        if (t->fu >= 0) /* the operator running now, so far */
+            w += fmax(0, t->remaining - eng_rem_now(e, &e->fus[t->fu]));
+        done += fmin(1, w / (double)t->req_work);
+    }
+    return fmin(1, done / need);
+}
+
+static int check_events(v10_engine *e, void *ctx, v10_err *err)
+{
+    event_check *c = ctx;
+    double hz = c->cfg->npu.clock_mhz * 1e6, f = 1, events = (double)e->events;
+    for (int i = 0; i < e->n_tenants; i++)
+        f = fmin(f, tenant_progress(e, i, c, hz));
+    if (!(f > 0))
+        f = fmin(1, (double)e->now / fmax(1, c->T));
+    c->estimate = f >= 1 ? events
+                  : f > c->last_f
+                      ? events + (1 - f) * (events - c->last_events) / (f - c->last_f)
+                      : INFINITY;
+    c->last_events = events;
+    c->last_f = f;
+    if (!(c->first > 0))
+        c->first = c->estimate;
+    if (c->estimate > c->budget)
+        return v10_err_set(err, "run too long: about %.3g events estimated from its progress "
+                                "after %.3g events (%.3g s simulated so far), about %.2g min at "
+                                "the engine's %.0f million events/s (docs/benchmarks.md), over "
+                                "the budget of %.3g events; use fewer requests, higher rates "
+                                "of open-loop tenants, closer priorities or longer slices, or "
+                                "raise the budget with --max-events (docs/limits.md)",
+                           c->estimate, events, (double)e->now / hz,
+                           c->estimate / V10_EVENTS_PER_S / 60, V10_EVENTS_PER_S / 1e6,
+                           c->budget);
+    e->check_at = 2 * e->check_at < c->budget ? 2 * e->check_at : (uint64_t)c->budget;
+    return 0;
+}
+
 int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -89,13 +161,27 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
         bar.quiet_s = after ? atof(after) : 3;
         e.bar = &bar;
     }
+    event_check chk = {cfg, llm, cfg->max_events ? (double)cfg->max_events : V10_EVENT_BUDGET,
+                       0, 0, 0, 0, 0};
+    v10_run_estimate_events(cfg, models, llm, &chk.T);
+    e.check = check_events;
+    e.check_ctx = &chk;
+    /* the first check early (a quarter of the budget at most), so that a
+     * run refused costs little */
+    e.check_at = (uint64_t)fmin(V10_EVENT_CHECK, fmax(1, chk.budget / 4));
     int run_rc = v10_engine_run(&e, cfg, policy, models, stall_cycle(cfg, models, llm),
                                 err);
-    if (cfg->progress)
+    if (cfg->progress) {
+        if (!run_rc) /* every tenant reached its count */
+            bar.done = bar.total;
         v10_progress_end(&bar);
+    }
     if (run_rc)
         goto done;
     rc = v10_metrics_compute(&e, models, out, err);
+    /* a run shorter than the first check is its own estimate */
+    if (!rc)
+        out->events_estimated = chk.first > 0 ? chk.first : (double)out->events;
 done:
     v10_engine_free(&e);
     for (size_t i = 0; llm && i < nt; i++)

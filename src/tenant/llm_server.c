@@ -166,13 +166,16 @@ void v10_llm_server_done(v10_llm_server *s, uint64_t now)
     s->n_run = w;
 }
 
-/* Nearest-rank percentiles and the mean of v[0..n), sorted in place. */
+/* Nearest-rank percentiles and the mean of v[0..n), sorted in place; NAN
+ * for each without a sample (printed as null, "-" or an empty cell). */
 static void dist(double *v, size_t n, v10_llm_dist *d)
 {
     memset(d, 0, sizeof *d);
     d->n = n;
-    if (!n)
+    if (!n) {
+        d->avg = d->p50 = d->p95 = d->p99 = NAN;
         return;
+    }
     v10_sort_doubles(v, n);
     double sum = 0;
     for (size_t i = 0; i < n; i++)

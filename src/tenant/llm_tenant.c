@@ -52,20 +52,27 @@ static int requests_of(v10_llm_tenant *L, const v10_tenant_spec *sp, size_t inde
         goto done;
     }
     L->n = (size_t)requests;
+    /* Every request the run may use must fit the context and the KV cache:
+     * a trace's first n, and every row of a lengths= file (whichever rows
+     * a seed draws, the file is valid or not). */
+    size_t check = trace ? L->n : t.n;
+    for (size_t k = 0; k < check; k++) {
+        const v10_llm_request *q = &t.reqs[k];
+        uint64_t len = (uint64_t)q->prompt_tokens + q->output_tokens;
+        if (len > L->cfg.max_context || len > L->kv_capacity_tokens) {
+            int ctx = len > L->cfg.max_context;
+            v10_err_set(err, "%s: request %zu (row %zu after the header): %u prompt + %u "
+                             "output tokens exceed %s's %s of %llu", sp->llm_file, k, k + 1,
+                        q->prompt_tokens, q->output_tokens, L->cfg.name,
+                        ctx ? "max_context" : "KV cache (its HBM segment)",
+                        (unsigned long long)(ctx ? L->cfg.max_context : L->kv_capacity_tokens));
+            goto done;
+        }
+    }
     if (trace)
         memcpy(L->reqs, t.reqs, L->n * sizeof *L->reqs);
     else
         poisson(L->reqs, L->n, &t, sp->rate_rps, seed, index);
-    for (size_t k = 0; k < L->n; k++) {
-        uint64_t len = (uint64_t)L->reqs[k].prompt_tokens + L->reqs[k].output_tokens;
-        if (len > L->cfg.max_context) {
-            v10_err_set(err, "%s: %s %zu: %u prompt + %u output tokens exceed %s's "
-                             "max_context of %u", sp->llm_file,
-                        trace ? "request" : "drawn request", k, L->reqs[k].prompt_tokens,
-                        L->reqs[k].output_tokens, L->cfg.name, L->cfg.max_context);
-            goto done;
-        }
-    }
     rc = 0;
 done:
     v10_llm_trace_fini(&t);
@@ -112,13 +119,28 @@ static int estimate(v10_llm_tenant *L, double clock_mhz, uint32_t max_batch, v10
     return 0;
 }
 
+/* The most sequences one prefill of this trace can hold (llm_server.c's
+ * rule: prompts join while their tokens fit the prefill budget, the first
+ * always): the stream's buffers are sized to it, not to the worst case of
+ * max_batch prompts (issue 24: 16 servers reserved 10 GB). */
+static uint32_t prefill_seqs(const v10_llm_tenant *L, const v10_llm_server_opts *o)
+{
+    uint32_t shortest = UINT32_MAX;
+    for (size_t k = 0; k < L->n; k++)
+        if (L->reqs[k].prompt_tokens < shortest)
+            shortest = L->reqs[k].prompt_tokens;
+    uint64_t seqs = 1 + o->max_prefill_tokens / (shortest ? shortest : 1);
+    if (seqs > o->max_batch)
+        seqs = o->max_batch;
+    return (uint32_t)(seqs < L->n ? seqs : L->n);
+}
+
 int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_npu *npu,
                         size_t n_tenants, size_t index, uint64_t requests, uint64_t seed,
                         v10_err *err)
 {
     memset(L, 0, sizeof *L);
-    if (v10_llm_resolve(sp->model + 4, &L->cfg, err) ||
-        requests_of(L, sp, index, requests, seed, err))
+    if (v10_llm_resolve(sp->model + 4, &L->cfg, err))
         return -1;
     /* Each tenant holds an even segment of HBM, as the paper segments
      * memory between tenants (V10, ISCA 2023, Section 4). */
@@ -135,7 +157,8 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_
     L->kv_capacity_tokens = (L->segment_bytes - weights) / kvpt;
     v10_npu seg = *npu;
     seg.hbm_capacity_bytes = L->segment_bytes;
-    if (v10_llm_check_fit(&L->cfg, &seg, L->kv_capacity_tokens, err))
+    if (v10_llm_check_fit(&L->cfg, &seg, L->kv_capacity_tokens, err) ||
+        requests_of(L, sp, index, requests, seed, err))
         return -1;
     L->slo_ttft_us = sp->slo_ttft_ms * 1e3;
     L->slo_tpot_us = sp->slo_tpot_ms * 1e3;
@@ -146,8 +169,8 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_
     o.kv_capacity_tokens = L->kv_capacity_tokens;
     o.clock_mhz = npu->clock_mhz;
     if (v10_llm_server_init(&L->server, L->reqs, L->n, &o, err) ||
-        v10_llm_stream_init(&L->stream, &L->cfg, npu, npu->vmem_bytes / n_tenants, o.max_batch,
-                            err) ||
+        v10_llm_stream_init(&L->stream, &L->cfg, npu, npu->vmem_bytes / n_tenants,
+                            prefill_seqs(L, &o), err) ||
         estimate(L, npu->clock_mhz, o.max_batch, err)) {
         v10_err_prefix(err, "%s", sp->model);
         return -1;

@@ -11,6 +11,7 @@
 #include "v10/llm_trace.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,13 +134,44 @@ static int push(v10_llm_trace *t, const v10_llm_request *r, const char *path, v1
     return 0;
 }
 
+/* The traces the binary carries (CMakeLists.txt embeds them from
+ * tests/data/llm/, whose README gives their source), read as "@NAME". */
+extern const char v10_llm_azure_conv_200_csv[];
+extern const char v10_llm_azure_code_200_csv[];
+static const struct {
+    const char *name, *text;
+} builtin[] = {{"@azure_conv_200", v10_llm_azure_conv_200_csv},
+               {"@azure_code_200", v10_llm_azure_code_200_csv}};
+
+/* Opens a trace: a built-in one's text for "@NAME", else the file. */
+static FILE *trace_open(const char *path, v10_err *err)
+{
+    if (path[0] != '@') {
+        FILE *f = fopen(path, "r");
+        if (!f)
+            v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return f;
+    }
+    for (size_t i = 0; i < sizeof builtin / sizeof *builtin; i++)
+        if (!strcmp(path, builtin[i].name)) {
+            const char *t = builtin[i].text;
+            FILE *f = fmemopen((void *)(uintptr_t)t, strlen(t), "r");
+            if (!f)
+                v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+            return f;
+        }
+    v10_err_set(err, "%s: no such built-in trace (expected @azure_conv_200 or "
+                     "@azure_code_200, or a file name without '@')", path);
+    return NULL;
+}
+
 int v10_llm_trace_read(const char *path, double time_scale, double start_s,
                        v10_llm_trace *out, v10_err *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "r");
+    FILE *f = trace_open(path, err);
     if (!f)
-        return v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
     int rc = v10_llm_trace_parse(f, path, time_scale, start_s, out, err);
     fclose(f);
     return rc;

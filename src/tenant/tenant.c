@@ -105,6 +105,8 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
     int llm = !strncmp(out->model, "llm/", 4);
     const char *outstanding = NULL; /* the value given, if any */
     const char *serving = NULL;     /* the first LLM serving key given */
+    const char *seen[V10_SPEC_MAX / 2]; /* the keys so far: each may appear once */
+    size_t n_seen = 0;
     for (char *kv = colon ? colon + 1 : NULL; kv;) {
         char *next = strchr(kv, ':');
         if (next)
@@ -115,6 +117,15 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
         *eq = 0;
         const char *v = eq + 1;
         double d = 0;
+        for (size_t k = 0; k < n_seen; k++)
+            if (!strcmp(seen[k], kv))
+                return v10_err_set(err, "tenant '%s': %s= given twice (give each option "
+                                        "once)", s, kv);
+        seen[n_seen++] = kv;
+        if ((!strcmp(kv, "prefill") || !strcmp(kv, "decode")) &&
+            strstr(out->model, kv[0] == 'p' ? ":decode=" : ":prefill="))
+            return v10_err_set(err, "tenant '%s': prefill= and decode= are two phases: give "
+                                    "one", s);
         if (!strcmp(kv, "batch")) {
             if (num(s, kv, v, 1, 65536, 1, &d, err))
                 return -1;

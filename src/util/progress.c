@@ -1,4 +1,5 @@
-/* progress.c — a progress bar with ETA on stderr (see v10/pool.h). */
+/* progress.c — a progress bar with ETA on stderr, or on a stderr that is not
+ * a terminal a line every 10 s (see v10/pool.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,28 +15,52 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Seconds between progress lines when stderr is not a terminal
+ * (V10_PROGRESS_EVERY=S changes it; tests set 0). */
+#define LINE_EVERY_S 10.0
+
 void v10_progress_start(v10_progress *p, const char *label, size_t total)
 {
     memset(p, 0, sizeof *p);
     p->label = label;
     p->total = total;
     p->t0 = now_s();
+    /* V10_PROGRESS=1: the bar; =0: nothing; unset: the bar on a terminal,
+     * else a line every LINE_EVERY_S (a log, CI, nohup). */
     const char *env = getenv("V10_PROGRESS");
-    p->enabled = label && (env ? !strcmp(env, "1") : isatty(STDERR_FILENO));
+    p->enabled = !label ? 0 : env ? (!strcmp(env, "1") ? 1 : 0) : isatty(STDERR_FILENO) ? 1 : 2;
+    const char *every = getenv("V10_PROGRESS_EVERY");
+    p->every_s = every ? atof(every) : LINE_EVERY_S;
+}
+
+/* "M:SS" of s seconds into buf. */
+static void mmss(double s, char *buf, size_t n)
+{
+    snprintf(buf, n, "%d:%02d", (int)s / 60, (int)s % 60);
 }
 
 static void draw(v10_progress *p)
 {
     double el = now_s() - p->t0;
     double frac = p->total ? (double)p->done / (double)p->total : 1.0;
-    int width = 30, fill = (int)(frac * width);
-    char bar[64];
-    for (int i = 0; i < width; i++)
-        bar[i] = i < fill ? '#' : ' ';
-    bar[width] = 0;
-    double eta = p->done ? el / (double)p->done * (double)(p->total - p->done) : 0;
-    fprintf(stderr, "\r[%s] %zu/%zu %3.0f%%  ETA %d:%02d  %s", bar, p->done, p->total,
-            100 * frac, (int)eta / 60, (int)eta % 60, p->label);
+    char eta[16] = "--:--", spent[16];
+    mmss(el, spent, sizeof spent);
+    /* An ETA from the first few items is a guess (on N threads the first
+     * finish while N - 1 others are half done): none before 5% are. */
+    if (p->done && (p->done == p->total || frac >= 0.05))
+        mmss(el / (double)p->done * (double)(p->total - p->done), eta, sizeof eta);
+    if (p->enabled == 2) {
+        fprintf(stderr, "v10sim: %s: %zu/%zu (%.0f%%), %s elapsed, ETA %s\n", p->label, p->done,
+                p->total, 100 * frac, spent, eta);
+    } else {
+        int width = 30, fill = (int)(frac * width);
+        char bar[64];
+        for (int i = 0; i < width; i++)
+            bar[i] = i < fill ? '#' : ' ';
+        bar[width] = 0;
+        fprintf(stderr, "\r[%s] %zu/%zu %3.0f%%  ETA %s  %s", bar, p->done, p->total, 100 * frac,
+                eta, p->label);
+    }
     fflush(stderr);
     p->drawn = 1;
 }
@@ -45,17 +70,23 @@ void v10_progress_step(v10_progress *p, size_t done)
     p->done = done;
     if (!p->enabled)
         return;
-    double t = now_s();
-    if ((t - p->last_draw < 0.1 && done < p->total) || t - p->t0 < p->quiet_s)
+    double t = now_s(), every = p->enabled == 2 ? p->every_s : 0.1;
+    if (p->enabled == 2 && !p->last_draw)
+        p->last_draw = p->t0; /* lines: the first after every_s */
+    if ((t - p->last_draw < every && done < p->total) || t - p->t0 < p->quiet_s)
         return;
+    if (p->enabled == 2 && done >= p->total)
+        return; /* the end line says it */
     p->last_draw = t;
     draw(p);
 }
 
 void v10_progress_end(v10_progress *p)
 {
-    if (!p->enabled || (p->quiet_s > 0 && !p->drawn))
+    /* a bar drawn is finished; lines end with one only if any was printed */
+    if (!p->enabled || ((p->quiet_s > 0 || p->enabled == 2) && !p->drawn))
         return;
     draw(p);
-    fputc('\n', stderr);
+    if (p->enabled == 1)
+        fputc('\n', stderr);
 }

@@ -99,6 +99,22 @@ expect 1 "svc.csv:3: model: unknown model 'resnt50'" fleet --services "$tmp/svc.
 # outstanding= beside rate=, and the key hint of a built-in model
 expect 1 "outstanding=2: only a closed-loop tenant" run --tenant mnist:rate=10:outstanding=2
 expect 1 "(expected batch, priority, rate, outstanding, slo_us, profile or row)" run --tenant mnist:bach=2
+# a key given twice, two phases, one field under two names: errors, never the last silently
+expect 1 "tenant 'mnist:batch=2:batch=4': batch= given twice" run --tenant mnist:batch=2:batch=4
+expect 1 "priority= given twice" run --tenant mnist:priority=1:priority=2
+expect 1 "max_batch= given twice" run \
+    --tenant llm/gpt2-xl:trace=tests/data/llm/azure_conv_200.csv:max_batch=4:max_batch=8
+expect 1 "prefill= and decode= are two phases" run --tenant llm/gpt2-xl:prefill=10:decode=2x10
+expect 1 "prefill= and decode= are two phases" profile llm/gpt2-xl:decode=2x10:prefill=10
+expect 1 "batch= given twice" profile mnist:batch=2:batch=4
+expect 2 "prema.slice_us was set already by --param pmt.slice_us=500" run --tenant mnist \
+    --param pmt.slice_us=500 --param prema.slice_us=2000
+expect 2 "pmt.slice_us was set already by --pmt-slice-us 300" run --tenant mnist \
+    --pmt-slice-us 300 --param pmt.slice_us=500
+# decode=C alone (one sequence) may exceed 65536, the most sequences: only the context bounds it
+"$bin" profile llm/llama3.2-1b:decode=100000 >/dev/null ||
+    { echo "FAIL: decode=100000 (one sequence at context 100000) refused" >&2; fails=$((fails + 1)); }
+expect 1 "decode: expected NxC" profile llm/llama3.2-1b:decode=70000x10
 
 if [ "$fails" -ne 0 ]; then
     echo "cli badinput: $fails failure(s)" >&2

@@ -108,4 +108,22 @@ set -e
 [ $rc -eq 2 ] && grep -q "missing --profile" "$tmp/err" || fail "missing --profile: rc $rc"
 "$bin" calibrate --help | grep -q "usage: v10sim calibrate" || fail "--help"
 [ ! -e "$tmp/none.csv" ] || fail "output written on error"
+# vu_busy 0 on a model with vector operators would drop them all: an error, as sa_busy 0 is
+printf 'model,sa_busy_pct,vu_busy_pct\nresnet50,100,0\n' >"$tmp/novu.csv"
+if "$bin" calibrate resnet50 --profile "$tmp/novu.csv" >/dev/null 2>"$tmp/err"; then
+    fail "vu_busy 0 accepted"
+fi
+grep -q "vu_busy is 0 but the model has 19 VU operators" "$tmp/err" || fail "vu_busy 0: $(cat "$tmp/err")"
+# a length out of range says the range
+printf 'model,sa_op_us_mean\nresnet50,1e9\n' >"$tmp/long.csv"
+if "$bin" calibrate resnet50 --profile "$tmp/long.csv" >/dev/null 2>"$tmp/err"; then
+    fail "sa_op_us 1e9 accepted"
+fi
+grep -q "sa_op_us is 1e+09; expected a length in µs, over 0 and under 1e9" "$tmp/err" ||
+    fail "sa_op_us 1e9: $(cat "$tmp/err")"
+# stdout failing: exit non-zero and no --out left behind
+if "$bin" calibrate resnet50 --profile $U --out "$tmp/full.csv" >/dev/full 2>/dev/null; then
+    fail "stdout to /dev/full: exit 0"
+fi
+[ ! -e "$tmp/full.csv" ] || fail "stdout failed, but --out was written"
 echo "calibrate: ok"

@@ -33,6 +33,7 @@ for k in ("avg", "p50", "p95", "p99"):
 assert t["tpot_us"]["p50"] <= t["tpot_us"]["p99"]
 assert 0 <= t["slo_ttft"] <= 1 and 0 <= t["slo_tpot"] <= 1
 assert t["np"] is None and t["kv_peak_tokens"] <= t["kv_capacity_tokens"]
+assert d["config"]["tenants"][0]["max_batch"] == 32, d["config"]["tenants"][0]  # the default, not 0
 # No warm-up: the requests' own span lies inside the window.
 assert t["tokens_per_s_active"] >= t["tokens_per_s"] * (1 - 1e-12), t
 assert "ttft_us" not in z and z["completed"] >= 25
@@ -67,6 +68,56 @@ assert any(e["name"].startswith("decode ") and e["name"].endswith(" seqs") for e
 assert all(e["pid"] == 2 and e["tid"] == 0 for e in it)
 PY
 
+# ---- empty means null: no TPOT sample, or no request in the window ---------
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n' >"$tmp/one.csv"
+for i in 0 1 2 3 4 5; do printf '2023-11-16 18:15:4%d.0000000,100,1\n' $i; done >>"$tmp/one.csv"
+"$bin" run --tenant "llm/llama3.2-1b:trace=$tmp/one.csv" --tenant resnet50 --requests 5 \
+    --warmup 0 --format json >"$tmp/one.json"
+# two requests served while resnet50:batch=256 finishes its warm-up: none in the window
+"$bin" run --tenant "llm/llama3.2-1b:trace=$tmp/one.csv:requests=2:rate_scale=100" \
+    --tenant resnet50:batch=256 --requests 3 --warmup 1 --format json >"$tmp/empty.json"
+"$bin" run --tenant "llm/llama3.2-1b:trace=$tmp/one.csv:requests=2:rate_scale=100" \
+    --tenant resnet50:batch=256 --requests 3 --warmup 1 >"$tmp/empty.txt"
+python3 - "$tmp/one.json" "$tmp/empty.json" <<'PY'
+import json, sys
+one = json.load(open(sys.argv[1]))["tenants"][0]
+assert one["llm_requests"] == 5 and all(v is None for v in one["tpot_us"].values()), one["tpot_us"]
+assert one["ttft_us"]["p50"] > 0 and one["tokens_per_s"] > 0, one
+e = json.load(open(sys.argv[2]))["tenants"][0]
+assert e["llm_requests"] == 0 and e["completed"] == 2, e
+for k in ("ttft_us", "tpot_us", "e2e_us", "queue_us", "latency_us"):
+    assert all(v is None for v in e[k].values()), (k, e[k])
+for k in ("throughput_rps", "tokens_per_s", "tokens_per_s_active"):
+    assert e[k] is None, (k, e[k])
+PY
+grep -qE "^t0:llama3.2-1b +0( +-){13}$" "$tmp/empty.txt" || fail "empty server's row: $(grep ^t0 "$tmp/empty.txt")"
+
+# ---- a lengths= file is checked whole, not only the rows a seed draws ------
+cp "$tmp/one.csv" "$tmp/len.csv"
+echo '2023-11-16 18:15:50.0000000,200000,10' >>"$tmp/len.csv"
+if "$bin" run --tenant "llm/llama3.2-1b:rate=5:lengths=$tmp/len.csv" --requests 2 --warmup 0 \
+    >/dev/null 2>"$tmp/e"; then fail "a lengths= row over max_context accepted"; fi
+grep -q "len.csv: request 6 (row 7 after the header): 200000 prompt + 10 output tokens exceed llama3.2-1b's max_context of 131072" "$tmp/e" ||
+    fail "lengths=: $(cat "$tmp/e")"
+
+# ---- the built-in traces (llm-study's defaults): the file's bytes ----------
+"$bin" run --tenant "llm/llama3.2-1b:trace=@azure_conv_200:rate_scale=0.2" --tenant resnet50 \
+    --requests 10 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("perf"); d["config"]["tenants"][0].pop("trace"); print(json.dumps(d))' >"$tmp/builtin.json"
+"$bin" run --tenant "llm/llama3.2-1b:trace=$trace:rate_scale=0.2" --tenant resnet50 \
+    --requests 10 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("perf"); d["config"]["tenants"][0].pop("trace"); print(json.dumps(d))' >"$tmp/file.json"
+cmp -s "$tmp/builtin.json" "$tmp/file.json" || fail "trace=@azure_conv_200 differs from the file"
+
+# ---- memory: a server's buffers are sized to its trace, not the worst case --
+# 16 servers at max_batch=4096 (each once reserved ~150 MB for 4096 prompts
+# per prefill) run in 1 GiB of address space.  ASan reserves terabytes.
+if [ "${V10_SANITIZED:-OFF}" != ON ]; then
+    printf '{"base": "v10-isca23", "hbm_capacity_bytes": 68719476736}\n' >"$tmp/big.json"
+    many=()
+    for i in $(seq 16); do many+=(--tenant "llm/llama3.2-1b:trace=$trace:requests=3:max_batch=4096"); done
+    (ulimit -v 1048576; "$bin" run "${many[@]}" --npu "$tmp/big.json" --requests 3 --warmup 0 \
+        --policy fcfs >/dev/null) || fail "16 servers do not run in 1 GiB of address space"
+fi
+
 # ---- a simple closed-loop run stays untouched: no LLM columns --------------
 "$bin" run --tenant resnet50 --requests 3 --format csv | head -1 | grep -q ttft && fail "LLM columns without a server"
 
@@ -84,6 +135,7 @@ expect_error slo_ttft_ms run --tenant "llm/gpt2-xl:trace=$trace:slo_ttft_ms=abc"
 expect_error "lengths" run --tenant "llm/gpt2-xl:lengths=$trace"
 expect_error "must exceed --warmup" run --tenant "llm/gpt2-xl:trace=$trace:requests=2" --requests 30
 expect_error "no-such.csv" run --tenant "llm/gpt2-xl:trace=no-such.csv"
+expect_error "@azure_chat: no such built-in trace" run --tenant "llm/gpt2-xl:trace=@azure_chat"
 expect_error "16060522496" run --tenant "llm/llama3-8b:trace=$trace" --tenant resnet50 \
     --tenant bert
 echo "llm_serve ok"

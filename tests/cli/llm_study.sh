@@ -23,11 +23,17 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$bin" llm-study --help | grep -q -- "--trace-dir" || fail "--help without --trace-dir"
 
 "$bin" llm-study --quick -j 1 --out "$tmp/a" >"$tmp/a.txt" 2>/dev/null
-"$bin" llm-study --quick -j 2 --out "$tmp/b" >/dev/null 2>&1
+# from another folder: the default traces are the binary's own (trace=@azure_conv_200)
+(cd "$tmp" && "$bin" llm-study --quick -j 2 --out b >/dev/null 2>&1) ||
+    fail "llm-study --quick fails outside the repository's root"
 diff -r "$tmp/a" "$tmp/b" >/dev/null || fail "-j 1 and -j 2 differ"
 # 8 + 2 x 12 x 3 runs, and one solo run of the conversation service's
 # requests in its LLM pair (the overlap rule)
 grep -q "83 simulations" "$tmp/a.txt" || fail "expected 83 simulations: $(cat "$tmp/a.txt")"
+# --quick says, as repro does, that its figures are noisier and what they do not support
+grep -q "do not support comparing policies' tails" "$tmp/a.txt" || fail "no --quick caveat on stdout"
+grep -q "^\*\*--quick: a smoke test, not a result.\*\*  With 10 requests a run" "$tmp/a/summary.md" ||
+    fail "no --quick caveat in summary.md"
 
 python3 - "$tmp/a" <<'PY'
 import csv, math, os, re, sys
@@ -166,5 +172,7 @@ err "--bogus" --bogus
 err "--busy" --busy 2 --out "$tmp/e"
 err "--requests" --requests 0 --out "$tmp/e"
 err "/nonexistent/AzureLLMInferenceTrace_conv.csv" --quick --trace-dir /nonexistent --out "$tmp/e"
+err "--trace-dir /nonexistent must hold the full Azure traces" --quick --trace-dir /nonexistent \
+    --out "$tmp/e"
 [ -z "$(ls "$tmp/e" 2>/dev/null)" ] || fail "a failed run left files"
 echo "llm_study.sh: ok"

@@ -32,7 +32,7 @@ PY
 # A parameter no chosen policy reads is a warning on stderr (the run goes
 # on, its report unchanged); one that some chosen policy reads is silent.
 "$bin" run --tenant mnist --tenant ncf --policy v10-full,fcfs --requests 4 --format json \
-  --param pmt.slice_us=250 --slice-cycles 4096 --pmt-slice-us 300 > "$tmp/unread.json" 2> "$tmp/unread.err"
+  --param pmt.slice_us=250 --slice-cycles 4096 > "$tmp/unread.json" 2> "$tmp/unread.err"
 grep -q "^v10sim run: warning: pmt.slice_us is read by none of the chosen policies (v10-full, fcfs); it has no effect$" "$tmp/unread.err"
 test "$(wc -l < "$tmp/unread.err")" -eq 1
 "$bin" run --tenant mnist --tenant ncf --policy prema --requests 4 --format json \
