@@ -55,8 +55,8 @@ static int parse_spec(const char *text, spec *sp, v10_err *err)
         return v10_err_set(err, "model '%s': name too long", text);
     memcpy(sp->name, text, len);
     sp->name[len] = 0;
-    static const char *const keys[] = {"batch=", "prefill=", "decode=", "unknown=", "profile=",
-                                       "row="};
+    static const char *const keys[] = {"batch=",   "prefill=", "decode=", "unknown=",
+                                       "profile=", "row=",     "sa_ops="};
     unsigned seen = 0; /* bit k: keys[k] given (each may appear once) */
     while (colon) {
         const char *kv = colon + 1;

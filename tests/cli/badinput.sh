@@ -107,6 +107,7 @@ expect 1 "max_batch= given twice" run \
 expect 1 "prefill= and decode= are two phases" run --tenant llm/gpt2-xl:prefill=10:decode=2x10
 expect 1 "prefill= and decode= are two phases" profile llm/gpt2-xl:decode=2x10:prefill=10
 expect 1 "batch= given twice" profile mnist:batch=2:batch=4
+expect 1 "sa_ops= given twice" profile isca23/mnist:sa_ops=work:sa_ops=layers
 expect 2 "prema.slice_us was set already by --param pmt.slice_us=500" run --tenant mnist \
     --param pmt.slice_us=500 --param prema.slice_us=2000
 expect 2 "pmt.slice_us was set already by --pmt-slice-us 300" run --tenant mnist \
