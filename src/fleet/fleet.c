@@ -201,7 +201,9 @@ static size_t distinct_models(const v10_service *svc, size_t n, char (*spec)[V10
     size_t nd = 0;
     for (size_t i = 0; i < n; i++) {
         char s[V10_SPEC_MAX + 32];
-        if (svc[i].spec.batch)
+        /* the tenant parser keeps batch= in the model spec already; given
+         * twice, it is an error (issue 24) */
+        if (svc[i].spec.batch && !strstr(svc[i].spec.model, ":batch="))
             snprintf(s, sizeof s, "%s:batch=%u", svc[i].spec.model, svc[i].spec.batch);
         else
             snprintf(s, sizeof s, "%s", svc[i].spec.model);
