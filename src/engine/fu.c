@@ -38,6 +38,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     if (was == st)
         return;
     fu_clock(e, u);
+    eng_attr_touch(e, u);
     if (was == V10P_FU_FREE)
         e->n_free[u->type]--;
     else if (was == V10P_FU_BUSY) {
@@ -127,6 +128,7 @@ static void start_op(v10_engine *e, int f, int ti)
     u->tenant = ti;
     u->stopping = 0;
     u->stop_at = 0;
+    t->a_preempted = 0;
     eng_set_state(e, ti, V10P_RUNNING);
     t->fu = f;
     uint64_t restore = t->saved && !u->covered ? restore_cycles(e, u) : 0;
@@ -234,6 +236,7 @@ static void switch_fu(v10_engine *e, fu *u, int f, int ti, uint64_t cycles)
 static void preempted(v10_engine *e, fu *u, int f, int ti)
 {
     tenant *t = &e->tenants[ti];
+    t->a_preempted = 1;
     eng_set_state(e, ti, V10P_READY);
     t->saved = e->cfg->preempt == V10_PREEMPT_DRAIN;
     t->preemptions++;
