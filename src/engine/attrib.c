@@ -70,6 +70,18 @@ static void equal_weights(v10_engine *e, int i)
         w[__builtin_ctzll(b)] = 1.0 / k;
 }
 
+/* The other tenants drawing HBM bandwidth beside tenant i's operator on FU u. */
+static uint64_t hbm_mask(const v10_engine *e, int i, const fu *u)
+{
+    uint64_t m = 0;
+    for (int k = 0; k < e->n_busy; k++) {
+        const fu *v = &e->fus[e->busy[k]];
+        if (v != u && v->tenant != i && v->hbm_rate > 0)
+            m |= 1ull << v->tenant;
+    }
+    return m;
+}
+
 /* Tenant i executing on FU u below its full rate: the others on the HBM,
  * weighted by the bandwidth they draw. */
 static void hbm_partners(v10_engine *e, int i, const fu *u)
@@ -91,20 +103,6 @@ static void hbm_partners(v10_engine *e, int i, const fu *u)
         w[__builtin_ctzll(b)] /= sum;
 }
 
-/* Adds FU u to the summary of its type. */
-static void sum_add(eng_fu_sum *x, const fu *u)
-{
-    x->owned |= u->owner >= 0;
-    if (u->state == V10P_FU_FREE)
-        x->free = 1;
-    else if (u->state == V10P_FU_SWITCH)
-        x->switching |= u->switch_tenant >= 0 ? 1ull << u->switch_tenant : 0;
-    else if (u->state == V10P_FU_RESTORE)
-        x->switching |= 1ull << u->tenant;
-    else
-        x->held |= 1ull << u->tenant;
-}
-
 /* What the FUs of type ty that tenant `who` may use are doing (partitions:
  * the shared ones and its own). */
 static void sum_fus(const v10_engine *e, int ty, int who, eng_fu_sum *s)
@@ -112,8 +110,16 @@ static void sum_fus(const v10_engine *e, int ty, int who, eng_fu_sum *s)
     memset(s, 0, sizeof *s);
     for (int f = 0; f < e->n_fus; f++) {
         const fu *u = &e->fus[f];
-        if ((int)u->type == ty && (u->owner < 0 || u->owner == who))
-            sum_add(s, u);
+        if ((int)u->type != ty || (u->owner >= 0 && u->owner != who))
+            continue;
+        if (u->state == V10P_FU_FREE)
+            s->free = 1;
+        else if (u->state == V10P_FU_SWITCH)
+            s->switching |= u->switch_tenant >= 0 ? 1ull << u->switch_tenant : 0;
+        else if (u->state == V10P_FU_RESTORE)
+            s->switching |= 1ull << u->tenant;
+        else
+            s->held |= 1ull << u->tenant;
     }
 }
 
@@ -172,8 +178,11 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
              : u->rate < u->full_rate ? V10_ATTR_HBM
                                       : V10_ATTR_EXEC;
     }
-    if (st != V10_ATTR_HBM && st == t->a_state && partners == t->a_partners)
+    if (st == t->a_state && st != V10_ATTR_HBM && partners == t->a_partners)
         return;
+    if (st == V10_ATTR_HBM && t->a_state == st && u->rate / u->full_rate == t->a_frac &&
+        !(t->a_partners & (t->a_partners - 1)) && hbm_mask(e, i, u) == t->a_partners)
+        return; /* the same slowdown; one partner's weight is 1 whatever it draws */
     settle_one(e, i);
     t->a_state = (uint8_t)st;
     t->a_partners = partners;
@@ -186,36 +195,32 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
 }
 
 /*
- * Reclassifies the tenants marked dirty and, when FUs moved, those waiting
- * for an FU type whose summary changed (a waiting tenant's state depends
- * only on it, on the running tenants and on the contexts being switched).
+ * Reclassifies the tenants marked dirty and those waiting for an FU type
+ * whose summary changed since the last call (a waiting tenant's state
+ * depends only on it, on the running tenants and on the contexts being
+ * switched); with partitions, every waiting tenant.  Called after every
+ * event: most change no summary, and cost a few compares.
  */
 void eng_attr_refresh(v10_engine *e)
 {
-    eng_fu_sum *sum = e->attr_sum;
-    uint64_t sw_all = e->attr_sw_all;
-    if (e->attr_fus_moved) {
-        eng_fu_sum now[V10_FU_TYPES];
-        memset(now, 0, sizeof now);
-        for (int f = 0; f < e->n_fus; f++) /* both types at once */
-            sum_add(&now[e->fus[f].type], &e->fus[f]);
-        sw_all = now[V10_FU_SA].switching | now[V10_FU_VU].switching;
-        int others = e->running != e->attr_running || sw_all != e->attr_sw_all;
-        for (int ty = 0; ty < V10_FU_TYPES; ty++) {
-            const eng_fu_sum *a = &now[ty], *b = &sum[ty];
-            if (a->free != b->free || a->held != b->held || a->switching != b->switching ||
-                a->owned || others)
-                e->attr_dirty |= e->ready[ty];
-            sum[ty] = *a;
-        }
-        e->attr_running = e->running;
-        e->attr_sw_all = sw_all;
-        e->attr_fus_moved = 0;
+    eng_fu_sum *seen = e->attr_seen;
+    uint64_t sw_all = e->attr_switching[V10_FU_SA] | e->attr_switching[V10_FU_VU];
+    uint64_t moved = e->running ^ e->attr_seen_running;
+    moved |= sw_all ^ (seen[V10_FU_SA].switching | seen[V10_FU_VU].switching);
+    for (int ty = 0; ty < V10_FU_TYPES; ty++) {
+        eng_fu_sum *x = &seen[ty];
+        int free = e->n_free[ty] > 0;
+        if (moved || e->attr_owned || free != x->free || e->attr_held[ty] != x->held ||
+            e->attr_switching[ty] != x->switching)
+            e->attr_dirty |= e->ready[ty];
+        x->free = free;
+        x->owned = e->attr_owned;
+        x->held = e->attr_held[ty];
+        x->switching = e->attr_switching[ty];
     }
-    for (uint64_t m = e->attr_dirty; m; m &= m - 1) {
-        int i = __builtin_ctzll(m);
-        refresh_one(e, i, sum, sw_all);
-    }
+    e->attr_seen_running = e->running;
+    for (uint64_t m = e->attr_dirty; m; m &= m - 1)
+        refresh_one(e, __builtin_ctzll(m), seen, sw_all);
     e->attr_dirty = 0;
 }
 

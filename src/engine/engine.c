@@ -77,8 +77,9 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     }
     eng_dispatch(e);
     eng_update_rates(e);
+    for (int f = 0; f < e->n_fus; f++)
+        e->attr_owned |= e->fus[f].owner >= 0;
     e->attr_dirty = nt < 64 ? (1ull << nt) - 1 : ~0ull;
-    e->attr_fus_moved = 1;
     eng_attr_refresh(e);
     while (e->n_done < nt) {
         int slot = v10_evq_pop(&e->evq);
@@ -99,8 +100,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         eng_dispatch(e);
         if (e->rates_dirty)
             eng_update_rates(e);
-        if (e->attr_dirty | (uint64_t)e->attr_fus_moved)
-            eng_attr_refresh(e);
+        eng_attr_refresh(e);
         if (e->window_started && !e->attr_window)
             eng_attr_open_window(e);
         if (cfg->check)

@@ -196,10 +196,13 @@ struct v10_engine {
      * state may have changed this event (eng_attr_refresh reclassifies). */
     double *attr, *attr_lost, *attr_base, *attr_lost_base, *attr_w;
     uint64_t attr_dirty;
-    int attr_fus_moved;         /* an FU changed state this event */
     int attr_window;            /* the *_base counters are taken */
-    eng_fu_sum attr_sum[V10_FU_TYPES]; /* the FUs at the last refresh, by type */
-    uint64_t attr_running, attr_sw_all; /* e->running then; contexts switched then */
+    int attr_owned;             /* some FU is a partition (spatial) */
+    /* By FU type, kept by fu_set_state (eng_attr_fu): the tenants executing
+     * on one (held) and those whose context one saves or restores. */
+    uint64_t attr_held[V10_FU_TYPES], attr_switching[V10_FU_TYPES];
+    eng_fu_sum attr_seen[V10_FU_TYPES]; /* the FUs at the last refresh, by type */
+    uint64_t attr_seen_running;
 };
 
 /* Runs that outlast their estimated length (sim/horizon.h) by this factor,
@@ -381,11 +384,20 @@ void eng_attr_refresh(v10_engine *e);
 void eng_attr_settle(v10_engine *e);
 /* The window opened this event: settle and take the *_base counters. */
 void eng_attr_open_window(v10_engine *e);
-/* FU u changes state (fu.c): its tenant's state may change, and the
- * waiting tenants' if the FUs' summary does (eng_attr_refresh). */
-static inline void eng_attr_touch(v10_engine *e, const fu *u)
+/* FU u leaves (in = 0) or enters (in = 1) its state (fu.c): its tenant's
+ * state may change, and the waiting tenants' if the FUs' summary does
+ * (eng_attr_refresh).  A switching FU's switch_tenant is set before. */
+static inline void eng_attr_fu(v10_engine *e, const fu *u, int in)
 {
-    e->attr_fus_moved = 1;
+    uint64_t bit = 0, *m = NULL;
+    if (u->state == V10P_FU_BUSY)
+        bit = 1ull << u->tenant, m = &e->attr_held[u->type];
+    else if (u->state == V10P_FU_RESTORE)
+        bit = 1ull << u->tenant, m = &e->attr_switching[u->type];
+    else if (u->state == V10P_FU_SWITCH && u->switch_tenant >= 0)
+        bit = 1ull << u->switch_tenant, m = &e->attr_switching[u->type];
+    if (m)
+        *m = in ? *m | bit : *m & ~bit;
     e->attr_dirty |= u->tenant >= 0 ? 1ull << u->tenant : 0;
 }
 /* --check (check.c): aborts naming the broken invariant. */

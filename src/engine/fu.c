@@ -38,7 +38,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     if (was == st)
         return;
     fu_clock(e, u);
-    eng_attr_touch(e, u);
+    eng_attr_fu(e, u, 0);
     if (was == V10P_FU_FREE)
         e->n_free[u->type]--;
     else if (was == V10P_FU_BUSY) {
@@ -63,6 +63,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
         e->n_switching++;
     }
     u->state = st;
+    eng_attr_fu(e, u, 1);
 }
 
 void eng_settle_clocks(v10_engine *e)
@@ -134,9 +135,9 @@ static void start_op(v10_engine *e, int f, int ti)
     uint64_t restore = t->saved && !u->covered ? restore_cycles(e, u) : 0;
     u->covered = 0;
     if (restore) {
+        u->switch_tenant = ti;
         fu_set_state(e, f, V10P_FU_RESTORE);
         u->switch_start = e->now;
-        u->switch_tenant = ti;
         v10_evq_set(&e->evq, f, e->now + restore);
         return;
     }
@@ -203,9 +204,9 @@ void v10p_hold(v10_engine *e, int f, uint64_t cycles)
         u->covered = 1;
         return;
     }
+    u->switch_tenant = -1; /* before the state: attribution reads it */
     fu_set_state(e, f, V10P_FU_SWITCH);
     u->switch_start = e->now;
-    u->switch_tenant = -1;
     v10_evq_set(&e->evq, f, e->now + cycles);
 }
 
@@ -225,9 +226,9 @@ static void switch_fu(v10_engine *e, fu *u, int f, int ti, uint64_t cycles)
         u->covered = 1;
         return;
     }
+    u->switch_tenant = ti; /* before the state: attribution reads it */
     fu_set_state(e, f, V10P_FU_SWITCH);
     u->switch_start = e->now;
-    u->switch_tenant = ti;
     v10_evq_set(&e->evq, f, e->now + cycles);
 }
 
