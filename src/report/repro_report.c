@@ -201,8 +201,6 @@ int repro_render_pairs(const repro *R, repro_charts *cs, v10_repro_out *out, v10
         gs[i] = g[ord[i]];
         bs[i] = repro_bound_ratio(R, ord[i]);
     }
-    if (repro_render_attrib(R, cs, out, err)) /* attribution.csv, attribution.svg */
-        return -1;
     v10_svg_series sa[2] = {{"V10-Full / PMT (simulated)", gs},
                             {"bound: 2 / max(1, sum SA, sum VU, sum HBM) / STP(PMT)", bs}};
     v10_svg_chart ca = {.kind = V10_SVG_BARS, .title = "STP gain of V10-Full over PMT, all 55 pairs",
