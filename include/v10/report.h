@@ -23,6 +23,15 @@ int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_forma
 /* Appends one row per tenant to a comparison table (one run per policy). */
 void v10_report_compare_cols(v10_tab *t);
 void v10_report_compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
+/* The same with where each tenant's time went (docs/attribution.md) as
+ * CSV cells: <state>_cycles, then lost_to_t<j>_cycles for j < n_tenants. */
+void v10_report_compare_attr_cols(v10_tab *t, size_t n_tenants);
+void v10_report_compare_attr_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
+/* "Where the time went": one row per tenant, each state as % of the window,
+ * the % lost to partners and the partner it lost most to (the run table's
+ * section; `run --policy all` prints one for every policy). */
+void v10_report_time_cols(v10_tab *t);
+void v10_report_time_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
 /* The system figures of a run as eight cells, in the order of the columns
  * sa, vu, hbm, overall, overlap, stp, antt, fairness. */
 void v10_report_system_cells(v10_tab *t, const v10_run_result *r);

@@ -65,6 +65,8 @@ typedef enum v10_trace_kind {
     V10_TR_REQUEST,  /* a request from arrival to completion */
     V10_TR_PREFILL,  /* an LLM prefill iteration; op = its prompt tokens */
     V10_TR_DECODE,   /* an LLM decode iteration; op = its sequences */
+    V10_TR_STATE,    /* a tenant in one attribution state: op = the v10_attr_state
+                        | (1 + the partner it loses most to, or 0) << 8 */
 } v10_trace_kind;
 
 typedef struct v10_trace_rec {
@@ -127,6 +129,31 @@ typedef struct v10_run_config {
 
 void v10_run_config_default(v10_run_config *c);
 
+/*
+ * Where a tenant's time goes (docs/attribution.md).  Every cycle of the
+ * measurement window is in exactly one state per tenant, so the states sum
+ * to the window; the waiting states, the switches caused by others and the
+ * part of execution lost to HBM sharing also name the partner they were
+ * lost to (v10_tenant_result.lost_to).
+ */
+typedef enum v10_attr_state {
+    V10_ATTR_EXEC = 0,   /* executing at its full rate (issue and DMA included) */
+    V10_ATTR_HBM,        /* executing: the part lost to HBM sharing (to the operators
+                            sharing it, by their bandwidth) */
+    V10_ATTR_WAIT_SA,    /* ready for an SA, every SA it may use held by another */
+    V10_ATTR_WAIT_VU,    /* ready for a VU, every VU it may use held by another */
+    V10_ATTR_HELD,       /* ready, an FU of its type free, kept off by the policy
+                            (to the tenants running: whole-core owners) */
+    V10_ATTR_SWITCH,     /* its own context switch: restoring or saving its operator */
+    V10_ATTR_SWITCH_BY,  /* ready, the FUs of its type switching another's context */
+    V10_ATTR_PREEMPTED,  /* ready after its operator was preempted, until it runs */
+    V10_ATTR_IDLE,       /* no request: between requests, before the first */
+    V10_ATTR_STATES
+} v10_attr_state;
+
+/* "exec", "hbm", "wait_sa", ... (the JSON and CSV names). */
+const char *v10_attr_name(v10_attr_state s);
+
 typedef struct v10_tenant_result {
     char name[V10_NAME_MAX];       /* "t0:resnet50" style label */
     char model[V10_NAME_MAX];
@@ -141,6 +168,11 @@ typedef struct v10_tenant_result {
     uint64_t preemptions;          /* of this tenant's operators */
     uint64_t active_cycles;        /* cycles holding an FU (V10 context table) */
     double work_done;              /* standalone-equivalent cycles executed */
+    /* Attribution over the window, cycles: state_cycles sum to the window;
+     * lost_to[j * V10_ATTR_STATES + s] is the part of state s lost to
+     * tenant j (owned, n_tenants x V10_ATTR_STATES; 0 on the diagonal). */
+    double state_cycles[V10_ATTR_STATES];
+    double *lost_to;
     /* LLM serving tenants only (llm != 0; docs/llm.md "Metrics"): over the
      * requests finished in the window.  np is NAN for them: an open-loop
      * server is left out of STP, ANTT, fairness and Jain. */

@@ -47,6 +47,8 @@ typedef struct v10_svg_chart {
     int log10_x;                 /* XY: log10 x axis, ticks at 1, 2, 5 x 10^k */
     int scatter;                 /* XY: markers only, no lines */
     const char *const *x_labels; /* lines: optional tick labels at each x */
+    int stacked;                 /* bars: one bar per category, the series (>= 0)
+                                    stacked in order from the axis up */
     const v10_svg_series *series;
     size_t n_series;
     double ref_y;                /* dashed horizontal line at this y; NAN: none */

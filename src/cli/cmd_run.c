@@ -389,7 +389,12 @@ int cmd_run(int argc, char **argv)
         free_models(models, n_models);
         return cli_fail(&(v10_err){"out of memory"});
     }
-    if (cmp)
+    v10_tab *where = n_pol > 1 && fmt == V10_FMT_TABLE ? v10_tab_create() : NULL;
+    if (where) /* "where the time went", after the comparison */
+        v10_report_time_cols(where);
+    if (cmp && fmt == V10_FMT_CSV)
+        v10_report_compare_attr_cols(cmp, cfg.n_tenants);
+    else if (cmp)
         v10_report_compare_cols(cmp);
     int rc = V10_EXIT_OK, refused = 0;
     for (int i = 0; i < n_pol && rc == V10_EXIT_OK; i++) {
@@ -433,8 +438,12 @@ int cmd_run(int argc, char **argv)
                     rc = cli_fail(&(v10_err){"out of memory"});
                 }
             }
-            else
+            else if (fmt == V10_FMT_CSV)
+                v10_report_compare_attr_row(cmp, &cfg, &res);
+            else {
                 v10_report_compare_row(cmp, &cfg, &res);
+                v10_report_time_rows(where, &cfg, &res);
+            }
         }
         v10_run_result_fini(&res);
     }
@@ -454,10 +463,18 @@ int cmd_run(int argc, char **argv)
             if (v10_tab_write(cmp, fmt, stdout))
                 rc = v10_tab_status(cmp, &err) ? cli_fail(&err)
                                                : cli_fail(&(v10_err){"write failed"});
+            if (where && rc == V10_EXIT_OK) {
+                printf("\nwhere the time went (%% of the window; lost: to the other tenants, "
+                       "most_to: the one it lost most to; docs/attribution.md)\n");
+                if (v10_tab_write(where, fmt, stdout))
+                    rc = v10_tab_status(where, &err) ? cli_fail(&err)
+                                                     : cli_fail(&(v10_err){"write failed"});
+            }
         }
     }
     cJSON_Delete(arr);
     v10_tab_destroy(cmp);
+    v10_tab_destroy(where);
     v10_trace_fini(&trace);
     free_models(models, n_models);
     if (rc == V10_EXIT_OK && refused)

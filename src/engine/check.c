@@ -135,6 +135,33 @@ void eng_check_end(const v10_engine *e)
                  fu_work, t_work, want);
         check_fail(e, msg);
     }
+    /* Attribution: each tenant's states add up to the run and the window
+     * (one cycle of rounding), and no partner is charged more than a state. */
+    double win = (double)(e->win[1].time - e->win[0].time);
+    size_t nt = (size_t)e->n_tenants, S = V10_ATTR_STATES;
+    for (size_t i = 0; i < nt; i++) {
+        double run = 0, in_win = 0;
+        for (size_t s = 0; s < S; s++) {
+            size_t k = i * S + s;
+            double lost = 0;
+            for (size_t j = 0; j < nt; j++)
+                lost += e->attr_lost[k * nt + j];
+            run += e->attr[k];
+            in_win += e->attr[k] - e->attr_base[k];
+            if (lost > e->attr[k] * (1 + 1e-9) + 1e-6) {
+                snprintf(msg, sizeof msg, "tenant %zu: %.0f cycles of %s charged to partners, "
+                         "%.0f in the state", i, lost, v10_attr_name((v10_attr_state)s),
+                         e->attr[k]);
+                check_fail(e, msg);
+            }
+        }
+        if (fabs(run - (double)e->now) > 1 || fabs(in_win - win) > 1) {
+            snprintf(msg, sizeof msg, "tenant %zu: states sum to %.1f cycles of a %llu-cycle "
+                     "run and %.1f of a %.0f-cycle window", i, run,
+                     (unsigned long long)e->now, in_win, win);
+            check_fail(e, msg);
+        }
+    }
     if ((double)exec + 1e-6 < fu_work * 0.999999) {
         snprintf(msg, sizeof msg, "FUs executed %llu cycles for %.0f cycles of work",
                  (unsigned long long)exec, fu_work);

@@ -62,6 +62,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     if (cfg->warmup == 0) {
         eng_snapshot(e, &e->win[0]);
         e->window_started = 1;
+        e->attr_window = 1; /* the window's base is all zero */
     }
     for (int i = 0; i < nt; i++) {
         tenant *t = &e->tenants[i];
@@ -76,6 +77,10 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     }
     eng_dispatch(e);
     eng_update_rates(e);
+    for (int f = 0; f < e->n_fus; f++)
+        e->attr_owned |= e->fus[f].owner >= 0;
+    e->attr_dirty = nt < 64 ? (1ull << nt) - 1 : ~0ull;
+    eng_attr_refresh(e);
     while (e->n_done < nt) {
         int slot = v10_evq_pop(&e->evq);
         if (slot < 0)
@@ -95,6 +100,9 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         eng_dispatch(e);
         if (e->rates_dirty)
             eng_update_rates(e);
+        eng_attr_refresh(e);
+        if (e->window_started && !e->attr_window)
+            eng_attr_open_window(e);
         if (cfg->check)
             eng_check_state(e);
         if (e->oom)
@@ -134,6 +142,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         }
     }
     eng_settle_clocks(e);
+    eng_attr_settle(e);
     if (cfg->check)
         eng_check_end(e);
     if (cfg->trace && cfg->trace->oom)
@@ -178,8 +187,17 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->fu_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->fu_pool);
     e->macs_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->macs_pool);
     e->pstate = calloc(1, state_size ? state_size : 1);
+    size_t na = (size_t)nt * V10_ATTR_STATES, nl = na * (size_t)nt;
+    e->attr = calloc(2 * na + 2 * nl + (size_t)nt * (size_t)nt, sizeof *e->attr);
+    if (e->attr) { /* one block: attr, attr_base, attr_lost, attr_lost_base, attr_w */
+        e->attr_base = e->attr + na;
+        e->attr_lost = e->attr_base + na;
+        e->attr_lost_base = e->attr_lost + nl;
+        e->attr_w = e->attr_lost_base + nl;
+    }
     if (v10_evq_init(&e->evq, slots) || !e->tenants || !e->fus || !e->cand || !e->busy ||
-        !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->pstate)
+        !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->pstate ||
+        !e->attr)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
                            (unsigned long long)cfg->requests);
     size_t off = 0;
@@ -220,5 +238,6 @@ void v10_engine_free(v10_engine *e)
     free(e->fu_pool);
     free(e->macs_pool);
     free(e->pstate);
+    free(e->attr);
     memset(e, 0, sizeof *e);
 }

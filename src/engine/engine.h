@@ -4,10 +4,11 @@
  * window's snapshots; rates.c, HBM water-filling; fu.c, dispatch,
  * execution and preemption; arrivals.c, requests and their arrivals;
  * llm.c, LLM servers' iterations; check.c, invariants; api.c, the
- * policies' view (policy/policy_api.h); the event queue is util/evq.h.
+ * policies' view (policy/policy_api.h); attrib.c, where each tenant's time
+ * goes; the event queue is util/evq.h.
  * Calls go one way: engine.c calls the others, fu.c calls arrivals.c,
  * llm.c and record.c, llm.c calls arrivals.c and record.c, check.c calls
- * llm.c, and no file calls back.
+ * llm.c and attrib.c, attrib.c calls record.c, and no file calls back.
  * Only src/engine, src/sim (which drives a run) and src/metrics (which
  * reads the finished counters) include this header; policies see the
  * engine through policy/policy_api.h.
@@ -83,6 +84,15 @@ typedef struct tenant {
     uint64_t rng[4];            /* xoshiro256** state for its arrivals */
     double work_done;           /* standalone cycles executed, whole run */
     uint64_t finish_cycle;      /* when its last request completed */
+    /* attribution (attrib.c): the state it has been in since a_since, the
+     * partners it loses that time to (bits; weights in e->attr_w) and, in
+     * V10_ATTR_HBM, the fraction of full rate it executes at */
+    uint8_t a_state;            /* v10_attr_state */
+    uint8_t a_preempted;        /* its current operator was preempted and has not
+                                   run since (any preemption model) */
+    uint64_t a_since;
+    uint64_t a_partners;
+    double a_frac;
     uint64_t score_time;        /* v10p_score's memo: the cycle it was taken ... */
     double score;               /* ... and the score then (UINT64_MAX: none) */
     /* An LLM server (llm.c), or NULL: each engine request is one of its
@@ -125,6 +135,14 @@ typedef struct fu {
     double work;                /* standalone work executed */
     double macs;                /* MACs executed */
 } fu;
+
+/* What the FUs of one type are doing, as a waiting tenant sees it (attrib.c). */
+typedef struct eng_fu_sum {
+    int free;                   /* one is free */
+    int owned;                  /* one is a partition (spatial) */
+    uint64_t held;              /* tenants executing on one */
+    uint64_t switching;         /* tenants whose context one saves or restores */
+} eng_fu_sum;
 
 struct v10_engine {
     const v10_run_config *cfg;
@@ -177,6 +195,20 @@ struct v10_engine {
     int (*check)(v10_engine *e, void *ctx, v10_err *err);
     void *check_ctx;
     v10_llm_tenant *llm;        /* per tenant, set by sim/run.c: n > 0 for LLM servers */
+    /* Attribution (attrib.c), cumulative cycles from cycle 0: attr[i][s] of
+     * tenant i in state s; attr_lost[(i * S + s) * nt + j] the part lost to
+     * tenant j; *_base the same when the window opened; attr_w[i * nt + j]
+     * tenant i's current weight of partner j.  attr_dirty: tenants whose
+     * state may have changed this event (eng_attr_refresh reclassifies). */
+    double *attr, *attr_lost, *attr_base, *attr_lost_base, *attr_w;
+    uint64_t attr_dirty;
+    int attr_window;            /* the *_base counters are taken */
+    int attr_owned;             /* some FU is a partition (spatial) */
+    /* By FU type, kept by fu_set_state (eng_attr_fu): the tenants executing
+     * on one (held) and those whose context one saves or restores. */
+    uint64_t attr_held[V10_FU_TYPES], attr_switching[V10_FU_TYPES];
+    eng_fu_sum attr_seen[V10_FU_TYPES]; /* the FUs at the last refresh, by type */
+    uint64_t attr_seen_running;
 };
 
 /* Runs that outlast their estimated length (sim/horizon.h) by this factor,
@@ -236,6 +268,7 @@ static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
     e->ready[V10_FU_SA] &= ~bit;
     e->ready[V10_FU_VU] &= ~bit;
     e->running &= ~bit;
+    e->attr_dirty |= bit;
     t->state = st;
     if (st == V10P_READY)
         e->ready[t->fu_of[t->op]] |= bit;
@@ -348,6 +381,30 @@ static inline void eng_trace_push(v10_engine *e, v10_trace_kind k, uint64_t star
 {
     if (e->trace)
         eng_trace_record(e->trace, k, start, end, f, t, op);
+}
+/* Attribution (attrib.c, docs/attribution.md).  refresh: every tenant in
+ * attr_dirty adds its time since a_since to its state and takes its state
+ * now (call it at the end of an event, when FUs and tenants agree);
+ * settle: every tenant adds its time up to now, keeping its state. */
+void eng_attr_refresh(v10_engine *e);
+void eng_attr_settle(v10_engine *e);
+/* The window opened this event: settle and take the *_base counters. */
+void eng_attr_open_window(v10_engine *e);
+/* FU u leaves (in = 0) or enters (in = 1) its state (fu.c): its tenant's
+ * state may change, and the waiting tenants' if the FUs' summary does
+ * (eng_attr_refresh).  A switching FU's switch_tenant is set before. */
+static inline void eng_attr_fu(v10_engine *e, const fu *u, int in)
+{
+    uint64_t bit = 0, *m = NULL;
+    if (u->state == V10P_FU_BUSY)
+        bit = 1ull << u->tenant, m = &e->attr_held[u->type];
+    else if (u->state == V10P_FU_RESTORE)
+        bit = 1ull << u->tenant, m = &e->attr_switching[u->type];
+    else if (u->state == V10P_FU_SWITCH && u->switch_tenant >= 0)
+        bit = 1ull << u->switch_tenant, m = &e->attr_switching[u->type];
+    if (m)
+        *m = in ? *m | bit : *m & ~bit;
+    e->attr_dirty |= u->tenant >= 0 ? 1ull << u->tenant : 0;
 }
 /* --check (check.c): aborts naming the broken invariant. */
 void eng_check_state(const v10_engine *e);

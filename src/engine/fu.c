@@ -38,6 +38,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     if (was == st)
         return;
     fu_clock(e, u);
+    eng_attr_fu(e, u, 0);
     if (was == V10P_FU_FREE)
         e->n_free[u->type]--;
     else if (was == V10P_FU_BUSY) {
@@ -62,6 +63,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
         e->n_switching++;
     }
     u->state = st;
+    eng_attr_fu(e, u, 1);
 }
 
 void eng_settle_clocks(v10_engine *e)
@@ -128,14 +130,15 @@ static void start_op(v10_engine *e, int f, int ti)
     u->tenant = ti;
     u->stopping = 0;
     u->stop_at = 0;
+    t->a_preempted = 0;
     eng_set_state(e, ti, V10P_RUNNING);
     t->fu = f;
     uint64_t restore = t->saved && !u->covered ? restore_cycles(e, u) : 0;
     u->covered = 0;
     if (restore) {
+        u->switch_tenant = ti;
         fu_set_state(e, f, V10P_FU_RESTORE);
         u->switch_start = e->now;
-        u->switch_tenant = ti;
         v10_evq_set(&e->evq, f, e->now + restore);
         return;
     }
@@ -208,9 +211,9 @@ void v10p_hold(v10_engine *e, int f, uint64_t cycles)
         u->covered = 1;
         return;
     }
+    u->switch_tenant = -1; /* before the state: attribution reads it */
     fu_set_state(e, f, V10P_FU_SWITCH);
     u->switch_start = e->now;
-    u->switch_tenant = -1;
     v10_evq_set(&e->evq, f, e->now + cycles);
 }
 
@@ -230,9 +233,9 @@ static void switch_fu(v10_engine *e, fu *u, int f, int ti, uint64_t cycles)
         u->covered = 1;
         return;
     }
+    u->switch_tenant = ti; /* before the state: attribution reads it */
     fu_set_state(e, f, V10P_FU_SWITCH);
     u->switch_start = e->now;
-    u->switch_tenant = ti;
     v10_evq_set(&e->evq, f, e->now + cycles);
 }
 
@@ -241,6 +244,7 @@ static void switch_fu(v10_engine *e, fu *u, int f, int ti, uint64_t cycles)
 static void preempted(v10_engine *e, fu *u, int f, int ti)
 {
     tenant *t = &e->tenants[ti];
+    t->a_preempted = 1;
     eng_set_state(e, ti, V10P_READY);
     t->saved = e->cfg->preempt == V10_PREEMPT_DRAIN;
     t->preemptions++;

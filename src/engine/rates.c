@@ -44,6 +44,8 @@ void eng_update_rates(v10_engine *e)
                 (e->contended && u->rate != u->full_rate))
                 set_rate(e, idx[i], u->full_rate);
         }
+        if (e->contended) /* the operators slowed until now run at full rate */
+            e->attr_dirty |= e->running;
         e->contended = 0;
         e->rates_dirty = 0;
         return;
@@ -81,6 +83,7 @@ void eng_update_rates(v10_engine *e)
         if (!v10_evq_scheduled(&e->evq, idx[i]) || r != u->rate)
             set_rate(e, idx[i], r);
     }
+    e->attr_dirty |= e->running; /* rates and the HBM's partners moved */
     e->contended = 1;
     e->rates_dirty = 0;
 }

@@ -26,6 +26,7 @@ void v10_run_result_fini(v10_run_result *r)
     for (size_t i = 0; r->tenants && i < r->n_tenants; i++) {
         free(r->tenants[i].ttft_samples_us);
         free(r->tenants[i].tpot_samples_us);
+        free(r->tenants[i].lost_to);
     }
     free(r->tenants);
     free(r->fus);
@@ -69,6 +70,23 @@ static int llm_result(const v10_llm_tenant *L, uint64_t from, double W, double h
     r->kv_capacity_tokens = L->kv_capacity_tokens;
     r->prefills = st.prefills;
     r->decodes = st.decodes;
+    return 0;
+}
+
+/* Tenant i's states and what it lost to each partner over the window
+ * (the engine's cumulative counters less those when the window opened). */
+static int attribution(const v10_engine *e, int i, v10_tenant_result *r)
+{
+    size_t nt = (size_t)e->n_tenants, S = V10_ATTR_STATES;
+    r->lost_to = calloc(nt * S, sizeof *r->lost_to);
+    if (!r->lost_to)
+        return -1;
+    for (size_t s = 0; s < S; s++) {
+        size_t k = (size_t)i * S + s;
+        r->state_cycles[s] = e->attr[k] - e->attr_base[k];
+        for (size_t j = 0; j < nt; j++)
+            r->lost_to[j * S + s] = e->attr_lost[k * nt + j] - e->attr_lost_base[k * nt + j];
+    }
     return 0;
 }
 
@@ -130,6 +148,10 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
         r->preemptions = t->preemptions;
         r->active_cycles = t->active_cycles;
         r->work_done = t->work_done;
+        if (attribution(e, i, r)) {
+            v10_run_result_fini(out);
+            return v10_err_set(err, "out of memory computing metrics");
+        }
         const v10_hist *h = &t->lat;
         double n = (double)h->n;
         r->lat_avg_us = h->n ? v10_npu_cycles_to_us(npu, h->sum / n) : NAN;

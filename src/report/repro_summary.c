@@ -268,6 +268,7 @@ static int write_summary(const void *ctx, FILE *f)
     fprintf(f, "\nAll 55 pairs: STP gain %.3f to %.3f (mean %.3f); %u of 55 reach the paper's "
                "1.3× 'beneficial' threshold.\n\n",
             R->col.gain_min, R->col.gain_max, gmean, R->col.n_beneficial);
+    repro_attrib_md(f, R);
 
     fprintf(f, "## Collocation (leave two workloads out, %zu pairs)\n\n"
                "| predictor | accuracy (threshold 1.3) | accuracy (threshold = median gain "

@@ -54,6 +54,30 @@ static int any_llm(const v10_run_result *r)
     return 0;
 }
 
+/* Tenant i's states (cycles over the window) and, for every other tenant,
+ * what it lost to it: in total and by state (docs/formats.md). */
+static void add_attribution(cJSON *j, const v10_run_result *r, size_t i)
+{
+    const v10_tenant_result *t = &r->tenants[i];
+    cJSON *s = cJSON_AddObjectToObject(j, "states_cycles");
+    for (int k = 0; k < V10_ATTR_STATES; k++)
+        add_num(s, v10_attr_name((v10_attr_state)k), t->state_cycles[k]);
+    cJSON *l = cJSON_AddObjectToObject(j, "lost_to");
+    for (size_t p = 0; p < r->n_tenants; p++) {
+        if (p == i)
+            continue;
+        const double *row = t->lost_to + p * V10_ATTR_STATES;
+        cJSON *o = cJSON_AddObjectToObject(l, r->tenants[p].name);
+        double sum = 0;
+        for (int k = 0; k < V10_ATTR_STATES; k++)
+            sum += row[k];
+        add_num(o, "total", sum);
+        for (int k = 0; k < V10_ATTR_STATES; k++)
+            if (row[k] > 0)
+                add_num(o, v10_attr_name((v10_attr_state)k), row[k]);
+    }
+}
+
 static cJSON *config_json(const v10_run_config *cfg)
 {
     cJSON *c = cJSON_CreateObject();
@@ -161,6 +185,7 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
             cJSON_AddNullToObject(j, "slo_attainment");
         add_num(j, "preemptions", (double)t->preemptions);
         add_num(j, "active_cycles", (double)t->active_cycles);
+        add_attribution(j, r, i);
         if (t->llm)
             add_llm(j, t);
         v10_json_push(ts, j);
@@ -309,6 +334,15 @@ static int write_table(const v10_run_config *cfg, const v10_run_result *r, FILE 
         tenant_row(t, &r->tenants[i]);
     int rc = v10_tab_write(t, V10_FMT_TABLE, f);
     v10_tab_destroy(t);
+    if (!rc) {
+        fprintf(f, "\nwhere the time went (%% of the window; lost: to the other tenants, "
+                   "most_to: the one it lost most to; docs/attribution.md)\n");
+        t = v10_tab_create();
+        v10_report_time_cols(t);
+        v10_report_time_rows(t, cfg, r);
+        rc = v10_tab_write(t, V10_FMT_TABLE, f);
+        v10_tab_destroy(t);
+    }
     if (!rc && any_llm(r)) {
         fprintf(f, "\nLLM serving (ms; over the window's requests; np and STP leave servers out)\n");
         t = v10_tab_create();
@@ -382,18 +416,21 @@ void v10_report_compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run
         compare_row(t, cfg, r, i);
 }
 
+static void attr_cells(v10_tab *t, const v10_run_result *r, size_t i);
+
 int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_format fmt, FILE *f)
 {
     if (fmt == V10_FMT_TABLE)
         return write_table(cfg, r, f);
     if (fmt == V10_FMT_CSV) {
         v10_tab *t = v10_tab_create();
-        v10_report_compare_cols(t);
+        v10_report_compare_attr_cols(t, r->n_tenants);
         int llm = any_llm(r);
         if (llm)
             llm_cols(t, 1);
         for (size_t i = 0; i < r->n_tenants; i++) {
             compare_row(t, cfg, r, i);
+            attr_cells(t, r, i);
             if (llm)
                 llm_csv_cells(t, &r->tenants[i]);
         }
@@ -410,4 +447,84 @@ int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_forma
     fputc('\n', f);
     free(s);
     return ferror(f) ? -1 : 0;
+}
+
+/* ---- where the time went (docs/attribution.md) ------------------------------- */
+
+/* Cycles tenant i lost to partner p, over every state. */
+static double lost_to(const v10_tenant_result *x, size_t p)
+{
+    double sum = 0;
+    for (int k = 0; k < V10_ATTR_STATES; k++)
+        sum += x->lost_to[p * V10_ATTR_STATES + k];
+    return sum;
+}
+
+void v10_report_time_cols(v10_tab *t)
+{
+    v10_tab_col(t, "policy", V10_COL_STR, 0);
+    v10_tab_col(t, "tenant", V10_COL_STR, 0);
+    for (int k = 0; k < V10_ATTR_STATES; k++)
+        v10_tab_col(t, v10_attr_name((v10_attr_state)k), V10_COL_REAL, 1);
+    v10_tab_col(t, "lost", V10_COL_REAL, 1);
+    v10_tab_col(t, "most_to", V10_COL_STR, 0);
+}
+
+void v10_report_time_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r)
+{
+    double w = (double)(r->window_end - r->window_start);
+    double pct = w > 0 ? 100 / w : 0;
+    for (size_t i = 0; i < r->n_tenants; i++) {
+        const v10_tenant_result *x = &r->tenants[i];
+        v10_tab_row(t);
+        v10_tab_str(t, cfg->policy);
+        v10_tab_str(t, x->name);
+        for (int k = 0; k < V10_ATTR_STATES; k++)
+            v10_tab_real(t, pct * x->state_cycles[k]);
+        double all = 0, most = 0;
+        size_t to = 0;
+        for (size_t p = 0; p < r->n_tenants; p++) {
+            double c = p == i ? 0 : lost_to(x, p);
+            all += c;
+            if (c > most)
+                most = c, to = p;
+        }
+        char who[16] = "-";
+        if (most > 0)
+            snprintf(who, sizeof who, "t%zu", to);
+        v10_tab_real(t, pct * all);
+        v10_tab_str(t, who);
+    }
+}
+
+void v10_report_compare_attr_cols(v10_tab *t, size_t n_tenants)
+{
+    v10_report_compare_cols(t);
+    char name[64];
+    for (int k = 0; k < V10_ATTR_STATES; k++) {
+        snprintf(name, sizeof name, "%s_cycles", v10_attr_name((v10_attr_state)k));
+        v10_tab_col(t, name, V10_COL_REAL, 0);
+    }
+    for (size_t p = 0; p < n_tenants; p++) {
+        snprintf(name, sizeof name, "lost_to_t%zu_cycles", p);
+        v10_tab_col(t, name, V10_COL_REAL, 0);
+    }
+}
+
+/* Tenant i's attribution cells (v10_report_compare_attr_cols). */
+static void attr_cells(v10_tab *t, const v10_run_result *r, size_t i)
+{
+    const v10_tenant_result *x = &r->tenants[i];
+    for (int k = 0; k < V10_ATTR_STATES; k++)
+        v10_tab_real(t, x->state_cycles[k]);
+    for (size_t p = 0; p < r->n_tenants; p++)
+        v10_tab_real(t, lost_to(x, p));
+}
+
+void v10_report_compare_attr_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r)
+{
+    for (size_t i = 0; i < r->n_tenants; i++) {
+        compare_row(t, cfg, r, i);
+        attr_cells(t, r, i);
+    }
 }

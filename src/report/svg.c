@@ -98,6 +98,12 @@ static void y_range(const v10_svg_chart *c, frame *fr)
                 lo = fmin(lo, c->series[s].y[i]);
                 hi = fmax(hi, c->series[s].y[i]);
             }
+    for (size_t i = 0; c->stacked && i < c->n_x; i++) { /* a stack's top */
+        double top = 0;
+        for (size_t s = 0; s < c->n_series; s++)
+            top += finite_val(c->series[s].y[i]) ? c->series[s].y[i] : 0;
+        hi = fmax(hi, top);
+    }
     if (isfinite(c->ref_y)) {
         lo = fmin(lo, c->ref_y);
         hi = fmax(hi, c->ref_y);
@@ -241,18 +247,22 @@ static void tick_label(FILE *f, const frame *fr, double x, double y, const char 
 
 static void bars(FILE *f, const v10_svg_chart *c, const frame *fr)
 {
-    double gw = fr->w / (double)c->n_x, bw = gw * 0.8 / (double)c->n_series;
+    double gw = fr->w / (double)c->n_x;
+    double bw = c->stacked ? gw * 0.8 : gw * 0.8 / (double)c->n_series;
     double base = ymap(fr, fr->lo > 0 ? fr->lo : fr->hi < 0 ? fr->hi : 0);
     for (size_t i = 0; i < c->n_x; i++) {
-        double gx = fr->x0 + gw * (double)i + gw * 0.1;
+        double gx = fr->x0 + gw * (double)i + gw * 0.1, below = 0; /* stacked: the sum so far */
         for (size_t s = 0; s < c->n_series; s++) {
             double v = c->series[s].y[i];
             if (!finite_val(v))
                 continue;
-            double y = ymap(fr, v), top = fmin(y, base), h = fabs(base - y);
+            double y = ymap(fr, below + v), b = c->stacked ? ymap(fr, below) : base;
+            double top = fmin(y, b), h = fabs(b - y);
+            if (c->stacked)
+                below += v;
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
                        "<title>",
-                    gx + bw * (double)s, top, bw, h, palette[s % N_PALETTE]);
+                    gx + (c->stacked ? 0 : bw * (double)s), top, bw, h, palette[s % N_PALETTE]);
             v10_xml_escape(f, c->cats[i]);
             fputs(" / ", f);
             v10_xml_escape(f, c->series[s].name);

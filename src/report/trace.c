@@ -2,7 +2,8 @@
  * trace.c — a traced run as Chrome trace-event JSON, which the Perfetto UI
  * (ui.perfetto.dev) and chrome://tracing open.  Process 1 is the NPU with
  * one track per FU (SA0, SA1, ..., VU0, ...); process 2 holds one track per
- * tenant with its requests.  Timestamps are microseconds.
+ * tenant with its requests; process 3 one per tenant with its attribution
+ * state (docs/attribution.md).  Timestamps are microseconds.
  */
 #include <errno.h>
 #include <math.h>
@@ -67,7 +68,11 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
         int llm = e->tenant >= 0 && (size_t)e->tenant < nt && r->tenants[e->tenant].llm;
         /* A switch may belong to no tenant: a whole-core switch holding a free FU. */
         int anon = e->kind == V10_TR_SWITCH && e->tenant == -1;
-        if ((!anon && (e->tenant < 0 || (size_t)e->tenant >= nt)) || e->kind > V10_TR_DECODE ||
+        /* A state record: a state and 1 + a partner of this run, or 0. */
+        int bad_state = e->kind == V10_TR_STATE &&
+                        ((e->op & 0xff) >= V10_ATTR_STATES || (e->op >> 8) > nt);
+        if ((!anon && (e->tenant < 0 || (size_t)e->tenant >= nt)) || e->kind > V10_TR_STATE ||
+            bad_state ||
             (!req && (e->fu < 0 || (size_t)e->fu >= r->n_fus)) ||
             (e->kind == V10_TR_OP && !llm && e->op >= models[e->tenant].n_ops))
             return v10_err_set(err, "trace: record %zu does not match the run's models", k);
@@ -95,6 +100,13 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
         json_str(f, r->tenants[i].name);
         fprintf(f, "}},\n");
     }
+    for (size_t i = 0; i < nt; i++) {
+        fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":3,\"tid\":%zu,\"args\":{\"name\":", i);
+        json_str(f, r->tenants[i].name);
+        fprintf(f, "}},\n");
+    }
+    fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":3,\"args\":{\"name\":"
+               "\"where the time went\"}},\n");
     /* The last metadata line has no comma: each record below brings its own. */
     fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":\"tenants\"}}");
     for (size_t k = 0; k < tr->n; k++) {
@@ -143,6 +155,18 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
                     e->kind == V10_TR_PREFILL ? "prefill" : "decode", e->op,
                     e->kind == V10_TR_PREFILL ? "tok" : "seqs", ts, dur, e->tenant);
             break;
+        case V10_TR_STATE: {
+            const char *name = v10_attr_name((v10_attr_state)(e->op & 0xff));
+            unsigned by = e->op >> 8;
+            if (by)
+                snprintf(label, sizeof label, "%s by t%u", name, by - 1);
+            else
+                snprintf(label, sizeof label, "%s", name);
+            fprintf(f, "{\"name\":\"%s\",\"cat\":\"state\",\"ph\":\"X\",\"ts\":%s,"
+                       "\"dur\":%s,\"pid\":3,\"tid\":%d,\"args\":{\"state\":\"%s\"}}",
+                    label, ts, dur, e->tenant, name);
+            break;
+        }
         }
     }
     fprintf(f, "\n]}\n");

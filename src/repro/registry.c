@@ -97,6 +97,8 @@ int v10_repro_render(const v10_repro *R, v10_repro_out *out, v10_err *err)
     for (int s = 0; s < N_STUDIES; s++)
         if (repro_studies[s].render(R, &cs, out, err))
             goto done;
+    if (repro_render_attrib(R, &cs, out, err)) /* the pairs' attribution.csv and .svg */
+        goto done;
     char *md = repro_summary_md(R);
     if (!md) {
         v10_err_set(err, "summary.md: rendering failed");

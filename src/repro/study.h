@@ -86,7 +86,7 @@ typedef struct repro_chart {
 } repro_chart;
 
 typedef struct repro_charts {
-    repro_chart c[24];
+    repro_chart c[32];
     size_t n;
 } repro_charts;
 
@@ -264,6 +264,12 @@ int repro_render_cont(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
 int repro_render_colloc(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 int repro_render_pmts(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 int repro_render_read(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
+
+/* Where the time went (repro_attrib.c): attribution.csv and .svg for the
+ * paper's pairs under each policy; the summary's section naming each
+ * pair's largest cause of lost progress. */
+int repro_render_attrib(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
+void repro_attrib_md(FILE *f, const repro *R);
 
 char *repro_summary_md(const repro *R);
 char *repro_report_html(const repro *R, const repro_charts *cs, const char *md);

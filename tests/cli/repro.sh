@@ -47,7 +47,7 @@ need = ["pairs.csv", "slice.csv", "priority.csv", "vmem.csv", "scalability.csv",
         "overlap.svg", "util_breakdown.svg", "all_pairs.svg", "slice.svg", "priority.svg",
         "vmem.svg", "scalability.svg", "scalability_util.svg", "contention.svg",
         "collocation.svg", "slice_reading.csv", "slice_reading.svg", "pmt_slice.csv",
-        "pmt_slice.svg"]
+        "pmt_slice.svg", "attribution.csv", "attribution.svg"]
 for f in need:
     p = os.path.join(d, f)
     assert os.path.isfile(p) and os.path.getsize(p) > 0, f
@@ -153,6 +153,20 @@ assert [r[0] for r in rows] == ["clustering", "heuristic", "random"], rows
 for r in rows:
     assert 0 <= float(r[1]) <= 100 and ("of" in r[2] or "no bad pair" in r[2]), r
 assert "Most accurate:" in sec, sec[:400]
+# Where the time went (docs/attribution.md): a row per paper pair naming its
+# largest cause under PMT, V10-Base and V10-Full; every tenant's states in
+# attribution.csv sum to its window.
+sec = md.split("## Where the time went", 1)[1].split("\n## ", 1)[0]
+rows_md = [l for l in sec.splitlines() if l.startswith("| ") and "+" in l.split("|")[1]]
+assert len(rows_md) == 11, rows_md
+for l in rows_md:
+    cells = [c.strip() for c in l.strip("|").split("|")]
+    assert len(cells) == 5 and all(_re.match(r"[A-Za-z ]+, \d+%$|none$", c) for c in cells[1:4]), l
+at = list(csv.DictReader(open(os.path.join(d, "attribution.csv"))))
+assert len(at) == 11 * 4 * 2, len(at)
+states = ["exec", "hbm", "wait_sa", "wait_vu", "held", "switch", "switch_by", "preempted", "idle"]
+for r in at:
+    assert abs(sum(float(r[k]) for k in states) - 1) < 1e-6, r
 PY
 
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Where the time went (docs/attribution.md, issue 27): two isca23 models
+# under every policy, as JSON: per tenant the states sum to the window
+# within a cycle, executing is the progress made, and lost_to lists the
+# partner; the CSV carries the same states, the table its section, the
+# trace a state track per tenant.
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pair=(--tenant isca23/efficientnet --tenant isca23/resnet50 --requests 4 --warmup 1)
+"$bin" run "${pair[@]}" --policy all --check --format json > "$tmp/all.json"
+"$bin" run "${pair[@]}" --policy all --format csv > "$tmp/all.csv"
+python3 - "$tmp/all.json" "$tmp/all.csv" <<'PY'
+import csv, json, sys
+runs = json.load(open(sys.argv[1]))
+states = ["exec", "hbm", "wait_sa", "wait_vu", "held", "switch", "switch_by", "preempted", "idle"]
+pols = {r["policy"] for r in runs}
+assert {"fcfs", "pmt", "prema", "spatial", "v10-base", "v10-fair", "v10-full"} <= pols, pols
+rows = list(csv.DictReader(open(sys.argv[2])))
+for r in runs:
+    W = r["window_cycles"]
+    names = [t["name"] for t in r["tenants"]]
+    for t in r["tenants"]:
+        s = t["states_cycles"]
+        assert sorted(s) == sorted(states), s
+        assert abs(sum(s.values()) - W) <= 1, (r["policy"], t["name"], sum(s.values()), W)
+        if r["policy"] != "spatial":  # a partition is slower than a whole FU
+            assert abs(s["exec"] - t["np"] * W) <= 1e-3 * W, (r["policy"], s["exec"], t["np"] * W)
+        other = [n for n in names if n != t["name"]]
+        assert list(t["lost_to"]) == other, t["lost_to"]
+        lost = t["lost_to"][other[0]]
+        assert abs(lost["total"] - sum(v for k, v in lost.items() if k != "total")) <= 1e-6 * W + 1
+        if r["policy"] not in ("spatial",):
+            assert lost["total"] > 0, (r["policy"], t["name"])
+        # the CSV row of this policy and tenant says the same
+        row = [x for x in rows if x["policy"] == r["policy"] and x["tenant"] == t["name"]]
+        assert len(row) == 1
+        for k in states:
+            assert abs(float(row[0][k + "_cycles"]) - s[k]) <= 1e-6 * W, (k, row[0][k + "_cycles"], s[k])
+        j = names.index(other[0])
+        assert abs(float(row[0]["lost_to_t%d_cycles" % j]) - lost["total"]) <= 1e-6 * W
+# PMT takes turns: the tenant off the core is preempted or held, never beside the other
+pmt = [r for r in runs if r["policy"] == "pmt"][0]
+for t in pmt["tenants"]:
+    s = t["states_cycles"]
+    assert s["preempted"] + s["held"] > 0.3 * pmt["window_cycles"], s
+full = [r for r in runs if r["policy"] == "v10-full"][0]
+for t in full["tenants"]:
+    assert t["states_cycles"]["exec"] > 0.5 * full["window_cycles"], t["states_cycles"]
+PY
+
+# The table's section, one row per tenant.
+"$bin" run "${pair[@]}" --policy v10-full > "$tmp/t.txt"
+grep -q '^where the time went' "$tmp/t.txt"
+[ "$(grep -c '^v10-full  t[01]:isca23/' "$tmp/t.txt")" -eq 2 ]
+
+# The trace: a state track per tenant whose slices tile the run.
+"$bin" run "${pair[@]}" --requests 2 --policy pmt --trace "$tmp/tr.json" > /dev/null
+python3 - "$tmp/tr.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+st = [e for e in ev if e.get("cat") == "state"]
+assert st and all(e["pid"] == 3 for e in st)
+for tid in (0, 1):
+    sl = sorted((e for e in st if e["tid"] == tid), key=lambda e: float(e["ts"]))
+    assert sl, tid
+    names = {e["args"]["state"] for e in sl}
+    assert "exec" in names and names & {"preempted", "held"}, names
+    for a, b in zip(sl, sl[1:]):  # contiguous: each starts where the previous ended
+        assert abs(float(a["ts"]) + float(a["dur"]) - float(b["ts"])) < 2e-4, (a, b)
+PY
+echo "attrib: ok"

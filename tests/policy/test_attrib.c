@@ -1,0 +1,258 @@
+/*
+ * test_attrib.c — where the time goes (docs/attribution.md): a two-tenant
+ * run per state whose breakdown is known in closed form, and the
+ * invariants every policy keeps (states sum to the window, execution is
+ * the standalone work done, partners are charged what the states lost).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "v10/sim.h"
+
+#define D "tests/data/engine/"
+#define S V10_ATTR_STATES
+
+/* Runs with invariant checks on (they include the sum of the states). */
+static void run(const char *policy, const char *a, const char *b, uint64_t requests,
+                uint64_t warmup, int contention, v10_run_result *res)
+{
+    static v10_tenant_spec ts[2];
+    v10_run_config cfg;
+    v10_err err;
+    v10_run_config_default(&cfg);
+    size_t n = b ? 2 : 1;
+    assert_int_equal(v10_tenant_spec_parse(a, &ts[0], &err), 0);
+    if (b)
+        assert_int_equal(v10_tenant_spec_parse(b, &ts[1], &err), 0);
+    snprintf(cfg.policy, sizeof cfg.policy, "%s", policy);
+    cfg.tenants = ts;
+    cfg.n_tenants = n;
+    cfg.requests = requests;
+    cfg.warmup = warmup;
+    cfg.contention = contention;
+    cfg.check = 1;
+    int rc = v10_run(&cfg, res, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+}
+
+static double win(const v10_run_result *r) { return (double)(r->window_end - r->window_start); }
+static double st(const v10_run_result *r, size_t i, v10_attr_state s)
+{
+    return r->tenants[i].state_cycles[s];
+}
+/* What tenant i lost to tenant j in state s. */
+static double lost(const v10_run_result *r, size_t i, size_t j, v10_attr_state s)
+{
+    return r->tenants[i].lost_to[j * S + s];
+}
+static double lost_all(const v10_run_result *r, size_t i, size_t j)
+{
+    double x = 0;
+    for (int s = 0; s < S; s++)
+        x += lost(r, i, j, (v10_attr_state)s);
+    return x;
+}
+
+/* The invariants of every run: each tenant's states sum to the window;
+ * executing at full rate is the standalone work done (NP x window, for a
+ * tenant whose request is its model's standalone latency and whose FU is
+ * whole; an operator's end is rounded up to a whole cycle, so within a
+ * cycle per operator); nothing is lost to oneself. */
+static void invariants(const v10_run_result *r, int whole_fus)
+{
+    for (size_t i = 0; i < r->n_tenants; i++) {
+        double sum = 0;
+        for (int s = 0; s < S; s++) {
+            assert_true(st(r, i, (v10_attr_state)s) >= -1e-6);
+            sum += st(r, i, (v10_attr_state)s);
+        }
+        assert_true(fabs(sum - win(r)) <= 1);
+        if (whole_fus)
+            assert_true(fabs(st(r, i, V10_ATTR_EXEC) - r->tenants[i].np * win(r)) <=
+                        1e-4 * win(r) + 1);
+        assert_true(lost_all(r, i, i) == 0);
+    }
+}
+
+/* A VU-only tenant beside an SA-only tenant under V10-Base, HBM not
+ * shared: both execute all the time, nobody waits. */
+static void test_vu_beside_sa_never_waits(void **state)
+{
+    (void)state;
+    v10_run_result r;
+    run("v10-base", D "attr_sa.csv", D "attr_vu.csv", 40, 4, 0, &r);
+    invariants(&r, 1);
+    for (size_t i = 0; i < 2; i++) {
+        assert_true(fabs(st(&r, i, V10_ATTR_EXEC) - win(&r)) <= 1);
+        assert_true(lost_all(&r, i, 1 - i) == 0);
+    }
+    v10_run_result_fini(&r);
+}
+
+/* Two SA-only tenants under FCFS: each waits exactly while the other's
+ * operators run, and loses that wait to it. */
+static void test_fcfs_waits_the_others_operators(void **state)
+{
+    (void)state;
+    v10_run_result r;
+    run("fcfs", D "attr_sa.csv", D "attr_sa_short.csv", 40, 0, 0, &r);
+    invariants(&r, 1);
+    for (size_t i = 0; i < 2; i++) {
+        size_t j = 1 - i;
+        /* The SA never idles: the window is both tenants' operators. */
+        assert_true(fabs(st(&r, i, V10_ATTR_EXEC) + st(&r, j, V10_ATTR_EXEC) - win(&r)) <= 1);
+        assert_true(fabs(st(&r, i, V10_ATTR_WAIT_SA) - st(&r, j, V10_ATTR_EXEC)) <= 1);
+        assert_true(fabs(lost(&r, i, j, V10_ATTR_WAIT_SA) - st(&r, i, V10_ATTR_WAIT_SA)) <= 1e-6);
+        assert_true(st(&r, i, V10_ATTR_WAIT_VU) == 0 && st(&r, i, V10_ATTR_PREEMPTED) == 0);
+    }
+    /* Alternating requests from cycle 0, 40 of each, of 10064 and 4064
+     * cycles (the trace's cycles plus 64 of issue). */
+    assert_true(fabs(st(&r, 0, V10_ATTR_EXEC) - 40.0 * 10064) <= 1);
+    assert_true(fabs(st(&r, 1, V10_ATTR_WAIT_SA) - 40.0 * 10064) <= 1);
+    v10_run_result_fini(&r);
+}
+
+/* PMT: an SA-only and a VU-only tenant take turns on the whole core.  The
+ * one off the core waits beside a free FU (held, or preempted once its own
+ * operator was stopped), charged to the owner; the whole-core switches are
+ * the outgoing tenant's own and the incoming one's "switch_by". */
+static void test_pmt_held_preempted_switch(void **state)
+{
+    (void)state;
+    v10_run_result r;
+    run("pmt", D "attr_sa.csv", D "attr_vu.csv", 400, 0, 0, &r);
+    invariants(&r, 1);
+    assert_true(r.preemptions > 4);
+    double sw = 0;
+    for (size_t i = 0; i < 2; i++) {
+        size_t j = 1 - i;
+        double off = st(&r, i, V10_ATTR_HELD) + st(&r, i, V10_ATTR_PREEMPTED);
+        assert_true(off > 0.2 * win(&r));
+        assert_true(fabs(lost(&r, i, j, V10_ATTR_HELD) + lost(&r, i, j, V10_ATTR_PREEMPTED) - off)
+                    <= 1e-6 * win(&r));
+        /* Off the core while the other executes, less its drains (128
+         * cycles each for the SA, nothing for the VU). */
+        assert_true(off <= st(&r, j, V10_ATTR_EXEC) + 1);
+        assert_true(off >= st(&r, j, V10_ATTR_EXEC) - 128.0 * ((double)r.preemptions + 1));
+        assert_true(st(&r, i, V10_ATTR_WAIT_SA) == 0 && st(&r, i, V10_ATTR_WAIT_VU) == 0);
+        sw += st(&r, i, V10_ATTR_SWITCH);
+        /* What one switches, the other waits for. */
+        assert_true(fabs(st(&r, j, V10_ATTR_SWITCH_BY) - lost(&r, j, i, V10_ATTR_SWITCH_BY) -
+                         lost(&r, j, j, V10_ATTR_SWITCH_BY)) <= 1e-6 * win(&r));
+    }
+    /* One tenant's switch is the other's wait, which also covers the SA's
+     * drains (the outgoing operator still executing, 128 cycles each). */
+    double by = st(&r, 0, V10_ATTR_SWITCH_BY) + st(&r, 1, V10_ATTR_SWITCH_BY);
+    assert_true(sw > 0.9 * 21000 * (double)r.context_switches);
+    assert_true(by >= sw - 1 && by <= sw + 128.0 * (double)r.preemptions + 1);
+    v10_run_result_fini(&r);
+}
+
+/* V10-Full with two SA-only tenants on one SA (window = whole run): the
+ * SA is always executing, switching or restoring someone.  Whoever does
+ * not execute waits (or is preempted) for the other's operator; what one
+ * switches (its own save or restore) the other waits for as switch_by. */
+static void test_v10_full_preempted_and_switches(void **state)
+{
+    (void)state;
+    v10_run_result r;
+    run("v10-full", D "long_sa.csv", D "sa_heavy.csv", 6, 0, 0, &r);
+    invariants(&r, 1);
+    assert_true(r.preemptions > 0);
+    const v10_fu_result *sa = &r.fus[0];
+    assert_int_equal(sa->type, V10_FU_SA);
+    double ex0 = st(&r, 0, V10_ATTR_EXEC), ex1 = st(&r, 1, V10_ATTR_EXEC);
+    /* The over-served long operators are preempted, the short ones never. */
+    assert_true(st(&r, 0, V10_ATTR_PREEMPTED) > 0.2 * win(&r));
+    assert_true(st(&r, 1, V10_ATTR_PREEMPTED) == 0 && st(&r, 1, V10_ATTR_SWITCH) == 0);
+    assert_true(fabs(lost(&r, 0, 1, V10_ATTR_PREEMPTED) - st(&r, 0, V10_ATTR_PREEMPTED)) <= 1e-6);
+    /* Tenant 0's own switches: each preemption's save (384 - 128 drain
+     * cycles) and restore (384), all the FU-cycles switching but those of
+     * a save whose operator finished in its drain (it had moved on). */
+    double sw0 = st(&r, 0, V10_ATTR_SWITCH);
+    assert_true(fabs(sw0 - 640.0 * (double)r.preemptions) <= 1);
+    assert_true(sw0 <= (double)r.switch_cycles + 1);
+    /* Tenant 1 waits for the saves (it is on the VU during the restores). */
+    double by1 = st(&r, 1, V10_ATTR_SWITCH_BY);
+    assert_true(fabs(by1 - 256.0 * (double)r.context_switches) <= 256);
+    assert_true(fabs(lost(&r, 1, 0, V10_ATTR_SWITCH_BY) - by1) <= 1e-6);
+    for (size_t i = 0; i < 2; i++)
+        assert_true(st(&r, i, V10_ATTR_HELD) == 0 && st(&r, i, V10_ATTR_IDLE) == 0 &&
+                    st(&r, i, V10_ATTR_HBM) == 0);
+    assert_true(fabs(ex0 + ex1 - (double)sa->exec_cycles - (double)r.fus[1].exec_cycles) <= 1);
+    v10_run_result_fini(&r);
+}
+
+/* Two memory-bound tenants on different FUs under V10-Base: each executes
+ * beside the other and loses the slowed part to it, nothing else. */
+static void test_hbm_lost_to_the_partner(void **state)
+{
+    (void)state;
+    v10_run_result r;
+    run("v10-base", D "attr_mem_sa.csv", D "attr_mem_vu.csv", 40, 4, 1, &r);
+    invariants(&r, 1);
+    for (size_t i = 0; i < 2; i++) {
+        double h = st(&r, i, V10_ATTR_HBM);
+        assert_true(h > 0.3 * win(&r)); /* both want nearly all of the HBM */
+        assert_true(fabs(st(&r, i, V10_ATTR_EXEC) + h - win(&r)) <= 1);
+        assert_true(fabs(lost(&r, i, 1 - i, V10_ATTR_HBM) - h) <= 1e-6 * h);
+    }
+    v10_run_result_fini(&r);
+}
+
+/* A Poisson tenant alone: executing or idle, and its idle time is the
+ * window less its work. */
+static void test_idle_between_requests(void **state)
+{
+    (void)state;
+    v10_run_result r;
+    run("solo", D "attr_sa.csv:rate=20000", NULL, 60, 6, 0, &r);
+    invariants(&r, 1);
+    double ex = st(&r, 0, V10_ATTR_EXEC), idle = st(&r, 0, V10_ATTR_IDLE);
+    assert_true(fabs(ex + idle - win(&r)) <= 1);
+    /* 20000 requests/s of 10064 cycles at 700 MHz: 29% busy on average. */
+    assert_true(idle > 0.4 * win(&r));
+    v10_run_result_fini(&r);
+}
+
+/* Every policy on a mixed pair: the invariants hold and each tenant's
+ * losses name the other. */
+static void test_every_policy(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < v10_policy_count(); k++) {
+        const char *p = v10_policy_name(v10_policy_at(k));
+        if (!strcmp(p, "solo"))
+            continue;
+        v10_run_result r;
+        run(p, D "sa_vu.csv", D "vu_heavy.csv", 60, 6, 1, &r);
+        invariants(&r, strcmp(p, "spatial") != 0);
+        if (strcmp(p, "spatial")) /* its own FUs: it may lose only HBM */
+            for (size_t i = 0; i < 2; i++)
+                assert_true(lost_all(&r, i, 1 - i) > 0);
+        v10_run_result_fini(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vu_beside_sa_never_waits),
+        cmocka_unit_test(test_fcfs_waits_the_others_operators),
+        cmocka_unit_test(test_pmt_held_preempted_switch),
+        cmocka_unit_test(test_v10_full_preempted_and_switches),
+        cmocka_unit_test(test_hbm_lost_to_the_partner),
+        cmocka_unit_test(test_idle_between_requests),
+        cmocka_unit_test(test_every_policy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
