@@ -98,9 +98,10 @@ int cmd_calibrate(int argc, char **argv)
         return cli_usage_error(CMD, "missing --profile FILE.csv");
     const char *spec = argv[optind];
     v10_err err;
+    int npu_rc;
     v10_npu npu;
-    if (v10_npu_resolve(npu_spec, &npu, &err))
-        return cli_fail(&err);
+    if ((npu_rc = cli_npu("calibrate", npu_spec, &npu)))
+        return npu_rc;
     v10_model arch;
     if (v10_model_load(spec, &npu, &arch, &err))
         return cli_fail(&err);
