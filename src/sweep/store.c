@@ -398,7 +398,7 @@ static int write_spec(const v10_sweep *s, const v10_outdir *d, v10_err *err)
         v10_json_add(rec, "inputs", inputs);
     else
         cJSON_Delete(inputs);
-    char *t = v10_json_failed_since(mark) ? NULL : cJSON_Print(rec);
+    char *t = v10_json_failed_since(mark) ? NULL : v10_json_print(rec, 1);
     cJSON_Delete(rec);
     if (!t)
         return v10_err_set(err, "out of memory");

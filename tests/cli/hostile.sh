@@ -171,6 +171,27 @@ printf 'name,ifmap_h,ifmap_w,filter_h,filter_w,channels,num_filter,stride\nc,429
 run 1 topology "$tmp/c9/big_topo.csv" && grep -q "at most 2^32 - 1" "$tmp/err" ||
     fail "topology dimension 2^32: $(cat "$tmp/err")"
 
+# Seeds stay exact (issue 24): above 2^53 in JSON outputs; next to 2^53 in a
+# sweep, where two seeds must not share a point id and 2^53 is refused.
+run 0 run --tenant mnist --requests 2 --seed 12345678901234567 --format json &&
+    python3 - "$tmp/out" <<'PY' || fail "run --seed 12345678901234567: JSON seed not exact"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["seed"] == 12345678901234567 and r["config"]["seed"] == 12345678901234567, r["seed"]
+PY
+printf '{"name": "s", "axes": {"seed": [9007199254740990, 9007199254740991]}, "fixed": {"mix": ["mnist"], "requests": 2}}\n' \
+    >"$tmp/c9/seeds.json"
+run 0 sweep "$tmp/c9/seeds.json" --list &&
+    python3 - "$tmp/out" <<'PY' || fail "sweep seeds 2^53 - 2, 2^53 - 1: $(cat "$tmp/out")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["point"]["seed"] for r in rows] == [9007199254740990, 9007199254740991], rows
+assert rows[0]["id"] != rows[1]["id"], rows
+PY
+sed -i 's/9007199254740990, 9007199254740991/9007199254740991, 9007199254740992/' "$tmp/c9/seeds.json"
+run 1 sweep "$tmp/c9/seeds.json" --list && grep -q "an integer in \[0, 9007199254740991\]" "$tmp/err" ||
+    fail "sweep seed 2^53: $(cat "$tmp/err")"
+
 # --- 3. a sweep's name (from data) cannot choose a path ----------------------
 mkdir -p "$tmp/c3/work"
 for n in '../../outside' '/etc/x' 'a/b' '.hidden' 'two\nlines' '-rf'; do
