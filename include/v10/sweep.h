@@ -90,6 +90,8 @@ const unsigned char *v10_sweep_store_done(const v10_sweep_store *st);
 size_t v10_sweep_store_count(const v10_sweep_store *st);
 /* Rows dropped when the store was opened (not a row of this spec's points). */
 size_t v10_sweep_store_dropped(const v10_sweep_store *st);
+/* The first dropped row and what was wrong with it ("row I: WHY"), or "". */
+const char *v10_sweep_store_drop_why(const v10_sweep_store *st);
 /* Rows that record an error instead of a result (known after finish). */
 size_t v10_sweep_store_refused(const v10_sweep_store *st);
 /* Records point i's row (one line ending in '\n') durably.  A row for an

@@ -1,10 +1,12 @@
 /* cli.c — shared helpers of the sub-commands: errors, option values, files. */
 #include "cli/cli.h"
 #include "util/file.h"
+#include "util/json.h"
 #include "util/num.h"
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -24,25 +26,34 @@ int cli_fail(const v10_err *err)
     return V10_EXIT_FAIL;
 }
 
-int cli_out_dir(const char *dir)
+int cli_out_dir(v10_outdir *d, const char *dir, const char *owner)
 {
-    if (mkdir(dir, 0777) == 0 || errno == EEXIST)
-        return V10_EXIT_OK;
     v10_err err;
-    v10_err_set(&err, "%s: cannot create directory: %s", dir, strerror(errno));
+    if (v10_outdir_open(d, dir, &err) == 0 && v10_outdir_claim(d, owner, &err) == 0)
+        return V10_EXIT_OK;
+    v10_outdir_close(d);
     return cli_fail(&err);
 }
 
-int cli_write_files(const char *dir, const v10_artifact *files, size_t n)
+int cli_write_files(v10_outdir *d, const char *owner, const v10_artifact *files, size_t n)
 {
     v10_err err;
-    for (size_t i = 0; i < n; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
-        if (v10_file_write(path, files[i].data, files[i].len, 0, &err))
-            return cli_fail(&err);
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    const void **data = calloc(n ? n : 1, sizeof *data);
+    size_t *len = calloc(n ? n : 1, sizeof *len);
+    int rc = names && data && len ? 0 : v10_err_set(&err, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        names[i] = files[i].name;
+        data[i] = files[i].data;
+        len[i] = files[i].len;
     }
-    return V10_EXIT_OK;
+    if (rc == 0)
+        rc = v10_outdir_write_set(d, owner, names, data, len, n, &err);
+    free(names);
+    free(data);
+    free(len);
+    v10_outdir_close(d);
+    return rc ? cli_fail(&err) : V10_EXIT_OK;
 }
 
 void cli_note_approx(const v10_model *m)
@@ -81,6 +92,16 @@ int cli_bad_option(const char *cmd, int c, char *const *argv)
     return cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
+int cli_npu(const char *cmd, const char *spec, v10_npu *out)
+{
+    v10_err err;
+    if (v10_npu_resolve(spec, out, &err) == 0)
+        return V10_EXIT_OK;
+    if (!v10_json_spec_is_file(spec)) /* a preset name: a word of the command line */
+        return cli_usage_error(cmd, "--npu: %s", err.msg);
+    return cli_fail(&err); /* a file: its content is input */
+}
+
 int cli_format(const char *cmd, const char *arg, v10_format *out)
 {
     if (v10_format_parse(arg, out) == 0)
@@ -117,12 +138,22 @@ bad:
     return -1;
 }
 
+/* 1 if standard output is a pipe or socket whose reader has gone (`| head`
+ * read what it wanted): poll reports POLLERR on its write end. */
+static int stdout_reader_gone(void)
+{
+    struct pollfd p = {.fd = 1, .events = POLLOUT};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
 int cli_stdout_done(int rc)
 {
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout))
         return rc;
     int e = errno;
+    if (e == EPIPE || stdout_reader_gone())
+        return rc; /* the reader stopped reading: not an error of ours */
     fprintf(stderr, "v10sim: standard output: write failed%s%s\n", e ? ": " : "",
             e ? strerror(e) : "");
     return rc == V10_EXIT_OK ? V10_EXIT_FAIL : rc;
@@ -132,7 +163,9 @@ int cli_written(int rc, const v10_err *err)
 {
     if (!rc)
         return V10_EXIT_OK;
-    return ferror(stdout) ? V10_EXIT_FAIL : cli_fail(err);
+    if (ferror(stdout)) /* cli_stdout_done reports it, once */
+        return stdout_reader_gone() ? V10_EXIT_OK : V10_EXIT_FAIL;
+    return cli_fail(err);
 }
 
 int cli_default_threads(void)

@@ -1,13 +1,21 @@
 /*
  * cli.h — sub-commands of the v10sim binary.  src/cli/ is the only code that
- * prints usage or errors and chooses exit codes:
- *   0 success, 1 bad input or failed run, 2 bad command line.
+ * prints usage or errors and chooses exit codes (docs/formats.md, "Exit
+ * codes"): 0 success (also when a reader of standard output stopped
+ * reading); 2 the command line itself is wrong: an unknown command or
+ * option, a missing value, a value that is not of the option's type or
+ * range, a name outside one of v10sim's fixed lists (--policy, --format,
+ * an --npu preset, --workloads), options that do not go together; 1
+ * anything else: an input that v10sim reads or builds (a tenant spec and
+ * its model, a JSON, CSV or ONNX file) is bad, a run is refused, an output
+ * cannot be written.
  */
 #ifndef V10_CLI_H
 #define V10_CLI_H
 
 #include <stdio.h>
 
+#include "util/file.h"
 #include "v10/err.h"
 #include "v10/model.h"
 #include "v10/repro.h" /* v10_artifact */
@@ -37,8 +45,9 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_llm_study(int argc, char **argv);
 
 /* Called with a command's exit code: if standard output could not be
- * written (a full disk, a closed pipe), says so and returns V10_EXIT_FAIL
- * (or rc if that already is a failure); otherwise returns rc. */
+ * written (a full disk), says so and returns V10_EXIT_FAIL (or rc if that
+ * already is a failure); a pipe whose reader has gone (`| head`) is not a
+ * failure: rc, quietly.  Otherwise returns rc. */
 int cli_stdout_done(int rc);
 
 /* Called first by every main: a write past `ulimit -f` or to a closed pipe
@@ -48,16 +57,20 @@ void cli_signals(void);
 
 /* Prints "v10sim: <msg>" to stderr and returns V10_EXIT_FAIL. */
 int cli_fail(const v10_err *err);
-/* Creates the output directory dir (an existing one is fine); else prints
- * the error and returns V10_EXIT_FAIL. */
-int cli_out_dir(const char *dir);
-/* Writes files[0..n) into dir, each atomically; V10_EXIT_OK, or prints the
- * first failure and returns V10_EXIT_FAIL. */
-int cli_write_files(const char *dir, const v10_artifact *files, size_t n);
+/* Opens (creating it if missing) the result folder dir of command `owner`
+ * (repro, llm-study) and checks that it is empty or that command's earlier
+ * output (util/file.h, v10_outdir_claim); else prints why, leaves the
+ * folder as it was and returns V10_EXIT_FAIL. */
+int cli_out_dir(v10_outdir *d, const char *dir, const char *owner);
+/* Writes files[0..n) into the folder (v10_outdir_write_set: the manifest,
+ * then each file whole) and closes it; V10_EXIT_OK, or prints the failure
+ * and returns V10_EXIT_FAIL. */
+int cli_write_files(v10_outdir *d, const char *owner, const v10_artifact *files, size_t n);
 
 /* The exit code after a report writer (v10/model_report.h) returned rc: 0
  * is V10_EXIT_OK; a failure is printed with cli_fail unless standard output
- * failed, which cli_stdout_done reports once. */
+ * failed, which cli_stdout_done reports once (V10_EXIT_OK if its reader
+ * has gone). */
 int cli_written(int rc, const v10_err *err);
 
 /* Reports on stderr the operators of `m` that ONNX unknown=vu approximated
@@ -70,6 +83,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * option; commands set opterr = 0 and start optstring with ':'): prints one
  * "v10sim CMD: ..." naming the option and returns V10_EXIT_USAGE. */
 int cli_bad_option(const char *cmd, int c, char *const *argv);
+/* Resolves --npu SPEC (a preset or a JSON file) into *out: V10_EXIT_OK; an
+ * unknown preset name is a command-line error (V10_EXIT_USAGE), a file that
+ * cannot be read or is malformed is bad input (V10_EXIT_FAIL); printed. */
+int cli_npu(const char *cmd, const char *spec, v10_npu *out);
 /* Parses --format's argument; on error prints and returns -1. */
 int cli_format(const char *cmd, const char *arg, v10_format *out);
 /* Parses an unsigned integer / positive double option argument strictly. */

@@ -122,9 +122,10 @@ int cmd_calibrate(int argc, char **argv)
     if (!n_files)
         return cli_usage_error(CMD, "missing --profile FILE.csv");
     const char *spec = argv[optind];
+    int npu_rc;
     v10_npu npu;
-    if (v10_npu_resolve(npu_spec, &npu, &err))
-        return cli_fail(&err);
+    if ((npu_rc = cli_npu("calibrate", npu_spec, &npu)))
+        return npu_rc;
     v10_model arch;
     if (v10_model_load(spec, &npu, &arch, &err))
         return cli_fail(&err);

@@ -63,6 +63,7 @@ int cmd_collocate(int argc, char **argv)
     int threads = cli_default_threads();
     const char *model_arg = NULL;
     v10_err err;
+    int npu_rc;
     unsigned long long u;
     optind = 1;
     opterr = 0; /* cli_bad_option says what was wrong, once */
@@ -89,8 +90,8 @@ int cmd_collocate(int argc, char **argv)
             break;
         case O_MODELS: model_arg = optarg; break;
         case O_NPU:
-            if (v10_npu_resolve(optarg, &base.npu, &err))
-                return cli_fail(&err);
+            if ((npu_rc = cli_npu("collocate", optarg, &base.npu)))
+                return npu_rc;
             break;
         case O_REQ:
             if (cli_u64("collocate", "--requests", optarg, 2, 100000, &u))

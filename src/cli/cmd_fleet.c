@@ -57,6 +57,7 @@ int cmd_fleet(int argc, char **argv)
     const char *path = NULL;
     v10_format fmt = V10_FMT_TABLE;
     v10_err err;
+    int npu_rc;
     unsigned long long u;
     optind = 1;
     opterr = 0; /* cli_bad_option says what was wrong, once */
@@ -76,8 +77,8 @@ int cmd_fleet(int argc, char **argv)
             snprintf(o.base.policy, sizeof o.base.policy, "%s", optarg);
             break;
         case O_NPU:
-            if (v10_npu_resolve(optarg, &o.base.npu, &err))
-                return cli_fail(&err);
+            if ((npu_rc = cli_npu("fleet", optarg, &o.base.npu)))
+                return npu_rc;
             break;
         case O_REQ:
             if (cli_u64("fleet", "--requests", optarg, 2, 100000, &u))

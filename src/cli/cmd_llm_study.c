@@ -105,19 +105,24 @@ int cmd_llm_study(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (cli_out_dir(dir))
+    v10_outdir od;
+    if (cli_out_dir(&od, dir, "llm-study"))
         return V10_EXIT_FAIL;
     v10_err err;
     v10_llm_study *s;
-    if (v10_llm_study_run(&o, &s, &err))
+    if (v10_llm_study_run(&o, &s, &err)) {
+        v10_outdir_close(&od);
         return cli_fail(&err);
+    }
     v10_llm_study_out out;
     int bad = v10_llm_study_render(s, &out, &err);
     size_t runs = s->runs;
     v10_llm_study_destroy(s);
-    if (bad)
+    if (bad) {
+        v10_outdir_close(&od);
         return cli_fail(&err);
-    int rc = cli_write_files(dir, out.files, out.n_files);
+    }
+    int rc = cli_write_files(&od, "llm-study", out.files, out.n_files);
     if (rc == V10_EXIT_OK)
         printf("v10sim llm-study: %zu simulations on %d thread%s%s; %zu files in %s/ "
                "(see %s/summary.md)\n",

@@ -89,8 +89,9 @@ int cmd_models(int argc, char **argv)
         return rc;
     v10_npu npu;
     v10_err err;
-    if (v10_npu_resolve(npu_spec, &npu, &err))
-        return cli_fail(&err);
+    int npu_rc;
+    if ((npu_rc = cli_npu("models", npu_spec, &npu)))
+        return npu_rc;
     v10_tab *t = v10_models_table();
     size_t n = first < argc ? (size_t)(argc - first) : 0, n_zoo = 0, n_isca = 0;
     while (v10_zoo_names[n_zoo])
@@ -154,8 +155,9 @@ int cmd_profile(int argc, char **argv)
         return cli_usage_error("profile", "unexpected argument '%s'", argv[first + 1]);
     v10_npu npu;
     v10_err err;
-    if (v10_npu_resolve(npu_spec, &npu, &err))
-        return cli_fail(&err);
+    int npu_rc;
+    if ((npu_rc = cli_npu("profile", npu_spec, &npu)))
+        return npu_rc;
     v10_model m;
     v10_model_summary s;
     if ((rc = load(argv[first], &npu, &m, &s)) != 0)

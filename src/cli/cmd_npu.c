@@ -53,12 +53,13 @@ int cmd_npu(int argc, char **argv)
     if (optind < argc)
         return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
     v10_err err;
+    int npu_rc;
     if (do_list)
         return cli_written(v10_npu_list_report(fmt, stdout, &err), &err);
     if (fmt == V10_FMT_CSV)
         return cli_usage_error(CMD, "--format: expected table or json, got 'csv'");
     v10_npu n;
-    if (v10_npu_resolve(spec, &n, &err))
-        return cli_fail(&err);
+    if ((npu_rc = cli_npu(CMD, spec, &n)))
+        return npu_rc;
     return cli_written(v10_npu_report(&n, fmt, stdout, &err), &err);
 }

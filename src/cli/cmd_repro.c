@@ -77,18 +77,23 @@ int cmd_repro(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("repro", "unexpected argument '%s'", argv[optind]);
-    if (cli_out_dir(dir))
+    v10_outdir od;
+    if (cli_out_dir(&od, dir, "repro"))
         return V10_EXIT_FAIL;
     v10_err err;
     v10_repro *r;
-    if (v10_repro_run(&o, &r, &err))
+    if (v10_repro_run(&o, &r, &err)) {
+        v10_outdir_close(&od);
         return cli_fail(&err);
+    }
     v10_repro_out out;
     int bad = v10_repro_render(r, &out, &err);
     v10_repro_destroy(r);
-    if (bad)
+    if (bad) {
+        v10_outdir_close(&od);
         return cli_fail(&err);
-    int rc = cli_write_files(dir, out.files, out.n_files);
+    }
+    int rc = cli_write_files(&od, "repro", out.files, out.n_files);
     if (rc == V10_EXIT_OK)
         printf("v10sim repro: %zu simulations on %d thread%s in %.1f s%s; %zu files in %s/ "
                "(see %s/summary.md and %s/report.html)\n",

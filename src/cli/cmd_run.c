@@ -257,6 +257,7 @@ int cmd_run(int argc, char **argv)
     int warmup_set = 0;
     param_set params_set = {.n = 0};
     v10_err err;
+    int npu_rc;
     unsigned long long u;
     optind = 1;
     opterr = 0; /* cli_bad_option says what was wrong, once */
@@ -272,8 +273,8 @@ int cmd_run(int argc, char **argv)
             break;
         case O_POLICY: policy_arg = optarg; break;
         case O_NPU:
-            if (v10_npu_resolve(optarg, &cfg.npu, &err))
-                return cli_fail(&err);
+            if ((npu_rc = cli_npu("run", optarg, &cfg.npu)))
+                return npu_rc;
             break;
         case O_REQ:
             if (cli_u64("run", "--requests", optarg, 1, 10000000, &u))

@@ -597,7 +597,9 @@ int v10_llm_build_spec(const char *text, const char *model, const char *phase,
         return 0;
     }
     return v10_err_set(err, "model '%s': an llm/ model needs a phase: :prefill=P (prompt "
-                            "tokens) or :decode=NxC (N sequences at context C)", text);
+                            "tokens) or :decode=NxC (N sequences at context C); or, as a "
+                            "run tenant, a server: :trace=FILE.csv or "
+                            ":rate=RPS:lengths=FILE.csv (docs/llm.md)", text);
 fail:
     v10_model_fini(out);
     return v10_err_prefix(err, "model '%s'", text);

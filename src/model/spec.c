@@ -13,6 +13,7 @@
 
 #include "util/json.h"
 #include "util/num.h"
+#include "util/text.h"
 #include "v10/calibrate.h"
 #include "v10/cost.h"
 #include "v10/llm.h"
@@ -184,6 +185,18 @@ int v10_model_spec_files(const char *text, int (*fn)(const char *path, void *ctx
     return rc;
 }
 
+/* err = "unknown model NAME" and every name a model spec accepts. */
+static void unknown_model(const char *name, v10_err *err)
+{
+    char zoo[256], isca[256], llm[128];
+    v10_err_set(err, "unknown model '%s' (built-in models: %s; the paper's, calibrated: "
+                     "isca23/ + %s; LLMs: llm/ + %s or a .json configuration; or an "
+                     "operator-trace .csv or an .onnx file)", name,
+                v10_names_join(zoo, sizeof zoo, v10_zoo_names, ""),
+                v10_names_join(isca, sizeof isca, v10_isca23_names, ""),
+                v10_names_join(llm, sizeof llm, v10_llm_preset_names, ""));
+}
+
 int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err *err)
 {
     spec sp;
@@ -233,8 +246,11 @@ int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err
         uint32_t def, batch = sp.batch;
         if (!batch && v10_zoo_default_batch(name, &def) == 0)
             batch = def;
-        if (v10_zoo_build(name, batch ? batch : 1, out, err))
+        if (v10_zoo_build(name, batch ? batch : 1, out, err)) {
+            if (v10_zoo_default_batch(name, &def)) /* not a built-in name */
+                unknown_model(name, err);
             return -1;
+        }
     }
     if (out->n_ops == 0) {
         v10_model_fini(out);

@@ -125,7 +125,7 @@ static int write_json(const colloc_doc *d, FILE *f)
     cJSON_AddStringToObject(cfg, "npu", base->npu.name);
     cJSON_AddNumberToObject(cfg, "k", (double)co->k);
     cJSON_AddNumberToObject(cfg, "threshold", co->threshold);
-    cJSON_AddNumberToObject(cfg, "seed", (double)co->seed);
+    v10_json_add(cfg, "seed", v10_json_u64(co->seed));
     cJSON_AddNumberToObject(cfg, "requests", (double)base->requests);
     cJSON_AddNumberToObject(cfg, "pca_components", (double)r->pca.k);
     cJSON_AddNumberToObject(cfg, "pca_explained", r->pca.explained);

@@ -29,7 +29,7 @@ static int write_json(const v10_fleet_result *r, const v10_service *svc,
     cJSON_AddNumberToObject(cfg, "services", (double)r->n);
     cJSON_AddNumberToObject(cfg, "requests", (double)o->base.requests);
     cJSON_AddNumberToObject(cfg, "k", (double)o->colloc.k);
-    cJSON_AddNumberToObject(cfg, "seed", (double)o->base.seed);
+    v10_json_add(cfg, "seed", v10_json_u64(o->base.seed));
     cJSON *pls = cJSON_AddArrayToObject(root, "placements");
     for (int p = 0; p < V10_PLACEMENTS; p++) {
         const v10_fleet_plan *pp = &r->plan[p];

@@ -222,12 +222,13 @@ static int write_summary(const void *ctx, FILE *f)
     const repro_ratios *q = &q0;
     fprintf(f, "# V10 reproduction: summary\n\n"
                "v10sim %s, NPU `%s` (1 SA 128x128, 1 VU, %.0f GB/s HBM, %.0f MHz), seed %llu, "
-               "%llu requests per tenant (warm-up %llu)%s.  %zu simulations plus %d standalone "
-               "profiles.\n\n",
+               "%llu requests per tenant (warm-up %llu)%s.  %zu simulations: this set's "
+               "studies, the other set's %d paper pairs and both sets' %d standalone profiles "
+               "(a run whose result another's stands for is counted once).\n\n",
             V10_VERSION, R->npu.name, R->npu.hbm_gbps, R->npu.clock_mhz,
             (unsigned long long)R->o->seed, (unsigned long long)R->requests,
-            (unsigned long long)R->warmup, R->o->quick ? ", **--quick** (noisier)" : "", R->n,
-            NM);
+            (unsigned long long)R->warmup, R->o->quick ? ", **--quick** (noisier)" : "", R->runs,
+            NPP, 2 * NM);
     fprintf(f, "## V10-Full over PMT, mean over the paper's 11 pairs\n\n"
                "Per pair: utilization and STP ratios V10-Full / PMT; latency ratios PMT / "
                "V10-Full (mean of the two tenants); then the mean over the pairs.\n\n"

@@ -124,7 +124,7 @@ static cJSON *config_json(const v10_run_config *cfg)
     }
     add_num(c, "requests", (double)cfg->requests);
     add_num(c, "warmup", (double)cfg->warmup);
-    add_num(c, "seed", (double)cfg->seed);
+    v10_json_add(c, "seed", v10_json_u64(cfg->seed));
     cJSON_AddBoolToObject(c, "contention", cfg->contention);
     cJSON_AddStringToObject(c, "preempt", v10_preempt_name(cfg->preempt));
     return c;
@@ -138,7 +138,7 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
         return NULL;
     cJSON_AddStringToObject(o, "version", V10_VERSION);
     v10_json_add(o, "config", config_json(cfg));
-    add_num(o, "seed", (double)cfg->seed);
+    v10_json_add(o, "seed", v10_json_u64(cfg->seed));
     cJSON_AddStringToObject(o, "policy", cfg->policy);
     add_num(o, "window_cycles", (double)(r->window_end - r->window_start));
     cJSON *w = cJSON_AddObjectToObject(o, "window");

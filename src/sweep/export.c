@@ -267,9 +267,10 @@ int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err)
     char jp[4200], cp[4200];
     snprintf(jp, sizeof jp, "%s/results.jsonl", sweep_store_dir(st));
     snprintf(cp, sizeof cp, "%s/results.csv", sweep_store_dir(st));
-    if (v10_wfile_open(&x.jsonl, jp, 1, err))
+    const v10_outdir *d = sweep_store_outdir(st);
+    if (v10_outdir_wopen(d, "results.jsonl", &x.jsonl, 1, err))
         return -1;
-    if (v10_wfile_open(&x.csv, cp, 1, err)) {
+    if (v10_outdir_wopen(d, "results.csv", &x.csv, 1, err)) {
         v10_wfile_abort(&x.jsonl);
         return -1;
     }

@@ -158,7 +158,7 @@ int v10_sweep_point_id(const v10_sweep *s, size_t i, char *id)
     const cJSON *vals[SWEEP_SETTINGS_MAX];
     point_values(s, i, vals);
     cJSON *o = point_json(s, vals);
-    char *t = o ? cJSON_PrintUnformatted(o) : NULL;
+    char *t = o ? v10_json_print(o, 0) : NULL; /* exact numbers: 2^53 - 1 is not 2^53 */
     cJSON_Delete(o);
     if (!t) {
         id[0] = 0;
@@ -174,7 +174,7 @@ char *v10_sweep_point_text(const v10_sweep *s, size_t i)
     const cJSON *vals[SWEEP_SETTINGS_MAX];
     point_values(s, i, vals);
     cJSON *o = point_json(s, vals);
-    char *t = o ? cJSON_PrintUnformatted(o) : NULL;
+    char *t = o ? v10_json_print(o, 0) : NULL;
     cJSON_Delete(o);
     return t;
 }

@@ -303,7 +303,8 @@ static int check_value(vctx *v, const sweep_setting *s, const char *path, const 
         return 0;
     case K_REQUESTS: return want_int(v, path, j, 1, 1e7);
     case K_WARMUP: return want_int(v, path, j, 0, 1e7);
-    case K_SEED: return want_int(v, path, j, 0, 9007199254740992.0);
+    case K_SEED: /* 2^53 - 1: the largest integer every larger JSON number cannot round to */
+        return want_int(v, path, j, 0, 9007199254740991.0);
     }
     V10_ASSERT(0);
     return -1;
@@ -508,7 +509,9 @@ int sweep_spec_parse(const char *text, const char *origin, v10_sweep **out, v10_
     qsort(s->set, s->n_set, sizeof s->set[0], cmp_settings);
     if (check_cross(&v, s))
         goto done;
-    s->canonical = cJSON_Print(s->root);
+    cJSON *copy = cJSON_Duplicate(s->root, 1); /* v10_json_print rewrites its numbers */
+    s->canonical = v10_json_print(copy, 1);     /* exact: 2^53 - 1 is not 2^53 */
+    cJSON_Delete(copy);
     if (!s->canonical || v10_json_failed_since(mark)) {
         v10_err_set(err, "out of memory");
         goto done;

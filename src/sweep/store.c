@@ -52,11 +52,13 @@ struct v10_sweep_store {
     const v10_sweep *s;
     char dir[4096];
     char db_path[4200];
+    v10_outdir out;         /* DIR, through which every file but the database is reached */
     int lock;               /* DIR/.lock, held while the store is open */
     sqlite3 *db;
     sqlite3_stmt *insert;   /* INSERT INTO points */
     unsigned char *done;    /* one flag per point */
     size_t count, dropped;
+    char drop_why[160];     /* the first dropped row and why, or "" */
     size_t refused;         /* rows with an "error", counted by sweep_store_stats */
 };
 
@@ -78,27 +80,6 @@ static int db_fail(v10_sweep_store *st, const char *what, v10_err *err)
     const char *m = st->db ? sqlite3_errmsg(st->db) : "out of memory";
     return v10_err_set(err, "%s: %s%s%s%s%s", st->db_path, what, *what ? ": " : "", m,
                        sys ? " - " : "", sys ? strerror(sys) : "");
-}
-
-static int mkdir_p(const char *dir)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s", dir);
-    for (char *c = p + 1; *c; c++)
-        if (*c == '/') {
-            *c = 0;
-            if (mkdir(p, 0755) && errno != EEXIST)
-                return -1;
-            *c = '/';
-        }
-    if (mkdir(p, 0755) && errno != EEXIST)
-        return -1;
-    struct stat st;
-    if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
 }
 
 /* 1 if DIR holds anything but what a sweep of ours leaves before its
@@ -234,11 +215,10 @@ static int db_spec_hash(v10_sweep_store *st, char *hash)
  */
 static int db_open(v10_sweep_store *st, v10_err *err)
 {
-    struct stat sb;
-    if (lstat(st->db_path, &sb) == 0 && !S_ISREG(sb.st_mode))
-        return v10_err_set(err, "%s: not a regular file (the sweep's result store)",
-                           st->db_path);
-    if (sqlite3_open_v2(st->db_path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+    /* check_folder saw results.db and its journals absent or plain files;
+     * NOFOLLOW refuses a link planted since. */
+    if (sqlite3_open_v2(st->db_path, &st->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
                         NULL) != SQLITE_OK)
         return db_fail(st, "cannot open", err);
     sqlite3_extended_result_codes(st->db, 1);
@@ -311,12 +291,43 @@ static int db_delete(v10_sweep_store *st, const sqlite3_int64 *bad, size_t n, v1
     return -1;
 }
 
+/* 0 if `row` (compact JSON) is the record of point i with id `id`, as
+ * v10_sweep_run_point writes it: an object whose "index" is i, whose "id"
+ * is id and which holds a "result" object or an "error" string; else 1
+ * with why[] saying what is wrong, or -1 if memory ran out. */
+static int row_invalid(const char *row, size_t i, const char *id, char *why, size_t cap)
+{
+    unsigned mark = v10_json_mark();
+    cJSON *o = row ? cJSON_Parse(row) : NULL;
+    const cJSON *ix = cJSON_GetObjectItemCaseSensitive(o, "index");
+    const cJSON *rid = cJSON_GetObjectItemCaseSensitive(o, "id");
+    int bad = 1;
+    if (v10_json_failed_since(mark))
+        bad = -1;
+    else if (!cJSON_IsObject(o))
+        snprintf(why, cap, "not a JSON object");
+    else if (!cJSON_IsNumber(ix) || ix->valuedouble != (double)i)
+        snprintf(why, cap, "its \"index\" is not %zu", i);
+    else if (!cJSON_IsString(rid) || strcmp(rid->valuestring, id))
+        snprintf(why, cap, "its \"id\" is not %s", id);
+    else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "result")) &&
+             !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "error")))
+        snprintf(why, cap, "it holds neither a \"result\" object nor an \"error\"");
+    else
+        bad = 0;
+    cJSON_Delete(o);
+    return bad;
+}
+
 /* Marks the rows of the store done; deletes (and counts in `dropped`) any
- * whose index is out of range or whose id is not that point's. */
+ * whose index is out of range, whose id is not that point's or whose
+ * record is not that point's result (row_invalid; the first is described
+ * in drop_why). */
 static int db_load(v10_sweep_store *st, v10_err *err)
 {
     sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(st->db, "SELECT idx, id FROM points", -1, &q, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(st->db, "SELECT idx, id, row FROM points", -1, &q, NULL) !=
+        SQLITE_OK)
         return db_fail(st, "reading", err);
     sqlite3_int64 *bad = NULL;
     size_t cap = 0;
@@ -324,26 +335,39 @@ static int db_load(v10_sweep_store *st, v10_err *err)
     while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW) {
         sqlite3_int64 i = sqlite3_column_int64(q, 0);
         const char *id = (const char *)sqlite3_column_text(q, 1);
-        char want[17];
-        int in_range = i >= 0 && (uint64_t)i < st->s->points;
+        char want[17], why[128] = "";
+        int in_range = i >= 0 && (uint64_t)i < st->s->points, invalid = 1;
         if (in_range && v10_sweep_point_id(st->s, (size_t)i, want)) {
-            /* never drop a row for want of memory */
+            invalid = -1;
+        } else if (!in_range) {
+            snprintf(why, sizeof why, "not a point of this spec (%llu points)",
+                     (unsigned long long)st->s->points);
+        } else if (!id || strcmp(id, want)) {
+            snprintf(why, sizeof why, "its id is not point %lld's %s", (long long)i, want);
+        } else {
+            invalid = row_invalid((const char *)sqlite3_column_text(q, 2), (size_t)i, want,
+                                  why, sizeof why);
+        }
+        if (invalid < 0) { /* never drop a row for want of memory */
             rc = v10_err_set(err, "%s: out of memory", st->db_path);
-        } else if (in_range && id && !strcmp(id, want)) {
+        } else if (!invalid) {
             st->done[i] = 1;
             st->count++;
-        } else if (st->dropped < cap) {
-            bad[st->dropped++] = i;
         } else {
-            size_t nc = cap ? 2 * cap : 16;
-            sqlite3_int64 *nb = realloc(bad, nc * sizeof *nb);
-            if (nb) {
-                bad = nb;
-                cap = nc;
-                bad[st->dropped++] = i;
-            } else {
-                rc = v10_err_set(err, "out of memory");
+            if (!st->drop_why[0])
+                snprintf(st->drop_why, sizeof st->drop_why, "row %lld: %s", (long long)i, why);
+            if (st->dropped == cap) {
+                size_t nc = cap ? 2 * cap : 16;
+                sqlite3_int64 *nb = realloc(bad, nc * sizeof *nb);
+                if (nb) {
+                    bad = nb;
+                    cap = nc;
+                } else {
+                    rc = v10_err_set(err, "out of memory");
+                }
             }
+            if (st->dropped < cap)
+                bad[st->dropped++] = i;
         }
     }
     if (rc == 0 && step != SQLITE_DONE)
@@ -357,7 +381,7 @@ static int db_load(v10_sweep_store *st, v10_err *err)
 
 /* The spec.json of a new sweep: the canonical spec, its hash, the point
  * count and the content hashes of the input files (written atomically). */
-static int write_spec(const v10_sweep *s, const char *path, v10_err *err)
+static int write_spec(const v10_sweep *s, const v10_outdir *d, v10_err *err)
 {
     unsigned mark = v10_json_mark();
     cJSON *rec = cJSON_CreateObject();
@@ -374,13 +398,13 @@ static int write_spec(const v10_sweep *s, const char *path, v10_err *err)
         v10_json_add(rec, "inputs", inputs);
     else
         cJSON_Delete(inputs);
-    char *t = v10_json_failed_since(mark) ? NULL : cJSON_Print(rec);
+    char *t = v10_json_failed_since(mark) ? NULL : v10_json_print(rec, 1);
     cJSON_Delete(rec);
     if (!t)
         return v10_err_set(err, "out of memory");
     size_t n = strlen(t);
     t[n] = '\n';
-    int rc = v10_file_write(path, t, n + 1, 1, err);
+    int rc = v10_outdir_write(d, "spec.json", t, n + 1, 1, err);
     free(t);
     return rc;
 }
@@ -412,14 +436,47 @@ static int check_spec(const char *dir, const char *path, const char *old, const 
     return rc;
 }
 
+/*
+ * What DIR holds, read only: every name the store locks, reads or writes
+ * must be absent or a plain file (v10_outdir_check); then *fresh = 1 for a
+ * folder without a sweep (empty but for what a sweep of ours leaves before
+ * its spec.json), 0 for a sweep that may be resumed; else -1 with err.
+ */
+static int check_folder(v10_sweep_store *st, int resume, int *fresh, v10_err *err)
+{
+    static const char *const names[] = {LOCK_NAME, "spec.json", DB_NAME, DB_NAME "-wal",
+                                        DB_NAME "-journal", DB_NAME "-shm", "results.jsonl",
+                                        "results.csv"};
+    int exists[sizeof names / sizeof names[0]];
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (v10_outdir_check(&st->out, names[k], &exists[k], err))
+            return -1;
+    char *old = v10_outdir_read(&st->out, "spec.json", V10_JSON_MAX_BYTES, &exists[1], err);
+    *fresh = 0;
+    if (!old && exists[1])
+        return -1; /* spec.json is there but unreadable */
+    if (old) {
+        int rc = check_spec(st->dir, "spec.json", old, st->s, resume, err);
+        free(old);
+        if (rc == 0 && !exists[2] && exists[6])
+            rc = v10_err_set(err, "%s holds results.jsonl but no %s: a sweep of a v10sim "
+                             "before the SQLite store, which this one cannot resume; run "
+                             "into a new --out", st->dir, DB_NAME);
+        return rc;
+    }
+    if (dir_has_files(st->dir))
+        return v10_err_set(err, "%s: directory is not empty and holds no sweep (no spec.json); "
+                           "choose an empty or new --out", st->dir);
+    *fresh = 1;
+    return 0;
+}
+
 int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
                          v10_sweep_store **out, v10_err *err)
 {
     *out = NULL;
     if (strlen(dir) >= 3900)
         return v10_err_set(err, "%s: path too long", dir);
-    if (mkdir_p(dir))
-        return v10_err_set(err, "%s: %s", dir, strerror(errno));
     v10_sweep_store *st = calloc(1, sizeof *st);
     unsigned char *done = calloc(s->points, 1);
     if (!st || !done) {
@@ -429,39 +486,26 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
     }
     st->s = s;
     st->lock = -1;
+    st->out.fd = -1;
     st->done = done;
     snprintf(st->dir, sizeof st->dir, "%s", dir);
     join(st->db_path, sizeof st->db_path, dir, DB_NAME);
-    char path[4200];
-    join(path, sizeof path, dir, LOCK_NAME);
-    if (v10_lock_take(path, dir, &st->lock, err)) {
-        v10_sweep_store_close(st);
-        return -1;
-    }
-    join(path, sizeof path, dir, "spec.json");
-    struct stat sb;
-    char *old = NULL;
-    int rc = -1;
-    if (lstat(path, &sb) == 0 && !(old = v10_file_read(path, V10_JSON_MAX_BYTES, NULL, err))) {
-        /* spec.json is there but unreadable: rc stays -1 */
-    } else if (old) {
-        rc = check_spec(dir, path, old, s, resume, err);
-        free(old);
-        char jsonl[4200];
-        join(jsonl, sizeof jsonl, dir, "results.jsonl");
-        if (rc == 0 && lstat(st->db_path, &sb) && lstat(jsonl, &sb) == 0)
-            rc = v10_err_set(err, "%s holds results.jsonl but no %s: a sweep of a v10sim "
-                             "before the SQLite store, which this one cannot resume; run "
-                             "into a new --out", dir, DB_NAME);
-    } else if (dir_has_files(dir)) {
-        v10_err_set(err, "%s: directory is not empty and holds no sweep (no spec.json); "
-                    "choose an empty or new --out", dir);
-    } else {
-        rc = write_spec(s, path, err);
-    }
+    /* The folder is judged before the lock is taken (a refused folder is
+     * left as it was) and again once it is held (another sweep may have
+     * started it meanwhile). */
+    int fresh;
+    int rc = v10_outdir_open(&st->out, st->dir, err);
+    if (rc == 0)
+        rc = check_folder(st, resume, &fresh, err);
+    if (rc == 0)
+        rc = v10_outdir_lock(&st->out, LOCK_NAME, dir, &st->lock, err);
+    if (rc == 0)
+        rc = check_folder(st, resume, &fresh, err);
+    if (rc == 0 && fresh)
+        rc = write_spec(s, &st->out, err);
     if (rc == 0)
         rc = db_open(st, err);
-    if (rc == 0 && v10_fsync_dir(dir))
+    if (rc == 0 && fsync(st->out.fd))
         rc = v10_err_set(err, "%s: %s", dir, strerror(errno));
     if (rc == 0)
         rc = db_load(st, err);
@@ -476,6 +520,7 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
 const unsigned char *v10_sweep_store_done(const v10_sweep_store *st) { return st->done; }
 size_t v10_sweep_store_count(const v10_sweep_store *st) { return st->count; }
 size_t v10_sweep_store_dropped(const v10_sweep_store *st) { return st->dropped; }
+const char *v10_sweep_store_drop_why(const v10_sweep_store *st) { return st->drop_why; }
 size_t v10_sweep_store_refused(const v10_sweep_store *st) { return st->refused; }
 
 /* One transaction per point: the INSERT commits on its own (autocommit),
@@ -510,12 +555,14 @@ void v10_sweep_store_close(v10_sweep_store *st)
     sqlite3_finalize(st->insert);
     sqlite3_close(st->db); /* checkpoints the WAL into results.db and removes it */
     v10_lock_release(st->lock);
+    v10_outdir_close(&st->out);
     free(st->done);
     free(st);
 }
 
 const v10_sweep *sweep_store_spec(const v10_sweep_store *st) { return st->s; }
 const char *sweep_store_dir(const v10_sweep_store *st) { return st->dir; }
+const v10_outdir *sweep_store_outdir(const v10_sweep_store *st) { return &st->out; }
 
 int sweep_store_stats(v10_sweep_store *st, size_t *max_tenants, v10_err *err)
 {

@@ -8,10 +8,13 @@
 
 #include <stddef.h>
 
+#include "util/file.h"
 #include "v10/sweep.h"
 
 const v10_sweep *sweep_store_spec(const v10_sweep_store *st);
 const char *sweep_store_dir(const v10_sweep_store *st);
+/* The open result folder (util/file.h): the exports are written through it. */
+const v10_outdir *sweep_store_outdir(const v10_sweep_store *st);
 
 /* Counts the rows that record an error (then v10_sweep_store_refused) and
  * finds the most tenants in a result row. */

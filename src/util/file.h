@@ -45,6 +45,8 @@ typedef struct v10_wfile {
     char path[4096];     /* where the bytes go (a symlink's target) */
     char tmp[4096 + 16]; /* the temporary renamed over path; "" if direct */
     int sync;            /* fsync the file and its directory on commit */
+    int dirfd;           /* path and tmp are relative to it (AT_FDCWD, or a result folder) */
+    char shown[4200];    /* DIR/NAME in a result folder (then name points here) */
 } v10_wfile;
 
 /* Opens an output (see above); sync: make the rename durable (fsync).
@@ -57,15 +59,72 @@ int v10_wfile_commit(v10_wfile *w, v10_err *err);
 void v10_wfile_abort(v10_wfile *w);
 /* fsync()s directory DIR (a rename or creation in it becomes durable). */
 int v10_fsync_dir(const char *dir);
-/*
- * Takes the advisory lock PATH (created if needed) for as long as this
- * process keeps *fd open, and records our pid in it.  If another process
- * (or another open in this one) holds it: -1 with err "WHAT is in use by
- * pid N".  v10_lock_release closes the descriptor, releasing the lock.
- */
-int v10_lock_take(const char *path, const char *what, int *fd, v10_err *err);
-void v10_lock_release(int fd);
 /* The whole of data[0..n) to PATH, by the rules above. */
 int v10_file_write(const char *path, const void *data, size_t n, int sync, v10_err *err);
+
+/*
+ * Result folders (sweep, repro, llm-study; docs/formats.md, "Result
+ * folders").  A folder named by the user (it may itself be a link to a
+ * directory) is opened once; every file in it is then reached through the
+ * folder's descriptor and never through a link: an entry we read, lock or
+ * replace must be absent or a regular file with one link (a symlink, a
+ * hard link to a file elsewhere, a FIFO or a directory is refused), a file
+ * is written into a temporary NAME.tmp.XXXXXX created with O_EXCL (which
+ * never follows a link) and renamed over NAME, and the lock is opened
+ * without following links and without truncating.  Callers check what the
+ * folder holds before they write anything, so a refused folder is left as
+ * it was.
+ */
+typedef struct v10_outdir {
+    int fd;           /* the folder (O_DIRECTORY); -1 when closed */
+    const char *path; /* as given, for messages (borrowed) */
+} v10_outdir;
+
+/* Opens folder PATH, creating it and missing parents (mode 0755); -1 with
+ * err naming PATH on failure.  v10_outdir_close releases it. */
+int v10_outdir_open(v10_outdir *d, const char *path, v10_err *err);
+void v10_outdir_close(v10_outdir *d);
+/* 0 if NAME in the folder is absent (*exists = 0) or a regular file with
+ * one link (*exists = 1; exists may be NULL); else -1 with err naming
+ * PATH/NAME and what it is. */
+int v10_outdir_check(const v10_outdir *d, const char *name, int *exists, v10_err *err);
+/* Opens NAME of the folder for writing whole (v10_wfile_commit renames the
+ * temporary over NAME; v10_wfile_abort removes it).  `name` must outlive w. */
+int v10_outdir_wopen(const v10_outdir *d, const char *name, v10_wfile *w, int sync,
+                     v10_err *err);
+/* The whole of data[0..n) to NAME of the folder. */
+int v10_outdir_write(const v10_outdir *d, const char *name, const void *data, size_t n,
+                     int sync, v10_err *err);
+/* Reads NAME of the folder (checked as above) into a NUL-terminated buffer
+ * (caller frees); NULL with err set on failure or if NAME is absent
+ * (*exists = 0 then, err unset). */
+char *v10_outdir_read(const v10_outdir *d, const char *name, size_t max_bytes, int *exists,
+                      v10_err *err);
+/*
+ * Takes the advisory lock NAME of the folder (created if needed) for as
+ * long as this process keeps *fd open, and records our pid in it.  If
+ * another process (or another open in this one) holds it: -1 with err
+ * "WHAT is in use by pid N".  v10_lock_release closes the descriptor,
+ * releasing the lock.
+ */
+int v10_outdir_lock(const v10_outdir *d, const char *name, const char *what, int *fd,
+                    v10_err *err);
+void v10_lock_release(int fd);
+
+/*
+ * The folder of a command that writes a set of files (repro, llm-study):
+ * it is the command's own earlier output if it holds the manifest
+ * V10_MANIFEST whose first line is "v10sim OWNER" and whose other lines
+ * name the files that run wrote.  v10_outdir_claim: 0 if the folder is
+ * empty or OWNER's (its other files are the user's and stay untouched),
+ * else -1 naming what is in the way.  v10_outdir_write_set: checks that
+ * each of names[0..n) is absent or listed in the manifest (a user's file of
+ * the same name is refused), writes the manifest (the union of both lists)
+ * and then data[i] of len[i] bytes to each name, each whole.
+ */
+#define V10_MANIFEST ".v10sim-output"
+int v10_outdir_claim(const v10_outdir *d, const char *owner, v10_err *err);
+int v10_outdir_write_set(const v10_outdir *d, const char *owner, const char *const *names,
+                         const void *const *data, const size_t *len, size_t n, v10_err *err);
 
 #endif

@@ -76,6 +76,13 @@ char *v10_json_print(cJSON *j, int pretty)
     return pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
 }
 
+cJSON *v10_json_u64(uint64_t v)
+{
+    char b[24];
+    snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+    return cJSON_CreateRaw(b);
+}
+
 cJSON_bool v10_json_push(cJSON *arr, cJSON *item)
 {
     if (item && arr && cJSON_AddItemToArray(arr, item))

@@ -15,6 +15,8 @@
 #ifndef V10_UTIL_JSON_H
 #define V10_UTIL_JSON_H
 
+#include <stdint.h>
+
 #include <cjson/cJSON.h>
 
 #include "v10/err.h"
@@ -53,6 +55,10 @@ typedef int (*v10_json_config_parse)(const char *text, const char *origin, void 
  * V10_JSON_MAX_BYTES, after a BOM) and parses it into *out. */
 int v10_json_config_read(const char *path, v10_json_config_parse parse, void *out,
                          v10_err *err);
+
+/* An unsigned 64-bit integer as exact JSON text (a raw node: a seed above
+ * 2^53 would be rounded as a number); NULL when memory runs out. */
+cJSON *v10_json_u64(uint64_t v);
 
 /* Prints j (pretty or compact) with every number in the shortest form
  * that reads back exactly (util/num.h: 0.39, not cJSON's

@@ -46,9 +46,22 @@ expect 1 nosuchmodel models nosuchmodel
 expect 1 batch profile resnet50:batch=0
 expect 1 frobnicate profile resnet50:frobnicate=1
 # unknown preset
-expect 1 v10-isca99 npu --npu v10-isca99
-expect 1 v10-isca99 models --npu v10-isca99
-expect 1 v10-isca99 profile resnet50 --npu v10-isca99
+expect 2 v10-isca99 npu --npu v10-isca99
+expect 2 v10-isca99 models --npu v10-isca99
+expect 2 v10-isca99 profile resnet50 --npu v10-isca99
+# One exit-code convention (docs/formats.md, "Exit codes"): a name outside a
+# fixed list on the command line is 2 wherever it appears, a file's content 1.
+expect 2 "--npu: unknown NPU preset 'nope'" run --tenant mnist --npu nope --requests 2
+expect 2 "--policy: unknown policy 'nope'" run --tenant mnist --policy nope --requests 2
+expect 2 "--npu: unknown NPU preset 'nope'" collocate --npu nope
+echo '{"base": "nope"}' >"$tmp/npu_base.json"
+expect 1 "npu_base.json" run --tenant mnist --npu "$tmp/npu_base.json" --requests 2
+# An unknown model lists every set a spec accepts; an llm/ model without a
+# phase says how to serve it.
+expect 1 "isca23/ + bert" run --tenant nosuch --requests 2
+grep -q "llm/ + gpt2-xl" "$tmp/err" && grep -q "ncf" "$tmp/err" ||
+    { echo "unknown model: not every set listed: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+expect 1 ":trace=FILE.csv" run --tenant llm/llama3.2-1b --requests 2
 # bad JSON files
 expect 1 malformed.json:4 npu --npu tests/data/npu/malformed.json
 expect 1 sa_rowz npu --npu tests/data/npu/unknown_key.json

@@ -171,6 +171,27 @@ printf 'name,ifmap_h,ifmap_w,filter_h,filter_w,channels,num_filter,stride\nc,429
 run 1 topology "$tmp/c9/big_topo.csv" && grep -q "at most 2^32 - 1" "$tmp/err" ||
     fail "topology dimension 2^32: $(cat "$tmp/err")"
 
+# Seeds stay exact (issue 24): above 2^53 in JSON outputs; next to 2^53 in a
+# sweep, where two seeds must not share a point id and 2^53 is refused.
+run 0 run --tenant mnist --requests 2 --seed 12345678901234567 --format json &&
+    python3 - "$tmp/out" <<'PY' || fail "run --seed 12345678901234567: JSON seed not exact"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["seed"] == 12345678901234567 and r["config"]["seed"] == 12345678901234567, r["seed"]
+PY
+printf '{"name": "s", "axes": {"seed": [9007199254740990, 9007199254740991]}, "fixed": {"mix": ["mnist"], "requests": 2}}\n' \
+    >"$tmp/c9/seeds.json"
+run 0 sweep "$tmp/c9/seeds.json" --list &&
+    python3 - "$tmp/out" <<'PY' || fail "sweep seeds 2^53 - 2, 2^53 - 1: $(cat "$tmp/out")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["point"]["seed"] for r in rows] == [9007199254740990, 9007199254740991], rows
+assert rows[0]["id"] != rows[1]["id"], rows
+PY
+sed -i 's/9007199254740990, 9007199254740991/9007199254740991, 9007199254740992/' "$tmp/c9/seeds.json"
+run 1 sweep "$tmp/c9/seeds.json" --list && grep -q "an integer in \[0, 9007199254740991\]" "$tmp/err" ||
+    fail "sweep seed 2^53: $(cat "$tmp/err")"
+
 # --- 3. a sweep's name (from data) cannot choose a path ----------------------
 mkdir -p "$tmp/c3/work"
 for n in '../../outside' '/etc/x' 'a/b' '.hidden' 'two\nlines' '-rf'; do
@@ -209,8 +230,9 @@ read -r holder <&5
 pids+=("$holder")
 run 1 sweep "$tmp/c4/s.json" --out "$tmp/c4/out" --resume &&
     { grep -q "in use by pid $holder " "$tmp/err" || fail "resume on a busy folder: $(cat "$tmp/err")"; }
+# Without --resume the folder is refused for what it holds, before the lock.
 run 1 sweep "$tmp/c4/s.json" --out "$tmp/c4/out" &&
-    { grep -q "in use by pid $holder " "$tmp/err" || fail "sweep on a busy folder: $(cat "$tmp/err")"; }
+    { grep -q "already holds a sweep" "$tmp/err" || fail "sweep on a busy folder: $(cat "$tmp/err")"; }
 kill "$holder" 2>/dev/null || true
 exec 5<&-
 wait 2>/dev/null || true
@@ -305,15 +327,33 @@ set -e
 grep -q "File too large" "$tmp/c7/err" || fail "trace past ulimit -f: no message: $(cat "$tmp/c7/err")"
 [ -e "$tmp/c7/t.json" ] && fail "trace past ulimit -f: output left"
 no_tmp "$tmp/c7"
-# Standard output is a pipe whose reader is gone: EPIPE, a message, exit 1 (not SIGPIPE).
+# Standard output is a pipe whose reader is gone (`| head -1` read what it
+# wanted): the command ends quietly, exit 0 (not SIGPIPE, not an error).
 python3 - "$bin" <<'PY' || fail "stdout on a closed pipe"
 import os, subprocess, sys
 r, w = os.pipe()
 os.close(r)
-p = subprocess.run([sys.argv[1], "models"], stdout=w, stderr=subprocess.PIPE, timeout=60)
-assert p.returncode == 1, p.returncode
-assert b"Broken pipe" in p.stderr, p.stderr
+for cmd in (["models"], ["run", "--tenant", "mnist", "--requests", "2"], ["policies"]):
+    p = subprocess.run([sys.argv[1]] + cmd, stdout=w, stderr=subprocess.PIPE, timeout=60)
+    assert p.returncode == 0, (cmd, p.returncode)
+    assert p.stderr == b"", (cmd, p.stderr)
 PY
+# `models | head -1` as a user types it: one line, nothing on stderr, exit 0.
+set +e
+"$bin" models 2>"$tmp/err" | head -1 >"$tmp/out"
+rc=${PIPESTATUS[0]}
+set -e
+[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l <"$tmp/out")" = 1 ] ||
+    fail "models | head -1: exit $rc, stderr $(cat "$tmp/err")"
+# Standard output on a full disk is still an error: a message, exit 1.
+if [ -w /dev/full ]; then
+    set +e
+    "$bin" models >/dev/full 2>"$tmp/err"
+    rc=$?
+    set -e
+    [ "$rc" -eq 1 ] && grep -q "No space left" "$tmp/err" ||
+        fail "models onto /dev/full: exit $rc, stderr $(cat "$tmp/err")"
+fi
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails failure(s)" >&2

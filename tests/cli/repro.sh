@@ -35,6 +35,10 @@ assert set(stp) == {"isca23", "zoo"}, log
 assert log.index("  " + first) < log.index("  " + second), "the studied set comes first"
 assert stp["isca23"] > stp["zoo"], stp   # VU-heavy workloads leave V10 room to overlap
 PY
+# One count of simulations: the one printed is the one summary.md gives (issue 24).
+n_log=$(sed -n 's/^v10sim repro: \([0-9]*\) simulations.*/\1/p' "$tmp/log")
+n_md=$(sed -n 's/.*  \([0-9]*\) simulations: .*/\1/p' "$tmp/out/summary.md")
+[ -n "$n_log" ] && [ "$n_log" = "$n_md" ] || { echo "simulations: printed $n_log, summary $n_md"; exit 1; }
 # No temporary files left behind (atomic writes, grouped traces cleaned up).
 ! ls "$tmp/out" | grep -q '\.tmp\.'
 

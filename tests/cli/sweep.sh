@@ -156,6 +156,23 @@ cmp "$tmp/corrupt.db" "$tmp/corrupt/results.db"
 cp "$tmp/ref/results.db" "$tmp/corrupt/results.db"
 if v10 sweep $D/tiny.json --out "$tmp/corrupt" --resume 2> "$tmp/err"; then exit 1; fi
 grep -q "corrupt/results.db holds the results of another spec" "$tmp/err"
+# Rows of another shape, or another point's record under this point's index
+# and id (issue 24): dropped, named, run again; the exports hold each index once.
+cp -r "$tmp/j1" "$tmp/rows"
+rm "$tmp/rows/results.csv" "$tmp/rows/results.jsonl"
+python3 - "$tmp/rows/results.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("UPDATE points SET row = '[1,2,3]' WHERE idx = 3")
+db.execute("UPDATE points SET row = (SELECT row FROM points WHERE idx = 5) WHERE idx = 6")
+db.execute("UPDATE points SET row = '{\"index\":7' WHERE idx = 7")
+PY
+v10 sweep $D/tiny.json -j 2 --out "$tmp/rows" --resume > /dev/null 2> "$tmp/err"
+grep -q "dropped 3 row(s) of results.db .* first: row 3: not a JSON object" "$tmp/err"
+grep -q "45 of 48 points already done, 3 to run" "$tmp/err"
+cmp "$tmp/j1/results.csv" "$tmp/rows/results.csv"
+rows "$tmp/rows/results.jsonl" 48 > "$tmp/rows.rows"
+cmp "$tmp/j1.rows" "$tmp/rows.rows"
 
 # The progress bar, with an ETA, on stderr.
 V10_PROGRESS=1 v10 sweep $D/tiny.json -j 2 --out "$tmp/bar" > /dev/null 2> "$tmp/bar.err"
