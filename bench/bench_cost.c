@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "model/topology.h"
+#include "import/topology.h"
 #include "v10/cost.h"
 
 #define SHAPES 4096

@@ -1,6 +1,6 @@
 /* fuzz_topology.c — SCALE-Sim topology CSV, then GEMM costing per layer. */
 #include "harness.h"
-#include "model/topology.h"
+#include "import/topology.h"
 #include "v10/cost.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

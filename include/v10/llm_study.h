@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "v10/err.h"
-#include "v10/repro.h" /* v10_artifact */
+#include "v10/report.h" /* v10_artifact */
 
 #define V10_LLMS_SERVICES 2 /* conv, code */
 

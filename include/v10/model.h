@@ -136,7 +136,7 @@ int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
 int v10_model_gather(v10_model *m, const char *name, uint64_t rows,
                      uint64_t dim, v10_err *err);
 
-/* ---- model specs (src/model/spec.c: above the IR, importers and cost) ---- */
+/* ---- model specs (src/workloads/spec.c: above the IR, importers and cost) ---- */
 
 /*
  * Loads a model from a spec, costed for `npu`:

@@ -71,7 +71,7 @@ int v10_npu_list_report(v10_format fmt, FILE *f, v10_err *err);
 
 /* ---- topology ---- */
 
-struct v10_topo; /* model/topology.h */
+struct v10_topo; /* import/topology.h */
 
 /* How `topology` costs the layers: one rows x cols array. */
 typedef struct v10_topo_costing {

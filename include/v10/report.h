@@ -43,4 +43,18 @@ void v10_report_system_cells(v10_tab *t, const v10_run_result *r);
 int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_run_result *r,
                     FILE *f, v10_err *err);
 
+/* One output file, in memory (src/report/doc.c): the files of a repro or
+ * an LLM study, written whole by the CLI. */
+typedef struct v10_artifact {
+    char name[64];
+    char *data;
+    size_t len;
+} v10_artifact;
+
+/* Appends a file named `name` owning data (malloc'd; freed on failure) to
+ * *files (n files, realloc'd).  NULL data (a failed rendering) is an error
+ * naming the file. */
+int v10_artifact_add(v10_artifact **files, size_t *n, const char *name, char *data, size_t len,
+                     v10_err *err);
+
 #endif

@@ -1,7 +1,7 @@
 /*
  * repro.h — `v10sim repro`: every experiment of the V10 paper (ISCA 2023)
  * that the simulator can reproduce, computed as one batch on the thread
- * pool (src/repro/), then rendered (src/report/repro_report.c) into named
+ * pool (src/repro/), then rendered (src/repro/render.c) into named
  * in-memory files (CSVs, SVG plots, summary.md, report.html) that
  * src/cli/cmd_repro.c writes atomically.
  *
@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "v10/err.h"
+#include "v10/report.h" /* v10_artifact */
 
 typedef struct v10_repro_opts {
     int quick;          /* fewer requests and points: under a minute on two cores */
@@ -24,19 +25,6 @@ typedef struct v10_repro_opts {
     int progress;
     char workloads[16];  /* "isca23" (default, also "") or "zoo" */
 } v10_repro_opts;
-
-/* One output file, in memory. */
-typedef struct v10_artifact {
-    char name[64];
-    char *data;
-    size_t len;
-} v10_artifact;
-
-/* Appends a file named `name` owning data (malloc'd; freed on failure) to
- * *files (n files, realloc'd).  NULL data (a failed rendering) is an error
- * naming the file. */
-int v10_artifact_add(v10_artifact **files, size_t *n, const char *name, char *data, size_t len,
-                     v10_err *err);
 
 /* Headline figures of one workload set: V10-Full over PMT, mean of the
  * paper's 11 pairs (latencies as PMT / V10-Full). */
@@ -57,7 +45,7 @@ void v10_repro_destroy(v10_repro *r);
 /* The headline figures: the studied set, then the other. */
 void v10_repro_headlines(const v10_repro *r, v10_repro_headline head[2]);
 
-/* ---- rendering (src/report/repro_report.c) ---------------------------------------- */
+/* ---- rendering (src/repro/render.c) ---------------------------------------- */
 
 /* Invariant: files[0..n_files) have distinct names, each written whole. */
 typedef struct v10_repro_out {

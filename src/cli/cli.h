@@ -18,7 +18,7 @@
 #include "util/file.h"
 #include "v10/err.h"
 #include "v10/model.h"
-#include "v10/repro.h" /* v10_artifact */
+#include "v10/report.h" /* v10_artifact */
 #include "v10/table.h"
 
 #define V10_EXIT_OK 0

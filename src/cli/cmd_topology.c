@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "model/topology.h"
+#include "import/topology.h"
 #include "v10/cost.h"
 #include "v10/model_report.h"
 

@@ -1,5 +1,5 @@
 /*
- * api.c — the engine's side of policy/policy_api.h: what a policy may ask
+ * api.c — the engine's side of engine/policy_api.h: what a policy may ask
  * about tenants and FUs.  The actions (v10p_preempt, ...) live with the FUs
  * in fu.c, the timer with them.
  */

@@ -4,14 +4,14 @@
  * window's snapshots; rates.c, HBM water-filling; fu.c, dispatch,
  * execution and preemption; arrivals.c, requests and their arrivals;
  * llm.c, LLM servers' iterations; check.c, invariants; api.c, the
- * policies' view (policy/policy_api.h); attrib.c, where each tenant's time
+ * policies' view (engine/policy_api.h); attrib.c, where each tenant's time
  * goes; the event queue is util/evq.h.
  * Calls go one way: engine.c calls the others, fu.c calls arrivals.c,
  * llm.c and record.c, llm.c calls arrivals.c and record.c, check.c calls
  * llm.c and attrib.c, attrib.c calls record.c, and no file calls back.
  * Only src/engine, src/sim (which drives a run) and src/metrics (which
  * reads the finished counters) include this header; policies see the
- * engine through policy/policy_api.h.
+ * engine through engine/policy_api.h.
  *
  * Time is integer cycles; events are ordered by (time, sequence number).
  * Each tenant is an in-order operator stream with at most one operator in
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "model/view.h"
-#include "policy/policy_api.h"
+#include "engine/policy_api.h"
 #include "util/evq.h"
 #include "util/hist.h"
 #include "v10/llm_tenant.h"

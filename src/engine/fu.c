@@ -1,7 +1,7 @@
 /*
  * fu.c — the functional units: offering free FUs to the policy (dispatch),
  * starting and ending operators, context restores and switches, and
- * preemption under the drain and tile models (policy/policy_api.h,
+ * preemption under the drain and tile models (engine/policy_api.h,
  * v10p_preempt); spatial partitions.
  */
 #include "engine/engine.h"

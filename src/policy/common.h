@@ -1,13 +1,13 @@
 /*
  * common.h — small pieces several policies share, written against the
- * policy API (policy/policy_api.h) only.
+ * policy API (engine/policy_api.h) only.
  */
 #ifndef V10_POLICY_COMMON_H
 #define V10_POLICY_COMMON_H
 
 #include <stddef.h>
 
-#include "policy/policy_api.h"
+#include "engine/policy_api.h"
 
 /* A policy's parameter table in its ops: .V10P_PARAMS(table). */
 #define V10P_PARAMS(table) param_defs = (table), .n_params = sizeof(table) / sizeof((table)[0])

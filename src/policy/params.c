@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy/policy_api.h"
+#include "engine/policy_api.h"
 #include "util/num.h"
 
 size_t v10_policy_param_count(const v10_policy_ops *p) { return p->n_params; }

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "policy/policy_api.h"
+#include "engine/policy_api.h"
 
 extern const v10_policy_ops v10_policy_solo, v10_policy_fcfs, v10_policy_pmt,
     v10_policy_prema, v10_policy_spatial, v10_policy_v10_base, v10_policy_v10_fair,

@@ -1,9 +1,11 @@
 /* doc.c — render into memory, then emit whole (see doc.h). */
 #include "report/doc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "util/json.h"
+#include "v10/report.h"
 
 char *v10_doc_render(v10_doc_fn fn, const void *ctx, size_t *len)
 {
@@ -50,4 +52,22 @@ int v10_doc_json(cJSON *root, unsigned mark, FILE *f)
 int v10_doc_status(FILE *f, v10_err *err)
 {
     return ferror(f) ? v10_err_set(err, "cannot write the output") : 0;
+}
+
+int v10_artifact_add(v10_artifact **files, size_t *n, const char *name, char *data, size_t len,
+                     v10_err *err)
+{
+    if (!data)
+        return v10_err_set(err, "%s: rendering failed", name);
+    v10_artifact *f = realloc(*files, (*n + 1) * sizeof *f);
+    if (!f) {
+        free(data);
+        return v10_err_set(err, "out of memory");
+    }
+    *files = f;
+    v10_artifact *a = &f[(*n)++];
+    snprintf(a->name, sizeof a->name, "%s", name);
+    a->data = data;
+    a->len = len;
+    return 0;
 }

@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "model/topology.h"
+#include "import/topology.h"
 #include "report/doc.h"
 #include "util/checked.h"
 #include "util/json.h"

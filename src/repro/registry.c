@@ -4,7 +4,8 @@
  * drivers that walk it, v10_repro_run (set up, plan every study into one
  * batch, run, evaluate collocation) and v10_repro_render (every study's
  * files in table order, then summary.md and report.html).  It sits above
- * both src/repro/ and src/report/repro_*.c, which never refer to it.
+ * the plans (studies.c) and the renderers (render.c, summary.c), which
+ * never refer to it.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * studies.c — how each study plans its runs: one plan hook per study
  * (listed in src/repro/registry.c; render hooks live in
- * src/report/repro_report.c), each appending its grid of runs in order.
+ * src/repro/render.c), each appending its grid of runs in order.
  *
  * Request-length mismatch: in a pair such as BERT (411 ms a request) + NCF
  * (4 µs), NCF keeps issuing requests until BERT has completed its count

@@ -5,7 +5,7 @@
  * A study is one entry of repro_studies[] (src/repro/registry.c), like a
  * policy in the policy registry: its name, the shape of its grid of
  * simulations, a plan hook (src/repro/studies.c) that appends them to the
- * batch and a render hook (src/report/repro_report.c) that turns their
+ * batch and a render hook (src/repro/render.c) that turns their
  * results into files.  Its runs are addressed through repro_at(), so no
  * study keeps its own index table.  Only registry.c refers to the table:
  * the hooks read the grid from the state, so neither layer calls back.
@@ -246,7 +246,7 @@ size_t repro_add(repro *R, const int *ms, const double *prio, size_t n_t, const 
 /* The paper's pairs in its order, then the rest in name order. */
 void repro_pairs(repro *R);
 
-/* ---- rendering (src/report/repro_report.c, repro_sensitivity.c, repro_summary.c) ---- */
+/* ---- rendering (src/repro/render.c, sensitivity.c, attribution.c, summary.c) ---- */
 
 /* Appends a file (takes data) / a CSV of t (destroys t) / an SVG chart kept
  * for report.html. */
@@ -265,7 +265,7 @@ int repro_render_colloc(const repro *R, repro_charts *cs, v10_repro_out *out, v1
 int repro_render_pmts(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 int repro_render_read(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 
-/* Where the time went (repro_attrib.c): attribution.csv and .svg for the
+/* Where the time went (attribution.c): attribution.csv and .svg for the
  * paper's pairs under each policy; the summary's section naming each
  * pair's largest cause of lost progress. */
 int repro_render_attrib(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);

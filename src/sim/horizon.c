@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "policy/policy_api.h"
+#include "engine/policy_api.h"
 #include "v10/cost.h"
 
 /* The shortest time slice of the run's timers, cycles (at least 1). */

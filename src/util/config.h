@@ -1,7 +1,7 @@
 /*
  * config.h — a configuration named by a spec that is either a built-in
  * preset or a JSON file (ends in .json or contains '/'): the one shape of
- * --npu SPEC (hw/npu.c) and llm/SPEC (model/llm.c).
+ * --npu SPEC (hw/npu.c) and llm/SPEC (workloads/llm.c).
  */
 #ifndef V10_UTIL_CONFIG_H
 #define V10_UTIL_CONFIG_H

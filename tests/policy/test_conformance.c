@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/policy_api.h"
+#include "engine/policy_api.h"
 #include "util/num.h"
 #include "v10/report.h"
 #include "v10/sim.h"

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "model/topology.h"
+#include "import/topology.h"
 #include "v10/fleet.h"
 #include "v10/model.h"
 #include "v10/report.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/topology.h"
+#include "import/topology.h"
 #include "v10/cost.h"
 
 #define FIXTURES V10_SOURCE_DIR "/tests/data/topology/"

@@ -1,5 +1,5 @@
 /*
- * repro_summary.c — `v10sim repro`'s summary.md (our ratios beside the
+ * summary.c — `v10sim repro`'s summary.md (our ratios beside the
  * paper's, both workload sets, collocation, where and why we differ, the
  * sensitivity studies in numbers) and the self-contained report.html that
  * carries it with every plot.

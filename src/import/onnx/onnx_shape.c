@@ -4,7 +4,7 @@
  * attributes and input checks, TensorProto values, and emitting operators
  * through the builders of v10/model.h with the SA epilogue fusion.
  */
-#include "model/onnx_impl.h"
+#include "import/onnx/onnx_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * emitted by the handlers of onnx_ops_*.c), or approximated on the VU
  * under unknown=vu.
  */
-#include "model/onnx_impl.h"
+#include "import/onnx/onnx_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * Expand, Tile, Pad, Range), evaluating small integer tensors at import
  * time so shape arithmetic folds away.
  */
-#include "model/onnx_impl.h"
+#include "import/onnx/onnx_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * repro_report.c — `v10sim repro`'s files: each study's render hook (its
+ * render.c — `v10sim repro`'s files: each study's render hook (its
  * CSV and SVG plots, in memory; src/repro/registry.c runs them in order),
  * the in-memory file list, and the console headlines.
  */
@@ -11,25 +11,7 @@
 #include "v10/report.h"
 #include "repro/study.h"
 
-/* ---- output files --------------------------------------------------------------------- */
-
-int v10_artifact_add(v10_artifact **files, size_t *n, const char *name, char *data, size_t len,
-                     v10_err *err)
-{
-    if (!data)
-        return v10_err_set(err, "%s: rendering failed", name);
-    v10_artifact *f = realloc(*files, (*n + 1) * sizeof *f);
-    if (!f) {
-        free(data);
-        return v10_err_set(err, "out of memory");
-    }
-    *files = f;
-    v10_artifact *a = &f[(*n)++];
-    snprintf(a->name, sizeof a->name, "%s", name);
-    a->data = data;
-    a->len = len;
-    return 0;
-}
+/* ---- output files (v10_artifact_add is report/doc.c's) ---------------------------- */
 
 int repro_add_file(v10_repro_out *out, const char *name, char *data, size_t len, v10_err *err)
 {

@@ -5,7 +5,7 @@
  * Each handler infers its outputs' shapes and emits its operators; the
  * table in onnx_import.c has checked its inputs' presence and ranks.
  */
-#include "model/onnx_impl.h"
+#include "import/onnx/onnx_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * repro_attrib.c — where the time went in the reproduction's pairs
+ * attribution.c — where the time went in the reproduction's pairs
  * (docs/attribution.md): attribution.csv and a stacked bar per paper pair
  * and policy (PMT, V10-Base, V10-Fair, V10-Full), and the summary's
  * sentence per pair naming its largest cause of lost progress under

@@ -2,7 +2,7 @@
  * topology.c — SCALE-Sim topology CSV reader (see topology.h for the file
  * rules); every error names the file and the 1-based line.
  */
-#include "model/topology.h"
+#include "import/topology.h"
 
 #include <ctype.h>
 #include <errno.h>

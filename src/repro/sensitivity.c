@@ -1,5 +1,5 @@
 /*
- * repro_sensitivity.c — the render hooks of `v10sim repro`'s sensitivity
+ * sensitivity.c — the render hooks of `v10sim repro`'s sensitivity
  * studies of what the paper leaves open: the reading of its 384-cycle SA
  * switch (slice_reading.csv/.svg) and PMT's time slice (pmt_slice.csv/.svg).
  * src/repro/registry.c runs them in table order with the other studies'.
