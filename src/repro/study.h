@@ -1,6 +1,7 @@
 /*
  * study.h (internal) — the reproduction's state and its studies, shared by
- * src/repro/ (plan and run) and src/report/repro_*.c (render).
+ * the plans (studies.c, repro.c) and the renderers (render.c, sensitivity.c,
+ * attribution.c, summary.c) of src/repro/.
  *
  * A study is one entry of repro_studies[] (src/repro/registry.c), like a
  * policy in the policy registry: its name, the shape of its grid of
