@@ -106,9 +106,13 @@ for r in sc:
         places.update(r["mix"].split("+"))
 assert len(places) == 11 and max(places.values()) - min(places.values()) <= 1, places
 for r in sc:
-    # no more workloads than SAs (and VUs, HBM scaled): each runs as if alone
+    # no more workloads than SAs (and VUs): no one waits for an FU, only the
+    # HBM is shared (alone, a workload has the scaled NPU's whole bandwidth),
+    # so STP is at most N and falls short of it only by memory-bound overlap
+    # (the zoo's 4 workloads on 4x: 3.958)
     if r["policy"] == "v10-full" and int(r["tenants"]) <= int(r["sas"]):
-        assert abs(float(r["stp"]) - int(r["tenants"])) < 0.01 * int(r["tenants"]), r
+        n = int(r["tenants"])
+        assert 0.9 * n < float(r["stp"]) <= n * (1 + 1e-9), r
     if r["policy"] == "pmt":
         assert float(r["stp"]) < 1, r   # one workload at a time, minus the switches
 # The other reading of the SA switch loses 128 more cycles a switch: more
