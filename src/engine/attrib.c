@@ -9,17 +9,12 @@
 
 #include <string.h>
 
-/* The partner tenant i loses most to now, or -1 (the trace's label). */
+/* The first partner tenant i loses its time to now, or -1 (the trace's
+ * label: partners share a state's time equally). */
 static int main_partner(const v10_engine *e, int i)
 {
-    const double *w = e->attr_w + (size_t)i * (size_t)e->n_tenants;
-    int best = -1;
-    for (uint64_t m = e->tenants[i].a_partners; m; m &= m - 1) {
-        int j = __builtin_ctzll(m);
-        if (best < 0 || w[j] > w[best])
-            best = j;
-    }
-    return best;
+    uint64_t m = e->tenants[i].a_partners;
+    return m ? __builtin_ctzll(m) : -1;
 }
 
 const char *v10_attr_name(v10_attr_state s)
@@ -30,8 +25,8 @@ const char *v10_attr_name(v10_attr_state s)
     return (unsigned)s < V10_ATTR_STATES ? names[s] : "?";
 }
 
-/* Adds tenant i's time since a_since to its state (and the lost part to
- * its partners by their weights). */
+/* Adds tenant i's time since a_since to its state, and equal shares of
+ * it to its partners. */
 static void settle_one(v10_engine *e, int i)
 {
     tenant *t = &e->tenants[i];
@@ -42,65 +37,59 @@ static void settle_one(v10_engine *e, int i)
         eng_trace_record(e->trace, V10_TR_STATE, t->a_since, e->now, -1, i,
                          (uint32_t)t->a_state | (uint32_t)(main_partner(e, i) + 1) << 8);
     t->a_since = e->now;
-    int nt = e->n_tenants, st = t->a_state;
-    double *row = e->attr + (size_t)i * V10_ATTR_STATES;
-    double lost = (double)dt;
-    if (st == V10_ATTR_HBM) {
-        lost = (double)dt * (1.0 - t->a_frac);
-        row[V10_ATTR_EXEC] += (double)dt - lost;
-    }
-    row[st] += lost;
-    double *to = e->attr_lost + ((size_t)i * V10_ATTR_STATES + (size_t)st) * (size_t)nt;
-    const double *w = e->attr_w + (size_t)i * (size_t)nt;
-    for (uint64_t m = t->a_partners; m; m &= m - 1) {
-        int j = __builtin_ctzll(m);
-        to[j] += lost * w[j];
-    }
+    size_t nt = (size_t)e->n_tenants, st = t->a_state;
+    e->attr[(size_t)i * V10_ATTR_STATES + st] += (double)dt;
+    if (!t->a_partners)
+        return;
+    double *to = e->attr_lost + ((size_t)i * V10_ATTR_STATES + st) * nt;
+    double share = (double)dt * t->a_share;
+    for (uint64_t m = t->a_partners; m; m &= m - 1)
+        to[__builtin_ctzll(m)] += share;
 }
 
-/* Weighs the partners in tenant i's a_partners equally (into its row of attr_w). */
-static void equal_weights(v10_engine *e, int i)
+/*
+ * The part of the operators' time lost to HBM sharing since the rates last
+ * changed (e->hbm_since): an operator at rate r of its full rate f loses
+ * 1 - r / f of each cycle, moved from its tenant's `exec` to `hbm` and
+ * charged to the other operators in proportion to the bandwidth they draw.
+ * The rates, the busy FUs and the running tenants are constant over that
+ * time, since every change of them calls this first (fu.c, rates.c,
+ * eng_set_state), so a tenant executing
+ * is `exec` to refresh_one whatever its rate and no rate change reclassifies
+ * anyone.
+ */
+void eng_attr_hbm_settle(v10_engine *e)
 {
-    uint64_t m = e->tenants[i].a_partners;
-    int k = 0;
-    for (uint64_t b = m; b; b &= b - 1)
-        k++;
-    double *w = e->attr_w + (size_t)i * (size_t)e->n_tenants;
-    for (uint64_t b = m; b; b &= b - 1)
-        w[__builtin_ctzll(b)] = 1.0 / k;
-}
-
-/* The other tenants drawing HBM bandwidth beside tenant i's operator on FU u. */
-static uint64_t hbm_mask(const v10_engine *e, int i, const fu *u)
-{
-    uint64_t m = 0;
-    for (int k = 0; k < e->n_busy; k++) {
-        const fu *v = &e->fus[e->busy[k]];
-        if (v != u && v->tenant != i && v->hbm_rate > 0)
-            m |= 1ull << v->tenant;
-    }
-    return m;
-}
-
-/* Tenant i executing on FU u below its full rate: the others on the HBM,
- * weighted by the bandwidth they draw. */
-static void hbm_partners(v10_engine *e, int i, const fu *u)
-{
-    tenant *t = &e->tenants[i];
-    double *w = e->attr_w + (size_t)i * (size_t)e->n_tenants, sum = 0;
-    t->a_partners = 0;
-    for (int k = 0; k < e->n_busy; k++) {
-        const fu *v = &e->fus[e->busy[k]];
-        if (v == u || v->tenant == i || v->hbm_rate <= 0)
+    uint64_t dt = e->now - e->hbm_since;
+    e->hbm_since = e->now;
+    if (!dt || !e->contended)
+        return;
+    const int *idx = e->busy, n = e->n_busy;
+    size_t nt = (size_t)e->n_tenants;
+    double drawn = 0;
+    for (int k = 0; k < n; k++)
+        drawn += e->fus[idx[k]].hbm_rate;
+    for (int k = 0; k < n; k++) {
+        const fu *u = &e->fus[idx[k]];
+        if (u->rate >= u->full_rate || e->tenants[u->tenant].fu != idx[k] ||
+            e->tenants[u->tenant].state != V10P_RUNNING)
+            continue; /* at full rate, or draining for a tenant preempted */
+        size_t i = (size_t)u->tenant;
+        double lost = (double)dt * (1.0 - u->rate / u->full_rate);
+        double *row = e->attr + i * V10_ATTR_STATES;
+        row[V10_ATTR_EXEC] -= lost;
+        row[V10_ATTR_HBM] += lost;
+        double others = drawn - u->hbm_rate;
+        if (others <= 0)
             continue;
-        if (!(t->a_partners >> v->tenant & 1))
-            w[v->tenant] = 0;
-        t->a_partners |= 1ull << v->tenant;
-        w[v->tenant] += v->hbm_rate;
-        sum += v->hbm_rate;
+        double *to = e->attr_lost + (i * V10_ATTR_STATES + V10_ATTR_HBM) * nt;
+        double per_byte = lost / others;
+        for (int m = 0; m < n; m++) {
+            const fu *v = &e->fus[idx[m]];
+            if (m != k && v->hbm_rate > 0)
+                to[v->tenant] += per_byte * v->hbm_rate;
+        }
     }
-    for (uint64_t b = t->a_partners; b; b &= b - 1)
-        w[__builtin_ctzll(b)] /= sum;
 }
 
 /* What the FUs of type ty that tenant `who` may use are doing (partitions:
@@ -163,7 +152,6 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
     tenant *t = &e->tenants[i];
     uint64_t partners = 0;
     int st;
-    const fu *u = NULL;
     if (t->state == V10P_IDLE) {
         st = V10_ATTR_IDLE;
     } else if (t->state == V10P_READY) {
@@ -172,26 +160,15 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
         if (sum[ty].owned) /* partitions: only its own and the shared FUs */
             sum_fus(e, ty, i, &own);
         st = ready_state(e, i, sum[ty].owned ? &own : &sum[ty], sw_all, &partners);
-    } else {
-        u = &e->fus[t->fu];
-        st = u->state == V10P_FU_RESTORE   ? V10_ATTR_SWITCH
-             : u->rate < u->full_rate ? V10_ATTR_HBM
-                                      : V10_ATTR_EXEC;
+    } else { /* executing (its HBM losses: eng_attr_hbm_settle) or restoring */
+        st = e->fus[t->fu].state == V10P_FU_RESTORE ? V10_ATTR_SWITCH : V10_ATTR_EXEC;
     }
-    if (st == t->a_state && st != V10_ATTR_HBM && partners == t->a_partners)
+    if (st == t->a_state && partners == t->a_partners)
         return;
-    if (st == V10_ATTR_HBM && t->a_state == st && u->rate / u->full_rate == t->a_frac &&
-        !(t->a_partners & (t->a_partners - 1)) && hbm_mask(e, i, u) == t->a_partners)
-        return; /* the same slowdown; one partner's weight is 1 whatever it draws */
     settle_one(e, i);
     t->a_state = (uint8_t)st;
     t->a_partners = partners;
-    if (st == V10_ATTR_HBM) {
-        t->a_frac = u->rate / u->full_rate;
-        hbm_partners(e, i, u);
-    } else if (partners) {
-        equal_weights(e, i);
-    }
+    t->a_share = partners ? 1.0 / __builtin_popcountll(partners) : 0;
 }
 
 /*
@@ -226,6 +203,7 @@ void eng_attr_refresh(v10_engine *e)
 
 void eng_attr_settle(v10_engine *e)
 {
+    eng_attr_hbm_settle(e);
     for (int i = 0; i < e->n_tenants; i++)
         settle_one(e, i);
 }

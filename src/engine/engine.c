@@ -188,12 +188,11 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->macs_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->macs_pool);
     e->pstate = calloc(1, state_size ? state_size : 1);
     size_t na = (size_t)nt * V10_ATTR_STATES, nl = na * (size_t)nt;
-    e->attr = calloc(2 * na + 2 * nl + (size_t)nt * (size_t)nt, sizeof *e->attr);
-    if (e->attr) { /* one block: attr, attr_base, attr_lost, attr_lost_base, attr_w */
+    e->attr = calloc(2 * na + 2 * nl, sizeof *e->attr);
+    if (e->attr) { /* one block: attr, attr_base, attr_lost, attr_lost_base */
         e->attr_base = e->attr + na;
         e->attr_lost = e->attr_base + na;
         e->attr_lost_base = e->attr_lost + nl;
-        e->attr_w = e->attr_lost_base + nl;
     }
     if (v10_evq_init(&e->evq, slots) || !e->tenants || !e->fus || !e->cand || !e->busy ||
         !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->pstate ||

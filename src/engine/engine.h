@@ -84,15 +84,14 @@ typedef struct tenant {
     uint64_t rng[4];            /* xoshiro256** state for its arrivals */
     double work_done;           /* standalone cycles executed, whole run */
     uint64_t finish_cycle;      /* when its last request completed */
-    /* attribution (attrib.c): the state it has been in since a_since, the
-     * partners it loses that time to (bits; weights in e->attr_w) and, in
-     * V10_ATTR_HBM, the fraction of full rate it executes at */
+    /* attribution (attrib.c): the state it has been in since a_since and
+     * the partners it loses that time to (bits), each a_share of it */
     uint8_t a_state;            /* v10_attr_state */
     uint8_t a_preempted;        /* its current operator was preempted and has not
                                    run since (any preemption model) */
     uint64_t a_since;
     uint64_t a_partners;
-    double a_frac;
+    double a_share;
     uint64_t score_time;        /* v10p_score's memo: the cycle it was taken ... */
     double score;               /* ... and the score then (UINT64_MAX: none) */
     /* An LLM server (llm.c), or NULL: each engine request is one of its
@@ -197,11 +196,13 @@ struct v10_engine {
     v10_llm_tenant *llm;        /* per tenant, set by sim/run.c: n > 0 for LLM servers */
     /* Attribution (attrib.c), cumulative cycles from cycle 0: attr[i][s] of
      * tenant i in state s; attr_lost[(i * S + s) * nt + j] the part lost to
-     * tenant j; *_base the same when the window opened; attr_w[i * nt + j]
-     * tenant i's current weight of partner j.  attr_dirty: tenants whose
-     * state may have changed this event (eng_attr_refresh reclassifies). */
-    double *attr, *attr_lost, *attr_base, *attr_lost_base, *attr_w;
+     * tenant j; *_base the same when the window opened.  attr_dirty:
+     * tenants whose state may have changed this event (eng_attr_refresh
+     * reclassifies); hbm_since: when the HBM rates or the busy FUs last
+     * changed (eng_attr_hbm_settle). */
+    double *attr, *attr_lost, *attr_base, *attr_lost_base;
     uint64_t attr_dirty;
+    uint64_t hbm_since;
     int attr_window;            /* the *_base counters are taken */
     int attr_owned;             /* some FU is a partition (spatial) */
     /* By FU type, kept by fu_set_state (eng_attr_fu): the tenants executing
@@ -259,12 +260,16 @@ static inline void eng_sync_fu(v10_engine *e, fu *u)
     u->rate_time = e->now;
 }
 
+static inline void eng_attr_hbm(v10_engine *e);
+
 /* Moves tenant ti to state st, keeping the ready masks; call it once the
  * tenant's next operator (t->op, t->fu_of) is set. */
 static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
 {
     tenant *t = &e->tenants[ti];
     uint64_t bit = 1ull << ti;
+    if (e->running & bit)
+        eng_attr_hbm(e); /* its operator's HBM losses up to now are its own */
     e->ready[V10_FU_SA] &= ~bit;
     e->ready[V10_FU_VU] &= ~bit;
     e->running &= ~bit;
@@ -390,6 +395,14 @@ void eng_attr_refresh(v10_engine *e);
 void eng_attr_settle(v10_engine *e);
 /* The window opened this event: settle and take the *_base counters. */
 void eng_attr_open_window(v10_engine *e);
+/* Charges the HBM losses since hbm_since (call it before any rate or busy
+ * FU changes); eng_attr_hbm: the same, with the check inline. */
+void eng_attr_hbm_settle(v10_engine *e);
+static inline void eng_attr_hbm(v10_engine *e)
+{
+    if (e->contended && e->now != e->hbm_since)
+        eng_attr_hbm_settle(e);
+}
 /* FU u leaves (in = 0) or enters (in = 1) its state (fu.c): its tenant's
  * state may change, and the waiting tenants' if the FUs' summary does
  * (eng_attr_refresh).  A switching FU's switch_tenant is set before. */

@@ -37,6 +37,8 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     v10p_fstate was = u->state;
     if (was == st)
         return;
+    if (was == V10P_FU_BUSY || st == V10P_FU_BUSY)
+        eng_attr_hbm(e); /* the HBM losses while these FUs were busy */
     fu_clock(e, u);
     eng_attr_fu(e, u, 0);
     if (was == V10P_FU_FREE)

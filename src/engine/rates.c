@@ -31,6 +31,7 @@ static void set_rate(v10_engine *e, int f, double r)
  */
 void eng_update_rates(v10_engine *e)
 {
+    eng_attr_hbm(e); /* the losses at the rates until now */
     const int *idx = e->busy, n = e->n_busy;
     double total = 0;
     if (e->cfg->contention)
@@ -44,8 +45,6 @@ void eng_update_rates(v10_engine *e)
                 (e->contended && u->rate != u->full_rate))
                 set_rate(e, idx[i], u->full_rate);
         }
-        if (e->contended) /* the operators slowed until now run at full rate */
-            e->attr_dirty |= e->running;
         e->contended = 0;
         e->rates_dirty = 0;
         return;
@@ -83,7 +82,8 @@ void eng_update_rates(v10_engine *e)
         if (!v10_evq_scheduled(&e->evq, idx[i]) || r != u->rate)
             set_rate(e, idx[i], r);
     }
-    e->attr_dirty |= e->running; /* rates and the HBM's partners moved */
+    if (!e->contended)
+        e->hbm_since = e->now; /* the HBM losses begin now */
     e->contended = 1;
     e->rates_dirty = 0;
 }
