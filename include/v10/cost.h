@@ -47,4 +47,12 @@ uint64_t v10_cost_spill_bytes(const v10_op *op, uint64_t share_bytes);
 uint64_t v10_cost_shared_cycles(const v10_npu *npu, const v10_op *op, uint64_t share_bytes,
                                 uint64_t *bytes);
 
+/* A costed op alone: the cycles it waits on HBM beyond its compute
+ * (mem_cycles - compute_cycles, or 0), and the HBM bandwidth in GB/s it
+ * would need to run without them, (hbm + spill bytes) / compute time, as
+ * SCALE-Sim reports a layer's stall-free DRAM bandwidth (0 for an op
+ * with no compute). */
+uint64_t v10_cost_stall_cycles(const v10_op *op);
+double v10_cost_stallfree_gbps(const v10_npu *npu, const v10_op *op);
+
 #endif

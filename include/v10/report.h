@@ -32,6 +32,12 @@ void v10_report_compare_attr_row(v10_tab *t, const v10_run_config *cfg, const v1
  * section; `run --policy all` prints one for every policy). */
 void v10_report_time_cols(v10_tab *t);
 void v10_report_time_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
+/* Per operator (v10_run_config.op_states; docs/attribution.md): one row
+ * per operator of each tenant that has them, for every policy run: its
+ * standalone cycles, HBM bytes, memory stall alone and stall-free
+ * bandwidth, and the window's cycles in each state spent on it. */
+void v10_report_op_cols(v10_tab *t);
+void v10_report_op_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
 /* The system figures of a run as eight cells, in the order of the columns
  * sa, vu, hbm, overall, overlap, stp, antt, fairness. */
 void v10_report_system_cells(v10_tab *t, const v10_run_result *r);

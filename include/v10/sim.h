@@ -117,6 +117,8 @@ typedef struct v10_run_config {
     int contention;          /* 1: running operators share HBM bandwidth */
     v10_preempt_model preempt; /* where operators may be preempted */
     int check;               /* 1: verify engine invariants while running */
+    int op_states;           /* 1: attribution per operator too
+                                (v10_tenant_result.op_states) */
     v10_trace *trace;        /* optional timeline sink */
     uint64_t max_events;     /* refuse a run estimated past this; 0: V10_EVENT_BUDGET */
     int progress;            /* 1: a progress bar on stderr once a run lasts 3 s */
@@ -173,6 +175,13 @@ typedef struct v10_tenant_result {
      * tenant j (owned, n_tenants x V10_ATTR_STATES; 0 on the diagonal). */
     double state_cycles[V10_ATTR_STATES];
     double *lost_to;
+    /* With v10_run_config.op_states, and not an LLM server: the states by
+     * the operator they were spent on (the one executing, or the next to
+     * run while waiting), op_states[op * V10_ATTR_STATES + s] over the
+     * window for each of the model's n_ops operators (owned); else NULL.
+     * Idle time belongs to no operator: its column is 0. */
+    double *op_states;
+    size_t n_ops;
     /* LLM serving tenants only (llm != 0; docs/llm.md "Metrics"): over the
      * requests finished in the window.  np is NAN for them: an open-loop
      * server is left out of STP, ANTT, fairness and Jain. */

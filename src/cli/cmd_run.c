@@ -49,6 +49,10 @@ static void usage(FILE *f)
         "                       (A: or :B leave one end open)\n"
         "  --no-contention      operators do not share HBM bandwidth\n"
         "  --check              verify engine invariants while running\n"
+        "  --per-op FILE.csv    also write where each operator's time went: per tenant\n"
+        "                       and operator, its cycles in each state over the window,\n"
+        "                       its memory stall alone and stall-free HBM bandwidth\n"
+        "                       (docs/attribution.md; not for LLM servers)\n"
         "  --max-events N       stop a run estimated past N events (default 1e9, about\n"
         "                       a minute; 3e9 or 3000000000; docs/limits.md)\n"
         "  --param P.NAME=V     a policy parameter, e.g. pmt.slice_us=500 (repeatable;\n"
@@ -65,7 +69,7 @@ static void usage(FILE *f)
 
 enum { O_TENANT = 1000, O_POLICY, O_NPU, O_REQ, O_WARM, O_SEED, O_FMT, O_TRACE, O_NOCONT,
        O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_PREEMPT, O_MAXEV, O_HELP, O_TWIN,
-       O_PARAM };
+       O_PARAM, O_PEROP };
 
 static const struct option opts[] = {
     {"tenant", required_argument, 0, O_TENANT},     {"policy", required_argument, 0, O_POLICY},
@@ -81,6 +85,7 @@ static const struct option opts[] = {
     {"max-events", required_argument, 0, O_MAXEV},
     {"trace-window", required_argument, 0, O_TWIN},
     {"param", required_argument, 0, O_PARAM},
+    {"per-op", required_argument, 0, O_PEROP},
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
 
@@ -220,6 +225,20 @@ static int trace_window(const char *arg, double *from, double *to)
     return *to > *from ? 0 : -1;
 }
 
+/* Writes the per-operator table to `path` as CSV, whole or not at all. */
+static int write_per_op(const v10_tab *t, const char *path)
+{
+    v10_err err;
+    v10_wfile out;
+    if (v10_tab_status(t, &err) || v10_wfile_open(&out, path, 0, &err))
+        return cli_fail(&err);
+    if (v10_tab_write(t, V10_FMT_CSV, out.f)) {
+        v10_wfile_abort(&out);
+        return cli_fail(&(v10_err){"--per-op: cannot write the table"});
+    }
+    return v10_wfile_commit(&out, &err) ? cli_fail(&err) : V10_EXIT_OK;
+}
+
 /* Writes the trace to `out`, through a temporary file and gzip when gz. */
 static int write_trace(const v10_trace *tr, const v10_run_config *cfg,
                        const v10_run_result *res, FILE *out, int gz, v10_err *err)
@@ -252,7 +271,7 @@ int cmd_run(int argc, char **argv)
     size_t n_specs = 0;
     v10_run_config cfg;
     v10_run_config_default(&cfg);
-    const char *policy_arg = "v10-full", *trace_path = NULL;
+    const char *policy_arg = "v10-full", *trace_path = NULL, *per_op_path = NULL;
     v10_format fmt = V10_FMT_TABLE;
     int warmup_set = 0;
     param_set params_set = {.n = 0};
@@ -297,6 +316,7 @@ int cmd_run(int argc, char **argv)
                 return V10_EXIT_USAGE;
             break;
         case O_TRACE: trace_path = optarg; break;
+        case O_PEROP: per_op_path = optarg; break;
         case O_TWIN:
             if (trace_window(optarg, &win_from, &win_to))
                 return cli_usage_error("run", "--trace-window: expected A:B microseconds with "
@@ -390,6 +410,11 @@ int cmd_run(int argc, char **argv)
         free_models(models, n_models);
         return cli_fail(&(v10_err){"out of memory"});
     }
+    v10_tab *per_op = per_op_path ? v10_tab_create() : NULL;
+    if (per_op) {
+        v10_report_op_cols(per_op);
+        cfg.op_states = 1;
+    }
     v10_tab *where = n_pol > 1 && fmt == V10_FMT_TABLE ? v10_tab_create() : NULL;
     if (where) /* "where the time went", after the comparison */
         v10_report_time_cols(where);
@@ -427,6 +452,8 @@ int cmd_run(int argc, char **argv)
                 rc = cli_fail(&err);
             }
         }
+        if (rc == V10_EXIT_OK && per_op)
+            v10_report_op_rows(per_op, &cfg, &res);
         if (rc == V10_EXIT_OK) {
             if (!cmp)
                 rc = v10_report_run(&cfg, &res, fmt, stdout)
@@ -473,6 +500,9 @@ int cmd_run(int argc, char **argv)
             }
         }
     }
+    if (per_op && rc == V10_EXIT_OK)
+        rc = write_per_op(per_op, per_op_path);
+    v10_tab_destroy(per_op);
     cJSON_Delete(arr);
     v10_tab_destroy(cmp);
     v10_tab_destroy(where);

@@ -7,6 +7,7 @@
  */
 #include "engine/engine.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The first partner tenant i loses its time to now, or -1 (the trace's
@@ -39,6 +40,8 @@ static void settle_one(v10_engine *e, int i)
     t->a_since = e->now;
     size_t nt = (size_t)e->n_tenants, st = t->a_state;
     e->attr[(size_t)i * V10_ATTR_STATES + st] += (double)dt;
+    if (t->op_attr && st != V10_ATTR_IDLE)
+        t->op_attr[t->a_op * V10_ATTR_STATES + st] += (double)dt;
     if (!t->a_partners)
         return;
     double *to = e->attr_lost + ((size_t)i * V10_ATTR_STATES + st) * nt;
@@ -79,6 +82,11 @@ void eng_attr_hbm_settle(v10_engine *e)
         double *row = e->attr + i * V10_ATTR_STATES;
         row[V10_ATTR_EXEC] -= lost;
         row[V10_ATTR_HBM] += lost;
+        const tenant *t = &e->tenants[i];
+        if (t->op_attr) {
+            t->op_attr[t->op * V10_ATTR_STATES + V10_ATTR_EXEC] -= lost;
+            t->op_attr[t->op * V10_ATTR_STATES + V10_ATTR_HBM] += lost;
+        }
         double others = drawn - u->hbm_rate;
         if (others <= 0)
             continue;
@@ -163,11 +171,12 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
     } else { /* executing (its HBM losses: eng_attr_hbm_settle) or restoring */
         st = e->fus[t->fu].state == V10P_FU_RESTORE ? V10_ATTR_SWITCH : V10_ATTR_EXEC;
     }
-    if (st == t->a_state && partners == t->a_partners)
+    if (st == t->a_state && partners == t->a_partners && (!t->op_attr || t->op == t->a_op))
         return;
     settle_one(e, i);
     t->a_state = (uint8_t)st;
     t->a_partners = partners;
+    t->a_op = t->op;
     t->a_share = partners ? 1.0 / __builtin_popcountll(partners) : 0;
 }
 
@@ -208,9 +217,31 @@ void eng_attr_settle(v10_engine *e)
         settle_one(e, i);
 }
 
+int eng_attr_ops_alloc(v10_engine *e, const v10_model *models, v10_err *err)
+{
+    for (int i = 0; i < e->n_tenants; i++) {
+        tenant *t = &e->tenants[i];
+        if (t->llm) /* its operators are each iteration's: no fixed list */
+            continue;
+        size_t n = models[i].n_ops * V10_ATTR_STATES;
+        t->op_attr = calloc(2 * n, sizeof *t->op_attr);
+        if (!t->op_attr)
+            return v10_err_set(err, "out of memory for the per-operator attribution of "
+                                    "tenant %d (%zu operators)", i, models[i].n_ops);
+        t->op_attr_base = t->op_attr + n;
+    }
+    return 0;
+}
+
 void eng_attr_open_window(v10_engine *e)
 {
     eng_attr_settle(e);
+    for (int i = 0; i < e->n_tenants; i++) {
+        tenant *t = &e->tenants[i];
+        if (t->op_attr)
+            memcpy(t->op_attr_base, t->op_attr,
+                   t->model->n_ops * V10_ATTR_STATES * sizeof *t->op_attr);
+    }
     size_t na = (size_t)e->n_tenants * V10_ATTR_STATES;
     memcpy(e->attr_base, e->attr, na * sizeof *e->attr);
     memcpy(e->attr_lost_base, e->attr_lost, na * (size_t)e->n_tenants * sizeof *e->attr);

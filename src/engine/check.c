@@ -155,6 +155,17 @@ void eng_check_end(const v10_engine *e)
                 check_fail(e, msg);
             }
         }
+        const tenant *t = &e->tenants[i];
+        for (size_t s = 0; t->op_attr && s < S; s++) { /* per operator: the same sums */
+            double by_op = 0, own = s == V10_ATTR_IDLE ? 0 : e->attr[i * S + s];
+            for (size_t op = 0; op < t->model->n_ops; op++)
+                by_op += t->op_attr[op * S + s];
+            if (fabs(by_op - own) > 1e-9 * fabs(own) + 1) {
+                snprintf(msg, sizeof msg, "tenant %zu: its operators' %s cycles sum to %.1f, "
+                         "its own to %.1f", i, v10_attr_name((v10_attr_state)s), by_op, own);
+                check_fail(e, msg);
+            }
+        }
         if (fabs(run - (double)e->now) > 1 || fabs(in_win - win) > 1) {
             snprintf(msg, sizeof msg, "tenant %zu: states sum to %.1f cycles of a %llu-cycle "
                      "run and %.1f of a %.0f-cycle window", i, run,

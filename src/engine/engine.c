@@ -54,6 +54,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (eng_tenant_setup(e, i, &models[i], &cfg->tenants[i], err) ||
             (cfg->tenants[i].llm && eng_llm_setup(e, i, err)))
             return -1;
+    if (cfg->op_states && eng_attr_ops_alloc(e, models, err))
+        return -1;
     if (policy->init && policy->init(e, e->pstate, err))
         return -1;
     for (int f = 0; f < e->n_fus; f++) /* after init: a policy may partition the FUs */
@@ -225,6 +227,7 @@ void v10_engine_free(v10_engine *e)
     v10_evq_fini(&e->evq);
     for (int i = 0; e->tenants && i < e->n_tenants; i++) {
         free(e->tenants[i].pend);
+        free(e->tenants[i].op_attr);
         v10_hist_fini(&e->tenants[i].lat);
     }
     free(e->tenants);

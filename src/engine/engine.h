@@ -92,6 +92,11 @@ typedef struct tenant {
     uint64_t a_since;
     uint64_t a_partners;
     double a_share;
+    size_t a_op;                /* the operator of that interval (op_attr) */
+    double *op_attr;            /* with cfg->op_states: [op * S + s], cumulative
+                                   cycles from cycle 0; op_attr_base at the
+                                   window's opening; else NULL */
+    double *op_attr_base;
     uint64_t score_time;        /* v10p_score's memo: the cycle it was taken ... */
     double score;               /* ... and the score then (UINT64_MAX: none) */
     /* An LLM server (llm.c), or NULL: each engine request is one of its
@@ -393,6 +398,9 @@ static inline void eng_trace_push(v10_engine *e, v10_trace_kind k, uint64_t star
  * settle: every tenant adds its time up to now, keeping its state. */
 void eng_attr_refresh(v10_engine *e);
 void eng_attr_settle(v10_engine *e);
+/* With cfg->op_states: every tenant but an LLM server gets its per
+ * operator counters (op_attr). */
+int eng_attr_ops_alloc(v10_engine *e, const v10_model *models, v10_err *err);
 /* The window opened this event: settle and take the *_base counters. */
 void eng_attr_open_window(v10_engine *e);
 /* Charges the HBM losses since hbm_since (call it before any rate or busy

@@ -69,6 +69,19 @@ int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
     return 0;
 }
 
+uint64_t v10_cost_stall_cycles(const v10_op *op)
+{
+    return op->mem_cycles > op->compute_cycles ? op->mem_cycles - op->compute_cycles : 0;
+}
+
+double v10_cost_stallfree_gbps(const v10_npu *npu, const v10_op *op)
+{
+    if (!op->compute_cycles)
+        return 0;
+    double bytes = (double)op->hbm_bytes + (double)op->spill_bytes;
+    return bytes / (double)op->compute_cycles * npu->clock_mhz * 1e6 / 1e9;
+}
+
 int v10_cost_model(const v10_npu *npu, v10_model *m, v10_err *err)
 {
     uint64_t total = 0;

@@ -27,6 +27,7 @@ void v10_run_result_fini(v10_run_result *r)
         free(r->tenants[i].ttft_samples_us);
         free(r->tenants[i].tpot_samples_us);
         free(r->tenants[i].lost_to);
+        free(r->tenants[i].op_states);
     }
     free(r->tenants);
     free(r->fus);
@@ -86,6 +87,16 @@ static int attribution(const v10_engine *e, int i, v10_tenant_result *r)
         r->state_cycles[s] = e->attr[k] - e->attr_base[k];
         for (size_t j = 0; j < nt; j++)
             r->lost_to[j * S + s] = e->attr_lost[k * nt + j] - e->attr_lost_base[k * nt + j];
+    }
+    const tenant *t = &e->tenants[i];
+    if (t->op_attr) {
+        size_t n = t->model->n_ops * S;
+        r->op_states = malloc(n * sizeof *r->op_states);
+        if (!r->op_states)
+            return -1;
+        for (size_t k = 0; k < n; k++)
+            r->op_states[k] = t->op_attr[k] - t->op_attr_base[k];
+        r->n_ops = t->model->n_ops;
     }
     return 0;
 }

@@ -3,12 +3,14 @@
  * `profile` (one row per operator of one model, then its totals), as a
  * table, CSV or JSON (v10/model_report.h).
  */
+#include <math.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "report/doc.h"
 #include "util/checked.h"
+#include "v10/cost.h"
 #include "util/json.h"
 #include "v10/model_report.h"
 
@@ -159,6 +161,8 @@ static void profile_cols(v10_tab *t)
     v10_tab_col(t, "mem_cycles", V10_COL_INT, 0);
     v10_tab_col(t, "hbm_bytes", V10_COL_INT, 0);
     v10_tab_col(t, "bound", V10_COL_STR, 0);
+    v10_tab_col(t, "stall_cycles", V10_COL_INT, 0);
+    v10_tab_col(t, "stallfree_gbps", V10_COL_REAL, 1);
     v10_tab_col(t, "tiles", V10_COL_INT, 0);
     v10_tab_col(t, "macs", V10_COL_INT, 0);
 }
@@ -202,6 +206,11 @@ static int write_profile(v10_tab *t, const v10_model *m, const v10_model_summary
     v10_tab_int(t, (int64_t)s->mem_cycles);
     v10_tab_int(t, (int64_t)s->hbm_bytes);
     v10_tab_str(t, "-");
+    uint64_t stall = 0;
+    for (size_t i = 0; i < m->n_ops; i++)
+        stall += v10_cost_stall_cycles(&m->ops[i]); /* at most the total cycles */
+    v10_tab_int(t, (int64_t)stall);
+    v10_tab_real(t, NAN); /* "-": a rate of the whole model is no op's */
     v10_tab_int(t, (int64_t)s->tiles);
     v10_tab_int(t, (int64_t)s->macs);
     if (tab_ok(t, err))
@@ -247,6 +256,8 @@ int v10_profile_write(const v10_model *m, const v10_model_summary *s, const v10_
         v10_tab_int(t, (int64_t)op->mem_cycles);
         v10_tab_int(t, (int64_t)op->hbm_bytes);
         v10_tab_str(t, op->compute_cycles >= op->mem_cycles ? "compute" : "memory");
+        v10_tab_int(t, (int64_t)v10_cost_stall_cycles(op));
+        v10_tab_real(t, v10_cost_stallfree_gbps(npu, op));
         v10_tab_int(t, op->tiles);
         v10_tab_int(t, (int64_t)op->macs);
     }

@@ -8,6 +8,7 @@
 
 #include "util/json.h"
 #include "util/num.h"
+#include "v10/cost.h"
 #include "v10/llm_server.h"
 #include "v10/report.h"
 
@@ -526,5 +527,54 @@ void v10_report_compare_attr_row(v10_tab *t, const v10_run_config *cfg, const v1
     for (size_t i = 0; i < r->n_tenants; i++) {
         compare_row(t, cfg, r, i);
         attr_cells(t, r, i);
+    }
+}
+
+void v10_report_op_cols(v10_tab *t)
+{
+    v10_tab_col(t, "policy", V10_COL_STR, 0);
+    v10_tab_col(t, "tenant", V10_COL_STR, 0);
+    v10_tab_col(t, "op", V10_COL_INT, 0);
+    v10_tab_col(t, "name", V10_COL_STR, 0);
+    v10_tab_col(t, "fu", V10_COL_STR, 0);
+    v10_tab_col(t, "cycles", V10_COL_INT, 0);
+    v10_tab_col(t, "hbm_bytes", V10_COL_INT, 0);
+    v10_tab_col(t, "stall_alone_cycles", V10_COL_INT, 0);
+    v10_tab_col(t, "stallfree_gbps", V10_COL_REAL, 3);
+    char name[40];
+    for (int s = 0; s < V10_ATTR_IDLE; s++) { /* idle belongs to no operator */
+        snprintf(name, sizeof name, "%s_cycles", v10_attr_name((v10_attr_state)s));
+        v10_tab_col(t, name, V10_COL_REAL, 1);
+    }
+    v10_tab_col(t, "stalled_cycles", V10_COL_REAL, 1);
+}
+
+void v10_report_op_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r)
+{
+    for (size_t i = 0; i < r->n_tenants; i++) {
+        const v10_tenant_result *tr = &r->tenants[i];
+        const v10_model *m = cfg->models ? &cfg->models[i] : NULL;
+        if (!tr->op_states || !m || m->n_ops != tr->n_ops)
+            continue;
+        for (size_t k = 0; k < tr->n_ops; k++) {
+            const v10_op *op = &m->ops[k];
+            const double *st = tr->op_states + k * V10_ATTR_STATES;
+            v10_tab_row(t);
+            v10_tab_str(t, cfg->policy);
+            v10_tab_str(t, tr->name);
+            v10_tab_int(t, (int64_t)k);
+            v10_tab_str(t, op->name);
+            v10_tab_str(t, v10_fu_name(op->fu));
+            v10_tab_int(t, (int64_t)op->cycles);
+            v10_tab_int(t, (int64_t)op->hbm_bytes);
+            v10_tab_int(t, (int64_t)v10_cost_stall_cycles(op));
+            v10_tab_real(t, v10_cost_stallfree_gbps(&cfg->npu, op));
+            double stalled = 0;
+            for (int s = 0; s < V10_ATTR_IDLE; s++) {
+                v10_tab_real(t, st[s]);
+                stalled += s == V10_ATTR_EXEC ? 0 : st[s];
+            }
+            v10_tab_real(t, stalled);
+        }
     }
 }

@@ -71,4 +71,39 @@ for tid in (0, 1):
     for a, b in zip(sl, sl[1:]):  # contiguous: each starts where the previous ended
         assert abs(float(a["ts"]) + float(a["dur"]) - float(b["ts"])) < 2e-4, (a, b)
 PY
+# Per operator (--per-op): each tenant's operators' states add up to its
+# own states over the window, and with one tenant alone an operator runs
+# whole at its standalone length (exec a multiple of its cycles, nothing
+# stalled); an unwritable path fails and leaves nothing behind.
+"$bin" run "${pair[@]}" --policy pmt,v10-full --check --format json --per-op "$tmp/ops.csv" \
+  > "$tmp/two.json"
+"$bin" run --tenant resnet50 --requests 3 --warmup 1 --per-op "$tmp/solo.csv" > /dev/null
+python3 - "$tmp/two.json" "$tmp/ops.csv" "$tmp/solo.csv" <<'PY'
+import csv, json, sys
+runs = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+states = ["exec", "hbm", "wait_sa", "wait_vu", "held", "switch", "switch_by", "preempted"]
+for run in runs:
+    for t in run["tenants"]:
+        mine = [r for r in rows if r["policy"] == run["policy"] and r["tenant"] == t["name"]]
+        assert mine, (run["policy"], t["name"])
+        for s in states:
+            by_op = sum(float(r[s + "_cycles"]) for r in mine)
+            assert abs(by_op - t["states_cycles"][s]) <= 1 + 1e-9 * by_op, (s, by_op, t)
+        for r in mine:
+            stalled = sum(float(r[s + "_cycles"]) for s in states[1:])
+            assert abs(stalled - float(r["stalled_cycles"])) < 1, r
+assert any(float(r["stalled_cycles"]) > 0 for r in rows)
+solo = list(csv.DictReader(open(sys.argv[3])))
+assert len(solo) == 73, len(solo)
+for r in solo:
+    n = float(r["exec_cycles"]) / int(r["cycles"])
+    assert abs(n - round(n)) < 1e-9 and round(n) == 2, r  # the window's two requests
+    assert float(r["stalled_cycles"]) == 0, r
+PY
+if "$bin" run --tenant resnet50 --requests 2 --per-op "$tmp/no/such/ops.csv" > /dev/null 2> "$tmp/err"; then
+  echo "--per-op to a missing folder succeeded"; exit 1
+fi
+grep -q "ops.csv" "$tmp/err" || { echo "--per-op error does not name the file"; cat "$tmp/err"; exit 1; }
+[ ! -e "$tmp/no" ] || { echo "--per-op created a folder"; exit 1; }
 echo "attrib: ok"
