@@ -393,6 +393,9 @@ int cmd_run(int argc, char **argv)
     v10_tab *where = n_pol > 1 && fmt == V10_FMT_TABLE ? v10_tab_create() : NULL;
     if (where) /* "where the time went", after the comparison */
         v10_report_time_cols(where);
+    v10_tab *energy = where ? v10_tab_create() : NULL; /* and energy, last */
+    if (energy)
+        v10_report_energy_cols(energy);
     if (cmp && fmt == V10_FMT_CSV)
         v10_report_compare_attr_cols(cmp, cfg.n_tenants);
     else if (cmp)
@@ -444,6 +447,7 @@ int cmd_run(int argc, char **argv)
             else {
                 v10_report_compare_row(cmp, &cfg, &res);
                 v10_report_time_rows(where, &cfg, &res);
+                v10_report_energy_rows(energy, &cfg, &res);
             }
         }
         v10_run_result_fini(&res);
@@ -471,11 +475,19 @@ int cmd_run(int argc, char **argv)
                     rc = v10_tab_status(where, &err) ? cli_fail(&err)
                                                      : cli_fail(&(v10_err){"write failed"});
             }
+            if (energy && rc == V10_EXIT_OK) {
+                printf("\nenergy over the window (J; tenant_j: the units it held and its HBM "
+                       "bytes, unattr_j the rest; docs/energy.md)\n");
+                if (v10_tab_write(energy, fmt, stdout))
+                    rc = v10_tab_status(energy, &err) ? cli_fail(&err)
+                                                      : cli_fail(&(v10_err){"write failed"});
+            }
         }
     }
     cJSON_Delete(arr);
     v10_tab_destroy(cmp);
     v10_tab_destroy(where);
+    v10_tab_destroy(energy);
     v10_trace_fini(&trace);
     free_models(models, n_models);
     if (rc == V10_EXIT_OK && refused)

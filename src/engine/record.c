@@ -59,6 +59,7 @@ void eng_snapshot(const v10_engine *e, v10_snapshot *s)
             part += e->fus[t->fu].seg_rem0 - eng_rem_now(e, &e->fus[t->fu]);
         s->progress[i] = (double)t->completed + part / (double)t->req_work;
     }
+    eng_energy_read(e, &s->energy);
 }
 
 /* The window opens once every tenant has completed its warm-up requests;
