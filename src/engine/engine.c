@@ -102,6 +102,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (e->rates_dirty)
             eng_update_rates(e);
         eng_attr_refresh(e);
+        if (e->trace)
+            eng_energy_trace(e);
         if (e->window_started && !e->attr_window)
             eng_attr_open_window(e);
         if (cfg->check)
@@ -144,6 +146,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
             eng_trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
         }
     }
+    if (e->trace)
+        eng_energy_trace_flush(e);
     eng_settle_clocks(e);
     eng_attr_settle(e);
     if (cfg->check)
