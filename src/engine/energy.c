@@ -171,46 +171,11 @@ void eng_energy_read(const v10_engine *e, eng_energy_acc *a)
     a->unattributed_j += vmem + hbm + other + hbm_sw;
 }
 
-/* The total of a read (its units). */
-static double total_j(const eng_energy_acc *a)
-{
-    double j = 0;
-    for (int u = 0; u < V10_EN_UNITS; u++)
-        for (int s = 0; s < V10_EN_STATES; s++)
-            j += a->unit_j[u][s];
-    return j;
-}
-
-void eng_energy_trace_flush(v10_engine *e)
-{
-    eng_energy *en = &e->en;
-    if (en->tr_end > en->tr_start)
-        eng_trace_record(e->trace, V10_TR_POWER, en->tr_start, en->tr_end, -1, -1, en->tr_mw);
-    en->tr_start = en->tr_end;
-}
-
-void eng_energy_trace(v10_engine *e)
-{
-    eng_energy *en = &e->en;
-    if (e->now == en->tr_end)
-        return;
-    eng_energy_acc a;
-    eng_energy_read(e, &a);
-    double j = total_j(&a);
-    double w = (j - en->tr_j) / ((double)(e->now - en->tr_end) / en->hz);
-    uint32_t mw = (uint32_t)fmin(fmax(round(w * 1e3), 0), (double)UINT32_MAX);
-    if (mw != en->tr_mw)
-        eng_energy_trace_flush(e);
-    en->tr_mw = mw;
-    en->tr_end = e->now;
-    en->tr_j = j;
-}
-
 int eng_energy_check(const v10_engine *e, char *msg, size_t cap)
 {
     const eng_energy_acc *a = &e->win[1].energy;
     const eng_energy *en = &e->en;
-    double units = total_j(a), tenants = a->unattributed_j;
+    double units = eng_energy_total(a), tenants = a->unattributed_j;
     for (int i = 0; i < e->n_tenants; i++)
         tenants += a->tenant_j[i];
     /* Static energy from the core's static power over the whole run, less

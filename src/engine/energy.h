@@ -52,6 +52,16 @@ typedef struct eng_energy {
     double tr_j;
 } eng_energy;
 
+/* The total of a reading: its units' states. */
+static inline double eng_energy_total(const eng_energy_acc *a)
+{
+    double j = 0;
+    for (int u = 0; u < V10_EN_UNITS; u++)
+        for (int s = 0; s < V10_EN_STATES; s++)
+            j += a->unit_j[u][s];
+    return j;
+}
+
 /* Sets up the accounts from the NPU; `sched`: the policy has V10's
  * hardware scheduler. */
 void eng_energy_init(v10_engine *e, int sched);
@@ -61,9 +71,9 @@ void eng_energy_leave(v10_engine *e, int f);
 /* Cycles an operator starting on FU f waits for it to wake up: 0 unless it
  * has been idle past the gating threshold. */
 uint64_t eng_energy_wake_cycles(const v10_engine *e, int f);
-/* Traced runs, at the end of each event: the core's mean power since the
- * last event, into the trace as V10_TR_POWER records (one per change);
- * flush: the last one, at the run's end. */
+/* Traced runs (record.c), at the end of each event: the core's mean power
+ * since the last event, into the trace as V10_TR_POWER records (one per
+ * change); flush: the last one, at the run's end. */
 void eng_energy_trace(v10_engine *e);
 void eng_energy_trace_flush(v10_engine *e);
 /* The accounts at now (record.c, at the window's edges). */

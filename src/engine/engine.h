@@ -8,7 +8,8 @@
  * goes; the event queue is util/evq.h.
  * Calls go one way: engine.c calls the others, fu.c calls arrivals.c,
  * llm.c and record.c, llm.c calls arrivals.c and record.c, check.c calls
- * llm.c and attrib.c, attrib.c calls record.c, and no file calls back.
+ * llm.c and attrib.c, attrib.c calls record.c, fu.c, record.c and check.c
+ * call energy.c (energy and power, energy.h), and no file calls back.
  * Only src/engine, src/sim (which drives a run) and src/metrics (which
  * reads the finished counters) include this header; policies see the
  * engine through engine/policy_api.h.
