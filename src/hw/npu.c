@@ -129,6 +129,39 @@ static void mk_4x(v10_npu *n) { scale(n, 4, "v10-isca23-4x"); }
 static void mk_8x(v10_npu *n) { scale(n, 8, "v10-isca23-8x"); }
 
 /*
+ * A chip's power in NeuSim's chip configurations (platformxlab/NeuSim,
+ * configs/chips/tpuvN.json), watts: per SA and per VU static and dynamic, the
+ * VUs on the chip, the vector memory's static and dynamic, the HBM
+ * controller's and PHY's static, the ICI's and the rest's static, idle
+ * (the sum of the static parts) and TDP.
+ */
+typedef struct neusim_chip {
+    double sa_static, sa_dynamic, vu_static, vu_dynamic, vus;
+    double vmem_static, vmem_dynamic, hbm_static, ici_static, other_static, idle, tdp;
+} neusim_chip;
+
+/* One core of a two-core chip c (docs/energy.md): per-SA figures as they
+ * are; NeuSim's VUs do one op per lane per cycle, ours two, so our VUs
+ * stand for the chip's per core (vus / 2 / vu_count each); the rest
+ * halved (the ICI, idle in a one-core inference, with the rest); the
+ * scheduler 0.3% of the core's TDP (V10, ISCA 2023, Table 3). */
+static void neusim_core(v10_npu *n, const neusim_chip *c)
+{
+    double vus = c->vus / 2 / n->vu_count;
+    n->sa_static_w = c->sa_static;
+    n->sa_dynamic_w = c->sa_dynamic;
+    n->vu_static_w = vus * c->vu_static;
+    n->vu_dynamic_w = vus * c->vu_dynamic;
+    n->vmem_static_w = c->vmem_static / 2;
+    n->vmem_dynamic_w = c->vmem_dynamic / 2;
+    n->hbm_static_w = c->hbm_static / 2;
+    n->other_static_w = (c->other_static + c->ici_static) / 2;
+    n->sched_w = 0.003 * c->tdp / 2;
+    n->idle_w = c->idle / 2;
+    n->tdp_w = c->tdp / 2;
+}
+
+/*
  * One TensorCore of TPUv3: two 128x128 MXUs, 940 MHz, 900 GB/s of HBM per
  * chip shared by two cores (Norrie et al., "The Design Process for Google's
  * Training Chips: TPUv2 and TPUv3", IEEE Micro 41(2), 2021; Jouppi et al.,
@@ -143,21 +176,11 @@ static void mk_tpuv3(v10_npu *n)
     n->hbm_gbps = 900.0 / 2;
     n->hbm_capacity_bytes = 32 * GiB / 2; /* 32 GiB per chip (Norrie et al., Table 1) */
     n->vmem_bytes = 32 * MiB;
-    /* Power: half of NeuSim's TPUv3 chip (configs/chips/tpuv3.json: per SA
-     * 2.987/30.289 W static/dynamic; per VU 0.741/2.849 W, two per core;
-     * vector memory 12.935/29.831 W, HBM controller 4.032 + PHY 6.048 W,
-     * ICI 8.96 W and the rest 37.113 W static; idle 84 W, TDP 450 W). */
-    n->sa_static_w = 2.9866666675;
-    n->sa_dynamic_w = 30.28855467;
-    n->vu_static_w = 2 * 0.74127482825;
-    n->vu_dynamic_w = 2 * 2.8491776;
-    n->vmem_static_w = 12.93490069 / 2;
-    n->vmem_dynamic_w = 29.830784 / 2;
-    n->hbm_static_w = (4.032 + 6.048) / 2;
-    n->other_static_w = (37.11333333 + 8.96) / 2;
-    n->sched_w = 0.003 * 450.0 / 2; /* V10, Table 3: 0.3% */
-    n->idle_w = 84.0 / 2;
-    n->tdp_w = 450.0 / 2;
+    /* Power: NeuSim's TPUv3 chip (configs/chips/tpuv3.json), per core. */
+    static const neusim_chip v3 = {2.9866666675, 30.28855467, 0.74127482825, 2.8491776, 4,
+                                   12.93490069, 29.830784, 4.032 + 6.048, 8.96, 37.11333333,
+                                   84, 450};
+    neusim_core(n, &v3);
 }
 
 /*
@@ -174,21 +197,10 @@ static void mk_tpuv4(v10_npu *n)
     n->hbm_gbps = 1200.0 / 2;
     n->hbm_capacity_bytes = 32 * GiB / 2; /* 32 GiB per chip (Jouppi et al., Table 1) */
     n->vmem_bytes = 32 * MiB;
-    /* Power: half of NeuSim's TPUv4 chip (configs/chips/tpuv4.json: per SA
-     * 1.222/16.916 W static/dynamic; per VU 0.427/1.591 W, two per core;
-     * vector memory 21.778/30.110 W, HBM controller 4.006 + PHY 6.010 W,
-     * ICI 5.499 W and the rest 41.222 W static; idle 90 W, TDP 300 W). */
-    n->sa_static_w = 1.222;
-    n->sa_dynamic_w = 16.91648;
-    n->vu_static_w = 2 * 0.427282;
-    n->vu_dynamic_w = 2 * 1.591296;
-    n->vmem_static_w = 21.777552 / 2;
-    n->vmem_dynamic_w = 30.110208 / 2;
-    n->hbm_static_w = 10.01602386 / 2;
-    n->other_static_w = (41.22229614 + 5.499) / 2;
-    n->sched_w = 0.003 * 300.0 / 2; /* V10, Table 3: 0.3% */
-    n->idle_w = 90.0 / 2;
-    n->tdp_w = 300.0 / 2;
+    /* Power: NeuSim's TPUv4 chip (configs/chips/tpuv4.json), per core. */
+    static const neusim_chip v4 = {1.222, 16.91648, 0.427282, 1.591296, 4, 21.777552, 30.110208,
+                                   10.01602386, 5.499, 41.22229614, 90, 300};
+    neusim_core(n, &v4);
 }
 
 static const preset presets[] = {
