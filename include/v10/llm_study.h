@@ -58,6 +58,8 @@ typedef struct v10_llm_study_row {
                                 requests: the alone row's, or beside an LLM partner a
                                 solo run of its llm_requests (the overlap rule) */
     double util_sa, util_vu;
+    double j_per_token;      /* the service's energy (the units it held, its HBM bytes;
+                                docs/energy.md) per output token of the window; NAN: none */
     double *ttft_us, *tpot_us;
     size_t n_ttft, n_tpot;
 } v10_llm_study_row;

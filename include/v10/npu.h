@@ -43,6 +43,28 @@ typedef struct v10_npu {
     uint32_t vu_registers;      /* vector registers of vu_lanes x 32 bit each: what a
                                    VU switch saves and restores (with the PC) */
     double pmt_switch_us;       /* PMT whole-core task switch, µs */
+    /* Power (docs/energy.md): static watts drawn whenever powered, dynamic
+     * watts while executing at full rate; one core's share of a chip's. */
+    double sa_static_w;         /* per SA */
+    double sa_dynamic_w;        /* per SA, executing */
+    double vu_static_w;         /* per VU */
+    double vu_dynamic_w;        /* per VU, executing */
+    double vmem_static_w;       /* vector memory */
+    double vmem_dynamic_w;      /* vector memory with every FU executing (each
+                                   draws 1 / (sa_count + vu_count) of it) */
+    double hbm_static_w;        /* HBM controller and PHY */
+    double hbm_w_per_gbps;      /* HBM dynamic, W per GB/s moved (= nJ per byte) */
+    double other_static_w;      /* the rest of the core (ICI, host interface, ...) */
+    double sched_w;             /* V10's operator scheduler (V10 policies only) */
+    double idle_w;              /* published idle power (reference, not integrated) */
+    double tdp_w;               /* published TDP (reference, not integrated) */
+    /* Power gating of idle SAs and VUs: gated after pg_idle_cycles idle
+     * cycles (0: never), drawing pg_gated_frac of their static power; the
+     * next operator waits pg_wake_cycles, and each wake-up costs pg_wake_nj. */
+    uint64_t pg_idle_cycles;
+    uint32_t pg_wake_cycles;
+    double pg_wake_nj;
+    double pg_gated_frac;
 } v10_npu;
 
 /* Names of the built-in presets, NULL-terminated. */

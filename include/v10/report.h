@@ -40,6 +40,10 @@ void v10_report_op_cols(v10_tab *t);
 void v10_report_op_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
 /* The system figures of a run as eight cells, in the order of the columns
  * sa, vu, hbm, overall, overlap, stp, antt, fairness. */
+/* Energy per policy and tenant (docs/energy.md): the multi-policy table's
+ * last section. */
+void v10_report_energy_cols(v10_tab *t);
+void v10_report_energy_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
 void v10_report_system_cells(v10_tab *t, const v10_run_result *r);
 
 /* Writes the timeline of a traced run as Chrome trace-event JSON (opens in

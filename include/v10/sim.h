@@ -67,6 +67,8 @@ typedef enum v10_trace_kind {
     V10_TR_DECODE,   /* an LLM decode iteration; op = its sequences */
     V10_TR_STATE,    /* a tenant in one attribution state: op = the v10_attr_state
                         | (1 + the partner it loses most to, or 0) << 8 */
+    V10_TR_POWER,    /* the core's mean power over [start, end): op = milliwatts;
+                        fu and tenant -1 (docs/energy.md) */
 } v10_trace_kind;
 
 typedef struct v10_trace_rec {
@@ -156,6 +158,36 @@ typedef enum v10_attr_state {
 /* "exec", "hbm", "wait_sa", ... (the JSON and CSV names). */
 const char *v10_attr_name(v10_attr_state s);
 
+/*
+ * Energy over the measurement window (docs/energy.md), by unit and by what
+ * the unit was doing.  SA and VU: executing (static + dynamic), switching a
+ * context or waking up (static + dynamic), idle (static), power-gated (the
+ * residual static power and the wake-ups' energy).  Vector memory:
+ * dynamic with the FUs executing / switching, static under idle.  HBM:
+ * the operators' bytes under exec, whole-core task switches' bytes under
+ * switch, static under idle.  Other: the rest of the core's static power
+ * and V10's scheduler, under idle.  The cells sum to total_j.
+ */
+typedef enum v10_energy_unit {
+    V10_EN_SA = 0, V10_EN_VU, V10_EN_VMEM, V10_EN_HBM, V10_EN_OTHER, V10_EN_UNITS
+} v10_energy_unit;
+typedef enum v10_energy_state {
+    V10_EN_EXEC = 0, V10_EN_SWITCH, V10_EN_IDLE, V10_EN_GATED, V10_EN_STATES
+} v10_energy_state;
+
+/* "sa", "vu", "vmem", "hbm", "other"; "exec", "switch", "idle", "gated". */
+const char *v10_energy_unit_name(v10_energy_unit u);
+const char *v10_energy_state_name(v10_energy_state s);
+
+typedef struct v10_energy_result {
+    double total_j;                /* the window's energy */
+    double power_w;                /* total_j / the window's length */
+    double inferences_per_j;       /* requests completed (fractional) / total_j */
+    double static_j, dynamic_j;    /* split of total_j */
+    double unattributed_j;         /* total_j less the tenants' energy_j */
+    double unit_j[V10_EN_UNITS][V10_EN_STATES];
+} v10_energy_result;
+
 typedef struct v10_tenant_result {
     char name[V10_NAME_MAX];       /* "t0:resnet50" style label */
     char model[V10_NAME_MAX];
@@ -170,6 +202,10 @@ typedef struct v10_tenant_result {
     uint64_t preemptions;          /* of this tenant's operators */
     uint64_t active_cycles;        /* cycles holding an FU (V10 context table) */
     double work_done;              /* standalone-equivalent cycles executed */
+    /* Energy over the window (docs/energy.md): the units it held, by the
+     * time it held them, and its HBM bytes; per request of its progress. */
+    double energy_j;
+    double energy_per_request_j;
     /* Attribution over the window, cycles: state_cycles sum to the window;
      * lost_to[j * V10_ATTR_STATES + s] is the part of state s lost to
      * tenant j (owned, n_tenants x V10_ATTR_STATES; 0 on the diagonal). */
@@ -224,6 +260,7 @@ typedef struct v10_run_result {
     v10_tenant_result *tenants;
     size_t n_fus;
     v10_fu_result *fus;
+    v10_energy_result energy;
 } v10_run_result;
 
 /* Loads the tenants' models (unless cfg->models), runs the simulation,

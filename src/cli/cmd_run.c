@@ -257,6 +257,17 @@ static int write_trace(const v10_trace *tr, const v10_run_config *cfg,
     return rc;
 }
 
+/* One table of the comparison on stdout, after its title line (if any). */
+static int write_section(v10_tab *t, v10_format fmt, const char *title)
+{
+    v10_err err;
+    if (title)
+        printf("\n%s\n", title);
+    if (v10_tab_write(t, fmt, stdout))
+        return v10_tab_status(t, &err) ? cli_fail(&err) : cli_fail(&(v10_err){"write failed"});
+    return V10_EXIT_OK;
+}
+
 static void free_models(v10_model *m, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -418,6 +429,9 @@ int cmd_run(int argc, char **argv)
     v10_tab *where = n_pol > 1 && fmt == V10_FMT_TABLE ? v10_tab_create() : NULL;
     if (where) /* "where the time went", after the comparison */
         v10_report_time_cols(where);
+    v10_tab *energy = where ? v10_tab_create() : NULL; /* and energy, last */
+    if (energy)
+        v10_report_energy_cols(energy);
     if (cmp && fmt == V10_FMT_CSV)
         v10_report_compare_attr_cols(cmp, cfg.n_tenants);
     else if (cmp)
@@ -471,6 +485,7 @@ int cmd_run(int argc, char **argv)
             else {
                 v10_report_compare_row(cmp, &cfg, &res);
                 v10_report_time_rows(where, &cfg, &res);
+                v10_report_energy_rows(energy, &cfg, &res);
             }
         }
         v10_run_result_fini(&res);
@@ -488,16 +503,16 @@ int cmd_run(int argc, char **argv)
                 printf("v10sim %s  npu %s  seed %llu  %llu requests/tenant  contention %s\n\n",
                        V10_VERSION, cfg.npu.name, (unsigned long long)cfg.seed,
                        (unsigned long long)cfg.requests, cfg.contention ? "on" : "off");
-            if (v10_tab_write(cmp, fmt, stdout))
-                rc = v10_tab_status(cmp, &err) ? cli_fail(&err)
-                                               : cli_fail(&(v10_err){"write failed"});
-            if (where && rc == V10_EXIT_OK) {
-                printf("\nwhere the time went (%% of the window; lost: to the other tenants, "
-                       "most_to: the one it lost most to; docs/attribution.md)\n");
-                if (v10_tab_write(where, fmt, stdout))
-                    rc = v10_tab_status(where, &err) ? cli_fail(&err)
-                                                     : cli_fail(&(v10_err){"write failed"});
-            }
+            rc = write_section(cmp, fmt, NULL);
+            if (where && rc == V10_EXIT_OK)
+                rc = write_section(where, fmt,
+                                   "where the time went (% of the window; lost: to the other "
+                                   "tenants, most_to: the one it lost most to; "
+                                   "docs/attribution.md)");
+            if (energy && rc == V10_EXIT_OK)
+                rc = write_section(energy, fmt,
+                                   "energy over the window (J; tenant_j: the units it held and "
+                                   "its HBM bytes, unattr_j the rest; docs/energy.md)");
         }
     }
     if (per_op && rc == V10_EXIT_OK)
@@ -506,6 +521,7 @@ int cmd_run(int argc, char **argv)
     cJSON_Delete(arr);
     v10_tab_destroy(cmp);
     v10_tab_destroy(where);
+    v10_tab_destroy(energy);
     v10_trace_fini(&trace);
     free_models(models, n_models);
     if (rc == V10_EXIT_OK && refused)

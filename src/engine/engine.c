@@ -48,6 +48,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     e->policy = policy;
     e->n_tenants = nt;
     e->hbm_bytes_per_cycle = v10_npu_hbm_bytes_per_cycle(&cfg->npu);
+    eng_energy_init(e, policy->hw_scheduler);
     for (int f = 0; f < e->n_fus; f++)
         e->fus[f].tenant = -1;
     for (int i = 0; i < nt; i++)
@@ -103,6 +104,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (e->rates_dirty)
             eng_update_rates(e);
         eng_attr_refresh(e);
+        if (e->trace)
+            eng_energy_trace(e);
         if (e->window_started && !e->attr_window)
             eng_attr_open_window(e);
         if (cfg->check)
@@ -129,6 +132,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         }
     }
     eng_snapshot(e, &e->win[1]);
+    if (cfg->check)
+        eng_check_energy(e);
     /* Operators and switches still running (tenants past their count keep
      * the load up) are counted and traced up to the end. */
     e->end_cycle = e->now;
@@ -143,6 +148,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
             eng_trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
         }
     }
+    if (e->trace)
+        eng_energy_trace_flush(e);
     eng_settle_clocks(e);
     eng_attr_settle(e);
     if (cfg->check)

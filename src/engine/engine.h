@@ -8,7 +8,8 @@
  * goes; the event queue is util/evq.h.
  * Calls go one way: engine.c calls the others, fu.c calls arrivals.c,
  * llm.c and record.c, llm.c calls arrivals.c and record.c, check.c calls
- * llm.c and attrib.c, attrib.c calls record.c, and no file calls back.
+ * llm.c and attrib.c, attrib.c calls record.c, fu.c, record.c and check.c
+ * call energy.c (energy and power, energy.h), and no file calls back.
  * Only src/engine, src/sim (which drives a run) and src/metrics (which
  * reads the finished counters) include this header; policies see the
  * engine through engine/policy_api.h.
@@ -24,6 +25,7 @@
 #include <stdint.h>
 
 #include "model/view.h"
+#include "engine/energy.h"
 #include "engine/policy_api.h"
 #include "util/evq.h"
 #include "util/hist.h"
@@ -42,6 +44,7 @@ typedef struct v10_snapshot {
     double hbm_bytes;
     double macs;
     double progress[V10_MAX_TENANTS]; /* requests, fractional */
+    eng_energy_acc energy;      /* joules (energy.c) */
 } v10_snapshot;
 
 /*
@@ -83,6 +86,8 @@ typedef struct tenant {
                                    (drain model): its context is saved */
     uint64_t rng[4];            /* xoshiro256** state for its arrivals */
     double work_done;           /* standalone cycles executed, whole run */
+    double en_work[V10_FU_TYPES]; /* of those, by FU type (energy.c) */
+    double en_bytes;            /* HBM bytes they moved (energy.c) */
     uint64_t finish_cycle;      /* when its last request completed */
     /* attribution (attrib.c): the state it has been in since a_since and
      * the partners it loses that time to (bits), each a_share of it */
@@ -215,6 +220,7 @@ struct v10_engine {
     uint64_t attr_held[V10_FU_TYPES], attr_switching[V10_FU_TYPES];
     eng_fu_sum attr_seen[V10_FU_TYPES]; /* the FUs at the last refresh, by type */
     uint64_t attr_seen_running;
+    eng_energy en;              /* energy accounts (energy.c) */
 };
 
 /* Runs that outlast their estimated length (sim/horizon.h) by this factor,
@@ -343,6 +349,8 @@ static inline void eng_credit(fu *u, tenant *t, double done)
     u->macs += t->macs[t->op] * done / (double)t->work[t->op];
     t->work_done += done;
     t->req_done_work += done;
+    t->en_work[u->type] += done;
+    t->en_bytes += done * u->bytes_per_work;
 }
 
 /* Requests tenant t has completed toward its count: an LLM server's
@@ -430,6 +438,7 @@ static inline void eng_attr_fu(v10_engine *e, const fu *u, int in)
 /* --check (check.c): aborts naming the broken invariant. */
 void eng_check_state(const v10_engine *e);
 void eng_check_end(const v10_engine *e);
+void eng_check_energy(const v10_engine *e);
 /* The run outlasted the stall guard: the error naming the starved tenant. */
 int eng_stalled(const v10_engine *e, v10_err *err);
 

@@ -39,6 +39,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
         return;
     if (was == V10P_FU_BUSY || st == V10P_FU_BUSY)
         eng_attr_hbm(e); /* the HBM losses while these FUs were busy */
+    eng_energy_leave(e, f);
     fu_clock(e, u);
     eng_attr_fu(e, u, 0);
     if (was == V10P_FU_FREE)
@@ -136,6 +137,7 @@ static void start_op(v10_engine *e, int f, int ti)
     eng_set_state(e, ti, V10P_RUNNING);
     t->fu = f;
     uint64_t restore = t->saved && !u->covered ? restore_cycles(e, u) : 0;
+    restore += eng_energy_wake_cycles(e, f); /* a gated FU wakes up first */
     u->covered = 0;
     if (restore) {
         u->switch_tenant = ti;
@@ -226,6 +228,8 @@ void v10p_set_timer(v10_engine *e, uint64_t at)
 }
 
 void v10p_count_switch(v10_engine *e) { e->context_switches++; }
+
+void v10p_move_context(v10_engine *e, double bytes) { e->en.switch_bytes += bytes; }
 
 /* FU u (f), just left by tenant ti's operator, switches its context for
  * `cycles` (the FU is covered at once if that is 0). */

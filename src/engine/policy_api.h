@@ -93,12 +93,16 @@ int v10p_fu_stopping(const v10_engine *e, int f); /* a preemption is pending */
  * v10p_hold occupies a free FU with switching for `cycles` (a whole-core
  * switch).  v10p_set_timer arms the policy's single timer at absolute cycle
  * `at` >= now (replacing any armed one).  v10p_count_switch counts one
- * context switch in the run's overheads.
+ * context switch in the run's overheads.  v10p_move_context records
+ * `bytes` moved between the core and HBM by a switch (a whole-core task
+ * switch saving and restoring the tasks' state): their energy only, the
+ * switch's cycles already stand for their time (docs/energy.md).
  */
 int v10p_preempt(v10_engine *e, int f, uint64_t switch_cycles);
 void v10p_hold(v10_engine *e, int f, uint64_t cycles);
 void v10p_set_timer(v10_engine *e, uint64_t at);
 void v10p_count_switch(v10_engine *e);
+void v10p_move_context(v10_engine *e, double bytes);
 /* Spatial partitioning: replaces the FUs of `type` with one partition per
  * tenant sized by `share` (sums to 1); called from a policy's init only. */
 int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err *err);
@@ -120,6 +124,9 @@ struct v10_policy_ops {
     const v10_param_def *param_defs;
     size_t n_params;
     size_t state_size;
+    /* 1: the policy runs on V10's hardware operator scheduler, whose power
+     * the run's energy counts (NPU sched_w); 0: software on the host. */
+    int hw_scheduler;
     /* Optional.  Validates the tenant mix and sets up state (timers,
      * partitions).  Returns -1 with err set to refuse the configuration. */
     int (*init)(v10_engine *e, void *st, v10_err *err);

@@ -6,6 +6,7 @@
  */
 #include "engine/engine.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,33 @@ void eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t 
         tr->cap = cap;
     }
     tr->recs[tr->n++] = (v10_trace_rec){start, end, f, t, op, (uint8_t)k};
+}
+
+/* The core's power (energy.c) as V10_TR_POWER records: the mean since the
+ * last event, one record for each run of equal values. */
+void eng_energy_trace_flush(v10_engine *e)
+{
+    eng_energy *en = &e->en;
+    if (en->tr_end > en->tr_start)
+        eng_trace_record(e->trace, V10_TR_POWER, en->tr_start, en->tr_end, -1, -1, en->tr_mw);
+    en->tr_start = en->tr_end;
+}
+
+void eng_energy_trace(v10_engine *e)
+{
+    eng_energy *en = &e->en;
+    if (e->now == en->tr_end)
+        return;
+    eng_energy_acc a;
+    eng_energy_read(e, &a);
+    double j = eng_energy_total(&a);
+    double w = (j - en->tr_j) / ((double)(e->now - en->tr_end) / en->hz);
+    uint32_t mw = (uint32_t)fmin(fmax(round(w * 1e3), 0), (double)UINT32_MAX);
+    if (mw != en->tr_mw)
+        eng_energy_trace_flush(e);
+    en->tr_mw = mw;
+    en->tr_end = e->now;
+    en->tr_j = j;
 }
 
 /* ---- measurement window ------------------------------------------------------ */
@@ -59,6 +87,7 @@ void eng_snapshot(const v10_engine *e, v10_snapshot *s)
             part += e->fus[t->fu].seg_rem0 - eng_rem_now(e, &e->fus[t->fu]);
         s->progress[i] = (double)t->completed + part / (double)t->req_work;
     }
+    eng_energy_read(e, &s->energy);
 }
 
 /* The window opens once every tenant has completed its warm-up requests;

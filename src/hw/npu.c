@@ -62,6 +62,39 @@ static const v10_npu isca23 = {
     .vu_registers = 32,
     /* The paper puts PMT's task switch at 20-40 µs; we take the middle. */
     .pmt_switch_us = 30.0,
+    /*
+     * Power: one core's half of a TPUv2 chip (two TensorCores of one MXU,
+     * 700 MHz, as the paper's core) in NeuSim's chip configuration
+     * (platformxlab/NeuSim, configs/chips/tpuv2.json: per SA 2.12 W static
+     * and 22.555 W dynamic; per VU 0.741/2.122 W, four per chip, so two
+     * per core, which our one VU of 2 ops per lane stands for; vector
+     * memory 12.935/22.214 W, HBM controller 1.908 + PHY 2.862 W, ICI 6.36 W
+     * and the rest 21.73 W static, halved; HBM 65 GB/s per W, i.e.
+     * 0.01538 W per GB/s; chip idle 53 W and TDP 280 W, halved).  The
+     * static parts sum to the idle figure, as in NeuSim.
+     */
+    .sa_static_w = 2.12,
+    .sa_dynamic_w = 22.55530667,
+    .vu_static_w = 2 * 0.74127482825,
+    .vu_dynamic_w = 2 * 2.121728,
+    .vmem_static_w = 12.93490069 / 2,
+    .vmem_dynamic_w = 22.2144 / 2,
+    .hbm_static_w = (1.908 + 2.862) / 2,
+    .hbm_w_per_gbps = 1.0 / 65,
+    .other_static_w = (21.73 + 6.36) / 2,
+    /* V10 (ISCA 2023), Table 3: the operator scheduler draws about 0.3% of
+     * a TPUv3 core's power; we take 0.3% of this core's TDP. */
+    .sched_w = 0.003 * 280.0 / 2,
+    .idle_w = 53.0 / 2,
+    .tdp_w = 280.0 / 2,
+    /* Power gating off.  When on (pg_idle_cycles > 0): NeuSim's "HW"/"Full"
+     * gating (neusim/configs/power_gating/PowerGatingConfig.py) leaves 3%
+     * of an SA's or VU's static power and wakes an SA in 10 cycles; the
+     * wake-up energy is ours (docs/energy.md). */
+    .pg_idle_cycles = 0,
+    .pg_wake_cycles = 10,
+    .pg_wake_nj = 10.0,
+    .pg_gated_frac = 0.03,
 };
 
 typedef struct preset {
@@ -80,10 +113,53 @@ static void scale(v10_npu *n, uint32_t k, const char *name)
     n->sa_count = k;
     n->vu_count = k;
     n->hbm_gbps = isca23.hbm_gbps * k;
+    /* Power: per-unit figures stay; the HBM's static power scales with its
+     * bandwidth (more stacks); idle and TDP grow by what the extra SAs, VUs
+     * and HBM add (ours, docs/energy.md). */
+    double k1 = k - 1;
+    n->hbm_static_w = isca23.hbm_static_w * k;
+    n->idle_w = isca23.idle_w +
+                k1 * (isca23.sa_static_w + isca23.vu_static_w + isca23.hbm_static_w);
+    n->tdp_w = isca23.tdp_w + k1 * (isca23.sa_static_w + isca23.sa_dynamic_w +
+                                    isca23.vu_static_w + isca23.vu_dynamic_w +
+                                    isca23.hbm_static_w + isca23.hbm_w_per_gbps * isca23.hbm_gbps);
 }
 static void mk_2x(v10_npu *n) { scale(n, 2, "v10-isca23-2x"); }
 static void mk_4x(v10_npu *n) { scale(n, 4, "v10-isca23-4x"); }
 static void mk_8x(v10_npu *n) { scale(n, 8, "v10-isca23-8x"); }
+
+/*
+ * A chip's power in NeuSim's chip configurations (platformxlab/NeuSim,
+ * configs/chips/tpuvN.json), watts: per SA and per VU static and dynamic, the
+ * VUs on the chip, the vector memory's static and dynamic, the HBM
+ * controller's and PHY's static, the ICI's and the rest's static, idle
+ * (the sum of the static parts) and TDP.
+ */
+typedef struct neusim_chip {
+    double sa_static, sa_dynamic, vu_static, vu_dynamic, vus;
+    double vmem_static, vmem_dynamic, hbm_static, ici_static, other_static, idle, tdp;
+} neusim_chip;
+
+/* One core of a two-core chip c (docs/energy.md): per-SA figures as they
+ * are; NeuSim's VUs do one op per lane per cycle, ours two, so our VUs
+ * stand for the chip's per core (vus / 2 / vu_count each); the rest
+ * halved (the ICI, idle in a one-core inference, with the rest); the
+ * scheduler 0.3% of the core's TDP (V10, ISCA 2023, Table 3). */
+static void neusim_core(v10_npu *n, const neusim_chip *c)
+{
+    double vus = c->vus / 2 / n->vu_count;
+    n->sa_static_w = c->sa_static;
+    n->sa_dynamic_w = c->sa_dynamic;
+    n->vu_static_w = vus * c->vu_static;
+    n->vu_dynamic_w = vus * c->vu_dynamic;
+    n->vmem_static_w = c->vmem_static / 2;
+    n->vmem_dynamic_w = c->vmem_dynamic / 2;
+    n->hbm_static_w = c->hbm_static / 2;
+    n->other_static_w = (c->other_static + c->ici_static) / 2;
+    n->sched_w = 0.003 * c->tdp / 2;
+    n->idle_w = c->idle / 2;
+    n->tdp_w = c->tdp / 2;
+}
 
 /*
  * One TensorCore of TPUv3: two 128x128 MXUs, 940 MHz, 900 GB/s of HBM per
@@ -100,6 +176,11 @@ static void mk_tpuv3(v10_npu *n)
     n->hbm_gbps = 900.0 / 2;
     n->hbm_capacity_bytes = 32 * GiB / 2; /* 32 GiB per chip (Norrie et al., Table 1) */
     n->vmem_bytes = 32 * MiB;
+    /* Power: NeuSim's TPUv3 chip (configs/chips/tpuv3.json), per core. */
+    static const neusim_chip v3 = {2.9866666675, 30.28855467, 0.74127482825, 2.8491776, 4,
+                                   12.93490069, 29.830784, 4.032 + 6.048, 8.96, 37.11333333,
+                                   84, 450};
+    neusim_core(n, &v3);
 }
 
 /*
@@ -116,6 +197,10 @@ static void mk_tpuv4(v10_npu *n)
     n->hbm_gbps = 1200.0 / 2;
     n->hbm_capacity_bytes = 32 * GiB / 2; /* 32 GiB per chip (Jouppi et al., Table 1) */
     n->vmem_bytes = 32 * MiB;
+    /* Power: NeuSim's TPUv4 chip (configs/chips/tpuv4.json), per core. */
+    static const neusim_chip v4 = {1.222, 16.91648, 0.427282, 1.591296, 4, 21.777552, 30.110208,
+                                   10.01602386, 5.499, 41.22229614, 90, 300};
+    neusim_core(n, &v4);
 }
 
 static const preset presets[] = {
@@ -172,6 +257,22 @@ static const field fields[] = {
     F(sa_switch_overlap_cycles, F_U32, 0, 1 << 30),
     F(vu_registers, F_U32, 0, 1 << 20),
     F(pmt_switch_us, F_DBL, 0, 1e6),
+    F(sa_static_w, F_DBL, 0, 1e5),
+    F(sa_dynamic_w, F_DBL, 0, 1e5),
+    F(vu_static_w, F_DBL, 0, 1e5),
+    F(vu_dynamic_w, F_DBL, 0, 1e5),
+    F(vmem_static_w, F_DBL, 0, 1e5),
+    F(vmem_dynamic_w, F_DBL, 0, 1e5),
+    F(hbm_static_w, F_DBL, 0, 1e5),
+    F(hbm_w_per_gbps, F_DBL, 0, 1e3),
+    F(other_static_w, F_DBL, 0, 1e5),
+    F(sched_w, F_DBL, 0, 1e5),
+    F(idle_w, F_DBL, 0, 1e6),
+    F(tdp_w, F_DBL, 0, 1e6),
+    F(pg_idle_cycles, F_U64, 0, 1ull << 40),
+    F(pg_wake_cycles, F_U32, 0, 1 << 30),
+    F(pg_wake_nj, F_DBL, 0, 1e9),
+    F(pg_gated_frac, F_DBL, 0, 1),
 };
 #undef F
 #define N_FIELDS (sizeof fields / sizeof fields[0])

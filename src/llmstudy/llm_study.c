@@ -220,6 +220,7 @@ static void fill_row(v10_llm_study_row *w, v10_run_result *r, int svc, const cha
     }
     w->tokens_per_s = t->tokens_per_s;
     w->tokens_per_s_active = t->tokens_per_s_active;
+    w->j_per_token = t->llm_tokens ? t->energy_j / (double)t->llm_tokens : NAN;
     w->alone_ttft_p95_ms = w->ttft_ms[1];
     w->alone_tpot_p95_ms = w->tpot_ms[1];
     w->slo_ttft = t->slo_ttft < 0 ? NAN : t->slo_ttft;

@@ -101,6 +101,33 @@ static int attribution(const v10_engine *e, int i, v10_tenant_result *r)
     return 0;
 }
 
+/* The window's energy (docs/energy.md): the engine's accounts at its end
+ * less those at its start; per request of each tenant's progress (an LLM
+ * server's: its requests finished in the window). */
+static void energy(const v10_engine *e, double seconds, v10_run_result *out)
+{
+    const eng_energy_acc *a = &e->win[0].energy, *b = &e->win[1].energy;
+    v10_energy_result *r = &out->energy;
+    for (int u = 0; u < V10_EN_UNITS; u++)
+        for (int s = 0; s < V10_EN_STATES; s++) {
+            r->unit_j[u][s] = b->unit_j[u][s] - a->unit_j[u][s];
+            r->total_j += r->unit_j[u][s];
+        }
+    r->static_j = b->static_j - a->static_j;
+    r->dynamic_j = b->dynamic_j - a->dynamic_j;
+    r->unattributed_j = b->unattributed_j - a->unattributed_j;
+    r->power_w = seconds > 0 ? r->total_j / seconds : NAN;
+    double done = 0;
+    for (size_t i = 0; i < out->n_tenants; i++) {
+        v10_tenant_result *t = &out->tenants[i];
+        double reqs = t->llm ? (double)t->llm_requests : t->throughput_rps * seconds;
+        t->energy_j = b->tenant_j[i] - a->tenant_j[i];
+        t->energy_per_request_j = reqs > 0 ? t->energy_j / reqs : NAN;
+        done += reqs;
+    }
+    r->inferences_per_j = r->total_j > 0 ? done / r->total_j : NAN;
+}
+
 int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_result *out,
                         v10_err *err)
 {
@@ -186,6 +213,7 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
         if (r->np > max_np)
             max_np = r->np;
     }
+    energy(e, W / hz, out);
     out->stp = n_np ? sum_np : NAN;
     out->antt = n_np ? sum_inv / n_np : NAN;
     out->fairness = max_np > 0 ? min_np / max_np : n_np ? 0 : NAN;

@@ -34,6 +34,10 @@ void policy_core_switch(v10_engine *e, uint64_t cycles)
             v10p_hold(e, f, cycles);
     }
     v10p_count_switch(e);
+    /* The task switch saves the outgoing task's state to HBM and restores
+     * the incoming one's: it moves bytes at the HBM's bandwidth for its
+     * whole length (our reading of the paper's 20-40 µs, docs/energy.md). */
+    v10p_move_context(e, (double)cycles * v10_npu_hbm_bytes_per_cycle(v10p_npu(e)));
 }
 
 int policy_pick_owner(int owner, const int *cand, int n)

@@ -28,6 +28,7 @@ static int base_pick(v10_engine *e, void *st, int f, const int *cand, int n)
 const v10_policy_ops v10_policy_v10_base = {
     .name = "v10-base",
     .summary = "V10 operator scheduler: SA and VU serve different tenants; round robin",
+    .hw_scheduler = 1,
     .state_size = sizeof(base_state),
     .init = base_init,
     .pick = base_pick,

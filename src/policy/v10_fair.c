@@ -14,5 +14,6 @@ static int fair_pick(v10_engine *e, void *st, int f, const int *cand, int n)
 const v10_policy_ops v10_policy_v10_fair = {
     .name = "v10-fair",
     .summary = "V10 + Algorithm 1: lowest active_rate/priority first; no preemption",
+    .hw_scheduler = 1,
     .pick = fair_pick,
 };

@@ -123,6 +123,7 @@ static const v10_param_def full_params[] = {
 const v10_policy_ops v10_policy_v10_full = {
     .name = "v10-full",
     .summary = "V10 + Algorithm 1 + operator preemption every time slice",
+    .hw_scheduler = 1,
     .V10P_PARAMS(full_params),
     .state_size = sizeof(full_state),
     .init = full_init,

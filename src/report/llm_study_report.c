@@ -89,6 +89,7 @@ static const v10_col_spec cols[] = {
     {"alone_ttft_p95_ms", V10_COL_REAL, 3}, {"alone_tpot_p95_ms", V10_COL_REAL, 3},
     {"util_sa", V10_COL_REAL, 4},
     {"util_vu", V10_COL_REAL, 4},
+    {"j_per_token", V10_COL_REAL, 6},
 };
 
 static int tab_csv(const void *t, FILE *f) { return v10_tab_write(t, V10_FMT_CSV, f); }
@@ -124,6 +125,7 @@ static int render_csv(const v10_llm_study *s, v10_llm_study_out *out, v10_err *e
         v10_tab_real(t, r->alone_tpot_p95_ms);
         v10_tab_real(t, r->util_sa);
         v10_tab_real(t, r->util_vu);
+        v10_tab_real(t, r->j_per_token);
     }
     if (v10_tab_status(t, err)) {
         v10_tab_destroy(t);

@@ -79,6 +79,20 @@ static void add_attribution(cJSON *j, const v10_run_result *r, size_t i)
     }
 }
 
+/* The window's energy by unit and state, and its static/dynamic split
+ * (docs/energy.md). */
+static void add_energy(cJSON *o, const v10_energy_result *en)
+{
+    cJSON *j = cJSON_AddObjectToObject(o, "energy");
+    add_num(j, "static_j", en->static_j);
+    add_num(j, "dynamic_j", en->dynamic_j);
+    for (int u = 0; u < V10_EN_UNITS; u++) {
+        cJSON *x = cJSON_AddObjectToObject(j, v10_energy_unit_name((v10_energy_unit)u));
+        for (int s = 0; s < V10_EN_STATES; s++)
+            add_num(x, v10_energy_state_name((v10_energy_state)s), en->unit_j[u][s]);
+    }
+}
+
 static cJSON *config_json(const v10_run_config *cfg)
 {
     cJSON *c = cJSON_CreateObject();
@@ -158,6 +172,12 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
     add_num(s, "antt", r->antt);
     add_num(s, "fairness", r->fairness);
     add_num(s, "jain", r->jain);
+    const v10_energy_result *en = &r->energy;
+    add_num(s, "energy_j", en->total_j);
+    add_num(s, "power_w", en->power_w);
+    add_num(s, "inferences_per_j", en->inferences_per_j);
+    add_num(s, "energy_unattributed_j", en->unattributed_j);
+    add_energy(o, en);
     cJSON *ov = cJSON_AddObjectToObject(o, "overheads");
     add_num(ov, "preemptions", (double)r->preemptions);
     add_num(ov, "context_switches", (double)r->context_switches);
@@ -186,6 +206,8 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
             cJSON_AddNullToObject(j, "slo_attainment");
         add_num(j, "preemptions", (double)t->preemptions);
         add_num(j, "active_cycles", (double)t->active_cycles);
+        add_num(j, "energy_j", t->energy_j);
+        add_num(j, "energy_per_request_j", t->energy_per_request_j);
         add_attribution(j, r, i);
         if (t->llm)
             add_llm(j, t);
@@ -230,6 +252,7 @@ static void tenant_cols(v10_tab *t)
     v10_tab_col(t, "lat_p99_us", V10_COL_REAL, 1);
     v10_tab_col(t, "slo", V10_COL_REAL, 3);
     v10_tab_col(t, "preempt", V10_COL_INT, 0);
+    v10_tab_col(t, "j_per_req", V10_COL_REAL, 4);
 }
 
 static void tenant_row(v10_tab *t, const v10_tenant_result *x)
@@ -247,6 +270,7 @@ static void tenant_row(v10_tab *t, const v10_tenant_result *x)
     v10_tab_real(t, x->lat_p99_us);
     v10_tab_real(t, x->slo_attainment >= 0 ? x->slo_attainment : NAN);
     v10_tab_int(t, (int64_t)x->preemptions);
+    v10_tab_real(t, x->energy_per_request_j);
 }
 
 /* An LLM server's columns: the table's in ms (a time is scaled); CSV's in
@@ -329,6 +353,11 @@ static int write_table(const v10_run_config *cfg, const v10_run_result *r, FILE 
     fprintf(f, "overheads    %llu preemptions, %llu context switches, %llu FU-cycles switching\n\n",
             (unsigned long long)r->preemptions, (unsigned long long)r->context_switches,
             (unsigned long long)r->switch_cycles);
+    const v10_energy_result *en = &r->energy;
+    fprintf(f, "energy       %.4g J  power %.1f W  %.4g inferences/J  static %.1f%%  "
+               "unattributed %.4g J (docs/energy.md)\n\n",
+            en->total_j, en->power_w, en->inferences_per_j,
+            en->total_j > 0 ? 100 * en->static_j / en->total_j : 0.0, en->unattributed_j);
     v10_tab *t = v10_tab_create();
     tenant_cols(t);
     for (size_t i = 0; i < r->n_tenants; i++)
@@ -510,6 +539,11 @@ void v10_report_compare_attr_cols(v10_tab *t, size_t n_tenants)
         snprintf(name, sizeof name, "lost_to_t%zu_cycles", p);
         v10_tab_col(t, name, V10_COL_REAL, 0);
     }
+    static const char *const energy[] = {"energy_j", "power_w", "inferences_per_j",
+                                         "energy_unattributed_j", "tenant_energy_j",
+                                         "energy_per_request_j"};
+    for (size_t k = 0; k < sizeof energy / sizeof *energy; k++)
+        v10_tab_col(t, energy[k], V10_COL_REAL, 6);
 }
 
 /* Tenant i's attribution cells (v10_report_compare_attr_cols). */
@@ -520,6 +554,44 @@ static void attr_cells(v10_tab *t, const v10_run_result *r, size_t i)
         v10_tab_real(t, x->state_cycles[k]);
     for (size_t p = 0; p < r->n_tenants; p++)
         v10_tab_real(t, lost_to(x, p));
+    const v10_energy_result *en = &r->energy;
+    const double v[] = {en->total_j, en->power_w, en->inferences_per_j, en->unattributed_j,
+                        x->energy_j, x->energy_per_request_j};
+    for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+        v10_tab_real(t, v[k]);
+}
+
+/* ---- energy (docs/energy.md) ----------------------------------------------------- */
+
+void v10_report_energy_cols(v10_tab *t)
+{
+    v10_tab_col(t, "policy", V10_COL_STR, 0);
+    v10_tab_col(t, "energy_j", V10_COL_REAL, 4);
+    v10_tab_col(t, "power_w", V10_COL_REAL, 1);
+    v10_tab_col(t, "inf_per_j", V10_COL_REAL, 3);
+    v10_tab_col(t, "static_pct", V10_COL_REAL, 1);
+    v10_tab_col(t, "unattr_j", V10_COL_REAL, 4);
+    v10_tab_col(t, "tenant", V10_COL_STR, 0);
+    v10_tab_col(t, "tenant_j", V10_COL_REAL, 4);
+    v10_tab_col(t, "j_per_req", V10_COL_REAL, 4);
+}
+
+void v10_report_energy_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r)
+{
+    const v10_energy_result *en = &r->energy;
+    for (size_t i = 0; i < r->n_tenants; i++) {
+        const v10_tenant_result *x = &r->tenants[i];
+        v10_tab_row(t);
+        v10_tab_str(t, cfg->policy);
+        v10_tab_real(t, en->total_j);
+        v10_tab_real(t, en->power_w);
+        v10_tab_real(t, en->inferences_per_j);
+        v10_tab_real(t, en->total_j > 0 ? 100 * en->static_j / en->total_j : NAN);
+        v10_tab_real(t, en->unattributed_j);
+        v10_tab_str(t, x->name);
+        v10_tab_real(t, x->energy_j);
+        v10_tab_real(t, x->energy_per_request_j);
+    }
 }
 
 void v10_report_compare_attr_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r)

@@ -3,7 +3,8 @@
  * (ui.perfetto.dev) and chrome://tracing open.  Process 1 is the NPU with
  * one track per FU (SA0, SA1, ..., VU0, ...); process 2 holds one track per
  * tenant with its requests; process 3 one per tenant with its attribution
- * state (docs/attribution.md).  Timestamps are microseconds.
+ * state (docs/attribution.md); the NPU process also has the core's power
+ * as a counter track (docs/energy.md).  Timestamps are microseconds.
  */
 #include <errno.h>
 #include <math.h>
@@ -63,15 +64,16 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
      * them all before writing anything. */
     for (size_t k = 0; k < tr->n; k++) {
         const v10_trace_rec *e = &tr->recs[k];
-        int req = e->kind >= V10_TR_REQUEST; /* requests and LLM iterations: no FU */
+        int req = e->kind >= V10_TR_REQUEST; /* requests, LLM iterations, power: no FU */
         /* An LLM server's operators change with each iteration: named by index. */
         int llm = e->tenant >= 0 && (size_t)e->tenant < nt && r->tenants[e->tenant].llm;
-        /* A switch may belong to no tenant: a whole-core switch holding a free FU. */
-        int anon = e->kind == V10_TR_SWITCH && e->tenant == -1;
+        /* A switch may belong to no tenant: a whole-core switch holding a free
+         * FU; the core's power belongs to none. */
+        int anon = (e->kind == V10_TR_SWITCH || e->kind == V10_TR_POWER) && e->tenant == -1;
         /* A state record: a state and 1 + a partner of this run, or 0. */
         int bad_state = e->kind == V10_TR_STATE &&
                         ((e->op & 0xff) >= V10_ATTR_STATES || (e->op >> 8) > nt);
-        if ((!anon && (e->tenant < 0 || (size_t)e->tenant >= nt)) || e->kind > V10_TR_STATE ||
+        if ((!anon && (e->tenant < 0 || (size_t)e->tenant >= nt)) || e->kind > V10_TR_POWER ||
             bad_state ||
             (!req && (e->fu < 0 || (size_t)e->fu >= r->n_fus)) ||
             (e->kind == V10_TR_OP && !llm && e->op >= models[e->tenant].n_ops))
@@ -154,6 +156,11 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
                        "\"ts\":%s,\"dur\":%s,\"pid\":2,\"tid\":%d}",
                     e->kind == V10_TR_PREFILL ? "prefill" : "decode", e->op,
                     e->kind == V10_TR_PREFILL ? "tok" : "seqs", ts, dur, e->tenant);
+            break;
+        case V10_TR_POWER: /* a counter track; the value holds until the next */
+            fprintf(f, "{\"name\":\"power_w\",\"ph\":\"C\",\"ts\":%s,\"pid\":1,"
+                       "\"args\":{\"W\":%u.%03u}}",
+                    ts, e->op / 1000, e->op % 1000);
             break;
         case V10_TR_STATE: {
             const char *name = v10_attr_name((v10_attr_state)(e->op & 0xff));

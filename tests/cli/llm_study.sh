@@ -50,7 +50,7 @@ rows = list(csv.DictReader(open(os.path.join(d, "llm_study.csv"))))
 cols = ("npu service partner policy rate_scale load_alone busy_alone llm_requests ttft_p50_ms ttft_p95_ms "
         "ttft_p99_ms tpot_p50_ms tpot_p95_ms tpot_p99_ms tokens_per_s tokens_per_s_active slo_ttft slo_tpot "
         "partner_rps partner_np partner_tokens_per_s partner_requests alone_ttft_p95_ms alone_tpot_p95_ms "
-        "util_sa util_vu").split()
+        "util_sa util_vu j_per_token").split()
 assert list(rows[0].keys()) == cols, list(rows[0].keys())
 models = "bert dlrm efficientnet maskrcnn mnist ncf resnet50 resnet-rs retinanet shapemask transformer".split()
 assert len(rows) == 2 + 2 * 12 * 3, len(rows)
@@ -69,6 +69,7 @@ for r in rows:
     assert 0 < t[0] <= t[1] <= t[2] and 0 < p[0] <= p[1] <= p[2], r
     assert float(r["tokens_per_s"]) > 0
     assert float(r["tokens_per_s_active"]) >= float(r["tokens_per_s"]) * (1 - 1e-9), r
+    assert float(r["j_per_token"]) > 0, r  # docs/energy.md
     scale = [a["rate_scale"] for a in alone if a["service"] == r["service"]][0]
     assert r["rate_scale"] == scale, r                # the pair runs at the alone scale
     if r["partner"] == "alone":

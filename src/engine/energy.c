@@ -1,0 +1,215 @@
+/*
+ * energy.c — energy from the run itself (docs/energy.md): every FU draws
+ * its static power while powered and its dynamic power while it executes
+ * or switches a context, the vector memory, the HBM and the rest of the
+ * core their static power throughout, the HBM its energy per byte moved.
+ * Added up at FU state changes and read at the window's edges, never per
+ * event; the FUs' own cycle and work counters carry most of it.
+ */
+#include "engine/engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *v10_energy_unit_name(v10_energy_unit u)
+{
+    static const char *const names[V10_EN_UNITS] = {"sa", "vu", "vmem", "hbm", "other"};
+    return (unsigned)u < V10_EN_UNITS ? names[u] : "?";
+}
+
+const char *v10_energy_state_name(v10_energy_state s)
+{
+    static const char *const names[V10_EN_STATES] = {"exec", "switch", "idle", "gated"};
+    return (unsigned)s < V10_EN_STATES ? names[s] : "?";
+}
+
+void eng_energy_init(v10_engine *e, int sched)
+{
+    const v10_npu *n = e->npu;
+    eng_energy *en = &e->en;
+    memset(en, 0, sizeof *en);
+    en->hz = n->clock_mhz * 1e6;
+    en->static_w[V10_FU_SA] = n->sa_static_w;
+    en->static_w[V10_FU_VU] = n->vu_static_w;
+    en->dynamic_w[V10_FU_SA] = n->sa_dynamic_w;
+    en->dynamic_w[V10_FU_VU] = n->vu_dynamic_w;
+    /* Each executing FU streams its operands through the vector memory:
+     * its share of the memory's dynamic power (ours, docs/energy.md). */
+    en->vmem_w = n->vmem_dynamic_w / (double)(n->sa_count + n->vu_count);
+    en->hbm_j_per_byte = n->hbm_w_per_gbps * 1e-9; /* W per GB/s = nJ per byte */
+    en->sched = sched;
+    en->core_static_w =
+        n->vmem_static_w + n->hbm_static_w + n->other_static_w + (sched ? n->sched_w : 0);
+    en->wake_j = n->pg_wake_nj * 1e-9;
+    en->pg_idle = n->pg_idle_cycles;
+    en->pg_wake = n->pg_wake_cycles;
+}
+
+/* Cycles FU u has been gated in its current idle interval of `in` cycles. */
+static uint64_t gated_now(const eng_energy *en, const fu *u, uint64_t in)
+{
+    return u->state == V10P_FU_FREE && en->pg_idle && in > en->pg_idle ? in - en->pg_idle : 0;
+}
+
+void eng_energy_leave(v10_engine *e, int f)
+{
+    eng_energy *en = &e->en;
+    const fu *u = &e->fus[f];
+    uint64_t in = e->now - u->since;
+    double dt = (double)in * u->speed;
+    int ty = (int)u->type;
+    switch (u->state) {
+    case V10P_FU_BUSY: en->busy[u->tenant][ty] += dt; break;
+    case V10P_FU_RESTORE: en->sw[u->tenant][ty] += dt; break;
+    case V10P_FU_SWITCH:
+        if (u->switch_tenant >= 0)
+            en->sw[u->switch_tenant][ty] += dt;
+        else
+            en->hold[ty] += dt;
+        break;
+    case V10P_FU_FREE: {
+        uint64_t g = gated_now(en, u, in);
+        if (g) {
+            en->gated[f] += (double)g;
+            en->wakes[f] += 1;
+        }
+        break;
+    }
+    }
+}
+
+uint64_t eng_energy_wake_cycles(const v10_engine *e, int f)
+{
+    const fu *u = &e->fus[f];
+    return gated_now(&e->en, u, e->now - u->since) ? e->en.pg_wake : 0;
+}
+
+/* FU f's counters up to now: executing, switching and gated cycles,
+ * standalone work executed, and of the current interval its cycles and
+ * (executing) its work. */
+typedef struct fu_now {
+    double exec, sw, gated, work, in, in_work;
+} fu_now;
+
+static void read_fu(const v10_engine *e, int f, fu_now *r)
+{
+    const fu *u = &e->fus[f];
+    uint64_t in = e->now - u->since;
+    *r = (fu_now){(double)u->exec_cycles, (double)u->switch_cycles, e->en.gated[f], u->work,
+                  (double)in, 0};
+    if (u->state == V10P_FU_BUSY) {
+        r->exec += r->in;
+        r->in_work = u->seg_rem0 - eng_rem_now(e, u);
+        r->work += r->in_work;
+    } else if (u->state != V10P_FU_FREE) {
+        r->sw += r->in;
+    } else {
+        r->gated += (double)gated_now(&e->en, u, in);
+    }
+}
+
+void eng_energy_read(const v10_engine *e, eng_energy_acc *a)
+{
+    const eng_energy *en = &e->en;
+    memset(a, 0, sizeof *a);
+    double hz = en->hz, now = (double)e->now, frac = e->npu->pg_gated_frac;
+    double jb = en->hbm_j_per_byte, pm = en->vmem_w / hz;
+    for (int f = 0; f < e->n_fus; f++) {
+        const fu *u = &e->fus[f];
+        int ty = (int)u->type;
+        double s = u->speed, ps = en->static_w[ty] * s / hz, pd = en->dynamic_w[ty] / hz;
+        fu_now c;
+        read_fu(e, f, &c);
+        double idle = now - c.exec - c.sw - c.gated, wake = en->wakes[f] * en->wake_j;
+        double *row = a->unit_j[ty];
+        row[V10_EN_EXEC] += ps * c.exec + pd * c.work;
+        row[V10_EN_SWITCH] += (ps + pd * s) * c.sw;
+        row[V10_EN_IDLE] += ps * idle;
+        row[V10_EN_GATED] += ps * frac * c.gated + wake;
+        a->unit_j[V10_EN_VMEM][V10_EN_EXEC] += pm * c.work;
+        a->unit_j[V10_EN_VMEM][V10_EN_SWITCH] += pm * s * c.sw;
+        a->static_j += ps * (c.exec + c.sw + idle + frac * c.gated);
+        a->dynamic_j += (pd + pm) * (c.work + s * c.sw) + wake;
+        a->unattributed_j += ps * (idle + frac * c.gated) + wake;
+        /* The current interval, which the tenants' accounts get as it ends. */
+        if (u->state == V10P_FU_BUSY) {
+            a->tenant_j[u->tenant] +=
+                ps * c.in + (pd + pm + jb * u->bytes_per_work) * c.in_work;
+        } else if (u->state != V10P_FU_FREE) {
+            int who = u->state == V10P_FU_RESTORE ? u->tenant : u->switch_tenant;
+            double x = (ps + (pd + pm) * s) * c.in;
+            if (who >= 0)
+                a->tenant_j[who] += x;
+            else
+                a->unattributed_j += x;
+        }
+    }
+    for (int i = 0; i < e->n_tenants; i++) {
+        const tenant *t = &e->tenants[i];
+        for (int ty = 0; ty < V10_FU_TYPES; ty++) {
+            double ps = en->static_w[ty] / hz, pd = en->dynamic_w[ty] / hz;
+            a->tenant_j[i] += ps * en->busy[i][ty] + (pd + pm) * t->en_work[ty] +
+                              (ps + pd + pm) * en->sw[i][ty];
+        }
+        a->tenant_j[i] += jb * t->en_bytes;
+    }
+    for (int ty = 0; ty < V10_FU_TYPES; ty++)
+        a->unattributed_j += (en->static_w[ty] + en->dynamic_w[ty]) / hz * en->hold[ty] +
+                             pm * en->hold[ty];
+    double hbm_ops = jb * e->hbm_bytes_moved, hbm_sw = jb * en->switch_bytes;
+    const v10_npu *n = e->npu;
+    double vmem = n->vmem_static_w * now / hz, hbm = n->hbm_static_w * now / hz;
+    double other = (n->other_static_w + (en->sched ? n->sched_w : 0)) * now / hz;
+    a->unit_j[V10_EN_HBM][V10_EN_EXEC] += hbm_ops;
+    a->unit_j[V10_EN_HBM][V10_EN_SWITCH] += hbm_sw;
+    a->unit_j[V10_EN_VMEM][V10_EN_IDLE] += vmem;
+    a->unit_j[V10_EN_HBM][V10_EN_IDLE] += hbm;
+    a->unit_j[V10_EN_OTHER][V10_EN_IDLE] += other;
+    a->static_j += vmem + hbm + other;
+    a->dynamic_j += hbm_ops + hbm_sw;
+    a->unattributed_j += vmem + hbm + other + hbm_sw;
+}
+
+int eng_energy_check(const v10_engine *e, char *msg, size_t cap)
+{
+    const eng_energy_acc *a = &e->win[1].energy;
+    const eng_energy *en = &e->en;
+    double units = eng_energy_total(a), tenants = a->unattributed_j;
+    for (int i = 0; i < e->n_tenants; i++)
+        tenants += a->tenant_j[i];
+    /* Static energy from the core's static power over the whole run, less
+     * what gating saved; no state split involved. */
+    double now = (double)e->now, st = en->core_static_w * now;
+    for (int f = 0; f < e->n_fus; f++) {
+        const fu *u = &e->fus[f];
+        fu_now c;
+        read_fu(e, f, &c);
+        double ps = en->static_w[u->type] * u->speed;
+        st += ps * (now - (1 - e->npu->pg_gated_frac) * c.gated);
+        if (c.exec + c.sw + c.gated > now + 1e-6) {
+            snprintf(msg, cap, "energy: FU %d executed, switched and was gated %.0f + %.0f + "
+                               "%.0f cycles of a %.0f-cycle run", f, c.exec, c.sw, c.gated, now);
+            return -1;
+        }
+    }
+    st /= en->hz;
+    double tol = 1e-9 * units + 1e-15;
+    if (fabs(units - a->static_j - a->dynamic_j) > tol || fabs(st - a->static_j) > tol) {
+        snprintf(msg, cap, "energy: units and states sum to %.9g J, static + dynamic to %.9g + "
+                           "%.9g J, the core's static power to %.9g J",
+                 units, a->static_j, a->dynamic_j, st);
+        return -1;
+    }
+    /* The HBM's bytes (the loop's, at the operators' rates) and the tenants'
+     * (their work's) differ by what an operator moves in the fraction of a
+     * cycle between its end and its event, at most a cycle of bandwidth per
+     * event. */
+    double slack = en->hbm_j_per_byte * e->hbm_bytes_per_cycle * (double)e->events;
+    if (fabs(tenants - units) > 1e-9 * units + slack + 1e-15) {
+        snprintf(msg, cap, "energy: tenants and the unattributed part sum to %.9g J, the "
+                           "units to %.9g J", tenants, units);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Energy and power (docs/energy.md, issue 25): two isca23 models under
+# every policy print energy, power and inferences/J in the table, the JSON
+# and the CSV, which agree and add up; V10-Full spends less per inference
+# than PMT; the trace has the power counter track, whose energy is the
+# run's; the NPU's power keys are checked like any other.
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pair=(--tenant isca23/efficientnet --tenant isca23/resnet50 --requests 6)
+"$bin" run "${pair[@]}" --policy all --check --format json > "$tmp/all.json"
+"$bin" run "${pair[@]}" --policy all --format csv > "$tmp/all.csv"
+"$bin" run "${pair[@]}" --policy all > "$tmp/all.txt"
+grep -q '^energy over the window' "$tmp/all.txt"
+grep -Eq '^v10-full +[0-9.]+ +[0-9.]+ +[0-9.]+ ' "$tmp/all.txt"
+python3 - "$tmp/all.json" "$tmp/all.csv" <<'PY'
+import csv, json, sys
+runs = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+per_inf = {}
+for r in runs:
+    s, e = r["system"], r["energy"]
+    total = s["energy_j"]
+    cells = sum(v for u in ("sa", "vu", "vmem", "hbm", "other") for v in e[u].values())
+    assert abs(cells - total) <= 1e-9 * total, (r["policy"], cells, total)
+    assert abs(e["static_j"] + e["dynamic_j"] - total) <= 1e-9 * total
+    tenants = sum(t["energy_j"] for t in r["tenants"])
+    assert abs(tenants + s["energy_unattributed_j"] - total) <= 1e-4 * total
+    secs = r["window_cycles"] / 700e6
+    assert abs(s["power_w"] * secs - total) <= 1e-9 * total
+    reqs = sum(t["throughput_rps"] * secs for t in r["tenants"])
+    assert abs(s["inferences_per_j"] * total - reqs) <= 1e-9 * reqs
+    # between the preset's idle and TDP figures (26.5 W and 140 W per core)
+    assert 26.5 < s["power_w"] < 140, s["power_w"]
+    per_inf[r["policy"]] = 1 / s["inferences_per_j"]
+    for t in r["tenants"]:
+        row = [x for x in rows if x["policy"] == r["policy"] and x["tenant"] == t["name"]]
+        assert len(row) == 1
+        assert abs(float(row[0]["tenant_energy_j"]) - t["energy_j"]) <= 1e-9 * total
+        assert abs(float(row[0]["energy_per_request_j"]) - t["energy_per_request_j"]) <= 1e-9
+        assert abs(float(row[0]["energy_j"]) - total) <= 1e-9 * total
+assert per_inf["v10-full"] < per_inf["pmt"], per_inf
+PY
+
+# The trace's power counter: its energy over the run is the run's.
+"$bin" run "${pair[@]}" --requests 3 --warmup 0 --policy v10-full --trace "$tmp/t.json" \
+    --format json > "$tmp/one.json"
+python3 - "$tmp/t.json" "$tmp/one.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+r = json.load(open(sys.argv[2]))
+c = [e for e in ev if e.get("ph") == "C" and e["name"] == "power_w"]
+assert len(c) > 10, len(c)
+end_us = r["window"]["run_end_cycle"] / 700
+j = 0
+for a, b in zip(c, c[1:] + [{"ts": end_us}]):
+    assert b["ts"] >= a["ts"]
+    j += a["args"]["W"] * (b["ts"] - a["ts"]) * 1e-6
+total = r["system"]["energy_j"]
+assert abs(j - total) <= 1e-3 * total, (j, total)  # mW and 0.1 ns rounding
+PY
+
+# Bad power keys: named, with the range.
+echo '{"sa_static_w": -1}' > "$tmp/neg.json"
+if "$bin" npu --npu "$tmp/neg.json" 2> "$tmp/err"; then exit 1; fi
+grep -q "sa_static_w" "$tmp/err"
+echo '{"pg_gated_frac": 2}' > "$tmp/frac.json"
+if "$bin" npu --npu "$tmp/frac.json" 2> "$tmp/err"; then exit 1; fi
+grep -q "pg_gated_frac.*out of range" "$tmp/err"
+# The presets carry their power figures.
+"$bin" npu --npu tpuv4-core --format json | python3 -c '
+import json, sys
+n = json.load(sys.stdin)
+assert n["idle_w"] == 45 and n["tdp_w"] == 150, n
+static = n["sa_count"] * n["sa_static_w"] + n["vu_count"] * n["vu_static_w"] + \
+    n["vmem_static_w"] + n["hbm_static_w"] + n["other_static_w"]
+assert abs(static - n["idle_w"]) < 1e-6, static
+'
+echo ok
