@@ -106,7 +106,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (cfg->check)
             eng_check_state(e);
         if (e->oom)
-            return v10_err_set(err, "out of memory growing a request log at cycle %llu",
+            return v10_err_set(err, "out of memory recording requests at cycle %llu",
                                (unsigned long long)e->now);
         if (e->backlog)
             return v10_err_set(err, "tenant %d (%s): more than %d requests waiting at cycle "
