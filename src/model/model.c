@@ -25,7 +25,7 @@ const char *v10_fu_name(v10_fu_type fu) { return fu == V10_FU_SA ? "SA" : "VU"; 
 void v10_model_init(v10_model *m, const char *name, uint32_t batch)
 {
     memset(m, 0, sizeof *m);
-    v10_name_escape(m->name, sizeof m->name, name); /* safe for every writer */
+    v10_name_tail(m->name, sizeof m->name, name); /* safe for every writer; a path keeps its end */
     m->batch = batch;
 }
 
