@@ -73,7 +73,9 @@ typedef struct v10_trace_rec {
     uint64_t start, end; /* cycles */
     int32_t fu;          /* FU index, -1 for requests */
     int32_t tenant;
-    uint32_t op;         /* op index in the model, or request index */
+    uint32_t op;         /* op index in the model (an LLM server's: its name in
+                            names[], as its iterations' streams differ), or
+                            request index */
     uint8_t kind;        /* v10_trace_kind */
 } v10_trace_rec;
 
@@ -81,6 +83,12 @@ typedef struct v10_trace {
     v10_trace_rec *recs;
     size_t n, cap;
     int oom; /* set if a record could not be stored */
+    /* LLM servers' operator names ("L3.attn.qk"), each once; slot[] is an
+     * open-addressing index into them (0: empty, else id + 1). */
+    char (*names)[V10_OPNAME_MAX];
+    size_t n_names;
+    uint32_t *slot;
+    size_t n_slots; /* a power of two, at least twice n_names; 0 before the first */
     /* Written window (v10_trace_write): records overlapping [from, to)
      * cycles; to == 0 means to the end. */
     uint64_t from_cycle, to_cycle;

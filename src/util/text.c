@@ -77,6 +77,14 @@ void v10_name_escape(char *dst, size_t cap, const char *src)
     dst[o] = 0;
 }
 
+uint64_t v10_hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
 void v10_name_tail(char *dst, size_t cap, const char *src)
 {
     size_t len = strlen(src);

@@ -10,6 +10,7 @@
 #define V10_UTIL_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Copies src into dst[cap] (cap >= 1), always NUL-terminated: a control
@@ -29,6 +30,10 @@ void v10_name_escape(char *dst, size_t cap, const char *src);
  * dst and src must not overlap.
  */
 void v10_name_tail(char *dst, size_t cap, const char *src);
+
+/* FNV-1a of the string (http://www.isthe.com/chongo/tech/comp/fnv/), for
+ * tables keyed by name. */
+uint64_t v10_hash_str(const char *s);
 
 /* Writes "PREFIXa, PREFIXb, ..." for the NULL-terminated `names` into
  * dst[cap] (cap >= 1; cut if it does not fit) and returns dst: the list an

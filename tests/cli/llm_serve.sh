@@ -66,6 +66,13 @@ it = [e for e in ev if e.get("cat") == "iteration"]
 assert any(e["name"].startswith("prefill ") and e["name"].endswith(" tok") for e in it), it[:3]
 assert any(e["name"].startswith("decode ") and e["name"].endswith(" seqs") for e in it), it[:3]
 assert all(e["pid"] == 2 and e["tid"] == 0 for e in it)
+# The server's operators are named by layer (llama3.2-1b: 16 layers), not "t0:op 17".
+import re
+ops = {e["name"] for e in ev if e.get("cat") == "op" and e["args"]["tenant"] == 0}
+assert ops and not any(" op " in n or n.startswith("t0:op") for n in ops), sorted(ops)[:5]
+layers = {int(m.group(1)) for n in ops for m in [re.match(r"t0:L(\d+)\.", n)] if m}
+assert layers == set(range(16)), sorted(layers)
+assert "t0:L3.attn.qk" in ops and "t0:L3.mlp.down" in ops, sorted(ops)[:20]
 PY
 
 # ---- empty means null: no TPOT sample, or no request in the window ---------
