@@ -145,7 +145,7 @@ static int inputs_load(const v10_run_config *cfg, inputs *in, v10_err *err)
 
 double v10_run_estimate_work(const v10_run_config *cfg)
 {
-    inputs in;
+    inputs in = {0};
     v10_err err;
     double events = 0, T;
     if (cfg->n_tenants && cfg->n_tenants <= V10_MAX_TENANTS && cfg->requests &&
