@@ -73,10 +73,10 @@ typedef struct v10_trace_rec {
     uint64_t start, end; /* cycles */
     int32_t fu;          /* FU index, -1 for requests */
     int32_t tenant;
-    uint32_t op;         /* op index in the model (an LLM server's: its name in
-                            names[], as its iterations' streams differ), or
-                            request index */
+    uint32_t op;         /* op index in the model, or request index */
     uint8_t kind;        /* v10_trace_kind */
+    uint32_t name;       /* an LLM server's op: 1 + its name's index in names[]
+                            (its iterations' streams differ); else 0 */
 } v10_trace_rec;
 
 typedef struct v10_trace {

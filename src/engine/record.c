@@ -29,7 +29,7 @@ void eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t 
         tr->recs = r;
         tr->cap = cap;
     }
-    tr->recs[tr->n++] = (v10_trace_rec){start, end, f, t, op, (uint8_t)k};
+    tr->recs[tr->n++] = (v10_trace_rec){start, end, f, t, op, (uint8_t)k, 0};
 }
 
 /* The id of `name` in tr->names, added if new; UINT32_MAX when out of
@@ -69,10 +69,13 @@ static uint32_t intern(v10_trace *tr, const char *name)
 void eng_trace_op_record(v10_engine *e, uint64_t start, uint64_t end, int f, int ti)
 {
     const tenant *t = &e->tenants[ti];
-    uint32_t op = (uint32_t)t->op;
-    if (t->llm && (op = intern(e->trace, t->llm->stream.model.ops[t->op].name)) == UINT32_MAX)
+    uint32_t name = 0;
+    if (t->llm && (name = intern(e->trace, t->llm->stream.model.ops[t->op].name)) == UINT32_MAX)
         return;
-    eng_trace_record(e->trace, V10_TR_OP, start, end, f, ti, op);
+    size_t n = e->trace->n;
+    eng_trace_record(e->trace, V10_TR_OP, start, end, f, ti, (uint32_t)t->op);
+    if (t->llm && e->trace->n > n)
+        e->trace->recs[n].name = name + 1;
 }
 
 /* ---- measurement window ------------------------------------------------------ */

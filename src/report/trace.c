@@ -122,7 +122,7 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
         case V10_TR_OP:
             if (r->tenants[e->tenant].llm) /* by name: "t0:L3.attn.qk" */
                 snprintf(label, sizeof label, "t%d:%s", e->tenant,
-                         e->op < tr->n_names ? tr->names[e->op] : "?");
+                         e->name && e->name <= tr->n_names ? tr->names[e->name - 1] : "?");
             else
                 snprintf(label, sizeof label, "t%d:%s", e->tenant,
                          models[e->tenant].ops[e->op].name);
