@@ -28,6 +28,7 @@ typedef struct v10_pool_job {
     size_t n;
     int threads;                /* >= 1 */
     const char *progress;       /* label for the progress bar, or NULL */
+    int weigh;                  /* the bar's ETA weighs runs by their estimated events */
     v10_pool_done_fn done;      /* optional */
     void *ctx;
 } v10_pool_job;
@@ -36,10 +37,14 @@ typedef struct v10_pool_job {
  * failing point's message (by index order among failures seen). */
 int v10_pool_run(const v10_pool_job *job, v10_err *err);
 
-/* A progress bar on stderr: [#####     ] 12/50  24%  ETA 0:31  label */
+/* A progress bar on stderr: [#####     ] 12/50  24%  ETA 0:31  label.
+ * With work_total > 0 the fraction (bar, percent, ETA) is of the work,
+ * done plus half of what is running, not of the items: a batch whose
+ * first items are its longest (repro) no longer shows an ETA 10x over. */
 typedef struct v10_progress {
     const char *label;
     size_t total, done;
+    double work_total, work_done, work_running; /* 0, or in any one unit */
     double t0;
     int enabled;     /* 0: off; 1: the bar; 2: lines (stderr not a terminal) */
     double last_draw;
@@ -49,6 +54,12 @@ typedef struct v10_progress {
 } v10_progress;
 
 void v10_progress_start(v10_progress *p, const char *label, size_t total);
+/* Whether a bar or lines would be drawn for this label (V10_PROGRESS,
+ * whether stderr is a terminal): the work estimate is skipped if not. */
+int v10_progress_wanted(const char *label);
+/* Seconds left after elapsed_s, or -1 before 5% is done (an ETA from the
+ * first few percent is a guess). */
+double v10_progress_eta_s(const v10_progress *p, double elapsed_s);
 void v10_progress_step(v10_progress *p, size_t done);
 void v10_progress_end(v10_progress *p);
 

@@ -77,12 +77,20 @@ typedef struct v10_trace_rec {
     int32_t tenant;
     uint32_t op;         /* op index in the model, or request index */
     uint8_t kind;        /* v10_trace_kind */
+    uint32_t name;       /* an LLM server's op: 1 + its name's index in names[]
+                            (its iterations' streams differ); else 0 */
 } v10_trace_rec;
 
 typedef struct v10_trace {
     v10_trace_rec *recs;
     size_t n, cap;
     int oom; /* set if a record could not be stored */
+    /* LLM servers' operator names ("L3.attn.qk"), each once; slot[] is an
+     * open-addressing index into them (0: empty, else id + 1). */
+    char (*names)[V10_OPNAME_MAX];
+    size_t n_names;
+    uint32_t *slot;
+    size_t n_slots; /* a power of two, at least twice n_names; 0 before the first */
     /* Written window (v10_trace_write): records overlapping [from, to)
      * cycles; to == 0 means to the end. */
     uint64_t from_cycle, to_cycle;

@@ -45,7 +45,8 @@ typedef struct v10_svg_chart {
     int log2_x;                  /* lines: log2 x axis (x > 0) */
     const v10_svg_points *points; /* XY: n_series of them, series s's x values */
     int log10_x;                 /* XY: log10 x axis, ticks at 1, 2, 5 x 10^k */
-    int scatter;                 /* XY: markers only, no lines */
+    int scatter;                 /* XY: markers only, no lines; a marker that would
+                                    cover another is set beside it (dodged) */
     const char *const *x_labels; /* lines: optional tick labels at each x */
     int stacked;                 /* bars: one bar per category, the series (>= 0)
                                     stacked in order from the axis up */

@@ -66,7 +66,8 @@ void eng_issue(v10_engine *e, int ti)
 /* Records a latency measured in the window. */
 void eng_log_latency(v10_engine *e, tenant *t, int ti, uint64_t cycles)
 {
-    v10_hist_add(&t->lat, cycles);
+    if (v10_hist_add(&t->lat, cycles))
+        e->oom = 1;
     double slo = e->cfg->tenants[ti].slo_us;
     t->slo_ok += slo > 0 && v10_npu_cycles_to_us(e->npu, (double)cycles) <= slo;
 }

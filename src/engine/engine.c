@@ -111,7 +111,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (cfg->check)
             eng_check_state(e);
         if (e->oom)
-            return v10_err_set(err, "out of memory growing a request log at cycle %llu",
+            return v10_err_set(err, "out of memory recording requests at cycle %llu",
                                (unsigned long long)e->now);
         if (e->backlog)
             return v10_err_set(err, "tenant %d (%s): more than %d requests waiting at cycle "
@@ -143,7 +143,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
             /* Settle the partial segment so that work adds up at the end. */
             tenant *t = &e->tenants[u->tenant];
             eng_credit(u, t, u->seg_rem0 - eng_rem_now(e, u));
-            eng_trace_push(e, V10_TR_OP, u->seg_start, e->now, f, u->tenant, (uint32_t)t->op);
+            eng_trace_op(e, u->seg_start, e->now, f, u->tenant);
         } else if (u->state != V10P_FU_FREE) { /* switching or restoring */
             eng_trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
         }

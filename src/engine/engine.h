@@ -400,6 +400,14 @@ static inline void eng_trace_push(v10_engine *e, v10_trace_kind k, uint64_t star
     if (e->trace)
         eng_trace_record(e->trace, k, start, end, f, t, op);
 }
+/* Records tenant ti's current operator's segment [start, end) on FU f; an
+ * LLM server's by its name (record.c). */
+void eng_trace_op_record(v10_engine *e, uint64_t start, uint64_t end, int f, int ti);
+static inline void eng_trace_op(v10_engine *e, uint64_t start, uint64_t end, int f, int ti)
+{
+    if (e->trace)
+        eng_trace_op_record(e, start, end, f, ti);
+}
 /* Attribution (attrib.c, docs/attribution.md).  refresh: every tenant in
  * attr_dirty adds its time since a_since to its state and takes its state
  * now (call it at the end of an event, when FUs and tenants agree);

@@ -296,7 +296,7 @@ void eng_fu_event(v10_engine *e, int f)
     int stop = u->stopping && rem > 0, finished_in_drain = u->stopping && !stop;
     t->remaining = rem;
     eng_credit(u, t, u->seg_rem0 - rem);
-    eng_trace_push(e, V10_TR_OP, u->seg_start, e->now, f, ti, (uint32_t)t->op);
+    eng_trace_op(e, u->seg_start, e->now, f, ti);
     fu_set_state(e, f, V10P_FU_FREE);
     u->tenant = -1;
     u->stopping = 0;

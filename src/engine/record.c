@@ -7,8 +7,11 @@
 #include "engine/engine.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/text.h"
 
 /* ---- trace ------------------------------------------------------------------- */
 
@@ -27,7 +30,53 @@ void eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t 
         tr->recs = r;
         tr->cap = cap;
     }
-    tr->recs[tr->n++] = (v10_trace_rec){start, end, f, t, op, (uint8_t)k};
+    tr->recs[tr->n++] = (v10_trace_rec){start, end, f, t, op, (uint8_t)k, 0};
+}
+
+/* The id of `name` in tr->names, added if new; UINT32_MAX when out of
+ * memory (tr->oom is set). */
+static uint32_t intern(v10_trace *tr, const char *name)
+{
+    if (2 * (tr->n_names + 1) > tr->n_slots) { /* grow both, re-index */
+        size_t ns = tr->n_slots ? 2 * tr->n_slots : 256;
+        uint32_t *slot = calloc(ns, sizeof *slot);
+        char(*names)[V10_OPNAME_MAX] = realloc(tr->names, ns / 2 * sizeof *names);
+        if (names)
+            tr->names = names;
+        if (!slot || !names) {
+            free(slot);
+            tr->oom = 1;
+            return UINT32_MAX;
+        }
+        for (size_t id = 0; id < tr->n_names; id++) {
+            size_t i = v10_hash_str(tr->names[id]) & (ns - 1);
+            while (slot[i])
+                i = (i + 1) & (ns - 1);
+            slot[i] = (uint32_t)id + 1;
+        }
+        free(tr->slot);
+        tr->slot = slot;
+        tr->n_slots = ns;
+    }
+    size_t i = v10_hash_str(name) & (tr->n_slots - 1);
+    for (; tr->slot[i]; i = (i + 1) & (tr->n_slots - 1))
+        if (!strcmp(tr->names[tr->slot[i] - 1], name))
+            return tr->slot[i] - 1;
+    snprintf(tr->names[tr->n_names], sizeof *tr->names, "%s", name);
+    tr->slot[i] = (uint32_t)++tr->n_names;
+    return tr->slot[i] - 1;
+}
+
+void eng_trace_op_record(v10_engine *e, uint64_t start, uint64_t end, int f, int ti)
+{
+    const tenant *t = &e->tenants[ti];
+    uint32_t name = 0;
+    if (t->llm && (name = intern(e->trace, t->llm->stream.model.ops[t->op].name)) == UINT32_MAX)
+        return;
+    size_t n = e->trace->n;
+    eng_trace_record(e->trace, V10_TR_OP, start, end, f, ti, (uint32_t)t->op);
+    if (t->llm && e->trace->n > n)
+        e->trace->recs[n].name = name + 1;
 }
 
 /* The core's power (energy.c) as V10_TR_POWER records: the mean since the
@@ -106,5 +155,7 @@ void eng_check_window(v10_engine *e)
 void v10_trace_fini(v10_trace *t)
 {
     free(t->recs);
+    free(t->names);
+    free(t->slot);
     memset(t, 0, sizeof *t);
 }

@@ -78,7 +78,8 @@ static int batch_run(const v10_llm_study_opts *o, batch *b, const char *label, s
                      v10_err *err)
 {
     v10_pool_job job = {.cfgs = b->cfg, .results = b->res, .n = b->n,
-                        .threads = o->threads, .progress = o->progress ? label : NULL};
+                        .threads = o->threads, .progress = o->progress ? label : NULL,
+                        .weigh = 1};
     *runs += b->n;
     return v10_pool_run(&job, err);
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text.h"
 #include "v10/cost.h"
 
 void v10_run_result_fini(v10_run_result *r)
@@ -174,7 +175,8 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
         const tenant *t = &e->tenants[i];
         v10_tenant_result *r = &out->tenants[i];
         const v10_tenant_spec *sp = &e->cfg->tenants[i];
-        snprintf(r->name, sizeof r->name, "t%d:%.50s", i, models[i].name);
+        int k = snprintf(r->name, sizeof r->name, "t%d:", i); /* and the model name's end */
+        v10_name_tail(r->name + k, sizeof r->name - (size_t)k, models[i].name);
         snprintf(r->model, sizeof r->model, "%s", models[i].name);
         r->batch = models[i].batch;
         r->priority = t->priority;

@@ -25,7 +25,7 @@ const char *v10_fu_name(v10_fu_type fu) { return fu == V10_FU_SA ? "SA" : "VU"; 
 void v10_model_init(v10_model *m, const char *name, uint32_t batch)
 {
     memset(m, 0, sizeof *m);
-    v10_name_escape(m->name, sizeof m->name, name); /* safe for every writer */
+    v10_name_tail(m->name, sizeof m->name, name); /* safe for every writer; a path keeps its end */
     m->batch = batch;
 }
 
@@ -82,14 +82,14 @@ int v10_model_len_stats(const v10_model *m, v10_len_stats out[2], v10_err *err)
 {
     v10_hist h[V10_FU_TYPES];
     memset(out, 0, V10_FU_TYPES * sizeof *out);
-    if (v10_hist_init(&h[0]))
-        return v10_err_set(err, "%s: out of memory", m->name);
-    if (v10_hist_init(&h[1])) {
-        v10_hist_fini(&h[0]);
-        return v10_err_set(err, "%s: out of memory", m->name);
-    }
+    v10_hist_init(&h[0]);
+    v10_hist_init(&h[1]);
     for (size_t i = 0; i < m->n_ops; i++)
-        v10_hist_add(&h[m->ops[i].fu], m->ops[i].cycles);
+        if (v10_hist_add(&h[m->ops[i].fu], m->ops[i].cycles)) {
+            v10_hist_fini(&h[0]);
+            v10_hist_fini(&h[1]);
+            return v10_err_set(err, "%s: out of memory", m->name);
+        }
     double sq[V10_FU_TYPES] = {0, 0};
     for (int fu = 0; fu < V10_FU_TYPES; fu++)
         if (h[fu].n)

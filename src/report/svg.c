@@ -349,8 +349,42 @@ static void x_tick(FILE *f, const v10_svg_chart *c, const frame *fr, double x)
     fputs("</text>\n", f);
 }
 
+/* Markers drawn so far (scatter), for dodging. */
+typedef struct placed {
+    double (*at)[2];
+    size_t n, cap;
+} placed;
+
+#define MARKER_PX 8.0 /* a marker's width, with its stroke */
+
+/* The x at which a marker for (x, y) covers none drawn before: x itself,
+ * else x moved by one marker width at a time, right then left, the
+ * nearest first (a few tries; then x).  Records it.  Deterministic, so a
+ * plot is byte for byte the same; the tooltip keeps the exact values. */
+static double dodge(placed *pl, double x, double y)
+{
+    double best = x;
+    for (int k = 0; k <= 8; k++) {
+        double cand = x + MARKER_PX * (k % 2 ? (k + 1) / 2 : -(k / 2));
+        size_t i = 0;
+        while (i < pl->n && !(fabs(pl->at[i][0] - cand) < MARKER_PX - 0.5 &&
+                              fabs(pl->at[i][1] - y) < MARKER_PX - 0.5))
+            i++;
+        if (i == pl->n) {
+            best = cand;
+            break;
+        }
+    }
+    if (pl->at && pl->n < pl->cap) {
+        pl->at[pl->n][0] = best;
+        pl->at[pl->n++][1] = y;
+    }
+    return best;
+}
+
 /* XY: ticks at 1, 2 and 5 x 10^k over at most three decades, else at
- * powers of ten; linear: every step.  Then the series. */
+ * powers of ten; linear: every step.  Then the series; a scatter's
+ * markers that would cover each other are set side by side (dodge). */
 static void xy(FILE *f, const v10_svg_chart *c, const frame *fr)
 {
     if (c->log10_x) {
@@ -365,6 +399,11 @@ static void xy(FILE *f, const v10_svg_chart *c, const frame *fr)
         for (double v = fr->xlo; v <= fr->xhi + fr->xstep * 1e-6; v += fr->xstep)
             x_tick(f, c, fr, fabs(v) < fr->xstep * 1e-9 ? 0 : v);
     }
+    placed pl = {0};
+    for (size_t s = 0; c->scatter && s < c->n_series; s++)
+        pl.cap += c->points[s].n;
+    if (pl.cap)
+        pl.at = malloc(pl.cap * sizeof *pl.at); /* NULL: no dodging */
     for (size_t s = 0; s < c->n_series; s++) {
         const v10_svg_series *se = &c->series[s];
         const v10_svg_points *pt = &c->points[s];
@@ -381,7 +420,8 @@ static void xy(FILE *f, const v10_svg_chart *c, const frame *fr)
         for (size_t i = 0; i < pt->n; i++) {
             if (!xy_ok(c, s, i))
                 continue;
-            const char *el = marker_open(f, s, xy_map(c, fr, pt->x[i]), ymap(fr, se->y[i]));
+            double py = ymap(fr, se->y[i]);
+            const char *el = marker_open(f, s, dodge(&pl, xy_map(c, fr, pt->x[i]), py), py);
             fputs("<title>", f);
             v10_xml_escape(f, se->name);
             if (pt->labels && pt->labels[i]) {
@@ -391,6 +431,7 @@ static void xy(FILE *f, const v10_svg_chart *c, const frame *fr)
             fprintf(f, ": %.6g, %.6g</title></%s>\n", pt->x[i], se->y[i], el);
         }
     }
+    free(pl.at);
 }
 
 static void lines(FILE *f, const v10_svg_chart *c, const frame *fr)

@@ -122,8 +122,9 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
         fputs(",\n", f);
         switch ((v10_trace_kind)e->kind) {
         case V10_TR_OP:
-            if (r->tenants[e->tenant].llm)
-                snprintf(label, sizeof label, "t%d:op %u", e->tenant, e->op);
+            if (r->tenants[e->tenant].llm) /* by name: "t0:L3.attn.qk" */
+                snprintf(label, sizeof label, "t%d:%s", e->tenant,
+                         e->name && e->name <= tr->n_names ? tr->names[e->name - 1] : "?");
             else
                 snprintf(label, sizeof label, "t%d:%s", e->tenant,
                          models[e->tenant].ops[e->op].name);

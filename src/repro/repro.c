@@ -73,7 +73,8 @@ int repro_run_batch(repro *R, v10_err *err)
     for (size_t i = 0; i < R->n; i++)
         skip[i] = R->same[i] != i;
     v10_pool_job job = {.cfgs = R->cfgs, .results = R->res, .n = R->n, .skip = skip,
-                        .threads = R->o->threads, .progress = R->o->progress ? what : NULL};
+                        .threads = R->o->threads, .progress = R->o->progress ? what : NULL,
+                        .weigh = 1};
     int rc = v10_pool_run(&job, err);
     free(skip);
     return rc;

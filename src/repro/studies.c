@@ -157,7 +157,14 @@ int repro_plan_prio(repro *R, v10_err *err)
     return 0;
 }
 
-/* Vector memory of 8 to 64 MiB under PMT and V10-Full. */
+/* The vector memory of the study's point v: 0.5, 2, 8 and 32 MiB (the
+ * core's own).  Down to where the shares spill: at 8 MiB and above the
+ * pairs' operators that spill are compute-bound and throughput does not
+ * move (issue 24: 8 to 64 MiB drew flat lines); a share of 256 KiB
+ * re-streams most GEMMs' operands and makes them memory-bound. */
+uint64_t repro_vmem_bytes(size_t v) { return (512ull << 10) << (2 * v); }
+
+/* Vector memory of 0.5 to 32 MiB under PMT and V10-Full. */
 int repro_plan_vmem(repro *R, v10_err *err)
 {
     for (size_t p = 0; p < NPP; p++) {
@@ -165,7 +172,7 @@ int repro_plan_vmem(repro *R, v10_err *err)
         pair_models(R, p, ms);
         for (size_t v = 0; v < NVMEM; v++) {
             v10_npu n = R->npu;
-            n.vmem_bytes = (8ull << v) << 20;
+            n.vmem_bytes = repro_vmem_bytes(v);
             for (size_t k = 0; k < 2; k++) {
                 v10_run_config *c = add(R, S_VMEM, p, v, k, ms, NULL, 2, pmt_or_full(k), &n, err);
                 if (!c)

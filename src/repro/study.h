@@ -30,7 +30,7 @@
 #define MAXT 16   /* tenants of the largest run (scalability) */
 #define NSLICE 12 /* time slices 512 .. 1,048,576 cycles, powers of two */
 #define NSPLIT 5  /* priority splits 50-50 .. 90-10 */
-#define NVMEM 4   /* vector memories 8, 16, 32, 64 MiB */
+#define NVMEM 4   /* vector memories 0.5, 2, 8, 32 MiB (repro_vmem_bytes) */
 #define NSCALE 4  /* 1, 2, 4, 8 SAs and VUs */
 #define NTEN 6    /* 2, 4, 6, 8, 12, 16 workloads (repro_scale_tenants) */
 #define NREAD 2   /* readings of the SA switch: the NPU's, and no drain overlap */
@@ -234,6 +234,8 @@ int repro_plan_pairs(repro *R, v10_err *err);
 int repro_plan_slice(repro *R, v10_err *err);
 int repro_plan_prio(repro *R, v10_err *err);
 int repro_plan_vmem(repro *R, v10_err *err);
+/* Bytes of vector memory at the vmem study's point v (< NVMEM). */
+uint64_t repro_vmem_bytes(size_t v);
 int repro_plan_scale(repro *R, v10_err *err);
 int repro_plan_cont(repro *R, v10_err *err);
 int repro_plan_pmts(repro *R, v10_err *err);

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "sim/horizon.h"
 #include "util/pool.h"
 #include "v10/pool.h"
 
@@ -37,6 +38,14 @@ int v10_pool_run(const v10_pool_job *job, v10_err *err)
     batch b = {.job = job};
     pthread_mutex_init(&b.lock, NULL);
     v10_pool_spec spec = {.n = job->n, .run = run_one, .ctx = &b, .progress = job->progress};
+    /* Weights for the bar's ETA: each run's estimated events (issue 24:
+     * repro's longest runs come first, and its ETA by count said 20 min
+     * for a 2 min job).  Skipped runs need none. */
+    double *work = NULL;
+    if (job->weigh && v10_progress_wanted(job->progress) && (work = calloc(job->n, sizeof *work)))
+        for (size_t i = 0; i < job->n; i++)
+            work[i] = job->skip && job->skip[i] ? 0 : v10_run_estimate_work(&job->cfgs[i]);
+    spec.work = work;
     _Static_assert(sizeof *job->skip == sizeof(int), "skip is an int array");
     unsigned char *skip = NULL;
     int rc = 0;
@@ -51,6 +60,7 @@ int v10_pool_run(const v10_pool_job *job, v10_err *err)
     if (rc == 0)
         rc = v10_pool_for(&spec, job->threads, err);
     free(skip);
+    free(work);
     pthread_mutex_destroy(&b.lock);
     return rc;
 }

@@ -49,6 +49,11 @@ double v10_run_estimate_events(const v10_run_config *cfg, const v10_model *model
                                const v10_llm_tenant *llm,
                                double *cycles);
 
+/* The events v10_run_estimate_events expects of cfg, its models and LLM
+ * servers loaded for the purpose: a batch's progress bar weighs its runs
+ * by it (sim/batch.c); 0 if an input does not load (the run will fail). */
+double v10_run_estimate_work(const v10_run_config *cfg);
+
 /* The default event budget (docs/limits.md): 10^9 events, about a minute
  * at the engine's rate; a run estimated over cfg->max_events (this when 0)
  * is stopped at its first check (sim/run.c), V10_EVENT_CHECK events in (or

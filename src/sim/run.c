@@ -100,6 +100,61 @@ static int check_events(v10_engine *e, void *ctx, v10_err *err)
     return 0;
 }
 
+/* The run's inputs: its tenants' models (cfg->models, or those loaded
+ * into `own`) and LLM servers' inputs (n == 0 for others). */
+typedef struct inputs {
+    const v10_model *models;
+    v10_model *own;
+    size_t loaded;
+    v10_llm_tenant *llm;
+} inputs;
+
+static void inputs_free(inputs *in, size_t nt)
+{
+    for (size_t i = 0; in->llm && i < nt; i++)
+        v10_llm_tenant_fini(&in->llm[i]);
+    free(in->llm);
+    for (size_t i = 0; i < in->loaded; i++)
+        v10_model_fini(&in->own[i]);
+    free(in->own);
+    memset(in, 0, sizeof *in);
+}
+
+/* Loads cfg's inputs into *in (free with inputs_free, also after a
+ * failure); 0, or -1 with err set. */
+static int inputs_load(const v10_run_config *cfg, inputs *in, v10_err *err)
+{
+    size_t nt = cfg->n_tenants;
+    memset(in, 0, sizeof *in);
+    in->models = cfg->models;
+    if (!in->models && !(in->models = in->own = calloc(nt, sizeof *in->own)))
+        return v10_err_set(err, "out of memory");
+    if (!(in->llm = calloc(nt, sizeof *in->llm)))
+        return v10_err_set(err, "out of memory");
+    for (; in->own && in->loaded < nt; in->loaded++)
+        if (v10_tenant_model_load(&cfg->tenants[in->loaded], &cfg->npu, &in->own[in->loaded],
+                                  err))
+            return v10_err_prefix(err, "tenant %zu", in->loaded);
+    for (size_t i = 0; i < nt; i++)
+        if (cfg->tenants[i].llm &&
+            v10_llm_tenant_load(&in->llm[i], &cfg->tenants[i], &cfg->npu, nt, i, cfg->requests,
+                                cfg->seed, err))
+            return v10_err_prefix(err, "tenant %zu", i);
+    return 0;
+}
+
+double v10_run_estimate_work(const v10_run_config *cfg)
+{
+    inputs in = {0};
+    v10_err err;
+    double events = 0, T;
+    if (cfg->n_tenants && cfg->n_tenants <= V10_MAX_TENANTS && cfg->requests &&
+        !v10_npu_validate(&cfg->npu, &err) && !inputs_load(cfg, &in, &err))
+        events = v10_run_estimate_events(cfg, in.models, in.llm, &T);
+    inputs_free(&in, cfg->n_tenants);
+    return events > 0 && isfinite(events) ? events : 0;
+}
+
 int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -124,31 +179,14 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
     if (v10_npu_validate(&cfg->npu, err))
         return -1;
     size_t nt = cfg->n_tenants;
-    v10_model *own = NULL; /* the models this call loads, if the caller gave none */
-    const v10_model *models = cfg->models;
-    if (!models && !(models = own = calloc(nt, sizeof *own)))
-        return v10_err_set(err, "out of memory");
     int rc = -1;
-    size_t loaded = 0;
     v10_engine e;
     memset(&e, 0, sizeof e);
-    v10_llm_tenant *llm = calloc(nt, sizeof *llm); /* LLM servers' inputs; n == 0 others */
-    if (!llm) {
-        v10_err_set(err, "out of memory");
+    inputs in;
+    if (inputs_load(cfg, &in, err))
         goto done;
-    }
-    for (; own && loaded < nt; loaded++)
-        if (v10_tenant_model_load(&cfg->tenants[loaded], &cfg->npu, &own[loaded], err)) {
-            v10_err_prefix(err, "tenant %zu", loaded);
-            goto done;
-        }
-    for (size_t i = 0; i < nt; i++)
-        if (cfg->tenants[i].llm &&
-            v10_llm_tenant_load(&llm[i], &cfg->tenants[i], &cfg->npu, nt, i, cfg->requests,
-                                cfg->seed, err)) {
-            v10_err_prefix(err, "tenant %zu", i);
-            goto done;
-        }
+    const v10_model *models = in.models;
+    v10_llm_tenant *llm = in.llm;
     if (v10_run_check_horizon(cfg, models, llm, err)) /* too long for the 64-bit clock */
         goto done;
     if (v10_engine_alloc(&e, cfg, models, policy->state_size, err))
@@ -184,11 +222,6 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
         out->events_estimated = chk.first > 0 ? chk.first : (double)out->events;
 done:
     v10_engine_free(&e);
-    for (size_t i = 0; llm && i < nt; i++)
-        v10_llm_tenant_fini(&llm[i]);
-    free(llm);
-    for (size_t i = 0; i < loaded; i++)
-        v10_model_fini(&own[i]);
-    free(own);
+    inputs_free(&in, nt);
     return rc;
 }

@@ -7,14 +7,28 @@
 int v10_hist_init(v10_hist *h)
 {
     *h = (v10_hist){0};
-    h->count = calloc(V10_HIST_BUCKETS, sizeof *h->count);
-    return h->count ? 0 : -1;
+    return 0;
 }
 
 void v10_hist_fini(v10_hist *h)
 {
-    free(h->count);
+    for (unsigned b = 0; b < V10_HIST_BLOCKS; b++)
+        free(h->block[b]);
     *h = (v10_hist){0};
+}
+
+int v10_hist_grow(v10_hist *h, unsigned b)
+{
+    h->block[b] = calloc(V10_HIST_BLOCK, sizeof *h->block[b]);
+    return h->block[b] ? 0 : -1;
+}
+
+size_t v10_hist_bytes(const v10_hist *h)
+{
+    size_t n = 0;
+    for (unsigned b = 0; b < V10_HIST_BLOCKS; b++)
+        n += h->block[b] ? V10_HIST_BLOCK * sizeof *h->block[b] : 0;
+    return n;
 }
 
 /* The smallest value of bucket i and the bucket's width. */
@@ -42,7 +56,12 @@ double v10_hist_percentile(const v10_hist *h, double p)
     if (rank == 1)
         return (double)h->min;
     for (unsigned i = 0; i < V10_HIST_BUCKETS; i++) {
-        seen += h->count[i];
+        const uint64_t *blk = h->block[i / V10_HIST_BLOCK];
+        if (!blk) {
+            i += V10_HIST_BLOCK - 1; /* a block of zeros */
+            continue;
+        }
+        seen += blk[i % V10_HIST_BLOCK];
         if (seen >= rank) {
             uint64_t lo, w;
             bucket(i, &lo, &w);

@@ -16,9 +16,10 @@
 
 /* Process-wide: keeps freed memory for reuse instead of returning it to the
  * kernel at once (glibc: trim and mmap thresholds).  A batch of runs frees
- * and allocates the same sizes run after run (a latency histogram is 450
- * KB per tenant); handing those back made the kernel clear fresh pages for
- * every run (repro --quick: 1 s of its 3 s of system time).  Call once at
+ * and allocates the same sizes run after run (an engine's per-operator
+ * arrays, histograms' blocks); handing those back made the kernel clear
+ * fresh pages for every run (repro --quick: 1 s of its 3 s of system
+ * time).  Call once at
  * start-up; a no-op elsewhere than glibc. */
 void v10_mem_tune(void);
 

@@ -41,6 +41,8 @@ v10_pool *v10_pool_create(const v10_pool_spec *spec)
         for (size_t i = 0; i < spec->n; i++)
             p->todo -= spec->skip[i] != 0;
     v10_progress_start(&p->bar, spec->progress, p->todo);
+    for (size_t i = 0; spec->work && i < spec->n; i++)
+        p->bar.work_total += spec->skip && spec->skip[i] ? 0 : spec->work[i];
     return p;
 }
 
@@ -51,6 +53,8 @@ int64_t v10_pool_take(v10_pool *p)
     while (p->next < s->n && s->skip && s->skip[p->next])
         p->next++;
     int64_t i = p->failed || p->next == s->n ? -1 : (int64_t)p->next++;
+    if (i >= 0 && s->work)
+        p->bar.work_running += s->work[i];
     pthread_mutex_unlock(&p->lock);
     return i;
 }
@@ -64,6 +68,10 @@ void v10_pool_done(v10_pool *p, size_t i, int rc, const v10_err *err)
         p->err = *err;
     }
     p->finished++;
+    if (p->spec.work) {
+        p->bar.work_running -= p->spec.work[i];
+        p->bar.work_done += p->spec.work[i];
+    }
     v10_progress_step(&p->bar, p->finished);
     pthread_mutex_unlock(&p->lock);
 }

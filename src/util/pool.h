@@ -41,6 +41,7 @@ typedef struct v10_pool_spec {
     v10_pool_fn run;            /* NULL only if every item runs elsewhere (_take) */
     void *ctx;
     const char *progress;       /* label of the progress bar, or NULL for none */
+    const double *work;         /* optional: item i's estimated work, for the bar's ETA */
 } v10_pool_spec;
 
 typedef struct v10_pool v10_pool;

@@ -1,5 +1,5 @@
-/* progress.c — a progress bar with ETA on stderr, or on a stderr that is not
- * a terminal a line every 10 s (see v10/pool.h). */
+/* progress.c — the one progress bar: with ETA on stderr, or on a stderr that
+ * is not a terminal a line every 10 s (see v10/pool.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +25,34 @@ void v10_progress_start(v10_progress *p, const char *label, size_t total)
     p->label = label;
     p->total = total;
     p->t0 = now_s();
+    p->enabled = v10_progress_wanted(label);
+    const char *every = getenv("V10_PROGRESS_EVERY");
+    p->every_s = every ? atof(every) : LINE_EVERY_S;
+}
+
+int v10_progress_wanted(const char *label)
+{
     /* V10_PROGRESS=1: the bar; =0: nothing; unset: the bar on a terminal,
      * else a line every LINE_EVERY_S (a log, CI, nohup). */
     const char *env = getenv("V10_PROGRESS");
-    p->enabled = !label ? 0 : env ? (!strcmp(env, "1") ? 1 : 0) : isatty(STDERR_FILENO) ? 1 : 2;
-    const char *every = getenv("V10_PROGRESS_EVERY");
-    p->every_s = every ? atof(every) : LINE_EVERY_S;
+    return !label ? 0 : env ? (!strcmp(env, "1") ? 1 : 0) : isatty(STDERR_FILENO) ? 1 : 2;
+}
+
+/* The fraction done: of the work (what is running counted half done) when
+ * it is known, else of the items. */
+static double fraction(const v10_progress *p)
+{
+    double f = p->work_total > 0 ? (p->work_done + p->work_running / 2) / p->work_total
+               : p->total ? (double)p->done / (double)p->total : 1.0;
+    return p->done >= p->total ? 1.0 : f < 0 ? 0 : f > 1 ? 1 : f;
+}
+
+double v10_progress_eta_s(const v10_progress *p, double elapsed_s)
+{
+    /* An ETA from the first few percent is a guess: none before 5% of the
+     * work (or of the items) is done. */
+    double frac = fraction(p);
+    return frac >= 0.05 ? elapsed_s / frac * (1 - frac) : -1;
 }
 
 /* "M:SS" of s seconds into buf. */
@@ -42,13 +64,11 @@ static void mmss(double s, char *buf, size_t n)
 static void draw(v10_progress *p)
 {
     double el = now_s() - p->t0;
-    double frac = p->total ? (double)p->done / (double)p->total : 1.0;
+    double frac = fraction(p), left = v10_progress_eta_s(p, el);
     char eta[16] = "--:--", spent[16];
     mmss(el, spent, sizeof spent);
-    /* An ETA from the first few items is a guess (on N threads the first
-     * finish while N - 1 others are half done): none before 5% are. */
-    if (p->done && (p->done == p->total || frac >= 0.05))
-        mmss(el / (double)p->done * (double)(p->total - p->done), eta, sizeof eta);
+    if (left >= 0)
+        mmss(left, eta, sizeof eta);
     if (p->enabled == 2) {
         fprintf(stderr, "v10sim: %s: %zu/%zu (%.0f%%), %s elapsed, ETA %s\n", p->label, p->done,
                 p->total, 100 * frac, spent, eta);

@@ -77,6 +77,28 @@ void v10_name_escape(char *dst, size_t cap, const char *src)
     dst[o] = 0;
 }
 
+uint64_t v10_hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+void v10_name_tail(char *dst, size_t cap, const char *src)
+{
+    size_t len = strlen(src);
+    if (len < cap || cap < 8) {
+        v10_name_escape(dst, cap, src);
+        return;
+    }
+    const char *tail = src + len - (cap - 4);
+    while ((*tail & 0xc0) == 0x80) /* not inside a UTF-8 sequence */
+        tail++;
+    memcpy(dst, "...", 3);
+    v10_name_escape(dst + 3, cap - 3, tail);
+}
+
 char *v10_names_join(char *dst, size_t cap, const char *const *names, const char *prefix)
 {
     size_t len = 0;

@@ -10,6 +10,7 @@
 #define V10_UTIL_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Copies src into dst[cap] (cap >= 1), always NUL-terminated: a control
@@ -20,6 +21,19 @@
  * dst and src may be the same buffer.
  */
 void v10_name_escape(char *dst, size_t cap, const char *src);
+
+/*
+ * As v10_name_escape, but a src too long for dst keeps its end: "..." and
+ * the last characters, so that a path keeps its file name and the folders
+ * nearest it (two files of one name in different folders stay apart;
+ * issue 24).  A src that fits is copied as v10_name_escape copies it.
+ * dst and src must not overlap.
+ */
+void v10_name_tail(char *dst, size_t cap, const char *src);
+
+/* FNV-1a of the string (http://www.isthe.com/chongo/tech/comp/fnv/), for
+ * tables keyed by name. */
+uint64_t v10_hash_str(const char *s);
 
 /* Writes "PREFIXa, PREFIXb, ..." for the NULL-terminated `names` into
  * dst[cap] (cap >= 1; cut if it does not fit) and returns dst: the list an

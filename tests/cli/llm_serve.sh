@@ -66,6 +66,13 @@ it = [e for e in ev if e.get("cat") == "iteration"]
 assert any(e["name"].startswith("prefill ") and e["name"].endswith(" tok") for e in it), it[:3]
 assert any(e["name"].startswith("decode ") and e["name"].endswith(" seqs") for e in it), it[:3]
 assert all(e["pid"] == 2 and e["tid"] == 0 for e in it)
+# The server's operators are named by layer (llama3.2-1b: 16 layers), not "t0:op 17".
+import re
+ops = {e["name"] for e in ev if e.get("cat") == "op" and e["args"]["tenant"] == 0}
+assert ops and not any(" op " in n or n.startswith("t0:op") for n in ops), sorted(ops)[:5]
+layers = {int(m.group(1)) for n in ops for m in [re.match(r"t0:L(\d+)\.", n)] if m}
+assert layers == set(range(16)), sorted(layers)
+assert "t0:L3.attn.qk" in ops and "t0:L3.mlp.down" in ops, sorted(ops)[:20]
 PY
 
 # ---- empty means null: no TPOT sample, or no request in the window ---------
@@ -116,6 +123,14 @@ if [ "${V10_SANITIZED:-OFF}" != ON ]; then
     for i in $(seq 16); do many+=(--tenant "llm/llama3.2-1b:trace=$trace:requests=3:max_batch=4096"); done
     (ulimit -v 1048576; "$bin" run "${many[@]}" --npu "$tmp/big.json" --requests 3 --warmup 0 \
         --policy fcfs >/dev/null) || fail "16 servers do not run in 1 GiB of address space"
+    # 64 small servers, two policies back to back, in 32 MiB (the binary and
+    # its libraries take ~10): latency histograms hold blocks where values
+    # land (before, 440 KiB per tenant: this run needed 46 MB).
+    printf '{"base": "v10-isca23", "hbm_capacity_bytes": 1099511627776}\n' >"$tmp/huge.json"
+    many=()
+    for i in $(seq 64); do many+=(--tenant "llm/llama3.2-1b:trace=@azure_conv_200:requests=3"); done
+    (ulimit -v 32768; "$bin" run "${many[@]}" --npu "$tmp/huge.json" --requests 3 --warmup 0 \
+        --policy fcfs,v10-base >/dev/null 2>&1) || fail "64 servers do not run in 32 MiB of address space"
 fi
 
 # ---- a simple closed-loop run stays untouched: no LLM columns --------------

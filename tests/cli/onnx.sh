@@ -70,6 +70,27 @@ m4=$("$bin" models "$tmp/tiny_cnn.onnx:batch=4" --format csv | awk -F, 'NR==2{pr
 [ "$m1" -eq $((8 * 8 * 8 * 3 * 3 * 3 + 128 * 10)) ] || fail "tiny_cnn MACs $m1"
 "$bin" profile "$tmp/tiny_embed.onnx" | grep -q "VU" || fail "tiny_embed: no gather on the VU"
 
+# ---- batch= is honoured or refused, never printed and ignored (issue 24) --------
+# A weight given as a graph input keeps its dims: MACs scale with the batch, not
+# its square (conv 3x3 3->1 on 8x8, valid: 6x6 outputs).
+w1=$("$bin" models "$tmp/tiny_wgraph.onnx" --format csv | awk -F, 'NR==2{print $6}')
+w8=$("$bin" models "$tmp/tiny_wgraph.onnx:batch=8" --format csv | awk -F, 'NR==2{print $6}')
+[ "$w1" -eq $((6 * 6 * 3 * 3 * 3)) ] && [ "$w8" -eq $((8 * w1)) ] || fail "weight input: $w1 -> $w8 MACs"
+# A fixed batch of 2: batch=2 (or none) runs at 2, anything else is refused.
+f2=$("$bin" models "$tmp/tiny_fixed.onnx:batch=2" --format csv | awk -F, 'NR==2{print $6}')
+[ "$f2" -eq $((2 * 8 * 6 * 6 * 3 * 3 * 3)) ] || fail "fixed batch 2: $f2 MACs"
+"$bin" models "$tmp/tiny_fixed.onnx" --format json | grep -qE '"batch":[[:space:]]+2,' || fail "fixed batch not shown"
+
+# ---- a long path keeps its end: two files of one name in different folders ----
+long="$tmp/a-folder-name-long-enough-to-be-cut-in-a-table-of-results"
+mkdir -p "$long/first" "$long/second"
+cp "$tmp/tiny_cnn.onnx" "$long/first/"
+cp "$tmp/tiny_cnn.onnx" "$long/second/"
+"$bin" run --tenant "$long/first/tiny_cnn.onnx" --tenant "$long/second/tiny_cnn.onnx" \
+  --requests 2 --format csv >"$tmp/names.csv"
+grep -q ',t0:\.\.\.[^,]*/first/tiny_cnn\.onnx,' "$tmp/names.csv" || fail "t0's name: $(cat "$tmp/names.csv")"
+grep -q ',t1:\.\.\.[^,]*/second/tiny_cnn\.onnx,' "$tmp/names.csv" || fail "t1's name: $(cat "$tmp/names.csv")"
+
 # ---- errors name the file, the node and what is missing --------------------------
 expect_err() { # expect_err PATTERN ARGS...
   local pat=$1; shift
@@ -88,6 +109,8 @@ expect_err "tiny_arity.onnx: node 'arity' (Relu): 2 inputs, expected at most 1" 
   profile "$tmp/tiny_arity.onnx"
 expect_err "tiny_missing.onnx: node 'missing' (Gemm): missing input 1 (B)" \
   profile "$tmp/tiny_missing.onnx"
+expect_err "tiny_fixed.onnx: graph input 'x' has a fixed batch of 2 (dim 0), so batch=32 cannot apply" \
+  models "$tmp/tiny_fixed.onnx:batch=32"
 expect_err "nope.onnx: cannot open" models "$tmp/nope.onnx"
 printf 'not a protobuf \377\377\377' >"$tmp/junk.onnx"
 expect_err "junk.onnx: not an ONNX model" profile "$tmp/junk.onnx"

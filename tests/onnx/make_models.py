@@ -168,6 +168,19 @@ def tiny(outdir):
            [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])],
            [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["N", 10])])
 
+    g = G()  # a fixed batch of 2: batch= other than 2 is refused
+    y = g.op("Conv", ["x", g.weight("w", [8, 3, 3, 3])], "conv", kernel_shape=[3, 3])
+    g.save(os.path.join(outdir, "tiny_fixed.onnx"), "tiny_fixed",
+           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8, 8])],
+           [helper.make_tensor_value_info(y, TensorProto.FLOAT, [2, 8, 6, 6])])
+
+    g = G()  # a weight that is a graph input (no initializer), dim 0 of 1
+    y = g.op("Conv", ["x", "w"], "conv", kernel_shape=[3, 3])
+    g.save(os.path.join(outdir, "tiny_wgraph.onnx"), "tiny_wgraph",
+           [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8]),
+            helper.make_tensor_value_info("w", TensorProto.FLOAT, [1, 3, 3, 3])],
+           [helper.make_tensor_value_info(y, TensorProto.FLOAT, ["N", 1, 6, 6])])
+
     g = G()  # embedding lookup, layernorm, matmul, reduce
     e = g.op("Gather", [g.weight("table", [1000, 16]), "ids"], "embed", axis=0)
     e = g.op("LayerNormalization", [e, g.weight("g", [16])], axis=-1)

@@ -1,7 +1,8 @@
 /*
  * test_hist.c — the latency histogram (src/util/hist.h) against exact
  * nearest-rank percentiles of sorted samples: exact below 1024 cycles and for
- * constant samples, within 2^-11 relative above, monotone in p, NaN when empty.
+ * constant samples, within 2^-11 relative above, monotone in p, NaN when empty;
+ * memory in blocks where values land.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -95,12 +96,32 @@ static void test_relative_error(void **state)
     free(v);
 }
 
+/* Memory follows the values: latencies within 30% of each other take two
+ * blocks of counts (4 KiB), not every bucket (440 KiB); an empty histogram
+ * takes none. */
+static void test_sized_to_values(void **state)
+{
+    (void)state;
+    v10_hist h;
+    assert_int_equal(v10_hist_init(&h), 0);
+    assert_int_equal(v10_hist_bytes(&h), 0);
+    uint64_t s = 2463534242ull;
+    for (int i = 0; i < 10000; i++)
+        assert_int_equal(v10_hist_add(&h, 1000000 + next(&s) % 300000), 0);
+    assert_int_equal(v10_hist_bytes(&h), 2 * V10_HIST_BLOCK * sizeof(uint64_t));
+    assert_true(v10_hist_bytes(&h) * 100 < (size_t)V10_HIST_BUCKETS * sizeof(uint64_t));
+    double p50 = v10_hist_percentile(&h, 50);
+    assert_true(p50 > 1.1e6 && p50 < 1.2e6);
+    v10_hist_fini(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty_and_constant),
         cmocka_unit_test(test_small_values_exact),
         cmocka_unit_test(test_relative_error),
+        cmocka_unit_test(test_sized_to_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

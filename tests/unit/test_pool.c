@@ -3,7 +3,8 @@
  * exactly once whatever the thread count, skipped items never, the first
  * failure stops handing out items and is the one reported, items can be
  * taken and finished outside the workers; and the simulation batch on it
- * (v10_pool_run) gives the same results on 1 and 3 threads.
+ * (v10_pool_run) gives the same results on 1 and 3 threads; the progress
+ * bar's ETA weighs items by their work.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +203,33 @@ static void test_batch(void **state)
         v10_run_result_fini(&r3[i]);
 }
 
+/* The bar's ETA: of the estimated work when the items carry it, what is
+ * running counted half done; of the items otherwise; none before 5%.
+ * repro's longest runs come first: by count its first ETA said 20:48 for
+ * a 2-minute job. */
+static void test_progress_eta(void **state)
+{
+    (void)state;
+    v10_progress p;
+    v10_progress_start(&p, NULL, 10);
+    p.done = 1; /* the first of ten items, half of the work */
+    assert_true(v10_progress_eta_s(&p, 30) == 270); /* by count: 9 more like it */
+    p.work_total = 18;
+    p.work_done = 9;
+    assert_true(v10_progress_eta_s(&p, 30) == 30); /* by work: as long again */
+    p.done = 0;
+    p.work_done = 0;
+    p.work_running = 1.8; /* half of it done: 5% */
+    assert_true(fabs(v10_progress_eta_s(&p, 10) - 190) < 1e-9);
+    p.work_running = 1.7;
+    assert_true(v10_progress_eta_s(&p, 10) == -1); /* under 5%: no guess */
+    v10_progress_start(&p, NULL, 100);
+    p.done = 4;
+    assert_true(v10_progress_eta_s(&p, 10) == -1);
+    p.done = 100;
+    assert_true(v10_progress_eta_s(&p, 10) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_stop_on_first_failure),
         cmocka_unit_test(test_take_and_done_outside),
         cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_progress_eta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

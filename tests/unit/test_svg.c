@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +146,30 @@ static void test_xy(void **state)
     assert_non_null(strstr(svg, ">1000</text>"));
     assert_null(strstr(svg, ">200</text>"));
     free(svg);
+    /* Markers at one point (three policies alike) are set side by side, a
+     * marker's width (8 px) apart, not drawn over each other. */
+    {
+        double xs[1] = {10}, ys[3][1] = {{0.5}, {0.5}, {0.5}};
+        v10_svg_series ss[3] = {{"a", ys[0]}, {"b", ys[1]}, {"c", ys[2]}};
+        v10_svg_points ps[3] = {{xs, 1, NULL}, {xs, 1, NULL}, {xs, 1, NULL}};
+        v10_svg_chart cs = {.kind = V10_SVG_XY, .title = "same", .series = ss, .points = ps,
+                            .n_series = 3, .scatter = 1, .ref_y = NAN};
+        char *sv = v10_svg_render(&cs);
+        assert_non_null(sv);
+        double cx, rx, px;
+        const char *q = strstr(sv, "<circle cx=\"");
+        assert_non_null(q);
+        assert_int_equal(sscanf(q, "<circle cx=\"%lf\"", &cx), 1);
+        q = strstr(sv, "<rect x=\"");
+        assert_non_null(q);
+        assert_int_equal(sscanf(q, "<rect x=\"%lf\"", &rx), 1);
+        q = strstr(sv, "<polygon points=\"");
+        assert_non_null(q);
+        assert_int_equal(sscanf(q, "<polygon points=\"%lf,", &px), 1);
+        assert_true(fabs(rx + 3.5 - cx) >= 7.5 && fabs(px - cx) >= 7.5 &&
+                    fabs(px - (rx + 3.5)) >= 7.5);
+        free(sv);
+    }
     /* series 2 alone (x = 2; 20 has no y): one decade, ticks at 1, 2, 5, 10 */
     v10_svg_chart c1 = c;
     c1.series = &s[1];

@@ -45,6 +45,7 @@ typedef struct tensor {
     unsigned epi;
     size_t producer;  /* node index + 1; 0 for graph inputs and initializers */
     const Onnx__ValueInfoProto *declared; /* value_info / graph output entry */
+    int weight;       /* a node reads it as a weight (a graph input keeps its batch) */
     char why[160];    /* unknown: why */
 } tensor;
 

@@ -309,8 +309,35 @@ static int import_node(ctx *c)
     return rc;
 }
 
-/* Graph inputs: shapes from their types; dim 0 symbolic or 1 takes the
- * batch override; other symbolic dims leave the shape unknown. */
+/* Weight operands by node type: bit i is input i (issue 24: a weight given
+ * as a graph input, not an initializer, was scaled by :batch=, its MACs
+ * by batch^2). */
+static const struct {
+    const char *op;
+    unsigned inputs;
+} WEIGHT_SLOTS[] = {
+    {"Conv", 0x6},  {"ConvTranspose", 0x6},       {"Gemm", 0x6},  {"MatMul", 0x2},
+    {"PRelu", 0x2}, {"BatchNormalization", 0x1e}, {"LayerNormalization", 0x6},
+};
+
+/* Marks every tensor a node reads as a weight. */
+static void mark_weights(ctx *c, const Onnx__GraphProto *g)
+{
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        for (size_t k = 0; n->op_type && k < sizeof WEIGHT_SLOTS / sizeof *WEIGHT_SLOTS; k++)
+            if (!strcmp(n->op_type, WEIGHT_SLOTS[k].op))
+                for (size_t j = 1; j < n->n_input && j < 8; j++)
+                    if (WEIGHT_SLOTS[k].inputs >> j & 1 && n->input[j] && n->input[j][0])
+                        onnx_slot(c, n->input[j], 1)->weight = 1;
+    }
+}
+
+/* Graph inputs: shapes from their types.  A data input's dim 0 symbolic or
+ * 1 takes the batch override; a fixed one of more than 1 stays, and an
+ * override that differs is refused (it would print a batch the graph does
+ * not run at).  A weight (mark_weights) keeps its declared dims.  Other
+ * symbolic dims leave the shape unknown. */
 static int import_input(ctx *c, const Onnx__ValueInfoProto *vi, uint32_t *batch)
 {
     if (!vi->name)
@@ -336,8 +363,13 @@ static int import_input(ctx *c, const Onnx__ValueInfoProto *vi, uint32_t *batch)
     for (size_t i = 0; i < sp->n_dim; i++) {
         const Onnx__TensorShapeProto__Dimension *dm = sp->dim[i];
         int sym = dm->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-        if (i == 0 && (sym || dm->dim_value == 1)) {
+        if (i == 0 && !t->weight && (sym || dm->dim_value == 1)) {
             t->s.d[0] = c->opts->batch ? c->opts->batch : 1;
+        } else if (i == 0 && !t->weight && c->opts->batch && dm->dim_value != c->opts->batch) {
+            return onnx_nerr(c, "graph input '%s' has a fixed batch of %lld (dim 0), so "
+                                "batch=%u cannot apply: export the model with a symbolic "
+                                "(or 1) batch dimension, or drop batch=",
+                             vi->name, (long long)dm->dim_value, c->opts->batch);
         } else if (sym) {
             snprintf(t->why, sizeof t->why, "graph input '%.40s' dim %zu is symbolic '%.30s'",
                      vi->name, i,
@@ -352,7 +384,7 @@ static int import_input(ctx *c, const Onnx__ValueInfoProto *vi, uint32_t *batch)
         return onnx_nerr(c, "graph input '%s': invalid dims (negative or over 2^50 elements)",
                          vi->name);
     t->known = 1;
-    if (!*batch && t->s.rank)
+    if (!*batch && t->s.rank && !t->weight)
         *batch = (uint32_t)(t->s.d[0] > 0 && t->s.d[0] < 65536 ? t->s.d[0] : 1);
     return 0;
 }
@@ -391,6 +423,7 @@ static int import_graph(ctx *c, const Onnx__GraphProto *g, v10_onnx_result *res)
         t->defined = t->known = t->is_const = 1;
     }
     uint32_t batch = c->opts->batch;
+    mark_weights(c, g);
     for (size_t i = 0; i < g->n_input; i++)
         if (import_input(c, g->input[i], &batch))
             return -1;

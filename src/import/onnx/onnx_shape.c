@@ -13,6 +13,7 @@
 
 #include "model/vu_ops.h"
 #include "util/checked.h"
+#include "util/text.h"
 
 /* ---------------------------------------------------------------- errors */
 
@@ -130,18 +131,10 @@ size_t onnx_bcast_index(size_t i, const shape *o, const shape *in)
 
 /* ----------------------------------------------------------- the table */
 
-static size_t hash(const char *s)
-{
-    size_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
 /* The slot of `name`, found or (create) claimed; NULL if absent. */
 tensor *onnx_slot(ctx *c, const char *name, int create)
 {
-    for (size_t i = hash(name) & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
+    for (size_t i = (size_t)v10_hash_str(name) & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
         tensor *t = &c->tab[i];
         if (!t->name) {
             if (!create)
