@@ -259,8 +259,7 @@ int cmd_run(int argc, char **argv)
     v10_err err;
     int npu_rc;
     unsigned long long u;
-    optind = 1;
-    opterr = 0; /* cli_bad_option says what was wrong, once */
+    cli_getopt_begin();
     int c;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
@@ -288,9 +287,8 @@ int cmd_run(int argc, char **argv)
             warmup_set = 1;
             break;
         case O_SEED:
-            if (cli_u64("run", "--seed", optarg, 0, UINT64_MAX, &u))
+            if (cli_seed("run", optarg, &cfg.seed))
                 return V10_EXIT_USAGE;
-            cfg.seed = u;
             break;
         case O_FMT:
             if (cli_format("run", optarg, &fmt))

@@ -72,8 +72,9 @@ _Static_assert(sizeof v10_llm_preset_names / sizeof *v10_llm_preset_names == N_P
                "v10_llm_preset_names and presets list the same models");
 
 static void get_preset(size_t i, void *out) { *(v10_llm_config *)out = presets[i]; }
-static int parse_config(const char *text, const char *origin, void *out, v10_err *err);
-static const v10_config_kind KIND = {"LLM", v10_llm_preset_names, get_preset, parse_config};
+static int read_llm(const cJSON *root, const char *origin, void *out, v10_err *err);
+static const v10_config_kind KIND = {"LLM", "LLM configuration keys", v10_llm_preset_names,
+                                     get_preset, read_llm};
 
 int v10_llm_preset(const char *name, v10_llm_config *out, v10_err *err)
 {
@@ -200,24 +201,18 @@ static int fill_defaults(v10_llm_config *c, const cJSON *root, const char *origi
     return 0;
 }
 
-int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
-                      v10_err *err)
+/* The JSON form (v10_config_kind.read): the keys over the preset named by
+ * "base" (a Llama-style block if none), then validated. */
+static int read_llm(const cJSON *root, const char *origin, void *vout, v10_err *err)
 {
+    v10_llm_config *out = vout;
     memset(out, 0, sizeof *out);
-    cJSON *root = v10_json_parse_input(text, origin, err);
-    if (!root)
-        return -1;
-    int rc = -1;
-    if (!cJSON_IsObject(root)) {
-        v10_err_set(err, "%s: expected a JSON object of LLM configuration keys", origin);
-        goto done;
-    }
     const cJSON *base = cJSON_GetObjectItemCaseSensitive(root, "base");
     if (base && (!cJSON_IsString(base) || v10_llm_preset(base->valuestring, out, err))) {
         if (!cJSON_IsString(base))
             v10_err_set(err, "expected a preset name");
         v10_err_prefix(err, "%s: key 'base'", origin);
-        goto done;
+        return -1;
     }
     snprintf(out->name, sizeof out->name, "%s", origin);
     if (!base) { /* a Llama-style block unless the keys say otherwise */
@@ -231,36 +226,33 @@ int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
             continue;
         if (!strcmp(v->string, "name")) {
             if (v10_json_name(v, origin, out->name, sizeof out->name, err))
-                goto done;
+                return -1;
             continue;
         }
         size_t i = 0;
         while (i < N_KEYS && strcmp(keys[i].name, v->string))
             i++;
-        if (i == N_KEYS) {
-            v10_err_set(err, "%s: unknown key '%s' (expected base, name, layers, hidden, heads, "
-                             "kv_heads, head_dim, ffn, vocab, max_context, ffn_act, norm, "
-                             "positions, bias, tied_embeddings)", origin, v->string);
-            goto done;
-        }
+        if (i == N_KEYS)
+            return v10_err_set(err, "%s: unknown key '%s' (expected base, name, layers, hidden, "
+                                    "heads, kv_heads, head_dim, ffn, vocab, max_context, "
+                                    "ffn_act, norm, positions, bias, tied_embeddings)",
+                               origin, v->string);
         if (set_key(out, &keys[i], v, origin, err))
-            goto done;
+            return -1;
     }
     if (!base && fill_defaults(out, root, origin, err))
-        goto done;
+        return -1;
     if (v10_llm_validate(out, err)) {
         v10_err_prefix(err, "%s", origin);
-        goto done;
+        return -1;
     }
-    rc = 0;
-done:
-    cJSON_Delete(root);
-    return rc;
+    return 0;
 }
 
-static int parse_config(const char *text, const char *origin, void *out, v10_err *err)
+int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
+                      v10_err *err)
 {
-    return v10_llm_from_json(text, origin, out, err);
+    return v10_config_from_json(&KIND, text, origin, out, err);
 }
 
 int v10_llm_resolve(const char *spec, v10_llm_config *out, v10_err *err)
