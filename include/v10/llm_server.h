@@ -45,9 +45,11 @@ typedef struct v10_llm_server_opts {
     double clock_mhz;            /* converts arrival seconds to cycles, > 0 */
 } v10_llm_server_opts;
 
-/* Defaults: max_batch 32, max_prefill_tokens 4096 (vLLM's defaults for
- * max_num_seqs is 256 and for max_num_batched_tokens 2048-8192; a single
- * TPU core serves far fewer at once); kv_capacity and clock must be set. */
+/* Defaults: max_batch 256, vLLM's default max_num_seqs (EngineArgs in
+ * vllm/engine/arg_utils.py; docs.vllm.ai, "Engine Arguments"), so that KV
+ * space, not a batch cap, limits a server as in vLLM; max_prefill_tokens
+ * 4096 (vLLM's max_num_batched_tokens ranges 2048-8192 by usage context);
+ * kv_capacity and clock must be set. */
 void v10_llm_server_opts_default(v10_llm_server_opts *o);
 
 typedef enum v10_llm_iter_kind {
@@ -173,12 +175,11 @@ int v10_llm_server_samples(const v10_llm_server *s, uint64_t from, uint64_t to, 
 /*
  * An iteration's operator stream, costed for one NPU and one share of its
  * vector memory (src/tenant/llm_stream.c): what the engine runs for the
- * iteration.  A prefill of k prompts is their k prefill streams back to
- * back (v10_llm_prefill; each reads the weights again — prefill GEMMs are
- * compute-bound, so this costs little); a decode is one v10_llm_decode
- * stream.  Buffers are sized at init for max_batch sequences, so building
- * an iteration allocates nothing (a longer stream than the estimate grows
- * them once).
+ * iteration.  A prefill of k prompts is one v10_llm_prefill_batch stream
+ * (the weights read once for all k, each prompt's attention its own); a
+ * decode is one v10_llm_decode stream.  Buffers are sized at init for
+ * max_batch sequences, so building an iteration allocates nothing (a
+ * longer stream than the estimate grows them once).
  *
  * Invariant after v10_llm_stream_build: n_ops >= 1; work[i], bytes[i],
  * fu[i], macs[i] describe operator i of `model`; total_work = sum of work.

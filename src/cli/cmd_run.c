@@ -244,6 +244,16 @@ static void free_models(v10_model *m, size_t n)
         v10_model_fini(&m[i]);
 }
 
+/* Writes a comparison's table to standard output: V10_EXIT_OK, or the
+ * failure printed. */
+static int write_tab(v10_tab *t, v10_format fmt)
+{
+    v10_err err;
+    if (!v10_tab_write(t, fmt, stdout))
+        return V10_EXIT_OK;
+    return v10_tab_status(t, &err) ? cli_fail(&err) : cli_fail(&(v10_err){"write failed"});
+}
+
 int cmd_run(int argc, char **argv)
 {
     double win_from = 0, win_to = INFINITY;
@@ -391,8 +401,12 @@ int cmd_run(int argc, char **argv)
     v10_tab *where = n_pol > 1 && fmt == V10_FMT_TABLE ? v10_tab_create() : NULL;
     if (where) /* "where the time went", after the comparison */
         v10_report_time_cols(where);
+    v10_tab *llm = n_pol > 1 && fmt == V10_FMT_TABLE ? v10_tab_create() : NULL;
+    int llm_rows = 0; /* the servers' section, after that (none without a server) */
+    if (llm)
+        v10_report_llm_cols(llm);
     if (cmp && fmt == V10_FMT_CSV)
-        v10_report_compare_attr_cols(cmp, cfg.n_tenants);
+        v10_report_compare_attr_cols(cmp, &cfg);
     else if (cmp)
         v10_report_compare_cols(cmp);
     int rc = V10_EXIT_OK, refused = 0;
@@ -442,6 +456,7 @@ int cmd_run(int argc, char **argv)
             else {
                 v10_report_compare_row(cmp, &cfg, &res);
                 v10_report_time_rows(where, &cfg, &res);
+                llm_rows += v10_report_llm_rows(llm, &cfg, &res);
             }
         }
         v10_run_result_fini(&res);
@@ -459,21 +474,23 @@ int cmd_run(int argc, char **argv)
                 printf("v10sim %s  npu %s  seed %llu  %llu requests/tenant  contention %s\n\n",
                        V10_VERSION, cfg.npu.name, (unsigned long long)cfg.seed,
                        (unsigned long long)cfg.requests, cfg.contention ? "on" : "off");
-            if (v10_tab_write(cmp, fmt, stdout))
-                rc = v10_tab_status(cmp, &err) ? cli_fail(&err)
-                                               : cli_fail(&(v10_err){"write failed"});
+            rc = write_tab(cmp, fmt);
             if (where && rc == V10_EXIT_OK) {
                 printf("\nwhere the time went (%% of the window; lost: to the other tenants, "
                        "most_to: the one it lost most to; docs/attribution.md)\n");
-                if (v10_tab_write(where, fmt, stdout))
-                    rc = v10_tab_status(where, &err) ? cli_fail(&err)
-                                                     : cli_fail(&(v10_err){"write failed"});
+                rc = write_tab(where, fmt);
+            }
+            if (llm_rows && rc == V10_EXIT_OK) {
+                printf("\nLLM serving (ms; over the window's requests; np and STP leave "
+                       "servers out)\n");
+                rc = write_tab(llm, fmt);
             }
         }
     }
     cJSON_Delete(arr);
     v10_tab_destroy(cmp);
     v10_tab_destroy(where);
+    v10_tab_destroy(llm);
     v10_trace_fini(&trace);
     free_models(models, n_models);
     if (rc == V10_EXIT_OK && refused)

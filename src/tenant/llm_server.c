@@ -15,7 +15,7 @@
 
 void v10_llm_server_opts_default(v10_llm_server_opts *o)
 {
-    o->max_batch = 32;
+    o->max_batch = 256; /* vLLM's max_num_seqs (EngineArgs, vllm/engine/arg_utils.py) */
     o->max_prefill_tokens = 4096;
     o->kv_capacity_tokens = 0;
     o->clock_mhz = 0;

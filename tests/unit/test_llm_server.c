@@ -372,7 +372,10 @@ static void test_stream_matches_spec(void **state)
     assert_int_equal(total, v10_model_cycles(&m));
     v10_model_fini(&m);
 
-    /* A prefill of prompts 5 and 7 is the two prefills back to back. */
+    /* A prefill of prompts 5 and 7 is one stream (v10_llm_prefill_batch):
+     * the second prompt adds only its attention (QK^T, softmax, P.V per
+     * layer), and the weights are read once, so it costs less than the two
+     * prefills back to back and more than the longer one alone. */
     uint32_t p[2] = {5, 7};
     it = (v10_llm_iter){V10_LLM_ITER_PREFILL, 2, req, p, 12};
     assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
@@ -383,9 +386,10 @@ static void test_stream_matches_spec(void **state)
         it = (v10_llm_iter){V10_LLM_ITER_PREFILL, 1, req, &p[j], p[j]};
         assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
         one[j] = s.total_work;
-        assert_int_equal(s.n_ops * 2, ops);
+        assert_int_equal(s.n_ops + 3 * s.cfg.layers, ops);
     }
-    assert_int_equal(both, one[0] + one[1]);
+    assert_true(both < one[0] + one[1]);
+    assert_true(both > one[1]);
     v10_llm_stream_fini(&s);
 }
 
