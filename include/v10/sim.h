@@ -190,6 +190,7 @@ typedef struct v10_tenant_result {
     double slo_ttft, slo_tpot;     /* fraction within the SLO; -1: none */
     uint64_t kv_peak_tokens, kv_capacity_tokens;
     uint64_t prefills, decodes;    /* iterations, whole run */
+    uint64_t kv_preemptions;       /* requests preempted for KV blocks, whole run */
     /* Per-request samples of those requests, µs, in arrival order (owned
      * by the result; v10_run_result_fini frees them): ttft_us.n TTFTs and
      * tpot_us.n TPOTs (requests with more than one output token). */

@@ -40,6 +40,7 @@ static void add_llm(cJSON *j, const v10_tenant_result *t)
     add_num(j, "slo_tpot", t->slo_tpot >= 0 ? t->slo_tpot : NAN);
     add_num(j, "kv_peak_tokens", (double)t->kv_peak_tokens);
     add_num(j, "kv_capacity_tokens", (double)t->kv_capacity_tokens);
+    add_num(j, "kv_preemptions", (double)t->kv_preemptions);
     add_num(j, "prefills", (double)t->prefills);
     add_num(j, "decodes", (double)t->decodes);
 }
@@ -274,6 +275,7 @@ static const struct {
     {"queue_avg", "queue_avg_us", 2, 1},
     {"slo_ttft", "slo_ttft", 3, 0},
     {"slo_tpot", "slo_tpot", 3, 0},
+    {"kv_preempt", "kv_preemptions", 0, 0},
 };
 #define LLM_COLS (sizeof LLM_COL / sizeof *LLM_COL)
 
@@ -292,7 +294,7 @@ static void llm_values(const v10_tenant_result *x, double scale, double v[LLM_CO
                            x->tpot_us.avg, x->tpot_us.p50, x->tpot_us.p95, x->tpot_us.p99,
                            x->e2e_us.p50, x->e2e_us.p99,
                            x->queue_us.avg, x->slo_ttft >= 0 ? x->slo_ttft : NAN,
-                           x->slo_tpot >= 0 ? x->slo_tpot : NAN};
+                           x->slo_tpot >= 0 ? x->slo_tpot : NAN, (double)x->kv_preemptions};
     for (size_t k = 0; k < LLM_COLS; k++)
         v[k] = LLM_COL[k].time ? in[k] * scale : in[k];
 }
