@@ -33,6 +33,13 @@ typedef enum v10_llm_pos {
     V10_LLM_ROTARY,        /* rotary embeddings applied to Q and K (Llama) */
 } v10_llm_pos;
 
+typedef enum v10_llm_attn {
+    V10_LLM_FUSED = 0,     /* flash attention: Q, K, V and the output move, scores stay
+                              on chip (the default; docs/models.md "Attention") */
+    V10_LLM_UNFUSED,       /* QK^T, softmax and P.V as separate operators, the scores
+                              written to HBM and read back */
+} v10_llm_attn;
+
 /*
  * One decoder-only transformer, pre-norm.  Invariants (v10_llm_validate):
  * every count >= 1; heads is a multiple of kv_heads (grouped-query
@@ -54,6 +61,7 @@ typedef struct v10_llm_config {
     v10_llm_pos positions;
     int bias;                 /* 1: the linear layers have biases (GPT-2) */
     int tied_embeddings;      /* 1: the LM head is the embedding table */
+    v10_llm_attn attention;   /* how attention is compiled (not a property of the model) */
 } v10_llm_config;
 
 /* Names of the presets, NULL-terminated. */
@@ -108,6 +116,16 @@ int v10_llm_check_fit(const v10_llm_config *c, const v10_npu *npu, uint64_t kv_t
  * is the K/V written to the cache.  -1 with err set on a bad size.
  */
 int v10_llm_prefill(const v10_llm_config *c, uint64_t tokens, v10_model *m, v10_err *err);
+
+/*
+ * The prefill of n_seqs prompts in one iteration, as a serving stack runs
+ * it (vLLM flattens the batch's tokens): the weight GEMMs have M = the sum
+ * of the prompts and read the weights once; each prompt's causal attention
+ * is its own; the LM head runs for each prompt's last position.  With one
+ * prompt, the stream of v10_llm_prefill.
+ */
+int v10_llm_prefill_batch(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *tokens,
+                          v10_model *m, v10_err *err);
 
 /*
  * One decode iteration: `n_seqs` sequences each emit one token; sequence i

@@ -19,12 +19,16 @@
  *
  * Scheduling (ours, after vLLM's default scheduler; docs/llm.md):
  * admission is first-come first-served and stops at the first request that
- * does not fit, so a long prompt is never overtaken forever; a request
- * reserves KV space for its prompt plus all its output tokens at admission,
- * so the cache never overflows and nothing is evicted; an iteration
- * prefills every admitted prompt not yet prefilled (up to
- * max_prefill_tokens, at least one prompt) and otherwise decodes every
- * prefilled request once.
+ * does not fit, so a long prompt is never overtaken forever; the KV cache
+ * is paged: a request takes blocks of V10_LLM_KV_BLOCK tokens as its
+ * tokens are produced (its prompt's at admission, one more block when a
+ * decode fills the last), never for output it has not made, since a
+ * server does not know output lengths; when a decode's blocks do not fit,
+ * the newest running request is preempted and later recomputed (its
+ * prompt and emitted tokens prefilled again), vLLM's default.  An
+ * iteration prefills every admitted request not yet prefilled (up to
+ * max_prefill_tokens, at least one) and otherwise decodes every running
+ * request once.
  */
 #ifndef V10_LLM_SERVER_H
 #define V10_LLM_SERVER_H
@@ -38,6 +42,10 @@
 #include "v10/model.h"
 #include "v10/npu.h"
 
+/* KV cache block, tokens: vLLM's default block_size (CacheConfig, 16 on
+ * GPUs; Kwon et al., SOSP 2023, use 16 as well). */
+#define V10_LLM_KV_BLOCK 16
+
 typedef struct v10_llm_server_opts {
     uint32_t max_batch;          /* requests admitted at once, >= 1 */
     uint64_t kv_capacity_tokens; /* KV cache tokens that fit beside the weights, >= 1 */
@@ -45,9 +53,11 @@ typedef struct v10_llm_server_opts {
     double clock_mhz;            /* converts arrival seconds to cycles, > 0 */
 } v10_llm_server_opts;
 
-/* Defaults: max_batch 32, max_prefill_tokens 4096 (vLLM's defaults for
- * max_num_seqs is 256 and for max_num_batched_tokens 2048-8192; a single
- * TPU core serves far fewer at once); kv_capacity and clock must be set. */
+/* Defaults: max_batch 256, vLLM's default max_num_seqs (EngineArgs in
+ * vllm/engine/arg_utils.py; docs.vllm.ai, "Engine Arguments"), so that KV
+ * space, not a batch cap, limits a server as in vLLM; max_prefill_tokens
+ * 4096 (vLLM's max_num_batched_tokens ranges 2048-8192 by usage context);
+ * kv_capacity and clock must be set. */
 void v10_llm_server_opts_default(v10_llm_server_opts *o);
 
 typedef enum v10_llm_iter_kind {
@@ -70,14 +80,20 @@ typedef struct v10_llm_req_state {
     uint64_t arrival, admitted, first_token, finished;
     uint32_t prompt, output;  /* tokens */
     uint32_t emitted;         /* output tokens emitted so far, <= output */
+    uint32_t preempted;       /* times its KV blocks were taken back */
+    int prefilled;            /* its cache holds prompt + emitted tokens (0 when
+                                 admitted, and again after a preemption) */
 } v10_llm_req_state;
 
 /*
- * Invariants: requests are in arrival order; queue = requests arrived and
- * not admitted, in order (indices [head, arrived)); the running set holds
- * at most max_batch admitted, unfinished requests; kv_used = sum over the
- * running set of prompt + output <= kv_capacity_tokens; a request's
- * emitted count only grows, by one per iteration that includes it.
+ * Invariants: requests are in arrival order; the queue is the preempted
+ * requests (pre[0..n_pre), the last one first) then the requests arrived
+ * and never admitted, in order (indices [head, arrived)); the running set
+ * holds at most max_batch admitted, unfinished requests, and n_run + n_pre
+ * <= max_batch; kv_used = the whole blocks the running set holds (each
+ * request's prompt and emitted tokens, as of its last or next iteration)
+ * <= kv_capacity_tokens; a request's emitted count only grows, by one per
+ * iteration that includes it.
  */
 typedef struct v10_llm_server {
     v10_llm_server_opts o;
@@ -87,6 +103,9 @@ typedef struct v10_llm_server {
     size_t head;               /* first request not admitted yet */
     uint32_t *run;             /* running set, admission order */
     uint32_t n_run;
+    uint32_t *pre;             /* preempted, waiting to be recomputed (max_batch) */
+    uint32_t n_pre;
+    uint64_t preemptions;      /* KV preemptions so far */
     uint64_t kv_used, kv_peak;
     uint32_t *it_req, *it_tok; /* the current iteration's arrays (max_batch) */
     v10_llm_iter it;
@@ -99,9 +118,9 @@ typedef struct v10_llm_server {
 
 /*
  * Copies the n requests (arrival seconds become cycles at o->clock_mhz).
- * -1 with err set if an option is out of range or a request can never be
- * admitted (its prompt plus output exceed the KV capacity: named by its
- * index and both sizes).
+ * -1 with err set if an option is out of range or a request could never
+ * finish (even alone, the blocks of its prompt plus output exceed the KV
+ * capacity: named by its index and both sizes).
  */
 int v10_llm_server_init(v10_llm_server *s, const v10_llm_request *reqs, size_t n,
                         const v10_llm_server_opts *o, v10_err *err);
@@ -143,8 +162,9 @@ typedef struct v10_llm_stats {
     v10_llm_dist e2e;          /* arrival -> last token */
     v10_llm_dist queue;        /* arrival -> admission */
     double slo_ttft, slo_tpot; /* fraction within the SLO; -1 without one */
-    uint64_t kv_peak;          /* most KV tokens reserved at once */
+    uint64_t kv_peak;          /* most KV tokens held at once (whole blocks) */
     uint64_t prefills, decodes; /* iterations */
+    uint64_t kv_preemptions;   /* requests preempted for KV blocks (whole run) */
     uint64_t first_arrival, last_finish; /* cycles: the span of the window's requests,
                                             from the first's arrival to the last finish
                                             (0, 0 without requests) */
@@ -173,12 +193,11 @@ int v10_llm_server_samples(const v10_llm_server *s, uint64_t from, uint64_t to, 
 /*
  * An iteration's operator stream, costed for one NPU and one share of its
  * vector memory (src/tenant/llm_stream.c): what the engine runs for the
- * iteration.  A prefill of k prompts is their k prefill streams back to
- * back (v10_llm_prefill; each reads the weights again — prefill GEMMs are
- * compute-bound, so this costs little); a decode is one v10_llm_decode
- * stream.  Buffers are sized at init for max_batch sequences, so building
- * an iteration allocates nothing (a longer stream than the estimate grows
- * them once).
+ * iteration.  A prefill of k prompts is one v10_llm_prefill_batch stream
+ * (the weights read once for all k, each prompt's attention its own); a
+ * decode is one v10_llm_decode stream.  Buffers are sized at init for
+ * max_batch sequences, so building an iteration allocates nothing (a
+ * longer stream than the estimate grows them once).
  *
  * Invariant after v10_llm_stream_build: n_ops >= 1; work[i], bytes[i],
  * fu[i], macs[i] describe operator i of `model`; total_work = sum of work.

@@ -24,9 +24,15 @@ int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_forma
 void v10_report_compare_cols(v10_tab *t);
 void v10_report_compare_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
 /* The same with where each tenant's time went (docs/attribution.md) as
- * CSV cells: <state>_cycles, then lost_to_t<j>_cycles for j < n_tenants. */
-void v10_report_compare_attr_cols(v10_tab *t, size_t n_tenants);
+ * CSV cells: <state>_cycles, then lost_to_t<j>_cycles for j < n_tenants;
+ * then, when cfg has an LLM server, its columns (docs/llm.md "Outputs"),
+ * empty for the other tenants. */
+void v10_report_compare_attr_cols(v10_tab *t, const v10_run_config *cfg);
 void v10_report_compare_attr_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
+/* The "LLM serving" section of a comparison: policy, tenant and the LLM
+ * columns in ms, one row per server; the rows return how many they added. */
+void v10_report_llm_cols(v10_tab *t);
+int v10_report_llm_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
 /* "Where the time went": one row per tenant, each state as % of the window,
  * the % lost to partners and the partner it lost most to (the run table's
  * section; `run --policy all` prints one for every policy). */

@@ -21,7 +21,8 @@
 
 /* One tenant: "MODEL[:batch=N][:priority=P][:rate=RPS][:outstanding=N][:slo_us=X]",
  * or an LLM server (docs/llm.md): "llm/MODEL:trace=FILE.csv[:rate_scale=X]
- * [:start_s=S][:max_batch=N][:requests=N][:slo_ttft_ms=T][:slo_tpot_ms=T]", or with
+ * [:start_s=S][:max_batch=N][:max_prefill_tokens=N][:requests=N][:slo_ttft_ms=T]
+ * [:slo_tpot_ms=T]", or with
  * ":rate=RPS:lengths=FILE.csv" Poisson arrivals whose lengths are drawn
  * from the file's rows. */
 typedef struct v10_tenant_spec {
@@ -37,6 +38,8 @@ typedef struct v10_tenant_spec {
     double rate_scale;        /* trace arrivals x this rate, default 1 */
     double start_s;           /* first arrival, s (trace) */
     uint32_t max_batch;       /* 0: the server's default (llm_server.h) */
+    uint32_t max_prefill_tokens; /* prompt tokens in one prefill iteration; 0: the
+                                    server's default (llm_server.h) */
     uint64_t llm_requests;    /* the server's own request count (> the run's warmup);
                                  0: the run's `requests` */
     double slo_ttft_ms, slo_tpot_ms; /* 0: none */
@@ -240,6 +243,7 @@ typedef struct v10_tenant_result {
     double slo_ttft, slo_tpot;     /* fraction within the SLO; -1: none */
     uint64_t kv_peak_tokens, kv_capacity_tokens;
     uint64_t prefills, decodes;    /* iterations, whole run */
+    uint64_t kv_preemptions;       /* requests preempted for KV blocks, whole run */
     /* Per-request samples of those requests, µs, in arrival order (owned
      * by the result; v10_run_result_fini frees them): ttft_us.n TTFTs and
      * tpot_us.n TPOTs (requests with more than one output token). */

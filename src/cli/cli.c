@@ -5,6 +5,7 @@
 #include "util/num.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -136,6 +137,30 @@ bad:
     cli_usage_error(cmd, "%s: expected a number in [%g, %g], got '%s'", opt, min, max,
                     arg ? arg : "");
     return -1;
+}
+
+int cli_threads(const char *cmd, const char *arg, int *out)
+{
+    unsigned long long u;
+    if (cli_u64(cmd, "-j", arg, 1, 256, &u))
+        return -1;
+    *out = (int)u;
+    return 0;
+}
+
+int cli_seed(const char *cmd, const char *arg, uint64_t *out)
+{
+    unsigned long long u;
+    if (cli_u64(cmd, "--seed", arg, 0, UINT64_MAX, &u))
+        return -1;
+    *out = u;
+    return 0;
+}
+
+void cli_getopt_begin(void)
+{
+    optind = 1;
+    opterr = 0;
 }
 
 /* 1 if standard output is a pipe or socket whose reader has gone (`| head`

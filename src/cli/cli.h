@@ -13,6 +13,7 @@
 #ifndef V10_CLI_H
 #define V10_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "util/file.h"
@@ -89,13 +90,23 @@ int cli_bad_option(const char *cmd, int c, char *const *argv);
 int cli_npu(const char *cmd, const char *spec, v10_npu *out);
 /* Parses --format's argument; on error prints and returns -1. */
 int cli_format(const char *cmd, const char *arg, v10_format *out);
-/* Parses an unsigned integer / positive double option argument strictly. */
 /* The default for -j: the number of online CPUs (1 if unknown). */
 int cli_default_threads(void);
 
+/* Starts a command's option loop: getopt_long reads argv from argv[1]
+ * again (another command may have run it in this process) and prints
+ * nothing itself (cli_bad_option says what was wrong, once). */
+void cli_getopt_begin(void);
+
+/* Parses an unsigned integer / positive double option argument strictly;
+ * 0, or -1 after printing a usage error. */
 int cli_u64(const char *cmd, const char *opt, const char *arg, unsigned long long min,
             unsigned long long max, unsigned long long *out);
 int cli_double(const char *cmd, const char *opt, const char *arg, double min, double max,
                double *out);
+/* -j N (1 to 256 threads) and --seed S (any 64-bit value), the same in
+ * every command that takes them; as cli_u64. */
+int cli_threads(const char *cmd, const char *arg, int *out);
+int cli_seed(const char *cmd, const char *arg, uint64_t *out);
 
 #endif

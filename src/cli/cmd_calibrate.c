@@ -91,8 +91,7 @@ int cmd_calibrate(int argc, char **argv)
     v10_format fmt = V10_FMT_TABLE;
     v10_calib_opts copts = {.sa_ops = V10_CALIB_SA_LAYERS};
     v10_err err;
-    optind = 1;
-    opterr = 0;
+    cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'p':

@@ -65,8 +65,7 @@ int cmd_collocate(int argc, char **argv)
     v10_err err;
     int npu_rc;
     unsigned long long u;
-    optind = 1;
-    opterr = 0; /* cli_bad_option says what was wrong, once */
+    cli_getopt_begin();
     int c;
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
@@ -84,9 +83,9 @@ int cmd_collocate(int argc, char **argv)
                 return V10_EXIT_USAGE;
             break;
         case O_SEED:
-            if (cli_u64("collocate", "--seed", optarg, 0, UINT64_MAX, &u))
+            if (cli_seed("collocate", optarg, &base.seed))
                 return V10_EXIT_USAGE;
-            co.seed = base.seed = u;
+            co.seed = base.seed;
             break;
         case O_MODELS: model_arg = optarg; break;
         case O_NPU:
@@ -100,9 +99,8 @@ int cmd_collocate(int argc, char **argv)
             base.warmup = u / 6;
             break;
         case 'j':
-            if (cli_u64("collocate", "-j", optarg, 1, 256, &u))
+            if (cli_threads("collocate", optarg, &threads))
                 return V10_EXIT_USAGE;
-            threads = (int)u;
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
         default: return cli_bad_option("collocate", c, argv);

@@ -59,8 +59,7 @@ int cmd_fleet(int argc, char **argv)
     v10_err err;
     int npu_rc;
     unsigned long long u;
-    optind = 1;
-    opterr = 0; /* cli_bad_option says what was wrong, once */
+    cli_getopt_begin();
     int c;
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
@@ -92,9 +91,9 @@ int cmd_fleet(int argc, char **argv)
             o.colloc.k = u;
             break;
         case O_SEED:
-            if (cli_u64("fleet", "--seed", optarg, 0, UINT64_MAX, &u))
+            if (cli_seed("fleet", optarg, &o.base.seed))
                 return V10_EXIT_USAGE;
-            o.colloc.seed = o.base.seed = u;
+            o.colloc.seed = o.base.seed;
             break;
         case O_FMT:
             if (cli_format("fleet", optarg, &fmt))
@@ -103,9 +102,8 @@ int cmd_fleet(int argc, char **argv)
                 return cli_usage_error("fleet", "--format: expected table or json");
             break;
         case 'j':
-            if (cli_u64("fleet", "-j", optarg, 1, 256, &u))
+            if (cli_threads("fleet", optarg, &o.threads))
                 return V10_EXIT_USAGE;
-            o.threads = (int)u;
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
         default: return cli_bad_option("fleet", c, argv);

@@ -62,8 +62,7 @@ int cmd_llm_study(int argc, char **argv)
     v10_llm_study_opts o = {.seed = 1, .progress = 1, .target_busy = 0.5};
     o.threads = cli_default_threads();
     unsigned long long u;
-    optind = 1;
-    opterr = 0; /* cli_bad_option says what was wrong, once */
+    cli_getopt_begin();
     int c;
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
@@ -73,9 +72,8 @@ int cmd_llm_study(int argc, char **argv)
         case O_TRACES: o.trace_dir = optarg; break;
         case O_MODEL: o.model = optarg; break;
         case 'j':
-            if (cli_u64(cmd, "-j", optarg, 1, 256, &u))
+            if (cli_threads(cmd, optarg, &o.threads))
                 return V10_EXIT_USAGE;
-            o.threads = (int)u;
             break;
         case O_REQ:
             if (cli_u64(cmd, "--requests", optarg, 1, 100000000, &u))
@@ -83,9 +81,8 @@ int cmd_llm_study(int argc, char **argv)
             o.requests = u;
             break;
         case O_SEED:
-            if (cli_u64(cmd, "--seed", optarg, 0, UINT64_MAX, &u))
+            if (cli_seed(cmd, optarg, &o.seed))
                 return V10_EXIT_USAGE;
-            o.seed = u;
             break;
         case O_BUSY:
             if (cli_double(cmd, "--busy", optarg, 0.01, 0.99, &o.target_busy))

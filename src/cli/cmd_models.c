@@ -24,8 +24,7 @@ static int parse_args(const char *cmd, void (*usage)(void), int argc, char **arg
         {NULL, 0, NULL, 0},
     };
     int c;
-    optind = 1;
-    opterr = 0;
+    cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'n': *npu_spec = optarg; break;

@@ -36,8 +36,7 @@ int cmd_npu(int argc, char **argv)
     const char *spec = "v10-isca23";
     v10_format fmt = V10_FMT_TABLE;
     int do_list = 0, c;
-    optind = 1;
-    opterr = 0;
+    cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'n': spec = optarg; break;

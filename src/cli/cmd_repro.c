@@ -47,9 +47,7 @@ int cmd_repro(int argc, char **argv)
     const char *dir = "repro-out";
     v10_repro_opts o = {.quick = 0, .threads = 0, .seed = 1, .progress = 1};
     o.threads = cli_default_threads();
-    unsigned long long u;
-    optind = 1;
-    opterr = 0; /* cli_bad_option says what was wrong, once */
+    cli_getopt_begin();
     int c;
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
@@ -62,14 +60,12 @@ int cmd_repro(int argc, char **argv)
             snprintf(o.workloads, sizeof o.workloads, "%s", optarg);
             break;
         case 'j':
-            if (cli_u64("repro", "-j", optarg, 1, 256, &u))
+            if (cli_threads("repro", optarg, &o.threads))
                 return V10_EXIT_USAGE;
-            o.threads = (int)u;
             break;
         case O_SEED:
-            if (cli_u64("repro", "--seed", optarg, 0, UINT64_MAX, &u))
+            if (cli_seed("repro", optarg, &o.seed))
                 return V10_EXIT_USAGE;
-            o.seed = u;
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
         default: return cli_bad_option("repro", c, argv);

@@ -289,8 +289,7 @@ int cmd_run(int argc, char **argv)
     v10_err err;
     int npu_rc;
     unsigned long long u;
-    optind = 1;
-    opterr = 0; /* cli_bad_option says what was wrong, once */
+    cli_getopt_begin();
     int c;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
@@ -318,9 +317,8 @@ int cmd_run(int argc, char **argv)
             warmup_set = 1;
             break;
         case O_SEED:
-            if (cli_u64("run", "--seed", optarg, 0, UINT64_MAX, &u))
+            if (cli_seed("run", optarg, &cfg.seed))
                 return V10_EXIT_USAGE;
-            cfg.seed = u;
             break;
         case O_FMT:
             if (cli_format("run", optarg, &fmt))
@@ -432,8 +430,12 @@ int cmd_run(int argc, char **argv)
     v10_tab *energy = where ? v10_tab_create() : NULL; /* and energy, last */
     if (energy)
         v10_report_energy_cols(energy);
+    v10_tab *llm = n_pol > 1 && fmt == V10_FMT_TABLE ? v10_tab_create() : NULL;
+    int llm_rows = 0; /* the servers' section, after that (none without a server) */
+    if (llm)
+        v10_report_llm_cols(llm);
     if (cmp && fmt == V10_FMT_CSV)
-        v10_report_compare_attr_cols(cmp, cfg.n_tenants);
+        v10_report_compare_attr_cols(cmp, &cfg);
     else if (cmp)
         v10_report_compare_cols(cmp);
     int rc = V10_EXIT_OK, refused = 0;
@@ -486,6 +488,7 @@ int cmd_run(int argc, char **argv)
                 v10_report_compare_row(cmp, &cfg, &res);
                 v10_report_time_rows(where, &cfg, &res);
                 v10_report_energy_rows(energy, &cfg, &res);
+                llm_rows += v10_report_llm_rows(llm, &cfg, &res);
             }
         }
         v10_run_result_fini(&res);
@@ -513,6 +516,10 @@ int cmd_run(int argc, char **argv)
                 rc = write_section(energy, fmt,
                                    "energy over the window (J; tenant_j: the units it held and "
                                    "its HBM bytes, unattr_j the rest; docs/energy.md)");
+            if (llm_rows && rc == V10_EXIT_OK)
+                rc = write_section(llm, fmt,
+                                   "LLM serving (ms; over the window's requests; np and STP "
+                                   "leave servers out)");
         }
     }
     if (per_op && rc == V10_EXIT_OK)
@@ -522,6 +529,7 @@ int cmd_run(int argc, char **argv)
     v10_tab_destroy(cmp);
     v10_tab_destroy(where);
     v10_tab_destroy(energy);
+    v10_tab_destroy(llm);
     v10_trace_fini(&trace);
     free_models(models, n_models);
     if (rc == V10_EXIT_OK && refused)

@@ -55,9 +55,7 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
     memset(a, 0, sizeof *a);
     a->threads = cli_default_threads();
     const char *out = NULL;
-    unsigned long long u;
-    optind = 1;
-    opterr = 0; /* cli_bad_option says what was wrong, once */
+    cli_getopt_begin();
     int c;
     while ((c = getopt_long(argc, argv, mpi ? ":" : ":j:", opts, NULL)) != -1) {
         switch (c) {
@@ -65,9 +63,8 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
             if (mpi)
                 return cli_usage_error("sweep", "-j: under MPI each rank runs one point at "
                                        "a time; use more ranks");
-            if (cli_u64("sweep", "-j", optarg, 1, 256, &u))
+            if (cli_threads("sweep", optarg, &a->threads))
                 return V10_EXIT_USAGE;
-            a->threads = (int)u;
             break;
         case O_OUT: out = optarg; break;
         case O_RESUME: a->resume = 1; break;

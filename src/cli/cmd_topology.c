@@ -79,8 +79,7 @@ int cmd_topology(int argc, char **argv)
     v10_format fmt = V10_FMT_TABLE;
     int force = V10_TOPO_AUTO, c;
 
-    optind = 1; /* other commands may have run getopt in this process */
-    opterr = 0;
+    cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'h':

@@ -71,11 +71,13 @@ void eng_llm_iter_done(v10_engine *e, int ti)
     eng_trace_push(e, prefill ? V10_TR_PREFILL : V10_TR_DECODE, L->iter_start, e->now, -1, ti,
                    (uint32_t)(prefill ? it->token_sum : it->n));
     if (e->cfg->check) {
-        /* Tokens in order: a prefill emits a request's first token, a
-         * decode one of its later ones; each sequence emits exactly one. */
+        /* Tokens in order: a prefill emits a request's first token (or,
+         * recomputing a preempted request, its next one), a decode one of
+         * its later ones; each sequence emits exactly one. */
         for (uint32_t k = 0; k < it->n; k++) {
             const v10_llm_req_state *r = &L->server.r[it->req[k]];
-            if (prefill ? r->emitted != 0 : (r->emitted < 1 || r->emitted >= r->output)) {
+            int first_ok = r->emitted == 0 || (r->preempted && r->emitted < r->output);
+            if (prefill ? !first_ok : (r->emitted < 1 || r->emitted >= r->output)) {
                 fprintf(stderr, "v10sim: invariant violated at cycle %llu: tenant %d: request "
                                 "%u emits out of order (%u of %u emitted, %s)\n",
                         (unsigned long long)e->now, ti, it->req[k], r->emitted, r->output,

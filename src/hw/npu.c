@@ -218,9 +218,9 @@ _Static_assert(sizeof v10_npu_preset_names / sizeof *v10_npu_preset_names == N_P
                "v10_npu_preset_names and presets list the same NPUs");
 
 static void get_preset(size_t i, void *out) { presets[i].make(out); }
-static int parse_config(const char *text, const char *origin, void *out, v10_err *err);
-static const v10_config_kind KIND = {"NPU preset", v10_npu_preset_names, get_preset,
-                                     parse_config};
+static int read_npu(const cJSON *root, const char *origin, void *out, v10_err *err);
+static const v10_config_kind KIND = {"NPU preset", "NPU fields", v10_npu_preset_names,
+                                     get_preset, read_npu};
 
 int v10_npu_preset(const char *name, v10_npu *out, v10_err *err)
 {
@@ -339,24 +339,17 @@ static int set_field(v10_npu *n, const field *f, const cJSON *v, const char *ori
     return 0;
 }
 
-int v10_npu_from_json(const char *text, const char *origin, v10_npu *out, v10_err *err)
+/* The JSON form (v10_config_kind.read): the fields over the preset named
+ * by "base" (v10-isca23 if none), then validated. */
+static int read_npu(const cJSON *root, const char *origin, void *vout, v10_err *err)
 {
-    cJSON *root = v10_json_parse_input(text, origin, err);
-    if (!root)
-        return -1;
-    int rc = -1;
-    if (!cJSON_IsObject(root)) {
-        v10_err_set(err, "%s: expected a JSON object of NPU fields", origin);
-        goto done;
-    }
+    v10_npu *out = vout;
     const cJSON *base = cJSON_GetObjectItemCaseSensitive(root, "base");
-    if (base && !cJSON_IsString(base)) {
-        v10_err_set(err, "%s: key 'base': expected a preset name", origin);
-        goto done;
-    }
+    if (base && !cJSON_IsString(base))
+        return v10_err_set(err, "%s: key 'base': expected a preset name", origin);
     if (v10_npu_preset(base ? base->valuestring : "v10-isca23", out, err)) {
         v10_err_prefix(err, "%s: key 'base'", origin);
-        goto done;
+        return -1;
     }
     const cJSON *v;
     cJSON_ArrayForEach(v, root) {
@@ -369,31 +362,26 @@ int v10_npu_from_json(const char *text, const char *origin, v10_npu *out, v10_er
             continue;
         if (!strcmp(v->string, "name")) {
             if (v10_json_name(v, origin, out->name, sizeof out->name, err))
-                goto done;
+                return -1;
             continue;
         }
         size_t i = 0;
         while (i < N_FIELDS && strcmp(fields[i].key, v->string))
             i++;
-        if (i == N_FIELDS) {
-            v10_err_set(err, "%s: unknown key '%s' (see 'v10sim npu --format json')", origin,
-                        v->string);
-            goto done;
-        }
+        if (i == N_FIELDS)
+            return v10_err_set(err, "%s: unknown key '%s' (see 'v10sim npu --format json')",
+                               origin, v->string);
         if (set_field(out, &fields[i], v, origin, err))
-            goto done;
+            return -1;
     }
     if (!base && !cJSON_GetObjectItemCaseSensitive(root, "name"))
         snprintf(out->name, sizeof out->name, "%s", origin);
-    rc = v10_npu_validate(out, err);
-done:
-    cJSON_Delete(root);
-    return rc;
+    return v10_npu_validate(out, err);
 }
 
-static int parse_config(const char *text, const char *origin, void *out, v10_err *err)
+int v10_npu_from_json(const char *text, const char *origin, v10_npu *out, v10_err *err)
 {
-    return v10_npu_from_json(text, origin, out, err);
+    return v10_config_from_json(&KIND, text, origin, out, err);
 }
 
 int v10_npu_resolve(const char *spec, v10_npu *out, v10_err *err)

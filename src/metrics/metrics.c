@@ -71,6 +71,7 @@ static int llm_result(const v10_llm_tenant *L, uint64_t from, double W, double h
     r->kv_peak_tokens = st.kv_peak;
     r->kv_capacity_tokens = L->kv_capacity_tokens;
     r->prefills = st.prefills;
+    r->kv_preemptions = st.kv_preemptions;
     r->decodes = st.decodes;
     return 0;
 }

@@ -41,16 +41,18 @@ static void add_llm(cJSON *j, const v10_tenant_result *t)
     add_num(j, "slo_tpot", t->slo_tpot >= 0 ? t->slo_tpot : NAN);
     add_num(j, "kv_peak_tokens", (double)t->kv_peak_tokens);
     add_num(j, "kv_capacity_tokens", (double)t->kv_capacity_tokens);
+    add_num(j, "kv_preemptions", (double)t->kv_preemptions);
     add_num(j, "prefills", (double)t->prefills);
     add_num(j, "decodes", (double)t->decodes);
 }
 
 /* 1 if any tenant is an LLM server (their columns appear only then, so
- * other runs' outputs are unchanged). */
-static int any_llm(const v10_run_result *r)
+ * other runs' outputs are unchanged): known from the configuration, before
+ * any run, so that a comparison of several policies has them too. */
+static int any_llm(const v10_run_config *cfg)
 {
-    for (size_t i = 0; i < r->n_tenants; i++)
-        if (r->tenants[i].llm)
+    for (size_t i = 0; i < cfg->n_tenants; i++)
+        if (cfg->tenants[i].llm)
             return 1;
     return 0;
 }
@@ -130,6 +132,9 @@ static cJSON *config_json(const v10_run_config *cfg)
             v10_llm_server_opts def; /* 0: the server's default, shown as such */
             v10_llm_server_opts_default(&def);
             add_num(t, "max_batch", s->max_batch ? s->max_batch : def.max_batch);
+            add_num(t, "max_prefill_tokens", (double)(s->max_prefill_tokens
+                                                          ? s->max_prefill_tokens
+                                                          : def.max_prefill_tokens));
             if (s->llm_requests) /* only when given: other runs' outputs unchanged */
                 add_num(t, "requests", (double)s->llm_requests);
             add_num(t, "slo_ttft_ms", s->slo_ttft_ms);
@@ -284,15 +289,18 @@ static const struct {
     {"tok_s_act", "tokens_per_s_active", 1, 0},
     {"ttft_avg", "ttft_avg_us", 2, 1},
     {"ttft_p50", "ttft_p50_us", 2, 1},
+    {"ttft_p95", "ttft_p95_us", 2, 1},
     {"ttft_p99", "ttft_p99_us", 2, 1},
     {"tpot_avg", "tpot_avg_us", 2, 1},
     {"tpot_p50", "tpot_p50_us", 2, 1},
+    {"tpot_p95", "tpot_p95_us", 2, 1},
     {"tpot_p99", "tpot_p99_us", 2, 1},
     {"e2e_p50", "e2e_p50_us", 2, 1},
     {"e2e_p99", "e2e_p99_us", 2, 1},
     {"queue_avg", "queue_avg_us", 2, 1},
     {"slo_ttft", "slo_ttft", 3, 0},
     {"slo_tpot", "slo_tpot", 3, 0},
+    {"kv_preempt", "kv_preemptions", 0, 0},
 };
 #define LLM_COLS (sizeof LLM_COL / sizeof *LLM_COL)
 
@@ -307,10 +315,11 @@ static void llm_cols(v10_tab *t, int csv)
 static void llm_values(const v10_tenant_result *x, double scale, double v[LLM_COLS])
 {
     double in[LLM_COLS] = {(double)x->llm_requests, x->tokens_per_s, x->tokens_per_s_active,
-                           x->ttft_us.avg, x->ttft_us.p50, x->ttft_us.p99, x->tpot_us.avg,
-                           x->tpot_us.p50, x->tpot_us.p99, x->e2e_us.p50, x->e2e_us.p99,
+                           x->ttft_us.avg, x->ttft_us.p50, x->ttft_us.p95, x->ttft_us.p99,
+                           x->tpot_us.avg, x->tpot_us.p50, x->tpot_us.p95, x->tpot_us.p99,
+                           x->e2e_us.p50, x->e2e_us.p99,
                            x->queue_us.avg, x->slo_ttft >= 0 ? x->slo_ttft : NAN,
-                           x->slo_tpot >= 0 ? x->slo_tpot : NAN};
+                           x->slo_tpot >= 0 ? x->slo_tpot : NAN, (double)x->kv_preemptions};
     for (size_t k = 0; k < LLM_COLS; k++)
         v[k] = LLM_COL[k].time ? in[k] * scale : in[k];
 }
@@ -373,7 +382,7 @@ static int write_table(const v10_run_config *cfg, const v10_run_result *r, FILE 
         rc = v10_tab_write(t, V10_FMT_TABLE, f);
         v10_tab_destroy(t);
     }
-    if (!rc && any_llm(r)) {
+    if (!rc && any_llm(cfg)) {
         fprintf(f, "\nLLM serving (ms; over the window's requests; np and STP leave servers out)\n");
         t = v10_tab_create();
         v10_tab_col(t, "tenant", V10_COL_STR, 0);
@@ -454,16 +463,8 @@ int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_forma
         return write_table(cfg, r, f);
     if (fmt == V10_FMT_CSV) {
         v10_tab *t = v10_tab_create();
-        v10_report_compare_attr_cols(t, r->n_tenants);
-        int llm = any_llm(r);
-        if (llm)
-            llm_cols(t, 1);
-        for (size_t i = 0; i < r->n_tenants; i++) {
-            compare_row(t, cfg, r, i);
-            attr_cells(t, r, i);
-            if (llm)
-                llm_csv_cells(t, &r->tenants[i]);
-        }
+        v10_report_compare_attr_cols(t, cfg);
+        v10_report_compare_attr_row(t, cfg, r);
         int rc = v10_tab_write(t, V10_FMT_CSV, f);
         v10_tab_destroy(t);
         return rc;
@@ -527,8 +528,9 @@ void v10_report_time_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_r
     }
 }
 
-void v10_report_compare_attr_cols(v10_tab *t, size_t n_tenants)
+void v10_report_compare_attr_cols(v10_tab *t, const v10_run_config *cfg)
 {
+    size_t n_tenants = cfg->n_tenants;
     v10_report_compare_cols(t);
     char name[64];
     for (int k = 0; k < V10_ATTR_STATES; k++) {
@@ -544,6 +546,8 @@ void v10_report_compare_attr_cols(v10_tab *t, size_t n_tenants)
                                          "energy_per_request_j"};
     for (size_t k = 0; k < sizeof energy / sizeof *energy; k++)
         v10_tab_col(t, energy[k], V10_COL_REAL, 6);
+    if (any_llm(cfg))
+        llm_cols(t, 1);
 }
 
 /* Tenant i's attribution cells (v10_report_compare_attr_cols). */
@@ -596,9 +600,12 @@ void v10_report_energy_rows(v10_tab *t, const v10_run_config *cfg, const v10_run
 
 void v10_report_compare_attr_row(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r)
 {
+    int llm = any_llm(cfg);
     for (size_t i = 0; i < r->n_tenants; i++) {
         compare_row(t, cfg, r, i);
         attr_cells(t, r, i);
+        if (llm)
+            llm_csv_cells(t, &r->tenants[i]);
     }
 }
 
@@ -649,4 +656,25 @@ void v10_report_op_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_res
             v10_tab_real(t, stalled);
         }
     }
+}
+
+void v10_report_llm_cols(v10_tab *t)
+{
+    v10_tab_col(t, "policy", V10_COL_STR, 0);
+    v10_tab_col(t, "tenant", V10_COL_STR, 0);
+    llm_cols(t, 0);
+}
+
+int v10_report_llm_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r)
+{
+    int n = 0;
+    for (size_t i = 0; i < r->n_tenants; i++)
+        if (r->tenants[i].llm) {
+            v10_tab_row(t);
+            v10_tab_str(t, cfg->policy);
+            v10_tab_str(t, r->tenants[i].name);
+            llm_row(t, &r->tenants[i], 1e-3);
+            n++;
+        }
+    return n;
 }

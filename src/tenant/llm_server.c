@@ -13,9 +13,15 @@
 
 #define NONE UINT64_MAX
 
+/* KV space held, in tokens, by whole blocks of V10_LLM_KV_BLOCK tokens. */
+static uint64_t blocks_of(uint64_t tokens)
+{
+    return (tokens + V10_LLM_KV_BLOCK - 1) / V10_LLM_KV_BLOCK * V10_LLM_KV_BLOCK;
+}
+
 void v10_llm_server_opts_default(v10_llm_server_opts *o)
 {
-    o->max_batch = 32;
+    o->max_batch = 256; /* vLLM's max_num_seqs (EngineArgs, vllm/engine/arg_utils.py) */
     o->max_prefill_tokens = 4096;
     o->kv_capacity_tokens = 0;
     o->clock_mhz = 0;
@@ -39,19 +45,21 @@ int v10_llm_server_init(v10_llm_server *s, const v10_llm_request *reqs, size_t n
     s->run = calloc(o->max_batch, sizeof *s->run);
     s->it_req = calloc(o->max_batch, sizeof *s->it_req);
     s->it_tok = calloc(o->max_batch, sizeof *s->it_tok);
-    if (!s->r || !s->run || !s->it_req || !s->it_tok) {
+    s->pre = calloc(o->max_batch, sizeof *s->pre);
+    if (!s->r || !s->run || !s->it_req || !s->it_tok || !s->pre) {
         v10_llm_server_fini(s);
         return v10_err_set(err, "LLM server: out of memory for %zu requests", n);
     }
     double per_s = o->clock_mhz * 1e6;
     for (size_t i = 0; i < n; i++) {
         v10_llm_req_state *q = &s->r[i];
+        /* Alone, its last decode holds prompt + output - 1 tokens' blocks. */
         uint64_t need = (uint64_t)reqs[i].prompt_tokens + reqs[i].output_tokens;
-        if (need > o->kv_capacity_tokens) {
+        if (blocks_of(need - 1) > o->kv_capacity_tokens) {
             v10_llm_server_fini(s);
             return v10_err_set(err,
                                "LLM request %zu needs %llu KV tokens (prompt %u + output %u) "
-                               "but the KV cache holds %llu: it could never be admitted",
+                               "but the KV cache holds %llu: it could never finish",
                                i, (unsigned long long)need, reqs[i].prompt_tokens,
                                reqs[i].output_tokens,
                                (unsigned long long)o->kv_capacity_tokens);
@@ -73,6 +81,7 @@ void v10_llm_server_fini(v10_llm_server *s)
     free(s->run);
     free(s->it_req);
     free(s->it_tok);
+    free(s->pre);
     memset(s, 0, sizeof *s);
 }
 
@@ -81,21 +90,61 @@ uint64_t v10_llm_server_next_arrival(const v10_llm_server *s)
     return s->arrived < s->n ? s->r[s->arrived].arrival : NONE;
 }
 
-/* Admits queued requests in arrival order while the batch and the KV cache
- * have room; stops at the first that does not fit (no overtaking). */
+/* The tokens request q's next iteration has in the cache once it ran: its
+ * prompt and every emitted token (the last one's K and V are written by
+ * that iteration; a recomputed request's prefill writes them all). */
+static uint64_t context_of(const v10_llm_req_state *q)
+{
+    return (uint64_t)q->prompt + q->emitted;
+}
+
+/* Admits waiting requests while the batch and the KV blocks have room for
+ * their next iteration: first the preempted ones (the last preempted
+ * first, as vLLM puts them back at the front of its queue), then arrivals
+ * in order; stops at the first that does not fit (no overtaking). */
 static void admit(v10_llm_server *s, uint64_t now)
 {
-    while (s->head < s->arrived && s->n_run < s->o.max_batch) {
-        v10_llm_req_state *q = &s->r[s->head];
-        uint64_t need = (uint64_t)q->prompt + q->output;
+    while (s->n_run < s->o.max_batch && (s->n_pre || s->head < s->arrived)) {
+        uint32_t i = s->n_pre ? s->pre[s->n_pre - 1] : (uint32_t)s->head;
+        v10_llm_req_state *q = &s->r[i];
+        uint64_t need = blocks_of(context_of(q));
         if (s->kv_used + need > s->o.kv_capacity_tokens)
             break;
         s->kv_used += need;
         if (s->kv_used > s->kv_peak)
             s->kv_peak = s->kv_used;
-        q->admitted = now;
-        s->run[s->n_run++] = (uint32_t)s->head++;
+        if (q->admitted == NONE)
+            q->admitted = now;
+        if (s->n_pre)
+            s->n_pre--;
+        else
+            s->head++;
+        s->run[s->n_run++] = i;
     }
+}
+
+/* Before a decode: every running request takes the blocks its next token
+ * needs; while they do not fit, the newest running request is preempted
+ * (vLLM's default, recompute): its blocks are freed and it waits at the
+ * front of the queue, to be prefilled again over its prompt and the tokens
+ * it emitted.  The oldest is never preempted, so it always progresses. */
+static void grow(v10_llm_server *s)
+{
+    uint64_t need = 0;
+    for (uint32_t j = 0; j < s->n_run; j++)
+        need += blocks_of(context_of(&s->r[s->run[j]]));
+    while (need > s->o.kv_capacity_tokens && s->n_run > 1) {
+        uint32_t i = s->run[--s->n_run];
+        v10_llm_req_state *q = &s->r[i];
+        need -= blocks_of(context_of(q));
+        q->prefilled = 0;
+        q->preempted++;
+        s->preemptions++;
+        s->pre[s->n_pre++] = i;
+    }
+    s->kv_used = need;
+    if (s->kv_used > s->kv_peak)
+        s->kv_peak = s->kv_used;
 }
 
 int v10_llm_server_next(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
@@ -103,29 +152,32 @@ int v10_llm_server_next(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
     while (s->arrived < s->n && s->r[s->arrived].arrival <= now)
         s->arrived++;
     admit(s, now);
-    /* Prefill first: every admitted prompt not yet prefilled, in admission
-     * order, within the token budget (always at least one prompt). */
+    /* Prefill first: every admitted request not yet prefilled (a new
+     * prompt, or a preempted request's prompt and emitted tokens), in
+     * admission order, within the token budget (always at least one). */
     uint32_t k = 0;
     uint64_t sum = 0;
     for (uint32_t j = 0; j < s->n_run; j++) {
         const v10_llm_req_state *q = &s->r[s->run[j]];
-        if (q->first_token != NONE)
+        if (q->prefilled)
             continue;
-        if (k && sum + q->prompt > s->o.max_prefill_tokens)
+        uint32_t t = (uint32_t)context_of(q);
+        if (k && sum + t > s->o.max_prefill_tokens)
             break;
         s->it_req[k] = s->run[j];
-        s->it_tok[k++] = q->prompt;
-        sum += q->prompt;
+        s->it_tok[k++] = t;
+        sum += t;
     }
     v10_llm_iter_kind kind = V10_LLM_ITER_PREFILL;
     if (!k) {
         kind = V10_LLM_ITER_DECODE;
+        grow(s);
         for (uint32_t j = 0; j < s->n_run; j++) {
             const v10_llm_req_state *q = &s->r[s->run[j]];
             s->it_req[k] = s->run[j];
             /* its cache (prompt + emitted, the last emitted token not yet
              * written) plus the token being made */
-            s->it_tok[k] = q->prompt + q->emitted;
+            s->it_tok[k] = (uint32_t)context_of(q);
             sum += s->it_tok[k++];
         }
     }
@@ -145,6 +197,7 @@ void v10_llm_server_done(v10_llm_server *s, uint64_t now)
     s->iterations[s->it.kind]++;
     for (uint32_t j = 0; j < s->it.n; j++) {
         v10_llm_req_state *q = &s->r[s->it_req[j]];
+        q->prefilled = 1;
         if (q->emitted == 0)
             q->first_token = now;
         q->emitted++;
@@ -157,7 +210,7 @@ void v10_llm_server_done(v10_llm_server *s, uint64_t now)
     for (uint32_t j = 0; j < s->n_run; j++) {
         v10_llm_req_state *q = &s->r[s->run[j]];
         if (q->finished != NONE) {
-            s->kv_used -= (uint64_t)q->prompt + q->output;
+            s->kv_used -= blocks_of(context_of(q) - 1); /* what its last iteration held */
             s->finished++;
         } else {
             s->run[w++] = s->run[j];
@@ -245,6 +298,7 @@ int v10_llm_server_stats(const v10_llm_server *s, uint64_t from, uint64_t to,
     st->kv_peak = s->kv_peak;
     st->prefills = s->iterations[V10_LLM_ITER_PREFILL];
     st->decodes = s->iterations[V10_LLM_ITER_DECODE];
+    st->kv_preemptions = s->preemptions;
     free(ttft), free(tpot), free(e2e), free(queue);
     return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * llm_stream.c — the operator stream of one LLM serving iteration, built
- * from the model's configuration (v10_llm_prefill, v10_llm_decode) and
+ * from the model's configuration (v10_llm_prefill_batch, v10_llm_decode) and
  * costed with the one cost model, into buffers sized once
  * (v10/llm_server.h).
  */
@@ -72,7 +72,9 @@ int v10_llm_stream_init(v10_llm_stream *s, const v10_llm_config *cfg, const v10_
     size_t per_prefill, decode;
     if (count_ops(cfg, 1, &per_prefill, err) || count_ops(cfg, 0, &decode, err))
         return -1;
-    size_t cap = per_prefill * (max_batch ? max_batch : 1);
+    /* A prefill of k prompts is one stream whose each further prompt adds
+     * its attention (QK^T, softmax, P.V) to every layer. */
+    size_t cap = per_prefill + 3 * (size_t)cfg->layers * (max_batch ? max_batch - 1 : 0);
     if (decode > cap)
         cap = decode;
     if (grow(s, cap) || v10_model_reserve(&s->model, cap, err)) {
@@ -88,13 +90,11 @@ int v10_llm_stream_build(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err
     v10_model *m = &s->model;
     m->n_ops = 0;
     m->total_cycles = 0;
-    if (it->kind == V10_LLM_ITER_PREFILL) {
-        for (uint32_t j = 0; j < it->n; j++)
-            if (v10_llm_prefill(&s->cfg, it->tokens[j], m, err))
-                return -1;
-    } else if (v10_llm_decode(&s->cfg, it->n, it->tokens, m, err)) {
+    int rc = it->kind == V10_LLM_ITER_PREFILL
+                 ? v10_llm_prefill_batch(&s->cfg, it->n, it->tokens, m, err)
+                 : v10_llm_decode(&s->cfg, it->n, it->tokens, m, err);
+    if (rc)
         return -1;
-    }
     if (v10_cost_model(&s->npu, m, err))
         return -1;
     if (grow(s, m->n_ops))

@@ -166,6 +166,8 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_
     v10_llm_server_opts_default(&o);
     if (sp->max_batch)
         o.max_batch = sp->max_batch;
+    if (sp->max_prefill_tokens)
+        o.max_prefill_tokens = sp->max_prefill_tokens;
     o.kv_capacity_tokens = L->kv_capacity_tokens;
     o.clock_mhz = npu->clock_mhz;
     if (v10_llm_server_init(&L->server, L->reqs, L->n, &o, err) ||

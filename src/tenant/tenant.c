@@ -1,9 +1,10 @@
 /*
  * tenant.c — tenant specs: "MODEL[:batch=N][:priority=P][:rate=RPS]
  * [:outstanding=N][:slo_us=X]", and LLM servers "llm/MODEL:trace=FILE
- * [:rate_scale=X][:start_s=S][:max_batch=N][:requests=N][:slo_ttft_ms=T]
- * [:slo_tpot_ms=T]" (or ":rate=RPS:lengths=FILE").  The model part keeps its batch, unknown,
- * prefill and decode options so that v10_model_load sees them.
+ * [:rate_scale=X][:start_s=S][:max_batch=N][:max_prefill_tokens=N][:requests=N]
+ * [:slo_ttft_ms=T][:slo_tpot_ms=T]" (or ":rate=RPS:lengths=FILE").  The model
+ * part keeps its batch, unknown, prefill and decode options so that
+ * v10_model_load sees them.
  */
 #include <errno.h>
 #include <math.h>
@@ -45,7 +46,7 @@ static int model_option(const char *key)
 static int llm_key(const char *key)
 {
     static const char *const keys[] = {"rate_scale", "start_s", "max_batch", "slo_ttft_ms",
-                                       "slo_tpot_ms", "requests"};
+                                       "slo_tpot_ms", "requests", "max_prefill_tokens"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (!strcmp(key, keys[i]))
             return 1;
@@ -166,18 +167,21 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
             static const struct { const char *key; double lo, hi; int integer; } r[] = {
                 {"rate_scale", 1e-6, 1e6, 0}, {"start_s", 0, 1e9, 0},
                 {"max_batch", 1, 4096, 1},   {"slo_ttft_ms", 1e-6, 1e9, 0},
-                {"slo_tpot_ms", 1e-6, 1e9, 0}, {"requests", 1, 1e7, 1}};
+                {"slo_tpot_ms", 1e-6, 1e9, 0}, {"requests", 1, 1e7, 1},
+                {"max_prefill_tokens", 1, 1 << 24, 1}};
             size_t k = 0;
             while (strcmp(r[k].key, kv))
                 k++;
             if (num(s, kv, v, r[k].lo, r[k].hi, r[k].integer, &d, err))
                 return -1;
             double *field[] = {&out->rate_scale, &out->start_s, NULL, &out->slo_ttft_ms,
-                               &out->slo_tpot_ms, NULL};
+                               &out->slo_tpot_ms, NULL, NULL};
             if (field[k])
                 *field[k] = d;
             else if (!strcmp(kv, "max_batch"))
                 out->max_batch = (uint32_t)d;
+            else if (!strcmp(kv, "max_prefill_tokens"))
+                out->max_prefill_tokens = (uint32_t)d;
             else
                 out->llm_requests = (uint64_t)d;
             if (!serving)
@@ -187,7 +191,8 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                                     "priority, rate, outstanding, slo_us, profile%s)", s, kv,
                                onnx  ? ", row or unknown"
                                : llm ? ", row, prefill, decode, trace, lengths, rate_scale, "
-                                       "start_s, max_batch, requests, slo_ttft_ms or slo_tpot_ms"
+                                       "start_s, max_batch, max_prefill_tokens, requests, "
+                                       "slo_ttft_ms or slo_tpot_ms"
                                      : " or row");
         }
         kv = next;

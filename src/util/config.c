@@ -3,8 +3,10 @@
  */
 #include "util/config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "util/file.h"
 #include "util/text.h"
 
 int v10_config_preset(const v10_config_kind *k, const char *name, void *out, v10_err *err)
@@ -19,9 +21,28 @@ int v10_config_preset(const v10_config_kind *k, const char *name, void *out, v10
                        name, v10_names_join(list, sizeof list, k->names, ""));
 }
 
+int v10_config_from_json(const v10_config_kind *k, const char *text, const char *origin,
+                         void *out, v10_err *err)
+{
+    cJSON *root = v10_json_parse_input(text, origin, err);
+    if (!root)
+        return -1;
+    int rc = cJSON_IsObject(root)
+                 ? k->read(root, origin, out, err)
+                 : v10_err_set(err, "%s: expected a JSON object of %s", origin, k->object_of);
+    cJSON_Delete(root);
+    return rc;
+}
+
 int v10_config_resolve(const v10_config_kind *k, const char *spec, void *out, v10_err *err)
 {
     if (!v10_json_spec_is_file(spec))
         return v10_config_preset(k, spec, out, err);
-    return v10_json_config_read(spec, k->parse, out, err);
+    const char *body;
+    char *text = v10_text_read(spec, V10_JSON_MAX_BYTES, &body, err);
+    if (!text)
+        return -1;
+    int rc = v10_config_from_json(k, body, spec, out, err);
+    free(text);
+    return rc;
 }

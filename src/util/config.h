@@ -15,15 +15,25 @@
  * after them, in the order `get` numbers them. */
 typedef struct v10_config_kind {
     const char *what;              /* "NPU preset", "LLM": names it in messages */
+    const char *object_of;         /* "NPU fields": "expected a JSON object of NPU fields" */
     const char *const *names;      /* NULL-terminated */
     void (*get)(size_t i, void *out); /* fills *out with preset i */
-    v10_json_config_parse parse;   /* the JSON form, over a preset named "base" */
+    /* The JSON form: fills *out from the keys of the object `root` (over a
+     * preset named by its "base" key), naming `origin` in messages; borrows
+     * root, which the caller deletes. */
+    int (*read)(const cJSON *root, const char *origin, void *out, v10_err *err);
 } v10_config_kind;
 
 /* Fills *out with preset `name`; -1 listing the presets if there is none. */
 int v10_config_preset(const v10_config_kind *k, const char *name, void *out, v10_err *err);
 
-/* A preset name, or a JSON file read by k->parse (util/json.h). */
+/* Parses `text` (util/json.h, v10_json_parse_input), checks that it is an
+ * object and fills *out with k->read; 0, or -1 with err naming origin. */
+int v10_config_from_json(const v10_config_kind *k, const char *text, const char *origin,
+                         void *out, v10_err *err);
+
+/* A preset name, or a JSON file (util/file.h: whole, once, within
+ * V10_JSON_MAX_BYTES, after a BOM) read by v10_config_from_json. */
 int v10_config_resolve(const v10_config_kind *k, const char *spec, void *out, v10_err *err);
 
 #endif

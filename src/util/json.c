@@ -151,14 +151,3 @@ int v10_json_spec_is_file(const char *spec)
     return strchr(spec, '/') || (l > 5 && !strcmp(spec + l - 5, ".json"));
 }
 
-int v10_json_config_read(const char *path, v10_json_config_parse parse, void *out,
-                         v10_err *err)
-{
-    const char *body;
-    char *text = v10_text_read(path, V10_JSON_MAX_BYTES, &body, err);
-    if (!text)
-        return -1;
-    int rc = parse(body, path, out, err);
-    free(text);
-    return rc;
-}

@@ -47,15 +47,6 @@ int v10_json_name(const cJSON *v, const char *origin, char *name, size_t size, v
  * '/') rather than a preset. */
 int v10_json_spec_is_file(const char *spec);
 
-/* A configuration text parser: fills *out from `text`, naming `origin` in
- * messages (v10_npu_from_json, v10_llm_from_json). */
-typedef int (*v10_json_config_parse)(const char *text, const char *origin, void *out,
-                                     v10_err *err);
-/* Reads the JSON file PATH (util/file.h: whole, once, within
- * V10_JSON_MAX_BYTES, after a BOM) and parses it into *out. */
-int v10_json_config_read(const char *path, v10_json_config_parse parse, void *out,
-                         v10_err *err);
-
 /* An unsigned 64-bit integer as exact JSON text (a raw node: a seed above
  * 2^53 would be rounded as a number); NULL when memory runs out. */
 cJSON *v10_json_u64(uint64_t v);

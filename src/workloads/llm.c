@@ -72,8 +72,9 @@ _Static_assert(sizeof v10_llm_preset_names / sizeof *v10_llm_preset_names == N_P
                "v10_llm_preset_names and presets list the same models");
 
 static void get_preset(size_t i, void *out) { *(v10_llm_config *)out = presets[i]; }
-static int parse_config(const char *text, const char *origin, void *out, v10_err *err);
-static const v10_config_kind KIND = {"LLM", v10_llm_preset_names, get_preset, parse_config};
+static int read_llm(const cJSON *root, const char *origin, void *out, v10_err *err);
+static const v10_config_kind KIND = {"LLM", "LLM configuration keys", v10_llm_preset_names,
+                                     get_preset, read_llm};
 
 int v10_llm_preset(const char *name, v10_llm_config *out, v10_err *err)
 {
@@ -95,6 +96,7 @@ typedef struct key {
 static const char *const ffn_words[] = {"gelu", "swiglu", NULL};
 static const char *const norm_words[] = {"layernorm", "rmsnorm", NULL};
 static const char *const pos_words[] = {"learned", "rotary", NULL};
+static const char *const attn_words[] = {"fused", "unfused", NULL};
 
 /*
  * Ranges keep every closed form below 2^64 (layers x (heads + 2 kv_heads) x
@@ -118,6 +120,7 @@ static const key keys[] = {
     E(positions, pos_words),
     B(bias),
     B(tied_embeddings),
+    E(attention, attn_words),
 };
 #undef U
 #undef B
@@ -200,24 +203,18 @@ static int fill_defaults(v10_llm_config *c, const cJSON *root, const char *origi
     return 0;
 }
 
-int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
-                      v10_err *err)
+/* The JSON form (v10_config_kind.read): the keys over the preset named by
+ * "base" (a Llama-style block if none), then validated. */
+static int read_llm(const cJSON *root, const char *origin, void *vout, v10_err *err)
 {
+    v10_llm_config *out = vout;
     memset(out, 0, sizeof *out);
-    cJSON *root = v10_json_parse_input(text, origin, err);
-    if (!root)
-        return -1;
-    int rc = -1;
-    if (!cJSON_IsObject(root)) {
-        v10_err_set(err, "%s: expected a JSON object of LLM configuration keys", origin);
-        goto done;
-    }
     const cJSON *base = cJSON_GetObjectItemCaseSensitive(root, "base");
     if (base && (!cJSON_IsString(base) || v10_llm_preset(base->valuestring, out, err))) {
         if (!cJSON_IsString(base))
             v10_err_set(err, "expected a preset name");
         v10_err_prefix(err, "%s: key 'base'", origin);
-        goto done;
+        return -1;
     }
     snprintf(out->name, sizeof out->name, "%s", origin);
     if (!base) { /* a Llama-style block unless the keys say otherwise */
@@ -231,36 +228,33 @@ int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
             continue;
         if (!strcmp(v->string, "name")) {
             if (v10_json_name(v, origin, out->name, sizeof out->name, err))
-                goto done;
+                return -1;
             continue;
         }
         size_t i = 0;
         while (i < N_KEYS && strcmp(keys[i].name, v->string))
             i++;
-        if (i == N_KEYS) {
-            v10_err_set(err, "%s: unknown key '%s' (expected base, name, layers, hidden, heads, "
-                             "kv_heads, head_dim, ffn, vocab, max_context, ffn_act, norm, "
-                             "positions, bias, tied_embeddings)", origin, v->string);
-            goto done;
-        }
+        if (i == N_KEYS)
+            return v10_err_set(err, "%s: unknown key '%s' (expected base, name, layers, hidden, "
+                                    "heads, kv_heads, head_dim, ffn, vocab, max_context, "
+                                    "ffn_act, norm, positions, bias, tied_embeddings, attention)",
+                               origin, v->string);
         if (set_key(out, &keys[i], v, origin, err))
-            goto done;
+            return -1;
     }
     if (!base && fill_defaults(out, root, origin, err))
-        goto done;
+        return -1;
     if (v10_llm_validate(out, err)) {
         v10_err_prefix(err, "%s", origin);
-        goto done;
+        return -1;
     }
-    rc = 0;
-done:
-    cJSON_Delete(root);
-    return rc;
+    return 0;
 }
 
-static int parse_config(const char *text, const char *origin, void *out, v10_err *err)
+int v10_llm_from_json(const char *text, const char *origin, v10_llm_config *out,
+                      v10_err *err)
 {
-    return v10_llm_from_json(text, origin, out, err);
+    return v10_config_from_json(&KIND, text, origin, out, err);
 }
 
 int v10_llm_resolve(const char *spec, v10_llm_config *out, v10_err *err)
@@ -420,8 +414,13 @@ static void cache_attention(lb *b, int l, uint64_t seqs, uint64_t sum_ctx)
     uint64_t hd = c->head_dim, qh = c->heads;
     uint64_t kv_read = sum_ctx * c->kv_heads * hd * BYTES_PER_ELEM; /* K, or V */
     uint64_t q = seqs * qh * hd * BYTES_PER_ELEM, scores = qh * sum_ctx * BYTES_PER_ELEM;
+    if (c->attention == V10_LLM_FUSED) /* the scores never leave the chip */
+        scores = 0;
     vec_bytes(b, l, "attn.qk", qh * hd * sum_ctx, OPS_FMA, kv_read + q + scores);
-    vec(b, l, "attn.softmax", qh * sum_ctx, OPS_SOFTMAX, 1, 0);
+    if (c->attention == V10_LLM_FUSED)
+        vec_bytes(b, l, "attn.softmax", qh * sum_ctx, OPS_SOFTMAX, 0);
+    else
+        vec(b, l, "attn.softmax", qh * sum_ctx, OPS_SOFTMAX, 1, 0);
     vec_bytes(b, l, "attn.av", qh * hd * sum_ctx, OPS_FMA, kv_read + scores + q);
 }
 
@@ -433,17 +432,34 @@ static void prompt_attention(lb *b, int l, uint64_t t)
     const v10_llm_config *c = b->c;
     uint64_t group = c->heads / c->kv_heads;
     gemm(b, l, "attn.qk", c->kv_heads, group * t, t, c->head_dim, 0);
+    size_t qk = b->m->n_ops - 1;
     vec(b, l, "attn.softmax", (uint64_t)c->heads * t * t, OPS_MASK_SOFTMAX, 1, 0);
+    size_t sm = b->m->n_ops - 1;
     gemm(b, l, "attn.av", c->kv_heads, group * t, c->head_dim, t, 0);
+    if (b->rc || c->attention != V10_LLM_FUSED)
+        return;
+    /* Fused (flash attention, Dao et al., NeurIPS 2022): the same GEMMs and
+     * softmax work, but the t x t scores stay in on-chip memory: QK^T reads
+     * Q and K and writes nothing, the softmax moves nothing, P.V reads V and
+     * writes the output.  (The tiles are still the cost model's; the
+     * operators stay three, each on its FU.) */
+    v10_op *o = b->m->ops;
+    uint64_t q = (uint64_t)c->heads * t * c->head_dim * BYTES_PER_ELEM; /* Q, or the output */
+    uint64_t kv = (uint64_t)c->kv_heads * t * c->head_dim * BYTES_PER_ELEM; /* K, or V */
+    o[qk].hbm_bytes = q + kv;
+    o[sm].hbm_bytes = 0;
+    o[b->m->n_ops - 1].hbm_bytes = kv + q;
 }
 
 /*
  * The whole stream: embedding, `layers` pre-norm blocks over `tokens`
  * tokens, then the final norm, LM head and sampling for `outs` tokens
  * (the last of each sequence).  Decode passes its contexts (seqs, sum_ctx);
- * prefill passes sum_ctx = 0.
+ * prefill passes sum_ctx = 0 and its prompts' lengths, prompts[0..outs),
+ * whose sum is `tokens`.
  */
-static void build(lb *b, uint64_t tokens, uint64_t outs, uint64_t sum_ctx)
+static void build(lb *b, uint64_t tokens, uint64_t outs, uint64_t sum_ctx,
+                  const uint32_t *prompts)
 {
     const v10_llm_config *c = b->c;
     uint64_t h = c->hidden, t = tokens, attn_w = (uint64_t)c->heads * c->head_dim;
@@ -457,7 +473,8 @@ static void build(lb *b, uint64_t tokens, uint64_t outs, uint64_t sum_ctx)
         if (sum_ctx)
             cache_attention(b, l, t, sum_ctx);
         else
-            prompt_attention(b, l, t);
+            for (uint64_t j = 0; j < outs; j++)
+                prompt_attention(b, l, prompts[j]);
         gemm(b, l, "attn.o", 1, t, h, attn_w, 1);
         vec(b, l, "attn.add", t * h, OPS_ADD, 2, 1);
         vec(b, l, "mlp.norm", t * h, norm_ops(c), 1, 1);
@@ -480,8 +497,25 @@ int v10_llm_prefill(const v10_llm_config *c, uint64_t tokens, v10_model *m, v10_
     if (tokens < 1 || tokens > c->max_context)
         return v10_err_set(err, "%s: prefill of %llu tokens: expected 1 to max_context = %u",
                            c->name, (unsigned long long)tokens, c->max_context);
+    uint32_t t = (uint32_t)tokens;
+    return v10_llm_prefill_batch(c, 1, &t, m, err);
+}
+
+int v10_llm_prefill_batch(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *tokens,
+                          v10_model *m, v10_err *err)
+{
+    if (n_seqs < 1 || n_seqs > MAX_SEQS)
+        return v10_err_set(err, "%s: prefill of %u prompts: expected 1 to %d", c->name, n_seqs,
+                           MAX_SEQS);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n_seqs; i++) {
+        if (tokens[i] < 1 || tokens[i] > c->max_context)
+            return v10_err_set(err, "%s: prefill of %u tokens: expected 1 to max_context = %u",
+                               c->name, tokens[i], c->max_context);
+        sum += tokens[i];
+    }
     lb b = {.c = c, .m = m, .err = err};
-    build(&b, tokens, 1, 0);
+    build(&b, sum, n_seqs, 0, tokens);
     return b.rc;
 }
 
@@ -500,7 +534,7 @@ int v10_llm_decode(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *ctx
         sum += ctx_lens[i];
     }
     lb b = {.c = c, .m = m, .err = err};
-    build(&b, n_seqs, n_seqs, sum);
+    build(&b, n_seqs, n_seqs, sum, NULL);
     return b.rc;
 }
 

@@ -33,7 +33,7 @@ for k in ("avg", "p50", "p95", "p99"):
 assert t["tpot_us"]["p50"] <= t["tpot_us"]["p99"]
 assert 0 <= t["slo_ttft"] <= 1 and 0 <= t["slo_tpot"] <= 1
 assert t["np"] is None and t["kv_peak_tokens"] <= t["kv_capacity_tokens"]
-assert d["config"]["tenants"][0]["max_batch"] == 32, d["config"]["tenants"][0]  # the default, not 0
+assert d["config"]["tenants"][0]["max_batch"] == 256, d["config"]["tenants"][0]  # the default, not 0
 # No warm-up: the requests' own span lies inside the window.
 assert t["tokens_per_s_active"] >= t["tokens_per_s"] * (1 - 1e-12), t
 assert "ttft_us" not in z and z["completed"] >= 25
@@ -56,7 +56,35 @@ grep -q "ttft_p99" "$tmp/out.txt" || fail "table without TTFT"
 "$bin" run --tenant "$llm" --tenant resnet50 --requests 10 --format csv >"$tmp/out.csv"
 head -1 "$tmp/out.csv" | grep -q ",ttft_p50_us," || fail "CSV without TTFT columns"
 head -1 "$tmp/out.csv" | grep -q ",tokens_per_s,tokens_per_s_active," || fail "CSV without tokens/s"
-tail -1 "$tmp/out.csv" | grep -q ",,,,,,,,,,,,,,$" || fail "CSV: a zoo tenant's 14 LLM cells must be empty"
+tail -1 "$tmp/out.csv" | grep -q ",,,,,,,,,,,,,,,,,$" || fail "CSV: a zoo tenant's 17 LLM cells must be empty"
+grep -q "ttft_p95 .*tpot_p95" "$tmp/out.txt" || fail "table without TTFT and TPOT p95"
+head -1 "$tmp/out.csv" | grep -q ",ttft_p50_us,ttft_p95_us,ttft_p99_us,.*,tpot_p95_us," || fail "CSV without p95"
+
+# ---- several policies: the LLM section and columns too ---------------------
+"$bin" run --tenant "$llm" --tenant resnet50 --requests 10 --policy pmt,v10-full >"$tmp/cmp.txt"
+"$bin" run --tenant "$llm" --tenant resnet50 --requests 10 --policy pmt,v10-full \
+    --format csv >"$tmp/cmp.csv"
+"$bin" run --tenant "$llm" --tenant resnet50 --requests 10 --policy v10-full \
+    --format csv >"$tmp/one_pol.csv"
+python3 - "$tmp/cmp.txt" "$tmp/cmp.csv" "$tmp/one_pol.csv" <<'PY'
+import csv, sys
+txt = open(sys.argv[1]).read().split("\nLLM serving")
+assert len(txt) == 2, "comparison table without its LLM section"
+lines = txt[1].strip().split("\n")
+head = lines[1].split()
+assert head[:3] == ["policy", "tenant", "reqs"] and "ttft_p95" in head and "tpot_p95" in head, head
+rows = [l.split() for l in lines[3:]]
+assert [r[0] for r in rows] == ["pmt", "v10-full"] and all(r[1] == "t0:llama3.2-1b" for r in rows), rows
+cmp = list(csv.DictReader(open(sys.argv[2])))
+one = list(csv.DictReader(open(sys.argv[3])))
+assert len(cmp) == 4 and list(cmp[0]) == list(one[0]), "comparison CSV columns differ from a run's"
+srv = [r for r in cmp if r["tenant"] == "t0:llama3.2-1b"]
+assert len(srv) == 2 and all(int(r["llm_requests"]) >= 9 for r in srv), srv
+assert all(r["ttft_p95_us"] == "" for r in cmp if r["tenant"] != "t0:llama3.2-1b")
+# the v10-full rows are the single run's, cell for cell
+v = [r for r in cmp if r["policy"] == "v10-full"]
+assert [r["ttft_p95_us"] for r in v] == [r["ttft_p95_us"] for r in one], (v, one)
+PY
 grep -q "tok_s_act" "$tmp/out.txt" || fail "table without tokens/s over the active span"
 "$bin" run --tenant "$llm" --tenant resnet50 --requests 5 --trace "$tmp/t.json" >/dev/null
 python3 - "$tmp/t.json" <<'PY'
@@ -97,7 +125,39 @@ for k in ("ttft_us", "tpot_us", "e2e_us", "queue_us", "latency_us"):
 for k in ("throughput_rps", "tokens_per_s", "tokens_per_s_active"):
     assert e[k] is None, (k, e[k])
 PY
-grep -qE "^t0:llama3.2-1b +0( +-){13}$" "$tmp/empty.txt" || fail "empty server's row: $(grep ^t0 "$tmp/empty.txt")"
+grep -qE "^t0:llama3.2-1b +0( +-){15} +0$" "$tmp/empty.txt" || fail "empty server's row: $(grep ^t0 "$tmp/empty.txt")"
+
+# ---- max_prefill_tokens: the prefill budget is a spec key ------------------
+# six prompts of 100 tokens arrive within 5 s: a budget of 100 prefills them
+# one at a time, the default (4096) together when they wait together
+"$bin" run --tenant "llm/llama3.2-1b:trace=$tmp/one.csv:rate_scale=1000:max_prefill_tokens=100" \
+    --requests 6 --warmup 0 --policy solo --format json >"$tmp/mp1.json"
+"$bin" run --tenant "llm/llama3.2-1b:trace=$tmp/one.csv:rate_scale=1000" \
+    --requests 6 --warmup 0 --policy solo --format json >"$tmp/mp2.json"
+python3 - "$tmp/mp1.json" "$tmp/mp2.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["config"]["tenants"][0]["max_prefill_tokens"] == 100, a["config"]["tenants"][0]
+assert b["config"]["tenants"][0]["max_prefill_tokens"] == 4096, b["config"]["tenants"][0]
+assert a["tenants"][0]["prefills"] == 6, a["tenants"][0]["prefills"]
+assert b["tenants"][0]["prefills"] < 6, b["tenants"][0]["prefills"]
+PY
+
+# ---- paged KV: short of blocks, the newest request is preempted and recomputed --
+# llama3-8b on tpuv4-core has 8,539 KV tokens beside its weights: the first 40
+# conversation requests at twice their rate outgrow them; --check verifies
+# that tokens come in order (a recomputed prefill emits the next one) and the
+# cache stays within capacity; every request finishes with the trace's tokens.
+"$bin" run --tenant "llm/llama3-8b:trace=$trace:rate_scale=2" --npu tpuv4-core --policy solo \
+    --requests 40 --warmup 0 --check --format json >"$tmp/paged.json"
+python3 - "$tmp/paged.json" "$trace" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["tenants"][0]
+rows = [l.split(",") for l in open(sys.argv[2]).read().split("\n")[1:41]]
+assert t["llm_requests"] == 40 and t["tokens"] == sum(int(r[2]) for r in rows), t
+assert t["kv_preemptions"] > 0, t["kv_preemptions"]
+assert t["kv_peak_tokens"] <= t["kv_capacity_tokens"] and t["kv_peak_tokens"] % 16 == 0, t
+PY
 
 # ---- a lengths= file is checked whole, not only the rows a seed draws ------
 cp "$tmp/one.csv" "$tmp/len.csv"
@@ -145,6 +205,7 @@ expect_error() {  # expect_error NEEDLE ARGS...
     true
 }
 expect_error max_batch run --tenant "llm/gpt2-xl:trace=$trace:max_batch=0"
+expect_error max_prefill_tokens run --tenant "llm/gpt2-xl:trace=$trace:max_prefill_tokens=0"
 expect_error rate_scale run --tenant "llm/gpt2-xl:trace=$trace:rate_scale=-2"
 expect_error slo_ttft_ms run --tenant "llm/gpt2-xl:trace=$trace:slo_ttft_ms=abc"
 expect_error "lengths" run --tenant "llm/gpt2-xl:lengths=$trace"

@@ -267,6 +267,120 @@ static void decode_shapes_and_hbm(void **state)
     }
 }
 
+/* A prefill of several prompts in one iteration (v10_llm_prefill_batch):
+ * the weight GEMMs have M = the sum of the prompts and read the weights
+ * once; each prompt keeps its own attention; the FLOPs are the prompts'
+ * own, summed (the matmuls are linear in M, the LM head runs per prompt). */
+static void batched_prefill(void **state)
+{
+    (void)state;
+    const uint32_t P[3] = {37, 5, 20};
+    for (size_t i = 0; i < N_EXPECT; i++) {
+        v10_llm_config c = preset(EXPECT[i].name);
+        v10_model m, one;
+        v10_err err = {{0}};
+        v10_model_init(&m, c.name, 1);
+        assert_int_equal(v10_llm_prefill_batch(&c, 3, P, &m, &err), 0);
+        check_weight_gemms(&c, &m, 62, 3);
+        uint64_t flops = 0, attn = 0;
+        for (int k = 0; k < 3; k++) {
+            v10_model_init(&one, c.name, 1);
+            assert_int_equal(v10_llm_prefill(&c, P[k], &one, &err), 0);
+            flops += stream_flops(&one);
+            v10_model_fini(&one);
+        }
+        assert_int_equal(stream_flops(&m), flops);
+        for (size_t j = 0; j < m.n_ops; j++)
+            if (ends_with(m.ops[j].name, "attn.qk")) {
+                assert_int_equal(m.ops[j].n, P[attn % 3]); /* prompt by prompt, each layer */
+                attn++;
+            }
+        assert_int_equal(attn, 3ull * c.layers);
+        assert_int_equal(v10_llm_prefill_batch(&c, 0, P, &m, &err), -1);
+        v10_model_fini(&m);
+    }
+}
+
+/* Fused attention (the default) moves Q, K, V and the output; the scores
+ * stay on chip.  Unfused, QK^T writes the heads x P x P scores, P.V reads
+ * them back and the softmax reads and writes them too. */
+static void fused_attention(void **state)
+{
+    (void)state;
+    const uint64_t P = 300;
+    v10_npu npu = npu_named("tpuv4-core");
+    for (size_t i = 0; i < N_EXPECT; i++) {
+        v10_llm_config c = preset(EXPECT[i].name);
+        assert_int_equal(c.attention, V10_LLM_FUSED);
+        uint64_t hbm[2] = {0, 0}, cycles[2];
+        for (int u = 0; u < 2; u++) {
+            c.attention = u ? V10_LLM_UNFUSED : V10_LLM_FUSED;
+            v10_model m;
+            v10_err err = {{0}};
+            v10_model_init(&m, c.name, 1);
+            assert_int_equal(v10_llm_prefill(&c, P, &m, &err), 0);
+            uint64_t q = (uint64_t)c.heads * P * c.head_dim * 2;
+            uint64_t kv = (uint64_t)c.kv_heads * P * c.head_dim * 2, scores = c.heads * P * P * 2;
+            for (size_t j = 0; j < m.n_ops; j++) {
+                const v10_op *op = &m.ops[j];
+                if (ends_with(op->name, "attn.qk") || ends_with(op->name, "attn.av"))
+                    assert_int_equal(op->hbm_bytes, q + kv + (u ? scores : 0));
+                if (ends_with(op->name, "attn.softmax"))
+                    assert_true(u ? op->hbm_bytes >= 2 * scores : op->hbm_bytes == 0);
+                hbm[u] += op->hbm_bytes;
+            }
+            assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+            cycles[u] = m.total_cycles;
+            v10_model_fini(&m);
+        }
+        assert_true(hbm[1] >= hbm[0] + 4ull * c.layers * c.heads * P * P * 2);
+        assert_true(cycles[0] <= cycles[1]);
+    }
+}
+
+/* No stream beats the roofline: a lone prefill or decode takes at least
+ * its matmul FLOPs at the SAs' peak and its weight (and KV) bytes at the
+ * HBM bandwidth, on every preset model and both NPUs of docs/llm.md. */
+static void bounds_never_beaten(void **state)
+{
+    (void)state;
+    const char *npus[2] = {"v10-isca23", "tpuv4-core"};
+    for (int n = 0; n < 2; n++) {
+        v10_npu npu = npu_named(npus[n]);
+        double peak = 2.0 * npu.sa_count * npu.sa_rows * npu.sa_cols; /* FLOPs per cycle */
+        double bw = v10_npu_hbm_bytes_per_cycle(&npu);
+        for (size_t i = 0; i < N_EXPECT; i++) {
+            v10_llm_config c = preset(EXPECT[i].name);
+            double w = 2.0 * (double)v10_llm_matmul_params(&c);
+            for (int k = 0; k < 5; k++) {
+                const uint32_t P[3] = {128, 1024, 4096}, B[2] = {1, 32};
+                if (k < 3 && P[k] > c.max_context)
+                    continue;
+                v10_model m;
+                v10_err err = {{0}};
+                v10_model_init(&m, c.name, 1);
+                double flops, bytes;
+                if (k < 3) {
+                    assert_int_equal(v10_llm_prefill(&c, P[k], &m, &err), 0);
+                    flops = (double)stream_flops(&m);
+                    bytes = w;
+                } else {
+                    uint32_t ctx[32];
+                    for (int j = 0; j < 32; j++)
+                        ctx[j] = 1024;
+                    assert_int_equal(v10_llm_decode(&c, B[k - 3], ctx, &m, &err), 0);
+                    flops = (double)B[k - 3] * (double)v10_llm_flops_per_token(&c, 1024);
+                    bytes = w + (double)B[k - 3] * 1024 * (double)v10_llm_kv_bytes_per_token(&c);
+                }
+                assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+                double bound = flops / peak > bytes / bw ? flops / peak : bytes / bw;
+                assert_true((double)m.total_cycles >= bound);
+                v10_model_fini(&m);
+            }
+        }
+    }
+}
+
 static void bad_phase_sizes(void **state)
 {
     (void)state;
@@ -640,6 +754,9 @@ int main(void)
         cmocka_unit_test(gpt2_matches_zoo),
         cmocka_unit_test(prefill_shapes),
         cmocka_unit_test(decode_shapes_and_hbm),
+        cmocka_unit_test(batched_prefill),
+        cmocka_unit_test(fused_attention),
+        cmocka_unit_test(bounds_never_beaten),
         cmocka_unit_test(bad_phase_sizes),
         cmocka_unit_test(fit_check),
         cmocka_unit_test(spec_form),
