@@ -38,6 +38,7 @@ typedef struct v10_model_summary {
     uint64_t hbm_bytes;               /* per request */
     uint64_t cycles;                  /* standalone latency = v10_model_cycles */
     uint64_t compute_cycles, mem_cycles;
+    uint64_t stall_cycles;            /* waiting on HBM alone (v10_cost_stall_cycles) */
     uint64_t tiles;
     uint64_t fu_cycles[V10_FU_TYPES]; /* time spent in each FU type's ops */
     v10_len_stats len[V10_FU_TYPES];  /* operator lengths per FU type */

@@ -2,8 +2,9 @@
  * attrib.c — where each tenant's time goes (docs/attribution.md): every
  * cycle of a tenant's run is in one v10_attr_state, some of them lost to
  * named partners.  A tenant's state changes only when it or an FU changes
- * state, or when HBM rates move, so it is added up at those transitions
- * (the tenants marked in e->attr_dirty), never per cycle or per event.
+ * state, so it is added up at those transitions (the tenants marked in
+ * e->attr_dirty), never per cycle; the part of execution lost to HBM
+ * sharing is moved out of it where the rates change (eng_attr_hbm_settle).
  */
 #include "engine/engine.h"
 

@@ -28,6 +28,7 @@ int v10_model_summarize(const v10_model *m, v10_model_summary *s, v10_err *err)
         if (add63(&s->macs, op->macs) || add63(&s->hbm_bytes, op->hbm_bytes) ||
             add63(&s->cycles, op->cycles) || add63(&s->compute_cycles, op->compute_cycles) ||
             add63(&s->mem_cycles, op->mem_cycles) || add63(&s->tiles, op->tiles) ||
+            add63(&s->stall_cycles, v10_cost_stall_cycles(op)) ||
             add63(&s->fu_cycles[fu], op->cycles))
             return v10_err_set(err, "model %s: totals exceed 63 bits", m->name);
         s->fu_ops[fu]++;
@@ -206,10 +207,7 @@ static int write_profile(v10_tab *t, const v10_model *m, const v10_model_summary
     v10_tab_int(t, (int64_t)s->mem_cycles);
     v10_tab_int(t, (int64_t)s->hbm_bytes);
     v10_tab_str(t, "-");
-    uint64_t stall = 0;
-    for (size_t i = 0; i < m->n_ops; i++)
-        stall += v10_cost_stall_cycles(&m->ops[i]); /* at most the total cycles */
-    v10_tab_int(t, (int64_t)stall);
+    v10_tab_int(t, (int64_t)s->stall_cycles);
     v10_tab_real(t, NAN); /* "-": a rate of the whole model is no op's */
     v10_tab_int(t, (int64_t)s->tiles);
     v10_tab_int(t, (int64_t)s->macs);
