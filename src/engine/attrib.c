@@ -185,8 +185,10 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
  * Reclassifies the tenants marked dirty and those waiting for an FU type
  * whose summary changed since the last call (a waiting tenant's state
  * depends only on it, on the running tenants and on the contexts being
- * switched); with partitions, every waiting tenant.  Called after every
- * event: most change no summary, and cost a few compares.
+ * switched); with partitions, where a tenant sees its own FUs and the
+ * shared ones, every tenant waiting for a type of which a shared FU changed
+ * state (eng_attr_fu marks the owner of a partition that did).  Called after every event: most change no summary,
+ * and cost a few compares.
  */
 void eng_attr_refresh(v10_engine *e)
 {
@@ -197,7 +199,7 @@ void eng_attr_refresh(v10_engine *e)
     for (int ty = 0; ty < V10_FU_TYPES; ty++) {
         eng_fu_sum *x = &seen[ty];
         int free = e->n_free[ty] > 0;
-        if (moved || e->attr_owned || free != x->free || e->attr_held[ty] != x->held ||
+        if (moved || (e->attr_owned && e->attr_fu_moved >> ty & 1) || free != x->free || e->attr_held[ty] != x->held ||
             e->attr_switching[ty] != x->switching)
             e->attr_dirty |= e->ready[ty];
         x->free = free;
@@ -206,6 +208,7 @@ void eng_attr_refresh(v10_engine *e)
         x->switching = e->attr_switching[ty];
     }
     e->attr_seen_running = e->running;
+    e->attr_fu_moved = 0;
     for (uint64_t m = e->attr_dirty; m; m &= m - 1)
         refresh_one(e, __builtin_ctzll(m), seen, sw_all);
     e->attr_dirty = 0;

@@ -430,7 +430,7 @@ static void build_bert(zb *b)
     vec(b, "embed", "sum", rows * d, 2 * OPS_ADD, vocab_rows, 1);
     vec(b, "embed", "ln", rows * d, OPS_LAYERNORM, 1, 1);
     for (int l = 0; l < 24; l++) {
-        char pfx[16];
+        char pfx[24]; /* a short word, any int, NUL */
         snprintf(pfx, sizeof pfx, "layer%d", l);
         encoder_layer(b, pfx, t, d, 16, 4096);
     }
@@ -453,14 +453,14 @@ static void build_transformer(zb *b)
     gather(b, "enc.embed", "gather", n * s, d);
     vec(b, "enc.embed", "scale_pos", n * s * d, 2 * OPS_ADD, 2, 0);
     for (int l = 0; l < 6; l++) {
-        char pfx[16];
+        char pfx[24]; /* a short word, any int, NUL */
         snprintf(pfx, sizeof pfx, "enc%d", l);
         encoder_layer(b, pfx, s, d, h, ff);
     }
     gather(b, "dec.embed", "gather", n * t, d);
     vec(b, "dec.embed", "scale_pos", n * t * d, 2 * OPS_ADD, 2, 0);
     for (int l = 0; l < 6; l++) {
-        char pfx[16], p[V10_OPNAME_MAX];
+        char pfx[24], p[V10_OPNAME_MAX];
         snprintf(pfx, sizeof pfx, "dec%d", l);
         snprintf(p, sizeof p, "%s.self", pfx);
         attention(b, p, t, t, d, h, 1, 1);
@@ -492,7 +492,7 @@ static void build_vit(zb *b)
                                b->err);
     vec(b, "embed", "cls_pos", b->n * t * d, OPS_ADD, 2, 1);
     for (int l = 0; l < 12; l++) {
-        char pfx[16];
+        char pfx[24]; /* a short word, any int, NUL */
         snprintf(pfx, sizeof pfx, "block%d", l);
         preln_layer(b, pfx, t, t, d, 12, 4 * d, 0);
     }
@@ -516,7 +516,7 @@ static void build_gpt_decode(zb *b)
     gather(b, "embed", "gather", b->n * 2, d); /* token and position rows */
     vec(b, "embed", "add", b->n * d, OPS_ADD, 2, 1);
     for (int l = 0; l < 48; l++) {
-        char pfx[16];
+        char pfx[24]; /* a short word, any int, NUL */
         snprintf(pfx, sizeof pfx, "h%d", l);
         preln_layer(b, pfx, 1, ctx, d, 25, 4 * d, 0);
     }
@@ -626,7 +626,7 @@ static void build_maskrcnn(zb *b)
     resnet_trunk(b, x, &RESNET50, c);
     fpn(b, c, 2, 6, p);
     for (int l = 2; l <= 6; l++) {
-        char pfx[16];
+        char pfx[24]; /* a short word, any int, NUL */
         snprintf(pfx, sizeof pfx, "rpn.p%d", l);
         fmap y = conv(b, pfx, "conv", p[l], FPN_CH, 3, 1);
         conv(b, pfx, "objectness", y, 3, 1, 1);

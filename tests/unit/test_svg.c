@@ -246,7 +246,7 @@ static double attr(const char *el, const char *name)
 static void test_crowded_bars(void **state)
 {
     (void)state;
-    static char names[55][32];
+    static char names[55][40];
     const char *cats[55];
     double y1[55], y2[55];
     for (int i = 0; i < 55; i++) {
