@@ -178,7 +178,10 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
     t->a_state = (uint8_t)st;
     t->a_partners = partners;
     t->a_op = t->op;
-    t->a_share = partners ? 1.0 / __builtin_popcountll(partners) : 0;
+    int n = 0; /* a loop, not __builtin_popcountll: a libgcc call without -mpopcnt */
+    for (uint64_t m = partners; m; m &= m - 1)
+        n++;
+    t->a_share = n ? 1.0 / n : 0;
 }
 
 /*
@@ -192,6 +195,8 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
  */
 void eng_attr_refresh(v10_engine *e)
 {
+    if (!e->attr_dirty && !e->attr_fu_moved)
+        return; /* no tenant and no FU changed state: no summary did */
     eng_fu_sum *seen = e->attr_seen;
     uint64_t sw_all = e->attr_switching[V10_FU_SA] | e->attr_switching[V10_FU_VU];
     uint64_t moved = e->running ^ e->attr_seen_running;
@@ -199,8 +204,9 @@ void eng_attr_refresh(v10_engine *e)
     for (int ty = 0; ty < V10_FU_TYPES; ty++) {
         eng_fu_sum *x = &seen[ty];
         int free = e->n_free[ty] > 0;
-        if (moved || (e->attr_owned && e->attr_fu_moved >> ty & 1) || free != x->free || e->attr_held[ty] != x->held ||
-            e->attr_switching[ty] != x->switching)
+        int shared_moved = e->attr_fu_moved >> (V10_FU_TYPES + ty) & 1;
+        if (moved || (e->attr_owned && shared_moved) || free != x->free ||
+            e->attr_held[ty] != x->held || e->attr_switching[ty] != x->switching)
             e->attr_dirty |= e->ready[ty];
         x->free = free;
         x->owned = e->attr_owned;
