@@ -188,15 +188,11 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
  * Reclassifies the tenants marked dirty and those waiting for an FU type
  * whose summary changed since the last call (a waiting tenant's state
  * depends only on it, on the running tenants and on the contexts being
- * switched); with partitions, where a tenant sees its own FUs and the
- * shared ones, every tenant waiting for a type of which a shared FU changed
- * state (eng_attr_fu marks the owner of a partition that did).  Called after every event: most change no summary,
- * and cost a few compares.
+ * switched); with partitions, every waiting tenant.  Called after every
+ * event: most change no summary, and cost a few compares.
  */
 void eng_attr_refresh(v10_engine *e)
 {
-    if (!e->attr_dirty && !e->attr_fu_moved)
-        return; /* no tenant and no FU changed state: no summary did */
     eng_fu_sum *seen = e->attr_seen;
     uint64_t sw_all = e->attr_switching[V10_FU_SA] | e->attr_switching[V10_FU_VU];
     uint64_t moved = e->running ^ e->attr_seen_running;
@@ -204,9 +200,8 @@ void eng_attr_refresh(v10_engine *e)
     for (int ty = 0; ty < V10_FU_TYPES; ty++) {
         eng_fu_sum *x = &seen[ty];
         int free = e->n_free[ty] > 0;
-        int shared_moved = e->attr_fu_moved >> (V10_FU_TYPES + ty) & 1;
-        if (moved || (e->attr_owned && shared_moved) || free != x->free ||
-            e->attr_held[ty] != x->held || e->attr_switching[ty] != x->switching)
+        if (moved || e->attr_owned || free != x->free || e->attr_held[ty] != x->held ||
+            e->attr_switching[ty] != x->switching)
             e->attr_dirty |= e->ready[ty];
         x->free = free;
         x->owned = e->attr_owned;
@@ -214,7 +209,6 @@ void eng_attr_refresh(v10_engine *e)
         x->switching = e->attr_switching[ty];
     }
     e->attr_seen_running = e->running;
-    e->attr_fu_moved = 0;
     for (uint64_t m = e->attr_dirty; m; m &= m - 1)
         refresh_one(e, __builtin_ctzll(m), seen, sw_all);
     e->attr_dirty = 0;

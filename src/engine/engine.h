@@ -215,9 +215,6 @@ struct v10_engine {
     uint64_t hbm_since;
     int attr_window;            /* the *_base counters are taken */
     int attr_owned;             /* some FU is a partition (spatial) */
-    /* Since the last refresh, bit ty: an FU of type ty changed state;
-     * bit V10_FU_TYPES + ty: a shared one (not a partition) did. */
-    unsigned attr_fu_moved;
     /* By FU type, kept by fu_set_state (eng_attr_fu): the tenants executing
      * on one (held) and those whose context one saves or restores. */
     uint64_t attr_held[V10_FU_TYPES], attr_switching[V10_FU_TYPES];
@@ -444,11 +441,6 @@ static inline void eng_attr_fu(v10_engine *e, const fu *u, int in)
         bit = 1ull << u->switch_tenant, m = &e->attr_switching[u->type];
     if (m)
         *m = in ? *m | bit : *m & ~bit;
-    e->attr_fu_moved |= 1u << u->type;
-    if (u->owner >= 0) /* a partition: only its owner's waiting can change */
-        e->attr_dirty |= 1ull << u->owner;
-    else
-        e->attr_fu_moved |= 1u << (V10_FU_TYPES + u->type);
     e->attr_dirty |= u->tenant >= 0 ? 1ull << u->tenant : 0;
 }
 /* --check (check.c): aborts naming the broken invariant. */
