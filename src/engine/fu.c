@@ -103,8 +103,9 @@ static uint64_t drain_cycles(const v10_engine *e, const fu *u)
 /*
  * Makes FU f, about to take tenant ti's operator, the leader of a gang of
  * every other free FU of its type that ti may use (v10p_eligible: the
- * policy's may_run and the partitions' owners agree), linked through
- * `next`; call it while ti is still READY.  Whole FUs only: a partition
+ * policy's may_run and the partitions' owners agree), lowest first, up to
+ * one per tile of the operator and ("alloc") up to ti's allocation, linked
+ * through `next`; call it while ti is still READY.  Whole FUs only: a partition
  * slice (speed < 1) runs its operator alone.  Returns the gang's size.
  */
 static int gang_gather(v10_engine *e, int f, int ti)
@@ -113,8 +114,13 @@ static int gang_gather(v10_engine *e, int f, int ti)
     int k = 1;
     if (e->npu->op_mapping == V10_MAP_ONE || u->speed < 1.0)
         return k;
+    const tenant *t = &e->tenants[ti];
+    int cap = e->npu->op_mapping == V10_MAP_ALLOC ? e->alloc_fus[ti][u->type] : e->n_fus;
+    uint32_t tiles = t->model->ops[t->op].tiles; /* an FU with no tile would idle */
+    if (tiles < (uint32_t)cap)
+        cap = (int)tiles;
     fu *last = u;
-    for (int g = 0; g < e->n_fus; g++) {
+    for (int g = 0; g < e->n_fus && k < cap; g++) {
         fu *v = &e->fus[g];
         if (g == f || v->type != u->type || v->state != V10P_FU_FREE || v->speed < 1.0 ||
             !eng_eligible(e, ti, g))
@@ -488,7 +494,54 @@ void eng_dispatch(v10_engine *e)
     }
 }
 
-/* ---- spatial partitions ------------------------------------------------------------ */
+/* ---- spatial partitions and allocations ------------------------------------------ */
+
+/* n whole FUs among nt <= n tenants by share (sums to 1): at least one
+ * each, the rest by largest remainder (ties: the lower index). */
+static void whole_fus(int n, int nt, const double *share, int *given)
+{
+    int left = n - nt;
+    double rem[V10_MAX_TENANTS];
+    for (int i = 0; i < nt; i++) {
+        double want = share[i] * n - 1;
+        int w = want > 0 ? (int)floor(want) : 0;
+        if (w > left)
+            w = left;
+        given[i] = 1 + w;
+        left -= w;
+        rem[i] = want - w;
+    }
+    while (left > 0) {
+        int best = 0;
+        for (int i = 1; i < nt; i++)
+            if (rem[i] > rem[best])
+                best = i;
+        given[best]++;
+        rem[best] = -1e9;
+        left--;
+    }
+}
+
+/* Each tenant's allocation of each type's FUs, by priority: whole FUs as
+ * a spatial partition gives them (whole_fus), or one each when there are
+ * fewer FUs than tenants.  Counts, not particular FUs (Neu10 maps a
+ * vNPU's engines onto any free physical ones); not reserved while idle. */
+void eng_alloc_engines(v10_engine *e)
+{
+    int nt = e->n_tenants;
+    double sum = 0, share[V10_MAX_TENANTS];
+    for (int i = 0; i < nt; i++)
+        sum += e->tenants[i].priority;
+    for (int i = 0; i < nt; i++)
+        share[i] = e->tenants[i].priority / sum;
+    for (int ty = 0; ty < V10_FU_TYPES; ty++) {
+        int given[V10_MAX_TENANTS];
+        if (e->n_phys[ty] >= nt)
+            whole_fus(e->n_phys[ty], nt, share, given);
+        for (int i = 0; i < nt; i++)
+            e->alloc_fus[i][ty] = e->n_phys[ty] >= nt ? given[i] : 1;
+    }
+}
 
 int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err *err)
 {
@@ -501,27 +554,8 @@ int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err
     fu parts[V10_MAX_FUS];
     int np = 0;
     if (n_phys >= nt) {
-        /* Whole FUs, largest remainder, at least one each. */
-        int given[V10_MAX_TENANTS], left = n_phys - nt;
-        double rem[V10_MAX_TENANTS];
-        for (int i = 0; i < nt; i++) {
-            double want = share[i] * n_phys - 1;
-            int w = want > 0 ? (int)floor(want) : 0;
-            if (w > left)
-                w = left;
-            given[i] = 1 + w;
-            left -= w;
-            rem[i] = want - w;
-        }
-        while (left > 0) {
-            int best = 0;
-            for (int i = 1; i < nt; i++)
-                if (rem[i] > rem[best])
-                    best = i;
-            given[best]++;
-            rem[best] = -1e9;
-            left--;
-        }
+        int given[V10_MAX_TENANTS];
+        whole_fus(n_phys, nt, share, given);
         for (int i = 0; i < nt; i++)
             for (int k = 0; k < given[i]; k++)
                 parts[np++] = (fu){.type = type, .owner = i, .speed = 1.0, .tenant = -1,

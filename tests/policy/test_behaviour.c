@@ -562,6 +562,59 @@ static void test_op_mapping_closed_form(void **state)
     v10_run_result_fini(&r);
 }
 
+/* The most FUs of one type any operator of tenant t ran on: its trace
+ * segments that began and ended together on FUs of that type. */
+static int widest_gang(const v10_trace *tr, const v10_run_result *r, int t, int type)
+{
+    int most = 0;
+    for (size_t a = 0; a < tr->n; a++) {
+        const v10_trace_rec *x = &tr->recs[a];
+        if (x->kind != V10_TR_OP || x->tenant != t || r->fus[x->fu].type != type)
+            continue;
+        int k = 0;
+        for (size_t b = 0; b < tr->n; b++) {
+            const v10_trace_rec *y = &tr->recs[b];
+            k += y->kind == V10_TR_OP && y->tenant == t && y->start == x->start &&
+                 y->end == x->end && r->fus[y->fu].type == type;
+        }
+        most = k > most ? k : most;
+    }
+    return most;
+}
+
+/*
+ * op_mapping "alloc": a tenant's operators run on at most its allocation,
+ * its priority share of each type's FUs in whole FUs (spatial's rule).
+ * Alone, all 4 SAs and 2 VUs: the closed form of "all" (9818 cycles).
+ * Priorities 3 and 1 on 4 SAs and 2 VUs: 3 SAs and 1 VU, and 1 and 1;
+ * with "all" the first operator to start takes every free SA, and a
+ * one-tile VU operator one VU.
+ */
+static void test_op_mapping_alloc(void **state)
+{
+    (void)state;
+    const char *lone[] = {D "sa_vu.csv"};
+    v10_run_result r;
+    run("solo", lone, 1, 10, 1, "tests/data/npu/4sa2vu-alloc.json", &r);
+    assert_int_equal(r.end_cycle, 10 * 9818);
+    v10_run_result_fini(&r);
+    const char *pair[] = {D "long_sa.csv:priority=3", D "long_sa.csv"};
+    v10_trace tr;
+    run_ex("v10-fair", pair, 2, 6, 1, "tests/data/npu/4sa2vu-alloc.json", V10_PREEMPT_DRAIN, &tr,
+           &r);
+    assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_SA), 3);
+    assert_int_equal(widest_gang(&tr, &r, 1, V10_FU_SA), 1);
+    assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_VU), 1);
+    v10_trace_fini(&tr);
+    v10_run_result_fini(&r);
+    run_ex("v10-fair", pair, 2, 6, 1, "tests/data/npu/4sa2vu-all.json", V10_PREEMPT_DRAIN, &tr,
+           &r);
+    assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_SA), 4);
+    assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_VU), 1); /* one tile: one VU */
+    v10_trace_fini(&tr);
+    v10_run_result_fini(&r);
+}
+
 /* A lone tenant whose SA operators are long keeps all 4 SAs of the core
  * busy with "all" (SA utilization x4 that of "one", to the issue cycles). */
 static void test_op_mapping_uses_every_sa(void **state)
@@ -608,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_contention_slows_memory_bound),
         cmocka_unit_test(test_op_mapping_closed_form),
         cmocka_unit_test(test_op_mapping_uses_every_sa),
+        cmocka_unit_test(test_op_mapping_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,16 +40,17 @@ static const mix mixes[] = {
 };
 
 /* One run of `policy` on mix m with --check, on the default NPU or (npu
- * non-NULL) on preset `npu` with op_mapping "all" and preemption model pm. */
+ * non-NULL) on preset `npu` with op_mapping `map` and preemption model pm. */
 static int run_mix_on(const char *policy, const mix *m, int contention, uint64_t seed,
-                      const char *npu, v10_preempt_model pm, v10_run_config *cfg,
-                      v10_tenant_spec *specs, v10_trace *tr, v10_run_result *res)
+                      const char *npu, v10_op_mapping map, v10_preempt_model pm,
+                      v10_run_config *cfg, v10_tenant_spec *specs, v10_trace *tr,
+                      v10_run_result *res)
 {
     v10_run_config_default(cfg);
     if (npu) {
         v10_err e;
         assert_int_equal(v10_npu_preset(npu, &cfg->npu, &e), 0);
-        cfg->npu.op_mapping = V10_MAP_ALL;
+        cfg->npu.op_mapping = map;
         cfg->preempt = pm;
     }
     size_t n = 0;
@@ -79,7 +80,8 @@ static int run_mix(const char *policy, const mix *m, int contention, uint64_t se
                    v10_run_config *cfg, v10_tenant_spec *specs, v10_trace *tr,
                    v10_run_result *res)
 {
-    return run_mix_on(policy, m, contention, seed, NULL, V10_PREEMPT_DRAIN, cfg, specs, tr, res);
+    return run_mix_on(policy, m, contention, seed, NULL, V10_MAP_ONE, V10_PREEMPT_DRAIN, cfg, specs,
+                      tr, res);
 }
 
 static int cmp_rec(const void *a, const void *b)
@@ -199,15 +201,16 @@ static void test_all_policies_all_mixes(void **state)
 
 /*
  * op_mapping "all" (an operator on every free FU of its type that its
- * tenant may use): every policy on every mix, on a core of 4 SAs and 4 VUs
- * with HBM contention and the drain model, and on tpuv4-core (4 SAs, 1 VU)
+ * tenant may use) and "alloc" (up to its tenant's allocation of them):
+ * every policy on every mix, "all" on a core of 4 SAs and 4 VUs with HBM
+ * contention and the drain model, "alloc" on tpuv4-core (4 SAs, 1 VU)
  * without contention and with the tile model, with --check
  * (which verifies that each FU runs one operator, its gang's or its own,
  * and that attribution and energy still add up).  Some operator must have
  * run on a gang: an FU executed while another of its type executed the
  * same segment.
  */
-static void test_op_mapping_all(void **state)
+static void test_op_mapping_all_alloc(void **state)
 {
     (void)state;
     const char *npus[] = {"v10-isca23-4x", "tpuv4-core"};
@@ -222,7 +225,8 @@ static void test_op_mapping_all(void **state)
                 v10_run_result res;
                 int cont = k & 1;
                 v10_preempt_model pm = k & 2 ? V10_PREEMPT_TILE : V10_PREEMPT_DRAIN;
-                assert_int_equal(run_mix_on(name, &mixes[m], cont, 7, npus[k >> 1 & 1], pm,
+                v10_op_mapping map = k & 2 ? V10_MAP_ALLOC : V10_MAP_ALL;
+                assert_int_equal(run_mix_on(name, &mixes[m], cont, 7, npus[k >> 1 & 1], map, pm,
                                             &cfg, specs, &tr, &res), 0);
                 check_timeline(&cfg, &res, &tr);
                 for (size_t i = 1; i < tr.n && !ganged; i++) {
@@ -392,7 +396,7 @@ int main(void)
         cmocka_unit_test(test_param_tables),
         cmocka_unit_test(test_param_round_trip),
         cmocka_unit_test(test_all_policies_all_mixes),
-        cmocka_unit_test(test_op_mapping_all),
+        cmocka_unit_test(test_op_mapping_all_alloc),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

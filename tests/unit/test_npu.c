@@ -241,8 +241,8 @@ static void validate_names_key(void **state)
 }
 
 /* op_mapping: "one" by default and left out of the JSON then (reports of
- * V10 runs read as before the key); "all" read, printed and read back; any
- * other value is an error naming the key and the file. */
+ * V10 runs read as before the key); "all" and "alloc" read, printed and
+ * read back; any other value is an error naming the key and the file. */
 static void op_mapping_key(void **state)
 {
     (void)state;
@@ -267,14 +267,18 @@ static void op_mapping_key(void **state)
     assert_int_equal(back.op_mapping, V10_MAP_ALL);
     assert_int_equal(v10_npu_from_json("{\"op_mapping\": \"one\"}", "mem.json", &n, &err), 0);
     assert_int_equal(n.op_mapping, V10_MAP_ONE);
-    static const char *const bad[] = {"{\"op_mapping\": \"alloc\"}", "{\"op_mapping\": \"ALL\"}",
-                                      "{\"op_mapping\": 1}", "{\"op_mapping\": null}"};
+    assert_int_equal(v10_npu_from_json("{\"op_mapping\": \"alloc\"}", "mem.json", &n, &err), 0);
+    assert_int_equal(n.op_mapping, V10_MAP_ALLOC);
+    assert_string_equal(v10_op_mapping_name(n.op_mapping), "alloc");
+    static const char *const bad[] = {"{\"op_mapping\": \"vnpu\"}", "{\"op_mapping\": \"ALL\"}",
+                                      "{\"op_mapping\": 1}", "{\"op_mapping\": null}",
+                                      "{\"op_mapping\": \"\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = 0;
         assert_int_equal(v10_npu_from_json(bad[i], "mem.json", &n, &err), -1);
         assert_non_null(strstr(err.msg, "mem.json"));
         assert_non_null(strstr(err.msg, "'op_mapping'"));
-        assert_non_null(strstr(err.msg, "\"one\" or \"all\""));
+        assert_non_null(strstr(err.msg, "\"one\", \"all\" or \"alloc\""));
     }
 }
 
