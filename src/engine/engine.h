@@ -143,11 +143,12 @@ typedef struct fu {
     uint64_t exec_cycles, switch_cycles; /* of states left (eng_fu_exec_cycles) */
     double work;                /* standalone work executed */
     double macs;                /* MACs executed */
-    /* op_mapping "all": an operator holds a gang of FUs of one type.  Its
-     * leader (the FU it was offered) carries the operator: its rate, its
-     * event, its work; `next` links the others, each a follower (lead =
-     * the leader) in the leader's state with the leader's tenant, executing
-     * no work of its own and scheduling no event.  Otherwise -1 both. */
+    /* op_mapping "all" or "alloc": an operator holds a gang of FUs of one
+     * type.  Its leader (the FU it was offered) carries the operator: its
+     * rate, its event, its work; `next` links the others, each a follower
+     * (lead = the leader) in the leader's state with the leader's tenant,
+     * executing no work of its own and scheduling no event.  Otherwise -1
+     * both. */
     int lead;                   /* a follower: its leader; else -1 */
     int next;                   /* the gang's next follower, or -1 */
 } fu;
@@ -260,8 +261,8 @@ static inline double eng_rem_now(const v10_engine *e, const fu *u)
     return r < u->stop_at ? u->stop_at : r;
 }
 
-/* FU u follows another's operator (op_mapping "all"): it has no work,
- * rate or event of its own. */
+/* FU u follows another's operator (op_mapping "all", "alloc"): it has no
+ * work, rate or event of its own. */
 static inline int eng_follower(const fu *u) { return u->lead >= 0; }
 
 /* Cycles FU u has executed so far: the intervals of the busy states it

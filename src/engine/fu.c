@@ -98,7 +98,7 @@ static uint64_t drain_cycles(const v10_engine *e, const fu *u)
     return u->type == V10_FU_SA ? e->npu->sa_rows : 0;
 }
 
-/* ---- gangs (op_mapping "all", engine.h) ------------------------------------------ */
+/* ---- gangs (op_mapping "all" and "alloc", engine.h) ------------------------------ */
 
 /*
  * Makes FU f, about to take tenant ti's operator, the leader of a gang of
