@@ -9,10 +9,18 @@ its roofline bound max(FLOPs / peak, bytes / HBM bandwidth):
            once + the P tokens' K and V written;
   decode   FLOPs = B x (2 x matmul params + 4 x layers x heads x head_dim x
            1024); bytes = the weights + B x 1024 tokens of K and V read.
-Peak = sa_count x sa_rows x sa_cols x 2 FLOPs per cycle (bf16 MACs)."""
-import json, subprocess, sys
+Peak = sa_count x sa_rows x sa_cols x 2 FLOPs per cycle (bf16 MACs).
+With `--op-mapping all` (llm_bounds.py BIN --op-mapping all) each NPU runs
+every operator on all engines of its type (docs/design.md): the stream
+alone through the engine (`run --policy solo`), since `profile` sums the
+operators' one-engine costs."""
+import json, os, subprocess, sys, tempfile
 
 BIN = sys.argv[1]
+ALL = sys.argv[2:] == ["--op-mapping", "all"]
+if sys.argv[2:] and not ALL:
+    sys.exit("usage: llm_bounds.py BIN [--op-mapping all]")
+TMP = tempfile.mkdtemp()
 # The presets (src/workloads/llm.c, from each model's HuggingFace config.json).
 M = {"gpt2-xl": dict(L=48, h=1600, H=25, KV=25, d=64, f=6400, V=50257, ctx=1024, mats=2, tied=1),
      "llama3.2-1b": dict(L=16, h=2048, H=32, KV=8, d=64, f=8192, V=128256, ctx=131072, mats=3, tied=1),
@@ -23,10 +31,20 @@ def run(*args):
     return json.loads(subprocess.run([BIN, *args, "--format", "json"], check=True,
                                      capture_output=True, text=True).stdout)
 
+def npu_all(npu):
+    path = os.path.join(TMP, npu + "-all.json")
+    with open(path, "w") as f:
+        json.dump({"base": npu, "name": npu + "-all", "op_mapping": "all"}, f)
+    return path
+
 def ms(npu, spec):
     """The stream's latency alone, or None if the weights and KV do not fit."""
     try:
-        return run("profile", "llm/" + spec, "--npu", npu)["totals"]["latency_us"] / 1e3
+        if not ALL:
+            return run("profile", "llm/" + spec, "--npu", npu)["totals"]["latency_us"] / 1e3
+        r = run("run", "--tenant", "llm/" + spec, "--policy", "solo", "--requests", "1",
+                "--warmup", "0", "--npu", npu_all(npu))
+        return r["tenants"][0]["latency_us"]["avg"] / 1e3
     except subprocess.CalledProcessError:
         return None
 

@@ -41,6 +41,14 @@ uint64_t v10_model_cycles(const v10_model *m);
  */
 uint64_t v10_cost_spill_bytes(const v10_op *op, uint64_t share_bytes);
 
+/* Standalone cycles of a costed op split over k engines of its FU type
+ * (op_mapping "all", docs/design.md "Operators over several engines"):
+ * its tiles are divided, ceil(tiles / k) per engine, so its compute is
+ * ceil(compute_cycles x ceil(tiles / k) / tiles); its `bytes` of HBM
+ * traffic take as long as on one engine.  max(compute, HBM) + issue, as
+ * v10_cost_op; k = 1 gives v10_cost_shared_cycles' figure for those bytes. */
+uint64_t v10_cost_split_cycles(const v10_npu *npu, const v10_op *op, uint64_t bytes, uint32_t k);
+
 /* Standalone cycles of a costed op when its tenant holds `share_bytes` of
  * vector memory; *bytes gets its HBM traffic including spills.  With
  * share_bytes = npu->vmem_bytes this equals op->cycles. */

@@ -20,6 +20,13 @@ typedef enum v10_dataflow {
     V10_DF_IS,     /* input stationary */
 } v10_dataflow;
 
+/* How an operator maps onto the core's engines (docs/formats.md §1). */
+typedef enum v10_op_mapping {
+    V10_MAP_ONE = 0, /* one SA or VU per operator, as V10 (ISCA 2023) */
+    V10_MAP_ALL,     /* every free engine of its type, as XLA splits a matmul over MXUs */
+    V10_MAP_ALLOC,   /* up to its tenant's allocation of them, as Neu10's vNPU */
+} v10_op_mapping;
+
 typedef struct v10_npu {
     char name[V10_NAME_MAX];
     uint32_t sa_count;          /* systolic arrays */
@@ -27,6 +34,7 @@ typedef struct v10_npu {
     uint32_t sa_cols;           /* PEs per row (N side for WS) */
     v10_dataflow sa_dataflow;
     int sa_prefetch_weights;    /* 1: load next fold's weights while streaming */
+    v10_op_mapping op_mapping;  /* engines per operator */
     uint32_t vu_count;          /* vector units */
     uint32_t vu_lanes;          /* ALU lanes per VU (8 x 128) */
     uint32_t vu_ops_per_lane;   /* FP32 ops per lane per cycle */
@@ -101,6 +109,7 @@ uint64_t v10_npu_us_to_cycles(const v10_npu *npu, double us);
 struct cJSON *v10_npu_to_json(const v10_npu *npu);
 
 const char *v10_dataflow_name(v10_dataflow df);
+const char *v10_op_mapping_name(v10_op_mapping m);
 int v10_dataflow_parse(const char *s, v10_dataflow *out);
 
 #endif

@@ -65,4 +65,9 @@ v10_fu_type v10p_fu_type(const v10_engine *e, int f) { return e->fus[f].type; }
 int v10p_fu_owner(const v10_engine *e, int f) { return e->fus[f].owner; }
 int v10p_fu_tenant(const v10_engine *e, int f) { return e->fus[f].tenant; }
 v10p_fstate v10p_fu_state(const v10_engine *e, int f) { return e->fus[f].state; }
-int v10p_fu_stopping(const v10_engine *e, int f) { return e->fus[f].stopping; }
+/* A gang's follower stops with its leader (fu.c). */
+int v10p_fu_stopping(const v10_engine *e, int f)
+{
+    const fu *u = &e->fus[f];
+    return e->fus[eng_follower(u) ? u->lead : f].stopping;
+}

@@ -38,8 +38,10 @@ static void check_fail(const v10_engine *e, const char *what)
 void eng_check_state(const v10_engine *e)
 {
     char msg[256];
+    int followers = 0, listed = 0;
     for (int f = 0; f < e->n_fus; f++) {
         const fu *u = &e->fus[f];
+        followers += eng_follower(u);
         if ((u->state == V10P_FU_BUSY || u->state == V10P_FU_RESTORE) != (u->tenant >= 0) ||
             (u->stopping && u->tenant < 0)) {
             snprintf(msg, sizeof msg, "FU %d: state and tenant disagree", f);
@@ -50,11 +52,35 @@ void eng_check_state(const v10_engine *e)
             snprintf(msg, sizeof msg, "FU %d runs below full rate with the HBM not shared", f);
             check_fail(e, msg);
         }
-        if (u->tenant >= 0 && e->tenants[u->tenant].fu != f) {
+        /* No FU runs two operators: each holds one tenant's, as that
+         * tenant's FU or a follower of it in its state (a gang, fu.c). */
+        int holder = eng_follower(u) ? u->lead : f;
+        if (u->tenant >= 0 && e->tenants[u->tenant].fu != holder) {
             snprintf(msg, sizeof msg, "FU %d runs tenant %d, which holds FU %d", f, u->tenant,
                      e->tenants[u->tenant].fu);
             check_fail(e, msg);
         }
+        if (eng_follower(u) &&
+            (u->tenant < 0 || e->fus[u->lead].tenant != u->tenant ||
+             e->fus[u->lead].state != u->state || e->fus[u->lead].type != u->type ||
+             eng_follower(&e->fus[u->lead]) || u->rate != 0)) {
+            snprintf(msg, sizeof msg, "FU %d follows FU %d but not its operator", f, u->lead);
+            check_fail(e, msg);
+        }
+        int linked = 0; /* a leader's list: its followers, each once (no cycle) */
+        for (int g = eng_follower(u) ? -1 : u->next; g >= 0 && linked <= e->n_fus;
+             g = e->fus[g].next)
+            linked += e->fus[g].lead == f ? 1 : e->n_fus + 1;
+        if (linked > e->n_fus) {
+            snprintf(msg, sizeof msg, "FU %d: its gang's list is broken", f);
+            check_fail(e, msg);
+        }
+        listed += linked;
+    }
+    if (followers != listed) {
+        snprintf(msg, sizeof msg, "%d FUs follow a gang's leader, %d are on the leaders' lists",
+                 followers, listed);
+        check_fail(e, msg);
     }
     for (int i = 0; i < e->n_tenants; i++) {
         const tenant *t = &e->tenants[i];

@@ -100,7 +100,7 @@ static void read_fu(const v10_engine *e, int f, fu_now *r)
                   (double)in, 0};
     if (u->state == V10P_FU_BUSY) {
         r->exec += r->in;
-        r->in_work = u->seg_rem0 - eng_rem_now(e, u);
+        r->in_work = eng_follower(u) ? 0 : u->seg_rem0 - eng_rem_now(e, u);
         r->work += r->in_work;
     } else if (u->state != V10P_FU_FREE) {
         r->sw += r->in;

@@ -61,6 +61,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         return -1;
     for (int f = 0; f < e->n_fus; f++) /* after init: a policy may partition the FUs */
         e->n_free[e->fus[f].type] += e->fus[f].state == V10P_FU_FREE;
+    if (cfg->npu.op_mapping == V10_MAP_ALLOC)
+        eng_alloc_engines(e);
     e->stall_cycle = stall_cycle;
     if (cfg->warmup == 0) {
         eng_snapshot(e, &e->win[0]);
@@ -142,7 +144,8 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         if (u->state == V10P_FU_BUSY) {
             /* Settle the partial segment so that work adds up at the end. */
             tenant *t = &e->tenants[u->tenant];
-            eng_credit(u, t, u->seg_rem0 - eng_rem_now(e, u));
+            if (!eng_follower(u))
+                eng_credit(u, t, u->seg_rem0 - eng_rem_now(e, u));
             eng_trace_op(e, u->seg_start, e->now, f, u->tenant);
         } else if (u->state != V10P_FU_FREE) { /* switching or restoring */
             eng_trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
@@ -219,10 +222,9 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         off += models[i].n_ops;
     }
     int f = 0;
-    for (int k = 0; k < nsa; k++)
-        e->fus[f++] = (fu){.type = V10_FU_SA, .owner = -1, .speed = 1.0, .tenant = -1};
-    for (int k = 0; k < nvu; k++)
-        e->fus[f++] = (fu){.type = V10_FU_VU, .owner = -1, .speed = 1.0, .tenant = -1};
+    for (int k = 0; k < nsa + nvu; k++)
+        e->fus[f++] = (fu){.type = k < nsa ? V10_FU_SA : V10_FU_VU, .owner = -1, .speed = 1.0,
+                           .tenant = -1, .lead = -1, .next = -1};
     e->n_fus = f;
     e->n_phys[V10_FU_SA] = nsa;
     e->n_phys[V10_FU_VU] = nvu;

@@ -143,6 +143,14 @@ typedef struct fu {
     uint64_t exec_cycles, switch_cycles; /* of states left (eng_fu_exec_cycles) */
     double work;                /* standalone work executed */
     double macs;                /* MACs executed */
+    /* op_mapping "all" or "alloc": an operator holds a gang of FUs of one
+     * type.  Its leader (the FU it was offered) carries the operator: its
+     * rate, its event, its work; `next` links the others, each a follower
+     * (lead = the leader) in the leader's state with the leader's tenant,
+     * executing no work of its own and scheduling no event.  Otherwise -1
+     * both. */
+    int lead;                   /* a follower: its leader; else -1 */
+    int next;                   /* the gang's next follower, or -1 */
 } fu;
 
 /* What the FUs of one type are doing, as a waiting tenant sees it (attrib.c). */
@@ -204,6 +212,9 @@ struct v10_engine {
     int (*check)(v10_engine *e, void *ctx, v10_err *err);
     void *check_ctx;
     v10_llm_tenant *llm;        /* per tenant, set by sim/run.c: n > 0 for LLM servers */
+    /* op_mapping "alloc": the most FUs of each type an operator of each
+     * tenant runs on (eng_alloc_engines); unused otherwise. */
+    int alloc_fus[V10_MAX_TENANTS][V10_FU_TYPES];
     /* Attribution (attrib.c), cumulative cycles from cycle 0: attr[i][s] of
      * tenant i in state s; attr_lost[(i * S + s) * nt + j] the part lost to
      * tenant j; *_base the same when the window opened.  attr_dirty:
@@ -249,6 +260,10 @@ static inline double eng_rem_now(const v10_engine *e, const fu *u)
     double r = t->remaining - u->rate * (double)(e->now - u->rate_time);
     return r < u->stop_at ? u->stop_at : r;
 }
+
+/* FU u follows another's operator (op_mapping "all", "alloc"): it has no
+ * work, rate or event of its own. */
+static inline int eng_follower(const fu *u) { return u->lead >= 0; }
 
 /* Cycles FU u has executed so far: the intervals of the busy states it
  * left, which fu.c adds as it leaves them, plus the one it is in. */
@@ -369,6 +384,8 @@ void eng_llm_check(const v10_engine *e, const tenant *t, int end, char *msg, siz
 
 /* Recomputes the running operators' rates and moves their events (rates.c). */
 void eng_update_rates(v10_engine *e);
+/* op_mapping "alloc": sets alloc_fus from the tenants' priorities (fu.c). */
+void eng_alloc_engines(v10_engine *e);
 /* Offers the free FUs to the policy (fu.c). */
 void eng_dispatch(v10_engine *e);
 /* Adds every FU's time in its current state to its counters (fu.c), as

@@ -8,6 +8,8 @@
 
 #include <math.h>
 
+#include "v10/cost.h"
+
 /* ---- actions ---------------------------------------------------------------- */
 
 /* Adds FU u's time in its current state, up to now, to its executing or
@@ -18,7 +20,8 @@ static void fu_clock(v10_engine *e, fu *u)
     u->since = e->now;
     if (u->state == V10P_FU_BUSY) {
         u->exec_cycles += dt;
-        e->tenants[u->tenant].active_cycles += dt;
+        if (!eng_follower(u)) /* a gang's operator is active once, not per FU */
+            e->tenants[u->tenant].active_cycles += dt;
     } else if (u->state != V10P_FU_FREE) {
         u->switch_cycles += dt;
     }
@@ -95,14 +98,110 @@ static uint64_t drain_cycles(const v10_engine *e, const fu *u)
     return u->type == V10_FU_SA ? e->npu->sa_rows : 0;
 }
 
-/* Tenant ti's operator starts executing on FU u, which it holds. */
+/* ---- gangs (op_mapping "all" and "alloc", engine.h) ------------------------------ */
+
+/*
+ * Makes FU f, about to take tenant ti's operator, the leader of a gang of
+ * every other free FU of its type that ti may use (v10p_eligible: the
+ * policy's may_run and the partitions' owners agree), lowest first, up to
+ * one per tile of the operator and ("alloc") up to ti's allocation, linked
+ * through `next`; call it while ti is still READY.  Whole FUs only: a partition
+ * slice (speed < 1) runs its operator alone.  Returns the gang's size.
+ */
+static int gang_gather(v10_engine *e, int f, int ti)
+{
+    fu *u = &e->fus[f];
+    int k = 1;
+    if (e->npu->op_mapping == V10_MAP_ONE || u->speed < 1.0)
+        return k;
+    const tenant *t = &e->tenants[ti];
+    int cap = e->npu->op_mapping == V10_MAP_ALLOC ? e->alloc_fus[ti][u->type] : e->n_fus;
+    uint32_t tiles = t->model->ops[t->op].tiles; /* an FU with no tile would idle */
+    if (tiles < (uint32_t)cap)
+        cap = (int)tiles;
+    fu *last = u;
+    for (int g = 0; g < e->n_fus && k < cap; g++) {
+        fu *v = &e->fus[g];
+        if (g == f || v->type != u->type || v->state != V10P_FU_FREE || v->speed < 1.0 ||
+            !eng_eligible(e, ti, g))
+            continue;
+        v->lead = f;
+        v->tenant = ti;
+        v->stopping = 0;
+        v->stop_at = 0;
+        last->next = g;
+        last = v;
+        k++;
+    }
+    return k;
+}
+
+static int gang_size(const v10_engine *e, const fu *u)
+{
+    int k = 1;
+    for (int g = u->next; g >= 0; g = e->fus[g].next)
+        k++;
+    return k;
+}
+
+/* Every follower of leader u moves to state st with it (a restore or the
+ * start of execution): it executes no work of its own (rate 0). */
+static void gang_follow(v10_engine *e, const fu *u, v10p_fstate st)
+{
+    for (int g = u->next; g >= 0; g = e->fus[g].next) {
+        fu *v = &e->fus[g];
+        if (st == V10P_FU_RESTORE)
+            v->switch_tenant = u->switch_tenant; /* before the state: attribution reads it */
+        else if (v->state == V10P_FU_RESTORE)
+            eng_trace_push(e, V10_TR_SWITCH, v->switch_start, e->now, g, v->tenant, 0);
+        fu_set_state(e, g, st);
+        v->switch_start = e->now;
+        v->seg_start = e->now;
+        v->rate_time = e->now;
+        v->rate = v->full_rate = v->demand = v->hbm_rate = v->bytes_per_work = 0;
+        v->seg_rem0 = 0;
+    }
+}
+
+/* Leader u's operator (tenant ti) has left it: every follower leaves too,
+ * its execution traced, and is free; or (switch_fu's rule) switches its own
+ * context for `cycles` if `sw`, as the leader does. */
+static void switch_fu(v10_engine *e, fu *u, int f, int ti, uint64_t cycles);
+static void gang_release(v10_engine *e, fu *u, int ti, int sw, uint64_t cycles)
+{
+    for (int g = u->next; g >= 0;) {
+        fu *v = &e->fus[g];
+        int nx = v->next;
+        if (v->state == V10P_FU_BUSY)
+            eng_trace_op(e, v->seg_start, e->now, g, ti);
+        else
+            eng_trace_push(e, V10_TR_SWITCH, v->switch_start, e->now, g, ti, 0);
+        fu_set_state(e, g, V10P_FU_FREE);
+        v->tenant = v->lead = v->next = -1;
+        v->stopping = 0;
+        if (sw)
+            switch_fu(e, v, g, ti, cycles);
+        g = nx;
+    }
+    u->next = -1;
+}
+
+/* Tenant ti's operator starts executing on FU u, which it holds (with its
+ * gang's followers, if any). */
 static void begin_exec(v10_engine *e, fu *u, int ti)
 {
     tenant *t = &e->tenants[ti];
     const v10_op *op = &t->model->ops[t->op];
     uint64_t work = t->work[t->op];
     u->full_rate = 1.0;
-    if (u->speed < 1.0) {
+    if (u->next >= 0) {
+        /* A gang of k: the operator's tiles split over the k engines
+         * (v10_cost_split_cycles), never slower than on one. */
+        uint64_t split = v10_cost_split_cycles(e->npu, op, t->bytes[t->op],
+                                               (uint32_t)gang_size(e, u));
+        if (split < work)
+            u->full_rate = (double)work / (double)split;
+    } else if (u->speed < 1.0) {
         /* A partition computes at `speed`; HBM time is unchanged. */
         double mem = (double)work - (double)e->npu->issue_cycles;
         double comp = (double)op->compute_cycles / u->speed;
@@ -117,6 +216,7 @@ static void begin_exec(v10_engine *e, fu *u, int ti)
     u->rate = u->full_rate;
     u->hbm_rate = u->rate * u->bytes_per_work;
     u->seg_rem0 = t->remaining;
+    gang_follow(e, u, V10P_FU_BUSY);
     t->saved = 0;
     e->rates_dirty = 1;
 }
@@ -130,19 +230,27 @@ static void start_op(v10_engine *e, int f, int ti)
     tenant *t = &e->tenants[ti];
     if (t->remaining <= 0)
         t->remaining = (double)t->work[t->op];
+    gang_gather(e, f, ti);
     u->tenant = ti;
     u->stopping = 0;
     u->stop_at = 0;
     t->a_preempted = 0;
     eng_set_state(e, ti, V10P_RUNNING);
     t->fu = f;
-    uint64_t restore = t->saved && !u->covered ? restore_cycles(e, u) : 0;
-    restore += eng_energy_wake_cycles(e, f); /* a gated FU wakes up first */
-    u->covered = 0;
+    /* A gang waits for its slowest FU's restore and wake-up. */
+    uint64_t restore = 0;
+    for (int g = f; g >= 0; g = e->fus[g].next) {
+        fu *v = &e->fus[g];
+        uint64_t r = t->saved && !v->covered ? restore_cycles(e, v) : 0;
+        r += eng_energy_wake_cycles(e, g); /* a gated FU wakes up first */
+        v->covered = 0;
+        restore = r > restore ? r : restore;
+    }
     if (restore) {
         u->switch_tenant = ti;
         fu_set_state(e, f, V10P_FU_RESTORE);
         u->switch_start = e->now;
+        gang_follow(e, u, V10P_FU_RESTORE);
         v10_evq_set(&e->evq, f, e->now + restore);
         return;
     }
@@ -187,6 +295,8 @@ static void stop_after_drain(v10_engine *e, fu *u, uint64_t switch_cycles)
 
 int v10p_preempt(v10_engine *e, int f, uint64_t switch_cycles)
 {
+    if (eng_follower(&e->fus[f]))
+        f = e->fus[f].lead; /* a gang stops as one */
     fu *u = &e->fus[f];
     if (u->tenant < 0 || u->stopping)
         return 0;
@@ -278,6 +388,7 @@ void eng_fu_event(v10_engine *e, int f)
             return;
         }
         /* Preempted while restoring: nothing executed, the context stays saved. */
+        gang_release(e, u, ti, 1, u->switch_cost);
         fu_set_state(e, f, V10P_FU_FREE);
         u->tenant = -1;
         u->stopping = 0;
@@ -294,6 +405,10 @@ void eng_fu_event(v10_engine *e, int f)
             rem = 0; /* the operator finished as its drain ended */
     }
     int stop = u->stopping && rem > 0, finished_in_drain = u->stopping && !stop;
+    if (u->next >= 0) /* its followers switch as it will */
+        gang_release(e, u, ti, u->stopping,
+                     u->stopping && !stop ? u->stop_time + u->switch_cost - e->now
+                                          : u->switch_cost);
     t->remaining = rem;
     eng_credit(u, t, u->seg_rem0 - rem);
     eng_trace_op(e, u->seg_start, e->now, f, ti);
@@ -379,7 +494,54 @@ void eng_dispatch(v10_engine *e)
     }
 }
 
-/* ---- spatial partitions ------------------------------------------------------------ */
+/* ---- spatial partitions and allocations ------------------------------------------ */
+
+/* n whole FUs among nt <= n tenants by share (sums to 1): at least one
+ * each, the rest by largest remainder (ties: the lower index). */
+static void whole_fus(int n, int nt, const double *share, int *given)
+{
+    int left = n - nt;
+    double rem[V10_MAX_TENANTS];
+    for (int i = 0; i < nt; i++) {
+        double want = share[i] * n - 1;
+        int w = want > 0 ? (int)floor(want) : 0;
+        if (w > left)
+            w = left;
+        given[i] = 1 + w;
+        left -= w;
+        rem[i] = want - w;
+    }
+    while (left > 0) {
+        int best = 0;
+        for (int i = 1; i < nt; i++)
+            if (rem[i] > rem[best])
+                best = i;
+        given[best]++;
+        rem[best] = -1e9;
+        left--;
+    }
+}
+
+/* Each tenant's allocation of each type's FUs, by priority: whole FUs as
+ * a spatial partition gives them (whole_fus), or one each when there are
+ * fewer FUs than tenants.  Counts, not particular FUs (Neu10 maps a
+ * vNPU's engines onto any free physical ones); not reserved while idle. */
+void eng_alloc_engines(v10_engine *e)
+{
+    int nt = e->n_tenants;
+    double sum = 0, share[V10_MAX_TENANTS];
+    for (int i = 0; i < nt; i++)
+        sum += e->tenants[i].priority;
+    for (int i = 0; i < nt; i++)
+        share[i] = e->tenants[i].priority / sum;
+    for (int ty = 0; ty < V10_FU_TYPES; ty++) {
+        int given[V10_MAX_TENANTS];
+        if (e->n_phys[ty] >= nt)
+            whole_fus(e->n_phys[ty], nt, share, given);
+        for (int i = 0; i < nt; i++)
+            e->alloc_fus[i][ty] = e->n_phys[ty] >= nt ? given[i] : 1;
+    }
+}
 
 int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err *err)
 {
@@ -392,30 +554,12 @@ int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err
     fu parts[V10_MAX_FUS];
     int np = 0;
     if (n_phys >= nt) {
-        /* Whole FUs, largest remainder, at least one each. */
-        int given[V10_MAX_TENANTS], left = n_phys - nt;
-        double rem[V10_MAX_TENANTS];
-        for (int i = 0; i < nt; i++) {
-            double want = share[i] * n_phys - 1;
-            int w = want > 0 ? (int)floor(want) : 0;
-            if (w > left)
-                w = left;
-            given[i] = 1 + w;
-            left -= w;
-            rem[i] = want - w;
-        }
-        while (left > 0) {
-            int best = 0;
-            for (int i = 1; i < nt; i++)
-                if (rem[i] > rem[best])
-                    best = i;
-            given[best]++;
-            rem[best] = -1e9;
-            left--;
-        }
+        int given[V10_MAX_TENANTS];
+        whole_fus(n_phys, nt, share, given);
         for (int i = 0; i < nt; i++)
             for (int k = 0; k < given[i]; k++)
-                parts[np++] = (fu){.type = type, .owner = i, .speed = 1.0, .tenant = -1};
+                parts[np++] = (fu){.type = type, .owner = i, .speed = 1.0, .tenant = -1,
+                                   .lead = -1, .next = -1};
     } else {
         /* Fewer FUs than tenants: each tenant gets a slice of the FUs'
          * compute (a partition of the array's columns / the VU's lanes). */
@@ -424,7 +568,8 @@ int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err
             if (!(s > 0 && s <= 1))
                 return v10_err_set(err, "spatial: tenant %d's share of the %s is %g", i,
                                    v10_fu_name(type), s);
-            parts[np++] = (fu){.type = type, .owner = i, .speed = s, .tenant = -1};
+            parts[np++] = (fu){.type = type, .owner = i, .speed = s, .tenant = -1, .lead = -1,
+                               .next = -1};
         }
     }
     if (nk + np > e->max_fus)

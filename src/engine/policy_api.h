@@ -70,6 +70,10 @@ uint64_t v10p_core_clear_mask(const v10_engine *e);
 
 v10_fu_type v10p_fu_type(const v10_engine *e, int f);
 int v10p_fu_owner(const v10_engine *e, int f);   /* spatial partition owner, -1 shared */
+/* With op_mapping "all" or "alloc" one operator may hold several FUs of a
+ * type (a gang, docs/design.md §2): each reports the tenant, state and
+ * pending stop of the operator, and v10p_preempt on any of them preempts
+ * the operator on all of them. */
 int v10p_fu_tenant(const v10_engine *e, int f);  /* tenant holding it, -1 none */
 v10p_fstate v10p_fu_state(const v10_engine *e, int f);
 int v10p_fu_stopping(const v10_engine *e, int f); /* a preemption is pending */

@@ -41,6 +41,8 @@ void eng_update_rates(v10_engine *e)
     if (!contended) {
         for (int i = 0; i < n; i++) {
             const fu *u = &e->fus[idx[i]];
+            if (eng_follower(u))
+                continue; /* its leader carries the operator */
             if (!v10_evq_scheduled(&e->evq, idx[i]) ||
                 (e->contended && u->rate != u->full_rate))
                 set_rate(e, idx[i], u->full_rate);
@@ -76,6 +78,8 @@ void eng_update_rates(v10_engine *e)
     /* Only operators whose rate changed (or that just started) move. */
     for (int i = 0; i < n; i++) {
         const fu *u = &e->fus[idx[i]];
+        if (eng_follower(u))
+            continue;
         double r = u->demand > 0 ? u->full_rate * (u->alloc / u->demand) : u->full_rate;
         if (r > u->full_rate)
             r = u->full_rate;

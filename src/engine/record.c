@@ -118,7 +118,7 @@ void eng_snapshot(const v10_engine *e, v10_snapshot *s)
         const fu *u = &e->fus[f];
         double exec = (double)eng_fu_exec_cycles(e, u) * u->speed;
         double macs = u->macs;
-        if (u->state == V10P_FU_BUSY) {
+        if (u->state == V10P_FU_BUSY && !eng_follower(u)) {
             const tenant *t = &e->tenants[u->tenant];
             macs += t->macs[t->op] * (u->seg_rem0 - eng_rem_now(e, u)) / (double)t->work[t->op];
         }

@@ -115,6 +115,16 @@ uint64_t v10_cost_spill_bytes(const v10_op *op, uint64_t share_bytes)
     return extra < 1.8e19 ? (uint64_t)extra : UINT64_MAX;
 }
 
+uint64_t v10_cost_split_cycles(const v10_npu *npu, const v10_op *op, uint64_t bytes, uint32_t k)
+{
+    uint64_t tiles = op->tiles ? op->tiles : 1;
+    uint64_t per = ceil_div(tiles, k ? k : 1); /* tiles on the busiest engine */
+    double compute = ceil((double)op->compute_cycles * (double)per / (double)tiles);
+    double mem = ceil((double)bytes / v10_npu_hbm_bytes_per_cycle(npu));
+    double body = compute > mem ? compute : mem;
+    return body < 1.8e19 ? (uint64_t)body + npu->issue_cycles : UINT64_MAX;
+}
+
 uint64_t v10_cost_shared_cycles(const v10_npu *npu, const v10_op *op, uint64_t share_bytes,
                                 uint64_t *bytes)
 {

@@ -228,7 +228,7 @@ int v10_npu_preset(const char *name, v10_npu *out, v10_err *err)
 }
 
 /* Field table: JSON key, kind, offset, valid range. */
-typedef enum { F_U32, F_U64, F_DBL, F_BOOL, F_DF } fkind;
+typedef enum { F_U32, F_U64, F_DBL, F_BOOL, F_DF, F_MAP } fkind;
 typedef struct field {
     const char *key;
     fkind kind;
@@ -243,6 +243,7 @@ static const field fields[] = {
     F(sa_cols, F_U32, 1, 4096),
     F(sa_dataflow, F_DF, 0, 2),
     F(sa_prefetch_weights, F_BOOL, 0, 1),
+    F(op_mapping, F_MAP, 0, 2),
     F(vu_count, F_U32, 1, 64),
     F(vu_lanes, F_U32, 1, 1 << 20),
     F(vu_ops_per_lane, F_U32, 1, 64),
@@ -286,6 +287,7 @@ static double get_field(const v10_npu *n, const field *f)
     case F_DBL: return *(const double *)(const void *)p;
     case F_BOOL: return *(const int *)(const void *)p;
     case F_DF: return *(const v10_dataflow *)(const void *)p;
+    case F_MAP: return *(const v10_op_mapping *)(const void *)p;
     }
     return 0;
 }
@@ -314,6 +316,17 @@ static int set_field(v10_npu *n, const field *f, const cJSON *v, const char *ori
         if (!cJSON_IsString(v) || v10_dataflow_parse(v->valuestring, (v10_dataflow *)(void *)p))
             return v10_err_set(err, "%s: key '%s': expected \"ws\", \"os\" or \"is\"", origin,
                                f->key);
+        return 0;
+    }
+    if (f->kind == F_MAP) {
+        int i = 0;
+        while (i <= V10_MAP_ALLOC && !(cJSON_IsString(v) &&
+                                        !strcmp(v->valuestring, v10_op_mapping_name((v10_op_mapping)i))))
+            i++;
+        if (i > V10_MAP_ALLOC)
+            return v10_err_set(err, "%s: key '%s': expected \"one\", \"all\" or \"alloc\"",
+                               origin, f->key);
+        *(v10_op_mapping *)(void *)p = (v10_op_mapping)i;
         return 0;
     }
     if (f->kind == F_BOOL) {
@@ -429,6 +442,12 @@ const char *v10_dataflow_name(v10_dataflow df)
     return names[df];
 }
 
+const char *v10_op_mapping_name(v10_op_mapping m)
+{
+    static const char *const names[] = {"one", "all", "alloc"};
+    return (unsigned)m <= V10_MAP_ALLOC ? names[m] : "?";
+}
+
 int v10_dataflow_parse(const char *s, v10_dataflow *out)
 {
     for (int i = 0; i < 3; i++)
@@ -449,6 +468,12 @@ cJSON *v10_npu_to_json(const v10_npu *n)
         const field *f = &fields[i];
         if (f->kind == F_DF)
             cJSON_AddStringToObject(o, f->key, v10_dataflow_name(n->sa_dataflow));
+        else if (f->kind == F_MAP) {
+            /* Printed only when not V10's one engine per operator, so that
+             * every report of a V10 run reads as it did before the key. */
+            if (n->op_mapping != V10_MAP_ONE)
+                cJSON_AddStringToObject(o, f->key, v10_op_mapping_name(n->op_mapping));
+        }
         else if (f->kind == F_BOOL)
             cJSON_AddBoolToObject(o, f->key, get_field(n, f) != 0);
         else

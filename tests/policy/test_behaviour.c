@@ -523,6 +523,113 @@ static void test_spatial_caps_at_one_fu(void **state)
     v10_run_result_fini(&r);
 }
 
+/*
+ * op_mapping (docs/design.md, "Operators over several engines"), on a core
+ * of 4 SAs and 2 VUs at 1000 MHz with 1000 bytes of HBM per cycle, solo on
+ * sa_vu.csv.  "one": the six operators' given cycles plus 64 of issue each,
+ * 24884 cycles, on one SA and one VU.  "all": each operator's tiles split
+ * over the 4 SAs or 2 VUs, ceil(cycles x ceil(tiles / k) / tiles), against
+ * its bytes / 1000 cycles of HBM, plus issue:
+ *   mm0  5000 x 2/8 = 1250 (HBM 1000)   act0 3000 x 2/3 = 2000
+ *   mm1  7000 x 3/10 = 2100 (HBM 1500)  act1 2000 x 1/2 = 1000
+ *   mm2  4000 x 2/6 -> 1334              act2 3500 x 2/4 = 1750
+ * = 9434 + 6 x 64 = 9818, every SA executing the SA operators' 4876 cycles
+ * and every VU the VU operators' 4942.
+ */
+static void test_op_mapping_closed_form(void **state)
+{
+    (void)state;
+    const char *s[] = {D "sa_vu.csv"};
+    const uint64_t n = 10, one = 24884, all = 9818, sa = 1314 + 2164 + 1398,
+                   vu = 2064 + 1064 + 1814;
+    v10_run_result r;
+    run("solo", s, 1, n, 1, "tests/data/npu/4sa2vu-one.json", &r);
+    assert_int_equal(r.end_cycle, n * one);
+    assert_int_equal(r.n_fus, 6);
+    for (size_t f = 0; f < r.n_fus; f++) /* the first SA and the first VU only */
+        assert_true((r.fus[f].exec_cycles > 0) == (f == 0 || f == 4));
+    double util_one = r.util_sa;
+    v10_run_result_fini(&r);
+    run("solo", s, 1, n, 1, "tests/data/npu/4sa2vu-all.json", &r);
+    assert_int_equal(r.end_cycle, n * all);
+    assert_true(fabs(r.tenants[0].lat_avg_us - (double)all / 1000.0) < 1e-9);
+    for (size_t f = 0; f < r.n_fus; f++)
+        assert_int_equal(r.fus[f].exec_cycles, n * (r.fus[f].type == V10_FU_SA ? sa : vu));
+    /* every SA busy: 4876 / 9818 of the time, against 16192 / 24884 of one
+     * SA in four with "one" (x3.05: the SA operators' share grows too) */
+    assert_true(fabs(r.util_sa - (double)sa / (double)all) < 1e-9);
+    assert_true(fabs(util_one - (16000.0 + 3 * 64) / (4.0 * (double)one)) < 1e-9);
+    v10_run_result_fini(&r);
+}
+
+/* The most FUs of one type any operator of tenant t ran on: its trace
+ * segments that began and ended together on FUs of that type. */
+static int widest_gang(const v10_trace *tr, const v10_run_result *r, int t, int type)
+{
+    int most = 0;
+    for (size_t a = 0; a < tr->n; a++) {
+        const v10_trace_rec *x = &tr->recs[a];
+        if (x->kind != V10_TR_OP || x->tenant != t || r->fus[x->fu].type != type)
+            continue;
+        int k = 0;
+        for (size_t b = 0; b < tr->n; b++) {
+            const v10_trace_rec *y = &tr->recs[b];
+            k += y->kind == V10_TR_OP && y->tenant == t && y->start == x->start &&
+                 y->end == x->end && r->fus[y->fu].type == type;
+        }
+        most = k > most ? k : most;
+    }
+    return most;
+}
+
+/*
+ * op_mapping "alloc": a tenant's operators run on at most its allocation,
+ * its priority share of each type's FUs in whole FUs (spatial's rule).
+ * Alone, all 4 SAs and 2 VUs: the closed form of "all" (9818 cycles).
+ * Priorities 3 and 1 on 4 SAs and 2 VUs: 3 SAs and 1 VU, and 1 and 1;
+ * with "all" the first operator to start takes every free SA, and a
+ * one-tile VU operator one VU.
+ */
+static void test_op_mapping_alloc(void **state)
+{
+    (void)state;
+    const char *lone[] = {D "sa_vu.csv"};
+    v10_run_result r;
+    run("solo", lone, 1, 10, 1, "tests/data/npu/4sa2vu-alloc.json", &r);
+    assert_int_equal(r.end_cycle, 10 * 9818);
+    v10_run_result_fini(&r);
+    const char *pair[] = {D "long_sa.csv:priority=3", D "long_sa.csv"};
+    v10_trace tr;
+    run_ex("v10-fair", pair, 2, 6, 1, "tests/data/npu/4sa2vu-alloc.json", V10_PREEMPT_DRAIN, &tr,
+           &r);
+    assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_SA), 3);
+    assert_int_equal(widest_gang(&tr, &r, 1, V10_FU_SA), 1);
+    assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_VU), 1);
+    v10_trace_fini(&tr);
+    v10_run_result_fini(&r);
+    run_ex("v10-fair", pair, 2, 6, 1, "tests/data/npu/4sa2vu-all.json", V10_PREEMPT_DRAIN, &tr,
+           &r);
+    assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_SA), 4);
+    assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_VU), 1); /* one tile: one VU */
+    v10_trace_fini(&tr);
+    v10_run_result_fini(&r);
+}
+
+/* A lone tenant whose SA operators are long keeps all 4 SAs of the core
+ * busy with "all" (SA utilization x4 that of "one", to the issue cycles). */
+static void test_op_mapping_uses_every_sa(void **state)
+{
+    (void)state;
+    const char *s[] = {D "long_sa.csv"};
+    v10_run_result one, all;
+    run("solo", s, 1, 4, 1, "tests/data/npu/4sa2vu-one.json", &one);
+    run("solo", s, 1, 4, 1, "tests/data/npu/4sa2vu-all.json", &all);
+    assert_true(all.util_sa > 3.9 * one.util_sa);
+    assert_true(all.util_sa < 4.0 * one.util_sa + 1e-9);
+    v10_run_result_fini(&one);
+    v10_run_result_fini(&all);
+}
+
 static void test_contention_slows_memory_bound(void **state)
 {
     (void)state;
@@ -552,6 +659,9 @@ int main(void)
         cmocka_unit_test(test_spatial_partitions),
         cmocka_unit_test(test_spatial_caps_at_one_fu),
         cmocka_unit_test(test_contention_slows_memory_bound),
+        cmocka_unit_test(test_op_mapping_closed_form),
+        cmocka_unit_test(test_op_mapping_uses_every_sa),
+        cmocka_unit_test(test_op_mapping_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

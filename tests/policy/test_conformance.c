@@ -39,11 +39,20 @@ static const mix mixes[] = {
              D "sa_vu.csv"}},
 };
 
-static int run_mix(const char *policy, const mix *m, int contention, uint64_t seed,
-                   v10_run_config *cfg, v10_tenant_spec *specs, v10_trace *tr,
-                   v10_run_result *res)
+/* One run of `policy` on mix m with --check, on the default NPU or (npu
+ * non-NULL) on preset `npu` with op_mapping `map` and preemption model pm. */
+static int run_mix_on(const char *policy, const mix *m, int contention, uint64_t seed,
+                      const char *npu, v10_op_mapping map, v10_preempt_model pm,
+                      v10_run_config *cfg, v10_tenant_spec *specs, v10_trace *tr,
+                      v10_run_result *res)
 {
     v10_run_config_default(cfg);
+    if (npu) {
+        v10_err e;
+        assert_int_equal(v10_npu_preset(npu, &cfg->npu, &e), 0);
+        cfg->npu.op_mapping = map;
+        cfg->preempt = pm;
+    }
     size_t n = 0;
     v10_err err;
     for (; n < 4 && m->specs[n]; n++)
@@ -65,6 +74,14 @@ static int run_mix(const char *policy, const mix *m, int contention, uint64_t se
     if (rc)
         fprintf(stderr, "%s on %s: %s\n", policy, m->name, err.msg);
     return rc;
+}
+
+static int run_mix(const char *policy, const mix *m, int contention, uint64_t seed,
+                   v10_run_config *cfg, v10_tenant_spec *specs, v10_trace *tr,
+                   v10_run_result *res)
+{
+    return run_mix_on(policy, m, contention, seed, NULL, V10_MAP_ONE, V10_PREEMPT_DRAIN, cfg, specs,
+                      tr, res);
 }
 
 static int cmp_rec(const void *a, const void *b)
@@ -127,13 +144,17 @@ static void check_timeline(const v10_run_config *cfg, const v10_run_result *r, v
     /* Stream order: a tenant's segments never overlap, and op indices only
      * advance within a request (wrapping to 0 at the next request). */
     for (size_t t = 0; t < nt; t++) {
-        uint64_t last_end = 0;
+        uint64_t last_start = 0, last_end = 0;
         long last_op = -1;
         for (size_t k = 0; k < tr->n; k++) {
             const v10_trace_rec *e = &tr->recs[k];
             if (e->kind != V10_TR_OP || (size_t)e->tenant != t)
                 continue;
+            if (e->start == last_start && e->end == last_end && (long)e->op == last_op &&
+                e->end > e->start)
+                continue; /* the same segment on another FU of its gang (op_mapping "all") */
             assert_true(e->start >= last_end);
+            last_start = e->start;
             assert_true((long)e->op == last_op || (long)e->op == last_op + 1 || e->op == 0);
             last_end = e->end;
             last_op = e->op;
@@ -176,6 +197,48 @@ static void test_all_policies_all_mixes(void **state)
                 v10_run_result_fini(&res);
             }
     }
+}
+
+/*
+ * op_mapping "all" (an operator on every free FU of its type that its
+ * tenant may use) and "alloc" (up to its tenant's allocation of them):
+ * every policy on every mix, "all" on a core of 4 SAs and 4 VUs with HBM
+ * contention and the drain model, "alloc" on tpuv4-core (4 SAs, 1 VU)
+ * without contention and with the tile model, with --check
+ * (which verifies that each FU runs one operator, its gang's or its own,
+ * and that attribution and energy still add up).  Some operator must have
+ * run on a gang: an FU executed while another of its type executed the
+ * same segment.
+ */
+static void test_op_mapping_all_alloc(void **state)
+{
+    (void)state;
+    const char *npus[] = {"v10-isca23-4x", "tpuv4-core"};
+    int ganged = 0;
+    for (size_t p = 0; p < v10_policy_count(); p++) {
+        const char *name = v10_policy_name(v10_policy_at(p));
+        for (size_t m = 0; m < sizeof mixes / sizeof mixes[0]; m++)
+            for (int k = 1; k <= 2; k++) { /* contention and drain, or neither and tile */
+                v10_run_config cfg;
+                v10_tenant_spec specs[4];
+                v10_trace tr;
+                v10_run_result res;
+                int cont = k & 1;
+                v10_preempt_model pm = k & 2 ? V10_PREEMPT_TILE : V10_PREEMPT_DRAIN;
+                v10_op_mapping map = k & 2 ? V10_MAP_ALLOC : V10_MAP_ALL;
+                assert_int_equal(run_mix_on(name, &mixes[m], cont, 7, npus[k >> 1 & 1], map, pm,
+                                            &cfg, specs, &tr, &res), 0);
+                check_timeline(&cfg, &res, &tr);
+                for (size_t i = 1; i < tr.n && !ganged; i++) {
+                    const v10_trace_rec *a = &tr.recs[i - 1], *b = &tr.recs[i];
+                    ganged = a->kind == V10_TR_OP && b->kind == V10_TR_OP && a->fu != b->fu &&
+                             a->start == b->start && a->end == b->end && a->tenant == b->tenant;
+                }
+                v10_trace_fini(&tr);
+                v10_run_result_fini(&res);
+            }
+    }
+    assert_true(ganged);
 }
 
 static char *run_json(const char *policy, const mix *m, uint64_t seed)
@@ -333,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_param_tables),
         cmocka_unit_test(test_param_round_trip),
         cmocka_unit_test(test_all_policies_all_mixes),
+        cmocka_unit_test(test_op_mapping_all_alloc),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

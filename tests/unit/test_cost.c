@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "util/checked.h"
@@ -100,6 +101,49 @@ static void hbm_roofline(void **state)
     assert_int_equal(v10_cost_op(&npu, &m.ops[0], &err), 0);
     assert_true(m.ops[0].compute_cycles > m.ops[0].mem_cycles);
     assert_int_equal(m.ops[0].cycles, m.ops[0].compute_cycles + npu.issue_cycles);
+    v10_model_fini(&m);
+}
+
+/*
+ * One GEMM over k engines (op_mapping "all", v10_cost_split_cycles) on
+ * tpuv4-core (4 SAs of 128x128, 1050 MHz, 600 GB/s).  A prefill-like
+ * (2048 x 512)(512 x 512): 4 x 4 = 16 folds, compute R + 15 x M + M + R + C
+ * - 2 = 128 + 30720 + 2048 + 254 = 33150 cycles; over k engines
+ * ceil(33150 x ceil(16 / k) / 16): 8288 (k = 4), 12432 (k = 3), 16575
+ * (k = 2), each above its HBM time.  A decode-like (1 x 4096)(4096 x 4096): 1024 folds of 128 cycles
+ * (the weight load, double-buffered), 128 + 1023 x 128 + 1 + 254 = 131327;
+ * compute bound on one SA, HBM bound on four (32832 compute cycles against
+ * its 33.6 MB at 600e9 / 1050e6 bytes per cycle).  k = 1 is the op's cost.
+ */
+static void split_closed_form(void **state)
+{
+    (void)state;
+    v10_npu npu;
+    v10_err err;
+    assert_int_equal(v10_npu_preset("tpuv4-core", &npu, &err), 0);
+    v10_model m;
+    v10_model_init(&m, "split", 1);
+    assert_int_equal(v10_model_gemm(&m, "prefill", 1, 2048, 512, 512, 1, &err), 0);
+    assert_int_equal(v10_model_gemm(&m, "decode", 1, 1, 4096, 4096, 1, &err), 0);
+    assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+    const v10_op *p = &m.ops[0], *d = &m.ops[1];
+    assert_int_equal(p->compute_cycles, 33150);
+    assert_int_equal(p->tiles, 16);
+    assert_true(p->mem_cycles < 8288);
+    static const uint64_t want[] = {0, 33150, 16575, 12432, 8288};
+    for (uint32_t k = 1; k <= 4; k++)
+        assert_int_equal(v10_cost_split_cycles(&npu, p, p->hbm_bytes, k), want[k] + 64);
+    assert_int_equal(v10_cost_split_cycles(&npu, p, p->hbm_bytes, 1), p->cycles);
+    assert_int_equal(d->compute_cycles, 131327);
+    assert_int_equal(d->tiles, 1024);
+    double bpc = 600e9 / 1050e6;
+    uint64_t mem = (uint64_t)ceil((double)d->hbm_bytes / bpc);
+    assert_int_equal(d->mem_cycles, mem);
+    assert_true(mem > 32832 && mem < 131327);
+    assert_int_equal(v10_cost_split_cycles(&npu, d, d->hbm_bytes, 1), 131327 + 64);
+    assert_int_equal(v10_cost_split_cycles(&npu, d, d->hbm_bytes, 4), mem + 64);
+    /* 64 engines: still no faster than the HBM */
+    assert_int_equal(v10_cost_split_cycles(&npu, d, d->hbm_bytes, 64), mem + 64);
     v10_model_fini(&m);
 }
 
@@ -279,7 +323,7 @@ static void overflow_is_error(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(vu_closed_form),    cmocka_unit_test(hbm_roofline),
+        cmocka_unit_test(vu_closed_form),    cmocka_unit_test(split_closed_form),    cmocka_unit_test(hbm_roofline),
         cmocka_unit_test(sa_tiles_are_folds), cmocka_unit_test(zoo_invariants),
         cmocka_unit_test(spill_closed_form), cmocka_unit_test(overflow_is_error),
     };

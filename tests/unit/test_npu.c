@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -239,6 +240,48 @@ static void validate_names_key(void **state)
     assert_non_null(strstr(err.msg, "hbm_gbps"));
 }
 
+/* op_mapping: "one" by default and left out of the JSON then (reports of
+ * V10 runs read as before the key); "all" and "alloc" read, printed and
+ * read back; any other value is an error naming the key and the file. */
+static void op_mapping_key(void **state)
+{
+    (void)state;
+    v10_npu n;
+    v10_err err = {{0}};
+    assert_int_equal(v10_npu_preset("tpuv4-core", &n, &err), 0);
+    assert_int_equal(n.op_mapping, V10_MAP_ONE);
+    cJSON *j = v10_npu_to_json(&n);
+    assert_null(cJSON_GetObjectItemCaseSensitive(j, "op_mapping"));
+    cJSON_Delete(j);
+    assert_int_equal(v10_npu_from_json("{\"base\": \"tpuv4-core\", \"op_mapping\": \"all\"}",
+                                       "mem.json", &n, &err), 0);
+    assert_int_equal(n.op_mapping, V10_MAP_ALL);
+    assert_int_equal(n.sa_count, 4);
+    j = v10_npu_to_json(&n);
+    char *text = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    assert_non_null(strstr(text, "\"op_mapping\":\"all\""));
+    v10_npu back;
+    assert_int_equal(v10_npu_from_json(text, "back.json", &back, &err), 0);
+    free(text);
+    assert_int_equal(back.op_mapping, V10_MAP_ALL);
+    assert_int_equal(v10_npu_from_json("{\"op_mapping\": \"one\"}", "mem.json", &n, &err), 0);
+    assert_int_equal(n.op_mapping, V10_MAP_ONE);
+    assert_int_equal(v10_npu_from_json("{\"op_mapping\": \"alloc\"}", "mem.json", &n, &err), 0);
+    assert_int_equal(n.op_mapping, V10_MAP_ALLOC);
+    assert_string_equal(v10_op_mapping_name(n.op_mapping), "alloc");
+    static const char *const bad[] = {"{\"op_mapping\": \"vnpu\"}", "{\"op_mapping\": \"ALL\"}",
+                                      "{\"op_mapping\": 1}", "{\"op_mapping\": null}",
+                                      "{\"op_mapping\": \"\"}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err.msg[0] = 0;
+        assert_int_equal(v10_npu_from_json(bad[i], "mem.json", &n, &err), -1);
+        assert_non_null(strstr(err.msg, "mem.json"));
+        assert_non_null(strstr(err.msg, "'op_mapping'"));
+        assert_non_null(strstr(err.msg, "\"one\", \"all\" or \"alloc\""));
+    }
+}
+
 static void dataflow_names(void **state)
 {
     (void)state;
@@ -299,6 +342,7 @@ int main(void)
         cmocka_unit_test(scaled_presets),         cmocka_unit_test(json_subset_override),
         cmocka_unit_test(json_round_trip),        cmocka_unit_test(bad_inputs),
         cmocka_unit_test(validate_names_key),     cmocka_unit_test(dataflow_names),
+        cmocka_unit_test(op_mapping_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
