@@ -401,7 +401,7 @@ static void test_kv_capacity(void **state)
     uint64_t hbm = 16ull << 30, weights = 6738415616ull * 2; /* llama2-7b's params, bf16 */
     uint64_t kvpt = 2ull * 32 * 32 * 128 * 2;                /* K, V x layers x heads x dim */
     assert_int_equal(c.npu.hbm_capacity_bytes, hbm);
-    assert_int_equal(r.tenants[0].kv_capacity_tokens, (hbm - hbm / 10 - weights) / kvpt);
+    assert_int_equal(r.tenants[0].kv_capacity_tokens, (hbm - hbm / 100 * 10 - weights) / kvpt);
     assert_int_equal(r.tenants[0].kv_capacity_tokens, 3786);
     v10_run_result_fini(&r);
 
