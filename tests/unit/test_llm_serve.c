@@ -6,7 +6,10 @@
  * under pmt, v10-fair and v10-full with --check every request completes
  * once, TTFT <= e2e and the tokens are the trace's; Poisson arrivals with
  * drawn lengths are deterministic; bad spec values and a model that does
- * not fit its HBM segment are errors naming the key or both sizes.
+ * not fit its HBM segment are errors naming the key or both sizes; with
+ * chunked prefill a decoding request's TPOT stays within one budget-sized
+ * iteration; the KV capacity is HBM - workspace - weights in closed form,
+ * servers of one model sharing their weights.
  */
 #include <stdarg.h>
 #include <stddef.h>

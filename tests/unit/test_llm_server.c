@@ -3,10 +3,12 @@
  * request's iterations and latencies in closed form; admission under the
  * batch bound, the KV-cache bound and first-come first-served order; the
  * prefill token budget; idleness between arrivals; statistics against
- * hand-computed percentiles and SLO fractions; refused configurations; and
- * invariants over seeded random request streams (every token emitted
- * exactly once and in order, the KV cache never over capacity, every
- * request finished).
+ * hand-computed percentiles and SLO fractions; refused configurations;
+ * chunked prefill step by step (decodes first, a long prompt over several
+ * iterations, its first token with its last chunk) and its stream; and
+ * invariants over seeded random request streams, whole and chunked (every
+ * token emitted exactly once and in order, the budget kept, no decode
+ * starved, the KV cache never over capacity, every request finished).
  */
 #include <stdarg.h>
 #include <stddef.h>
