@@ -137,6 +137,22 @@ int v10_llm_decode(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *ctx
                    v10_model *m, v10_err *err);
 
 /*
+ * One iteration of chunked prefill, as vLLM flattens it: n_dec decodes
+ * (ctx_lens[i] as in v10_llm_decode) and n_chunk prompt chunks (chunk[j]
+ * tokens after past[j] already in the cache; a chunk attends causally over
+ * its past and itself) in one sequence of n_dec + sum(chunk) rows: the
+ * weight GEMMs read the weights once, each decode attends over its cache as
+ * in v10_llm_decode, each chunk's attention is GEMMs over past + chunk keys
+ * as in v10_llm_prefill_batch; the LM head runs for the n_out sequences
+ * that emit a token (the decodes, and the chunks that end their prompt).
+ * Without chunks it is v10_llm_decode's stream; without decodes and with
+ * every past 0 and n_out = n_chunk, v10_llm_prefill_batch's.
+ */
+int v10_llm_mixed(const v10_llm_config *c, uint32_t n_dec, const uint32_t *ctx_lens,
+                  uint32_t n_chunk, const uint32_t *chunk, const uint32_t *past,
+                  uint32_t n_out, v10_model *m, v10_err *err);
+
+/*
  * The model-spec form (docs/formats.md): `llm/MODEL` with a phase option
  * `phase` ("prefill=P" or "decode=NxC[,NxC...]", C alone meaning 1xC).
  * Builds, checks the fit on `npu` and leaves *out uncosted; `text` (the

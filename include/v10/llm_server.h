@@ -25,10 +25,15 @@
  * decode fills the last), never for output it has not made, since a
  * server does not know output lengths; when a decode's blocks do not fit,
  * the newest running request is preempted and later recomputed (its
- * prompt and emitted tokens prefilled again), vLLM's default.  An
- * iteration prefills every admitted request not yet prefilled (up to
- * max_prefill_tokens, at least one) and otherwise decodes every running
- * request once.
+ * prompt and emitted tokens prefilled again), vLLM's default.  With
+ * chunked prefill (the default, as vLLM V1 schedules), an iteration
+ * decodes every prefilled running request once and gives what remains of
+ * the max_prefill_tokens budget (a decode counts one token) to chunks of
+ * the prompts not yet prefilled, in admission order: a prompt longer than
+ * the budget is prefilled over several iterations and emits its first
+ * token with its last chunk.  Without it, an iteration prefills whole
+ * prompts (up to max_prefill_tokens, at least one) and otherwise decodes
+ * every running request once (vLLM's scheduler without chunked prefill).
  */
 #ifndef V10_LLM_SERVER_H
 #define V10_LLM_SERVER_H
@@ -49,7 +54,9 @@
 typedef struct v10_llm_server_opts {
     uint32_t max_batch;          /* requests admitted at once, >= 1 */
     uint64_t kv_capacity_tokens; /* KV cache tokens that fit beside the weights, >= 1 */
-    uint64_t max_prefill_tokens; /* prompt tokens in one prefill iteration, >= 1 */
+    uint64_t max_prefill_tokens; /* token budget of an iteration, >= 1: chunked, its
+                                    decodes and prefill chunks; else a prefill's prompts */
+    int chunked;                 /* 1: chunked prefill mixed with decodes */
     double clock_mhz;            /* converts arrival seconds to cycles, > 0 */
 } v10_llm_server_opts;
 
@@ -57,22 +64,34 @@ typedef struct v10_llm_server_opts {
  * vllm/engine/arg_utils.py; docs.vllm.ai, "Engine Arguments"), so that KV
  * space, not a batch cap, limits a server as in vLLM; max_prefill_tokens
  * 4096 (vLLM's max_num_batched_tokens ranges 2048-8192 by usage context);
- * kv_capacity and clock must be set. */
+ * chunked prefill on (vLLM V1's scheduler always chunks); kv_capacity and
+ * clock must be set. */
 void v10_llm_server_opts_default(v10_llm_server_opts *o);
 
 typedef enum v10_llm_iter_kind {
     V10_LLM_ITER_PREFILL = 1, /* prompts of seqs[0..n) */
     V10_LLM_ITER_DECODE,      /* one token for each of seqs[0..n) */
+    V10_LLM_ITER_MIXED,       /* chunked: decodes seqs[0..n_decode), then prompt chunks */
 } v10_llm_iter_kind;
 
-/* One iteration; the arrays are the server's, valid until the next call. */
+/*
+ * One iteration; the arrays are the server's, valid until the next call.
+ * Sequences [0, n_decode) decode, the rest prefill (whole prompts, or in
+ * MIXED chunks of them); sequences [0, n_emit) emit a token: every decode,
+ * and every prefill but a MIXED iteration's last chunk when it does not
+ * end its prompt (n_emit is n or n - 1).
+ */
 typedef struct v10_llm_iter {
     v10_llm_iter_kind kind;
     uint32_t n;               /* sequences */
     const uint32_t *req;      /* their request indices */
-    const uint32_t *tokens;   /* PREFILL: prompt lengths; DECODE: context
-                                 lengths including the token being made */
-    uint64_t token_sum;       /* sum of tokens[] */
+    const uint32_t *tokens;   /* a decode's context length including the token
+                                 being made; a prefill's prompt (or chunk) tokens */
+    uint64_t token_sum;       /* PREFILL, DECODE: sum of tokens[]; MIXED: the
+                                 prefill chunks' tokens */
+    uint32_t n_decode, n_emit;
+    const uint32_t *past;     /* MIXED: a chunk's tokens already in the cache (0 for
+                                 decodes); NULL otherwise */
 } v10_llm_iter;
 
 /* One request's life, in cycles (UINT64_MAX: not reached yet). */
@@ -81,6 +100,8 @@ typedef struct v10_llm_req_state {
     uint32_t prompt, output;  /* tokens */
     uint32_t emitted;         /* output tokens emitted so far, <= output */
     uint32_t preempted;       /* times its KV blocks were taken back */
+    uint32_t computed;        /* tokens of its current prefill already computed
+                                 (chunked; 0 when admitted and after a preemption) */
     int prefilled;            /* its cache holds prompt + emitted tokens (0 when
                                  admitted, and again after a preemption) */
 } v10_llm_req_state;
@@ -107,13 +128,13 @@ typedef struct v10_llm_server {
     uint32_t n_pre;
     uint64_t preemptions;      /* KV preemptions so far */
     uint64_t kv_used, kv_peak;
-    uint32_t *it_req, *it_tok; /* the current iteration's arrays (max_batch) */
+    uint32_t *it_req, *it_tok, *it_past; /* the current iteration's arrays (max_batch) */
     v10_llm_iter it;
     int in_flight;             /* an iteration was handed out and not done */
     size_t finished;
     uint64_t tokens_emitted;   /* output tokens emitted so far (a window is
                                   the difference of two readings) */
-    uint64_t iterations[3];    /* by kind (index 1 prefill, 2 decode) */
+    uint64_t iterations[4];    /* by kind (index 1 prefill, 2 decode, 3 mixed) */
 } v10_llm_server;
 
 /*
@@ -163,7 +184,8 @@ typedef struct v10_llm_stats {
     v10_llm_dist queue;        /* arrival -> admission */
     double slo_ttft, slo_tpot; /* fraction within the SLO; -1 without one */
     uint64_t kv_peak;          /* most KV tokens held at once (whole blocks) */
-    uint64_t prefills, decodes; /* iterations */
+    uint64_t prefills, decodes; /* iterations that prefill (whole prompts or chunks,
+                                   with or without decodes), and decode-only ones */
     uint64_t kv_preemptions;   /* requests preempted for KV blocks (whole run) */
     uint64_t first_arrival, last_finish; /* cycles: the span of the window's requests,
                                             from the first's arrival to the last finish
@@ -195,7 +217,8 @@ int v10_llm_server_samples(const v10_llm_server *s, uint64_t from, uint64_t to, 
  * vector memory (src/tenant/llm_stream.c): what the engine runs for the
  * iteration.  A prefill of k prompts is one v10_llm_prefill_batch stream
  * (the weights read once for all k, each prompt's attention its own); a
- * decode is one v10_llm_decode stream.  Buffers are sized at init for
+ * decode is one v10_llm_decode stream; a chunked (MIXED) iteration one
+ * v10_llm_mixed stream.  Buffers are sized at init for
  * max_batch sequences, so building an iteration allocates nothing (a
  * longer stream than the estimate grows them once).
  *
@@ -215,7 +238,7 @@ typedef struct v10_llm_stream {
 } v10_llm_stream;
 
 /* Sizes the buffers for prefills of up to max_batch sequences (the most a
- * prefill of the tenant's requests can hold) and any decode; -1 if the
+ * prefill of the tenant's requests can hold) beside any decode; -1 if the
  * configuration is invalid or memory runs out. */
 int v10_llm_stream_init(v10_llm_stream *s, const v10_llm_config *cfg, const v10_npu *npu,
                         uint64_t vmem_share, uint32_t max_batch, v10_err *err);

@@ -2,7 +2,7 @@
  * llm_tenant.h — an LLM serving tenant's inputs and server, set up from its
  * spec (sim.h, "llm/MODEL:trace=FILE..."; docs/llm.md "Serving tenants"):
  * its requests (a trace's first N, or N Poisson arrivals with lengths drawn
- * from a trace's rows), its HBM segment and KV capacity, its server and its
+ * from a trace's rows), its HBM and KV capacity, its server and its
  * iteration stream, and what the run's length estimate needs.
  *
  * v10_run (src/sim/run.c) loads one per serving tenant and the engine
@@ -17,16 +17,26 @@
 #include "v10/llm_server.h"
 #include "v10/sim.h"
 
+/* The share of a server's HBM kept as workspace (activations, the
+ * runtime's scratch), not for weights or KV: vLLM's gpu_memory_utilization
+ * default, 0.9 (CacheConfig in vllm/config.py; docs.vllm.ai "Engine
+ * Arguments"), leaves 10% of the device to everything else. */
+#define V10_LLM_WORKSPACE_PCT 10
+
 /*
  * Invariants after a successful load: reqs[0..n) in arrival order, each
  * with prompt + output <= cfg.max_context and <= kv_capacity_tokens;
- * weights + kv_capacity_tokens x KV bytes per token <= segment_bytes.
+ * weights + weight_sharers x kv_capacity_tokens x KV bytes per token +
+ * workspace_bytes <= weight_sharers x segment_bytes.
  */
 typedef struct v10_llm_tenant {
     v10_llm_config cfg;
     v10_llm_request *reqs;
     size_t n;
     uint64_t segment_bytes;       /* its share of HBM: capacity / tenants */
+    uint64_t weight_sharers;      /* servers of its model on the NPU (itself included),
+                                     which pool their segments and share one weight copy */
+    uint64_t workspace_bytes;     /* V10_LLM_WORKSPACE_PCT of the pooled segments */
     uint64_t kv_capacity_tokens;
     double slo_ttft_us, slo_tpot_us; /* 0: none */
     v10_llm_server server;
@@ -45,16 +55,17 @@ typedef struct v10_llm_tenant {
 } v10_llm_tenant;
 
 /*
- * Sets up tenant `index` of `n_tenants` from spec sp for `requests`
- * requests (sp->llm_requests instead if set): reads the file, draws Poisson arrivals from `seed` (split by
- * index), sizes the HBM segment and the KV cache, initializes the server
- * and the stream with a vmem_share of vector memory.  -1 with err naming
- * the file, line or key: a trace shorter than `requests`, a request
- * longer than the model's context, weights that do not fit the segment
- * (both sizes named).
+ * Sets up tenant `index` of the run's n_tenants (specs[0..n_tenants), whose
+ * servers of the same model share its weights) for `requests` requests
+ * (its llm_requests instead if set): reads the file, draws Poisson
+ * arrivals from `seed` (split by index), sizes the KV cache, initializes
+ * the server and the stream with a vmem_share of vector memory.  -1 with
+ * err naming the file, line or key: a trace shorter than `requests`, a
+ * request longer than the model's context or KV cache, weights that do not
+ * fit (both sizes named).
  */
-int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_npu *npu,
-                        size_t n_tenants, size_t index, uint64_t requests, uint64_t seed,
+int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *specs, size_t n_tenants,
+                        size_t index, const v10_npu *npu, uint64_t requests, uint64_t seed,
                         v10_err *err);
 void v10_llm_tenant_fini(v10_llm_tenant *L);
 

@@ -21,7 +21,8 @@
 
 /* One tenant: "MODEL[:batch=N][:priority=P][:rate=RPS][:outstanding=N][:slo_us=X]",
  * or an LLM server (docs/llm.md): "llm/MODEL:trace=FILE.csv[:rate_scale=X]
- * [:start_s=S][:max_batch=N][:max_prefill_tokens=N][:requests=N][:slo_ttft_ms=T]
+ * [:start_s=S][:max_batch=N][:max_prefill_tokens=N][:chunked_prefill=0|1]
+ * [:requests=N][:slo_ttft_ms=T]
  * [:slo_tpot_ms=T]", or with
  * ":rate=RPS:lengths=FILE.csv" Poisson arrivals whose lengths are drawn
  * from the file's rows. */
@@ -38,8 +39,10 @@ typedef struct v10_tenant_spec {
     double rate_scale;        /* trace arrivals x this rate, default 1 */
     double start_s;           /* first arrival, s (trace) */
     uint32_t max_batch;       /* 0: the server's default (llm_server.h) */
-    uint32_t max_prefill_tokens; /* prompt tokens in one prefill iteration; 0: the
-                                    server's default (llm_server.h) */
+    uint32_t max_prefill_tokens; /* an iteration's token budget; 0: the server's
+                                    default (llm_server.h) */
+    int whole_prefill;        /* 1 (chunked_prefill=0): whole prompts in prefill-only
+                                 iterations; 0: chunked prefill, the default */
     uint64_t llm_requests;    /* the server's own request count (> the run's warmup);
                                  0: the run's `requests` */
     double slo_ttft_ms, slo_tpot_ms; /* 0: none */

@@ -67,15 +67,17 @@ void eng_llm_iter_done(v10_engine *e, int ti)
     tenant *t = &e->tenants[ti];
     v10_llm_tenant *L = t->llm;
     const v10_llm_iter *it = &L->server.it;
-    int prefill = it->kind == V10_LLM_ITER_PREFILL;
-    eng_trace_push(e, prefill ? V10_TR_PREFILL : V10_TR_DECODE, L->iter_start, e->now, -1, ti,
-                   (uint32_t)(prefill ? it->token_sum : it->n));
+    int decode = it->kind == V10_LLM_ITER_DECODE; /* a chunked one traces its prefill tokens */
+    eng_trace_push(e, decode ? V10_TR_DECODE : V10_TR_PREFILL, L->iter_start, e->now, -1, ti,
+                   (uint32_t)(decode ? it->n : it->token_sum));
     if (e->cfg->check) {
-        /* Tokens in order: a prefill emits a request's first token (or,
-         * recomputing a preempted request, its next one), a decode one of
-         * its later ones; each sequence emits exactly one. */
+        /* Tokens in order: a prefill (or chunk of one) is of a request
+         * that has emitted nothing (or, recomputing a preempted request,
+         * not all), a decode of one that emitted at least its first token
+         * and not its last; each sequence emits at most one. */
         for (uint32_t k = 0; k < it->n; k++) {
             const v10_llm_req_state *r = &L->server.r[it->req[k]];
+            int prefill = k >= it->n_decode;
             int first_ok = r->emitted == 0 || (r->preempted && r->emitted < r->output);
             if (prefill ? !first_ok : (r->emitted < 1 || r->emitted >= r->output)) {
                 fprintf(stderr, "v10sim: invariant violated at cycle %llu: tenant %d: request "
@@ -86,7 +88,7 @@ void eng_llm_iter_done(v10_engine *e, int ti)
             }
         }
     }
-    uint64_t before = L->server.tokens_emitted, n = it->n;
+    uint64_t before = L->server.tokens_emitted, n = it->n_emit;
     v10_llm_server_done(&L->server, e->now);
     V10_ASSERT(L->server.tokens_emitted == before + n);
     L->iter_work += (double)t->req_work;

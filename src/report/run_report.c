@@ -135,6 +135,7 @@ static cJSON *config_json(const v10_run_config *cfg)
             add_num(t, "max_prefill_tokens", (double)(s->max_prefill_tokens
                                                           ? s->max_prefill_tokens
                                                           : def.max_prefill_tokens));
+            add_num(t, "chunked_prefill", !s->whole_prefill);
             if (s->llm_requests) /* only when given: other runs' outputs unchanged */
                 add_num(t, "requests", (double)s->llm_requests);
             add_num(t, "slo_ttft_ms", s->slo_ttft_ms);

@@ -137,7 +137,7 @@ static int inputs_load(const v10_run_config *cfg, inputs *in, v10_err *err)
             return v10_err_prefix(err, "tenant %zu", in->loaded);
     for (size_t i = 0; i < nt; i++)
         if (cfg->tenants[i].llm &&
-            v10_llm_tenant_load(&in->llm[i], &cfg->tenants[i], &cfg->npu, nt, i, cfg->requests,
+            v10_llm_tenant_load(&in->llm[i], cfg->tenants, nt, i, &cfg->npu, cfg->requests,
                                 cfg->seed, err))
             return v10_err_prefix(err, "tenant %zu", i);
     return 0;

@@ -23,6 +23,7 @@ void v10_llm_server_opts_default(v10_llm_server_opts *o)
 {
     o->max_batch = 256; /* vLLM's max_num_seqs (EngineArgs, vllm/engine/arg_utils.py) */
     o->max_prefill_tokens = 4096;
+    o->chunked = 1; /* vLLM V1's scheduler always chunks prefills */
     o->kv_capacity_tokens = 0;
     o->clock_mhz = 0;
 }
@@ -45,8 +46,9 @@ int v10_llm_server_init(v10_llm_server *s, const v10_llm_request *reqs, size_t n
     s->run = calloc(o->max_batch, sizeof *s->run);
     s->it_req = calloc(o->max_batch, sizeof *s->it_req);
     s->it_tok = calloc(o->max_batch, sizeof *s->it_tok);
+    s->it_past = calloc(o->max_batch, sizeof *s->it_past);
     s->pre = calloc(o->max_batch, sizeof *s->pre);
-    if (!s->r || !s->run || !s->it_req || !s->it_tok || !s->pre) {
+    if (!s->r || !s->run || !s->it_req || !s->it_tok || !s->it_past || !s->pre) {
         v10_llm_server_fini(s);
         return v10_err_set(err, "LLM server: out of memory for %zu requests", n);
     }
@@ -81,6 +83,7 @@ void v10_llm_server_fini(v10_llm_server *s)
     free(s->run);
     free(s->it_req);
     free(s->it_tok);
+    free(s->it_past);
     free(s->pre);
     memset(s, 0, sizeof *s);
 }
@@ -138,6 +141,7 @@ static void grow(v10_llm_server *s)
         v10_llm_req_state *q = &s->r[i];
         need -= blocks_of(context_of(q));
         q->prefilled = 0;
+        q->computed = 0;
         q->preempted++;
         s->preemptions++;
         s->pre[s->n_pre++] = i;
@@ -147,14 +151,22 @@ static void grow(v10_llm_server *s)
         s->kv_peak = s->kv_used;
 }
 
-int v10_llm_server_next(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
+/* Appends request i to the iteration being built: `tokens` of it (a
+ * decode's context, a prefill's prompt or chunk) after `past` cached. */
+static void add(v10_llm_server *s, uint32_t *k, uint32_t i, uint32_t tokens, uint32_t past)
 {
-    while (s->arrived < s->n && s->r[s->arrived].arrival <= now)
-        s->arrived++;
-    admit(s, now);
-    /* Prefill first: every admitted request not yet prefilled (a new
-     * prompt, or a preempted request's prompt and emitted tokens), in
-     * admission order, within the token budget (always at least one). */
+    s->it_req[*k] = i;
+    s->it_tok[*k] = tokens;
+    s->it_past[*k] = past;
+    (*k)++;
+}
+
+/* Without chunking: every admitted request not yet prefilled (a new
+ * prompt, or a preempted request's prompt and emitted tokens), in
+ * admission order, whole, within the token budget (always at least one);
+ * if there is none, a decode of every running request. */
+static void whole(v10_llm_server *s, v10_llm_iter *it)
+{
     uint32_t k = 0;
     uint64_t sum = 0;
     for (uint32_t j = 0; j < s->n_run; j++) {
@@ -164,26 +176,71 @@ int v10_llm_server_next(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
         uint32_t t = (uint32_t)context_of(q);
         if (k && sum + t > s->o.max_prefill_tokens)
             break;
-        s->it_req[k] = s->run[j];
-        s->it_tok[k++] = t;
+        add(s, &k, s->run[j], t, 0);
         sum += t;
     }
-    v10_llm_iter_kind kind = V10_LLM_ITER_PREFILL;
-    if (!k) {
-        kind = V10_LLM_ITER_DECODE;
-        grow(s);
-        for (uint32_t j = 0; j < s->n_run; j++) {
-            const v10_llm_req_state *q = &s->r[s->run[j]];
-            s->it_req[k] = s->run[j];
-            /* its cache (prompt + emitted, the last emitted token not yet
-             * written) plus the token being made */
-            s->it_tok[k] = (uint32_t)context_of(q);
-            sum += s->it_tok[k++];
+    *it = (v10_llm_iter){V10_LLM_ITER_PREFILL, k, s->it_req, s->it_tok, sum, 0, k, NULL};
+    if (k)
+        return;
+    grow(s);
+    for (uint32_t j = 0; j < s->n_run; j++) {
+        /* its cache (prompt + emitted, the last emitted token not yet
+         * written) plus the token being made */
+        uint32_t t = (uint32_t)context_of(&s->r[s->run[j]]);
+        add(s, &k, s->run[j], t, 0);
+        sum += t;
+    }
+    *it = (v10_llm_iter){V10_LLM_ITER_DECODE, k, s->it_req, s->it_tok, sum, k, k, NULL};
+}
+
+/* Chunked (vLLM V1's scheduler): every prefilled running request decodes,
+ * one token of the budget each; what remains of the budget goes to the
+ * prompts not yet prefilled, in admission order, each taking what it has
+ * left or what remains (so at most the last chunk ends short of its
+ * prompt).  Decodes always run, so a long prompt never starves them; when
+ * they fill the budget no chunk joins until some finish. */
+static void chunked(v10_llm_server *s, v10_llm_iter *it)
+{
+    grow(s);
+    uint32_t k = 0;
+    uint64_t ctx = 0;
+    for (uint32_t j = 0; j < s->n_run; j++) {
+        const v10_llm_req_state *q = &s->r[s->run[j]];
+        if (q->prefilled) {
+            add(s, &k, s->run[j], (uint32_t)context_of(q), 0);
+            ctx += context_of(q);
         }
     }
-    if (!k)
+    uint32_t n_dec = k, n_emit = k;
+    uint64_t left = s->o.max_prefill_tokens > k ? s->o.max_prefill_tokens - k : 0, sum = 0;
+    for (uint32_t j = 0; j < s->n_run && left; j++) {
+        const v10_llm_req_state *q = &s->r[s->run[j]];
+        if (q->prefilled)
+            continue;
+        uint64_t rest = context_of(q) - q->computed, c = rest < left ? rest : left;
+        add(s, &k, s->run[j], (uint32_t)c, q->computed);
+        n_emit += c == rest;
+        left -= c;
+        sum += c;
+    }
+    if (k == n_dec)
+        *it = (v10_llm_iter){V10_LLM_ITER_DECODE, k, s->it_req, s->it_tok, ctx, k, k, NULL};
+    else
+        *it = (v10_llm_iter){V10_LLM_ITER_MIXED, k, s->it_req, s->it_tok, sum, n_dec, n_emit,
+                             s->it_past};
+}
+
+int v10_llm_server_next(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
+{
+    while (s->arrived < s->n && s->r[s->arrived].arrival <= now)
+        s->arrived++;
+    admit(s, now);
+    if (s->o.chunked)
+        chunked(s, &s->it);
+    else
+        whole(s, &s->it);
+    if (!s->it.n)
         return 0;
-    s->it = (v10_llm_iter){kind, k, s->it_req, s->it_tok, sum};
     s->in_flight = 1;
     *it = s->it;
     return 1;
@@ -197,7 +254,12 @@ void v10_llm_server_done(v10_llm_server *s, uint64_t now)
     s->iterations[s->it.kind]++;
     for (uint32_t j = 0; j < s->it.n; j++) {
         v10_llm_req_state *q = &s->r[s->it_req[j]];
-        q->prefilled = 1;
+        if (j >= s->it.n_decode) { /* a prefill emits once its prompt is all computed */
+            q->computed += s->it_tok[j];
+            if (q->computed < context_of(q))
+                continue;
+            q->prefilled = 1;
+        }
         if (q->emitted == 0)
             q->first_token = now;
         q->emitted++;
@@ -296,7 +358,7 @@ int v10_llm_server_stats(const v10_llm_server *s, uint64_t from, uint64_t to,
     dist(e2e, n, &st->e2e);
     dist(queue, n, &st->queue);
     st->kv_peak = s->kv_peak;
-    st->prefills = s->iterations[V10_LLM_ITER_PREFILL];
+    st->prefills = s->iterations[V10_LLM_ITER_PREFILL] + s->iterations[V10_LLM_ITER_MIXED];
     st->decodes = s->iterations[V10_LLM_ITER_DECODE];
     st->kv_preemptions = s->preemptions;
     free(ttft), free(tpot), free(e2e), free(queue);

@@ -73,10 +73,9 @@ int v10_llm_stream_init(v10_llm_stream *s, const v10_llm_config *cfg, const v10_
     if (count_ops(cfg, 1, &per_prefill, err) || count_ops(cfg, 0, &decode, err))
         return -1;
     /* A prefill of k prompts is one stream whose each further prompt adds
-     * its attention (QK^T, softmax, P.V) to every layer. */
-    size_t cap = per_prefill + 3 * (size_t)cfg->layers * (max_batch ? max_batch - 1 : 0);
-    if (decode > cap)
-        cap = decode;
+     * its attention (QK^T, softmax, P.V) to every layer; a chunked
+     * iteration adds the decodes' attention to that. */
+    size_t cap = per_prefill + decode + 3 * (size_t)cfg->layers * (max_batch ? max_batch - 1 : 0);
     if (grow(s, cap) || v10_model_reserve(&s->model, cap, err)) {
         v10_llm_stream_fini(s);
         return v10_err_set(err, "%s: out of memory for iterations of %zu operators",
@@ -90,9 +89,13 @@ int v10_llm_stream_build(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err
     v10_model *m = &s->model;
     m->n_ops = 0;
     m->total_cycles = 0;
+    uint32_t nd = it->n_decode;
     int rc = it->kind == V10_LLM_ITER_PREFILL
                  ? v10_llm_prefill_batch(&s->cfg, it->n, it->tokens, m, err)
-                 : v10_llm_decode(&s->cfg, it->n, it->tokens, m, err);
+             : it->kind == V10_LLM_ITER_DECODE
+                 ? v10_llm_decode(&s->cfg, it->n, it->tokens, m, err)
+                 : v10_llm_mixed(&s->cfg, nd, it->tokens, it->n - nd, it->tokens + nd,
+                                 it->past + nd, it->n_emit, m, err);
     if (rc)
         return -1;
     if (v10_cost_model(&s->npu, m, err))

@@ -64,7 +64,7 @@ static int requests_of(v10_llm_tenant *L, const v10_tenant_spec *sp, size_t inde
             v10_err_set(err, "%s: request %zu (row %zu after the header): %u prompt + %u "
                              "output tokens exceed %s's %s of %llu", sp->llm_file, k, k + 1,
                         q->prompt_tokens, q->output_tokens, L->cfg.name,
-                        ctx ? "max_context" : "KV cache (its HBM segment)",
+                        ctx ? "max_context" : "KV cache",
                         (unsigned long long)(ctx ? L->cfg.max_context : L->kv_capacity_tokens));
             goto done;
         }
@@ -84,7 +84,8 @@ static int iter_cycles(v10_llm_tenant *L, v10_llm_iter_kind kind, uint32_t token
                        v10_err *err)
 {
     uint32_t req = 0;
-    v10_llm_iter it = {.kind = kind, .n = 1, .req = &req, .tokens = &tokens,
+    v10_llm_iter it = {.kind = kind, .n = 1, .req = &req, .tokens = &tokens, .n_emit = 1,
+                       .n_decode = kind == V10_LLM_ITER_DECODE,
                        .token_sum = tokens};
     if (v10_llm_stream_build(&L->stream, &it, err))
         return -1;
@@ -121,43 +122,64 @@ static int estimate(v10_llm_tenant *L, double clock_mhz, uint32_t max_batch, v10
 
 /* The most sequences one prefill of this trace can hold (llm_server.c's
  * rule: prompts join while their tokens fit the prefill budget, the first
- * always): the stream's buffers are sized to it, not to the worst case of
- * max_batch prompts (issue 24: 16 servers reserved 10 GB). */
+ * always; chunked, whole prompts but for a first and a last chunk): the
+ * stream's buffers are sized to it, not to the worst case of max_batch
+ * prompts (issue 24: 16 servers reserved 10 GB). */
 static uint32_t prefill_seqs(const v10_llm_tenant *L, const v10_llm_server_opts *o)
 {
     uint32_t shortest = UINT32_MAX;
     for (size_t k = 0; k < L->n; k++)
         if (L->reqs[k].prompt_tokens < shortest)
             shortest = L->reqs[k].prompt_tokens;
-    uint64_t seqs = 1 + o->max_prefill_tokens / (shortest ? shortest : 1);
+    uint64_t seqs = (o->chunked ? 2 : 1) + o->max_prefill_tokens / (shortest ? shortest : 1);
     if (seqs > o->max_batch)
         seqs = o->max_batch;
     return (uint32_t)(seqs < L->n ? seqs : L->n);
 }
 
-int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_npu *npu,
-                        size_t n_tenants, size_t index, uint64_t requests, uint64_t seed,
+/* Sizes tenant `index`'s KV cache (docs/llm.md, "HBM"): each tenant holds
+ * an even segment of HBM, as the paper segments memory between tenants
+ * (V10, ISCA 2023, Section 4); the k servers of one model (equal model
+ * specs) pool their segments and hold one copy of its weights, which are
+ * read-only; V10_LLM_WORKSPACE_PCT of the pool is workspace (activations,
+ * the runtime's scratch), and the rest beside the weights is split evenly
+ * into the servers' KV caches. */
+static int size_kv(v10_llm_tenant *L, const v10_tenant_spec *specs, size_t n_tenants,
+                   size_t index, const v10_npu *npu, v10_err *err)
+{
+    const v10_tenant_spec *sp = &specs[index];
+    L->segment_bytes = npu->hbm_capacity_bytes / n_tenants;
+    L->weight_sharers = 0;
+    for (size_t j = 0; j < n_tenants; j++)
+        L->weight_sharers += specs[j].llm && !strcmp(specs[j].model, sp->model);
+    uint64_t k = L->weight_sharers, pool = L->segment_bytes * k; /* <= hbm_capacity_bytes */
+    L->workspace_bytes = pool / 100 * V10_LLM_WORKSPACE_PCT;
+    uint64_t weights = v10_llm_weight_bytes(&L->cfg), usable = pool - L->workspace_bytes;
+    if (weights >= usable)
+        return v10_err_set(err, "%s: weights of %llu bytes do not fit the %llu bytes left of "
+                                "%llu tenant HBM segment(s) of %llu bytes (hbm_capacity_bytes "
+                                "%llu / %zu tenants) after the %d%% workspace, leaving no room "
+                                "for the KV cache",
+                           sp->model, (unsigned long long)weights, (unsigned long long)usable,
+                           (unsigned long long)k, (unsigned long long)L->segment_bytes,
+                           (unsigned long long)npu->hbm_capacity_bytes, n_tenants,
+                           V10_LLM_WORKSPACE_PCT);
+    L->kv_capacity_tokens = (usable - weights) / k / v10_llm_kv_bytes_per_token(&L->cfg);
+    if (!L->kv_capacity_tokens)
+        return v10_err_set(err, "%s: no KV token fits beside the weights (%llu bytes) in "
+                                "%llu bytes of HBM", sp->model, (unsigned long long)weights,
+                           (unsigned long long)usable);
+    return 0;
+}
+
+int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *specs, size_t n_tenants,
+                        size_t index, const v10_npu *npu, uint64_t requests, uint64_t seed,
                         v10_err *err)
 {
+    const v10_tenant_spec *sp = &specs[index];
     memset(L, 0, sizeof *L);
-    if (v10_llm_resolve(sp->model + 4, &L->cfg, err))
-        return -1;
-    /* Each tenant holds an even segment of HBM, as the paper segments
-     * memory between tenants (V10, ISCA 2023, Section 4). */
-    L->segment_bytes = npu->hbm_capacity_bytes / n_tenants;
-    uint64_t weights = v10_llm_weight_bytes(&L->cfg);
-    uint64_t kvpt = v10_llm_kv_bytes_per_token(&L->cfg);
-    if (weights >= L->segment_bytes)
-        return v10_err_set(err, "%s: weights of %llu bytes do not fit the tenant's HBM "
-                                "segment of %llu bytes (hbm_capacity_bytes %llu / %zu "
-                                "tenants), leaving no room for the KV cache",
-                           sp->model, (unsigned long long)weights,
-                           (unsigned long long)L->segment_bytes,
-                           (unsigned long long)npu->hbm_capacity_bytes, n_tenants);
-    L->kv_capacity_tokens = (L->segment_bytes - weights) / kvpt;
-    v10_npu seg = *npu;
-    seg.hbm_capacity_bytes = L->segment_bytes;
-    if (v10_llm_check_fit(&L->cfg, &seg, L->kv_capacity_tokens, err) ||
+    if (v10_llm_resolve(sp->model + 4, &L->cfg, err) ||
+        size_kv(L, specs, n_tenants, index, npu, err) ||
         requests_of(L, sp, index, requests, seed, err))
         return -1;
     L->slo_ttft_us = sp->slo_ttft_ms * 1e3;
@@ -168,6 +190,7 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *sp, const v10_
         o.max_batch = sp->max_batch;
     if (sp->max_prefill_tokens)
         o.max_prefill_tokens = sp->max_prefill_tokens;
+    o.chunked = !sp->whole_prefill;
     o.kv_capacity_tokens = L->kv_capacity_tokens;
     o.clock_mhz = npu->clock_mhz;
     if (v10_llm_server_init(&L->server, L->reqs, L->n, &o, err) ||

@@ -1,8 +1,9 @@
 /*
  * tenant.c — tenant specs: "MODEL[:batch=N][:priority=P][:rate=RPS]
  * [:outstanding=N][:slo_us=X]", and LLM servers "llm/MODEL:trace=FILE
- * [:rate_scale=X][:start_s=S][:max_batch=N][:max_prefill_tokens=N][:requests=N]
- * [:slo_ttft_ms=T][:slo_tpot_ms=T]" (or ":rate=RPS:lengths=FILE").  The model
+ * [:rate_scale=X][:start_s=S][:max_batch=N][:max_prefill_tokens=N]
+ * [:chunked_prefill=0|1][:requests=N][:slo_ttft_ms=T][:slo_tpot_ms=T]" (or
+ * ":rate=RPS:lengths=FILE").  The model
  * part keeps its batch, unknown, prefill and decode options so that
  * v10_model_load sees them.
  */
@@ -46,7 +47,8 @@ static int model_option(const char *key)
 static int llm_key(const char *key)
 {
     static const char *const keys[] = {"rate_scale", "start_s", "max_batch", "slo_ttft_ms",
-                                       "slo_tpot_ms", "requests", "max_prefill_tokens"};
+                                       "slo_tpot_ms", "requests", "max_prefill_tokens",
+                                       "chunked_prefill"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (!strcmp(key, keys[i]))
             return 1;
@@ -168,20 +170,22 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                 {"rate_scale", 1e-6, 1e6, 0}, {"start_s", 0, 1e9, 0},
                 {"max_batch", 1, 4096, 1},   {"slo_ttft_ms", 1e-6, 1e9, 0},
                 {"slo_tpot_ms", 1e-6, 1e9, 0}, {"requests", 1, 1e7, 1},
-                {"max_prefill_tokens", 1, 1 << 24, 1}};
+                {"max_prefill_tokens", 1, 1 << 24, 1}, {"chunked_prefill", 0, 1, 1}};
             size_t k = 0;
             while (strcmp(r[k].key, kv))
                 k++;
             if (num(s, kv, v, r[k].lo, r[k].hi, r[k].integer, &d, err))
                 return -1;
             double *field[] = {&out->rate_scale, &out->start_s, NULL, &out->slo_ttft_ms,
-                               &out->slo_tpot_ms, NULL, NULL};
+                               &out->slo_tpot_ms, NULL, NULL, NULL};
             if (field[k])
                 *field[k] = d;
             else if (!strcmp(kv, "max_batch"))
                 out->max_batch = (uint32_t)d;
             else if (!strcmp(kv, "max_prefill_tokens"))
                 out->max_prefill_tokens = (uint32_t)d;
+            else if (!strcmp(kv, "chunked_prefill"))
+                out->whole_prefill = d == 0;
             else
                 out->llm_requests = (uint64_t)d;
             if (!serving)
@@ -191,7 +195,8 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                                     "priority, rate, outstanding, slo_us, profile%s)", s, kv,
                                onnx  ? ", row or unknown"
                                : llm ? ", row, prefill, decode, trace, lengths, rate_scale, "
-                                       "start_s, max_batch, max_prefill_tokens, requests, "
+                                       "start_s, max_batch, max_prefill_tokens, chunked_prefill, "
+                                       "requests, "
                                        "slo_ttft_ms or slo_tpot_ms"
                                      : " or row");
         }

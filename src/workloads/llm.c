@@ -424,45 +424,58 @@ static void cache_attention(lb *b, int l, uint64_t seqs, uint64_t sum_ctx)
     vec_bytes(b, l, "attn.av", qh * hd * sum_ctx, OPS_FMA, kv_read + scores + q);
 }
 
-/* Causal self-attention of a prompt of `t` tokens: batched GEMMs, one per
- * kv head, whose M rows are the `group` query heads sharing it x t tokens.
- * The masked upper triangle is computed, as an XLA-style compiler does. */
-static void prompt_attention(lb *b, int l, uint64_t t)
+/* Causal self-attention of `t` prompt tokens after `past` ones already in
+ * the cache (0 for a whole prompt; a later chunk of a chunked prefill
+ * otherwise): batched GEMMs, one per kv head, whose M rows are the `group`
+ * query heads sharing it x t tokens, over past + t keys.  The masked
+ * upper triangle is computed, as an XLA-style compiler does. */
+static void prompt_attention(lb *b, int l, uint64_t t, uint64_t past)
 {
     const v10_llm_config *c = b->c;
-    uint64_t group = c->heads / c->kv_heads;
-    gemm(b, l, "attn.qk", c->kv_heads, group * t, t, c->head_dim, 0);
+    uint64_t group = c->heads / c->kv_heads, nk = past + t;
+    gemm(b, l, "attn.qk", c->kv_heads, group * t, nk, c->head_dim, 0);
     size_t qk = b->m->n_ops - 1;
-    vec(b, l, "attn.softmax", (uint64_t)c->heads * t * t, OPS_MASK_SOFTMAX, 1, 0);
+    vec(b, l, "attn.softmax", (uint64_t)c->heads * t * nk, OPS_MASK_SOFTMAX, 1, 0);
     size_t sm = b->m->n_ops - 1;
-    gemm(b, l, "attn.av", c->kv_heads, group * t, c->head_dim, t, 0);
+    gemm(b, l, "attn.av", c->kv_heads, group * t, c->head_dim, nk, 0);
     if (b->rc || c->attention != V10_LLM_FUSED)
         return;
     /* Fused (flash attention, Dao et al., NeurIPS 2022): the same GEMMs and
-     * softmax work, but the t x t scores stay in on-chip memory: QK^T reads
-     * Q and K and writes nothing, the softmax moves nothing, P.V reads V and
-     * writes the output.  (The tiles are still the cost model's; the
+     * softmax work, but the t x keys scores stay in on-chip memory: QK^T
+     * reads Q and K and writes nothing, the softmax moves nothing, P.V reads
+     * V and writes the output.  (The tiles are still the cost model's; the
      * operators stay three, each on its FU.) */
     v10_op *o = b->m->ops;
     uint64_t q = (uint64_t)c->heads * t * c->head_dim * BYTES_PER_ELEM; /* Q, or the output */
-    uint64_t kv = (uint64_t)c->kv_heads * t * c->head_dim * BYTES_PER_ELEM; /* K, or V */
+    uint64_t kv = (uint64_t)c->kv_heads * nk * c->head_dim * BYTES_PER_ELEM; /* K, or V */
     o[qk].hbm_bytes = q + kv;
     o[sm].hbm_bytes = 0;
     o[b->m->n_ops - 1].hbm_bytes = kv + q;
 }
 
 /*
- * The whole stream: embedding, `layers` pre-norm blocks over `tokens`
- * tokens, then the final norm, LM head and sampling for `outs` tokens
- * (the last of each sequence).  Decode passes its contexts (seqs, sum_ctx);
- * prefill passes sum_ctx = 0 and its prompts' lengths, prompts[0..outs),
- * whose sum is `tokens`.
+ * One iteration's rows (v10_llm_mixed): n_dec decoding sequences, one row
+ * each, attending over sum_ctx cached tokens in all; then n_chunk prompt
+ * chunks, chunk[j] rows after past[j] cached tokens (past NULL: none);
+ * `outs` of the sequences emit a token (the LM head's rows).
  */
-static void build(lb *b, uint64_t tokens, uint64_t outs, uint64_t sum_ctx,
-                  const uint32_t *prompts)
+typedef struct rows {
+    uint64_t n_dec, sum_ctx;
+    uint32_t n_chunk;
+    const uint32_t *chunk, *past;
+    uint64_t outs;
+} rows;
+
+/*
+ * The whole stream: embedding, `layers` pre-norm blocks over every row,
+ * then the final norm, LM head and sampling for the rows that emit.
+ */
+static void build(lb *b, const rows *r)
 {
     const v10_llm_config *c = b->c;
-    uint64_t h = c->hidden, t = tokens, attn_w = (uint64_t)c->heads * c->head_dim;
+    uint64_t h = c->hidden, t = r->n_dec, attn_w = (uint64_t)c->heads * c->head_dim;
+    for (uint32_t j = 0; j < r->n_chunk; j++)
+        t += r->chunk[j];
     embed(b, t);
     for (int l = 0; l < (int)c->layers; l++) {
         vec(b, l, "attn.norm", t * h, norm_ops(c), 1, 1);
@@ -470,11 +483,10 @@ static void build(lb *b, uint64_t tokens, uint64_t outs, uint64_t sum_ctx,
         if (c->positions == V10_LLM_ROTARY)
             vec(b, l, "attn.rope", t * ((uint64_t)c->heads + c->kv_heads) * c->head_dim,
                 OPS_ROPE, 1, 0);
-        if (sum_ctx)
-            cache_attention(b, l, t, sum_ctx);
-        else
-            for (uint64_t j = 0; j < outs; j++)
-                prompt_attention(b, l, prompts[j]);
+        if (r->n_dec)
+            cache_attention(b, l, r->n_dec, r->sum_ctx);
+        for (uint32_t j = 0; j < r->n_chunk; j++)
+            prompt_attention(b, l, r->chunk[j], r->past ? r->past[j] : 0);
         gemm(b, l, "attn.o", 1, t, h, attn_w, 1);
         vec(b, l, "attn.add", t * h, OPS_ADD, 2, 1);
         vec(b, l, "mlp.norm", t * h, norm_ops(c), 1, 1);
@@ -487,9 +499,31 @@ static void build(lb *b, uint64_t tokens, uint64_t outs, uint64_t sum_ctx,
         gemm(b, l, "mlp.down", 1, t, h, c->ffn, 1);
         vec(b, l, "mlp.add", t * h, OPS_ADD, 2, 1);
     }
-    vec(b, -1, "head.norm", outs * h, norm_ops(c), 1, 1); /* fuses in decode */
-    gemm(b, -1, "head.lm", 1, outs, c->vocab, h, 1); /* tied: the embedding table */
-    vec(b, -1, "head.sample", outs * c->vocab, OPS_SOFTMAX + OPS_ADD, 1, 0);
+    if (!r->outs)
+        return; /* a chunk that does not end its prompt samples nothing */
+    vec(b, -1, "head.norm", r->outs * h, norm_ops(c), 1, 1); /* fuses in decode */
+    gemm(b, -1, "head.lm", 1, r->outs, c->vocab, h, 1); /* tied: the embedding table */
+    vec(b, -1, "head.sample", r->outs * c->vocab, OPS_SOFTMAX + OPS_ADD, 1, 0);
+}
+
+/* Checks n (1..MAX_SEQS, `what` naming the phase) and sums v[0..n), each
+ * 1..max_context (`len` naming the length); -1 with err naming the
+ * offending sequence. */
+static int sum_lengths(const v10_llm_config *c, const char *what, const char *len, uint32_t n,
+                       const uint32_t *v, uint64_t *sum, v10_err *err)
+{
+    if (n < 1 || n > MAX_SEQS)
+        return v10_err_set(err, "%s: %s of %u sequences: expected 1 to %d", c->name, what, n,
+                           MAX_SEQS);
+    *sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (v[i] < 1 || v[i] > c->max_context)
+            return v10_err_set(err, "%s: %s: sequence %u has %s %u: expected 1 to "
+                                    "max_context = %u", c->name, what, i, len, v[i],
+                               c->max_context);
+        *sum += v[i];
+    }
+    return 0;
 }
 
 int v10_llm_prefill(const v10_llm_config *c, uint64_t tokens, v10_model *m, v10_err *err)
@@ -504,37 +538,48 @@ int v10_llm_prefill(const v10_llm_config *c, uint64_t tokens, v10_model *m, v10_
 int v10_llm_prefill_batch(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *tokens,
                           v10_model *m, v10_err *err)
 {
-    if (n_seqs < 1 || n_seqs > MAX_SEQS)
-        return v10_err_set(err, "%s: prefill of %u prompts: expected 1 to %d", c->name, n_seqs,
-                           MAX_SEQS);
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < n_seqs; i++) {
-        if (tokens[i] < 1 || tokens[i] > c->max_context)
-            return v10_err_set(err, "%s: prefill of %u tokens: expected 1 to max_context = %u",
-                               c->name, tokens[i], c->max_context);
-        sum += tokens[i];
-    }
+    rows r = {.n_chunk = n_seqs, .chunk = tokens, .outs = n_seqs};
+    uint64_t sum;
+    if (sum_lengths(c, "prefill", "prompt", n_seqs, tokens, &sum, err))
+        return -1;
     lb b = {.c = c, .m = m, .err = err};
-    build(&b, sum, n_seqs, 0, tokens);
+    build(&b, &r);
     return b.rc;
 }
 
 int v10_llm_decode(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *ctx_lens,
                    v10_model *m, v10_err *err)
 {
-    if (n_seqs < 1 || n_seqs > MAX_SEQS)
-        return v10_err_set(err, "%s: decode of %u sequences: expected 1 to %d", c->name,
-                           n_seqs, MAX_SEQS);
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < n_seqs; i++) {
-        if (ctx_lens[i] < 1 || ctx_lens[i] > c->max_context)
-            return v10_err_set(err, "%s: decode: sequence %u has context %u: expected 1 to "
-                                    "max_context = %u", c->name, i, ctx_lens[i],
-                               c->max_context);
-        sum += ctx_lens[i];
-    }
+    rows r = {.n_dec = n_seqs, .outs = n_seqs};
+    if (sum_lengths(c, "decode", "context", n_seqs, ctx_lens, &r.sum_ctx, err))
+        return -1;
     lb b = {.c = c, .m = m, .err = err};
-    build(&b, n_seqs, n_seqs, sum, NULL);
+    build(&b, &r);
+    return b.rc;
+}
+
+int v10_llm_mixed(const v10_llm_config *c, uint32_t n_dec, const uint32_t *ctx_lens,
+                  uint32_t n_chunk, const uint32_t *chunk, const uint32_t *past,
+                  uint32_t n_out, v10_model *m, v10_err *err)
+{
+    rows r = {.n_dec = n_dec, .n_chunk = n_chunk, .chunk = chunk, .past = past, .outs = n_out};
+    uint64_t sum;
+    if ((n_dec && sum_lengths(c, "decode", "context", n_dec, ctx_lens, &r.sum_ctx, err)) ||
+        (n_chunk && sum_lengths(c, "prefill", "chunk", n_chunk, chunk, &sum, err)))
+        return -1;
+    if (!n_dec && !n_chunk)
+        return v10_err_set(err, "%s: an iteration of no sequences", c->name);
+    if ((uint64_t)n_dec + n_chunk > MAX_SEQS || n_out < n_dec || n_out > n_dec + n_chunk)
+        return v10_err_set(err, "%s: iteration of %u decodes and %u chunks emitting %u tokens: "
+                                "expected at most %d sequences, each decode emitting",
+                           c->name, n_dec, n_chunk, n_out, MAX_SEQS);
+    for (uint32_t j = 0; j < n_chunk; j++)
+        if ((uint64_t)past[j] + chunk[j] > c->max_context)
+            return v10_err_set(err, "%s: prefill chunk %u: %u tokens after %u exceed "
+                                    "max_context = %u", c->name, j, chunk[j], past[j],
+                               c->max_context);
+    lb b = {.c = c, .m = m, .err = err};
+    build(&b, &r);
     return b.rc;
 }
 

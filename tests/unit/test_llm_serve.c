@@ -6,7 +6,10 @@
  * under pmt, v10-fair and v10-full with --check every request completes
  * once, TTFT <= e2e and the tokens are the trace's; Poisson arrivals with
  * drawn lengths are deterministic; bad spec values and a model that does
- * not fit its HBM segment are errors naming the key or both sizes.
+ * not fit its HBM segment are errors naming the key or both sizes; with
+ * chunked prefill a decoding request's TPOT stays within one budget-sized
+ * iteration; the KV capacity is HBM - workspace - weights in closed form,
+ * servers of one model sharing their weights.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -283,6 +286,7 @@ static void test_run_errors(void **state)
     c.tenants = t;
     c.n_tenants = 2;
     c.requests = 201;
+    spec("llm/llama3.2-1b:trace=" TRACE, &t[0]); /* llama3-8b no longer fits 90% of 16 GiB */
     expect_run_error(&c, TRACE, "201");
     spec("llm/gpt2-xl:trace=" TRACE, &t[0]);
     c.requests = 200;
@@ -309,12 +313,130 @@ static void test_own_requests(void **state)
     expect_run_error(&c, "requests=", "201");
 }
 
+/* A run of the four requests below alone on v10-isca23, chunked or not,
+ * with --check; *tpot_a is request A's TPOT, µs. */
+static void chunk_run(int chunked, double *tpot_a, v10_run_result *r)
+{
+    const char *path = "/tmp/v10-llm-chunk.csv";
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+               "2023-11-16 18:15:46.0000000,16,40\n");
+    for (int k = 0; k < 3; k++)
+        fprintf(f, "2023-11-16 18:15:46.0010000,2000,2\n");
+    fclose(f);
+    v10_tenant_spec t;
+    spec(chunked ? "llm/llama3.2-1b:trace=/tmp/v10-llm-chunk.csv:max_prefill_tokens=512"
+                 : "llm/llama3.2-1b:trace=/tmp/v10-llm-chunk.csv:max_prefill_tokens=512:"
+                   "chunked_prefill=0", &t);
+    v10_run_config c;
+    v10_run_config_default(&c);
+    c.tenants = &t;
+    c.n_tenants = 1;
+    c.requests = 4;
+    c.warmup = 0;
+    c.check = 1;
+    run(&c, r);
+    remove(path);
+    assert_int_equal(r->tenants[0].completed, 4);
+    assert_int_equal(r->tenants[0].llm_tokens, 40 + 3 * 2);
+    assert_int_equal(r->tenants[0].tpot_us.n, 4);
+    *tpot_a = r->tenants[0].tpot_samples_us[0]; /* arrival order: A first */
+}
+
+/* Chunked prefill keeps decodes going: A (prompt 16, output 40) decodes
+ * while three 2000-token prompts arrive; with a budget of 512 each
+ * iteration holds A's decode and at most 511 prompt tokens, so A's TPOT is
+ * at most one such iteration alone (a decode at A's longest context beside
+ * a 511-token chunk at the longest past); without chunking, whole
+ * 2000-token prefills stall A, and its TPOT is larger. */
+static void test_chunked_tpot_bound(void **state)
+{
+    (void)state;
+    v10_run_result r;
+    double chunked, whole;
+    chunk_run(1, &chunked, &r);
+    v10_llm_config cfg;
+    assert_int_equal(v10_llm_preset("llama3.2-1b", &cfg, NULL), 0);
+    v10_llm_stream s;
+    v10_err err = {{0}};
+    uint32_t req[2] = {0, 1}, tok[2] = {16 + 40, 511}, past[2] = {0, 2000 - 511};
+    v10_llm_iter it = {V10_LLM_ITER_MIXED, 2, req, tok, 511, 1, 2, past};
+    v10_npu npu;
+    assert_int_equal(v10_npu_preset("v10-isca23", &npu, NULL), 0);
+    if (v10_llm_stream_init(&s, &cfg, &npu, npu.vmem_bytes, 4, &err) ||
+        v10_llm_stream_build(&s, &it, &err))
+        fail_msg("%s", err.msg);
+    double bound = (double)s.total_work / npu.clock_mhz;
+    v10_llm_stream_fini(&s);
+    assert_true(r.tenants[0].prefills >= 12); /* 6000 prompt tokens, <= 511 each */
+    v10_run_result_fini(&r);
+    chunk_run(0, &whole, &r);
+    v10_run_result_fini(&r);
+    print_message("A's TPOT %.0f us chunked (bound %.0f), %.0f us whole\n", chunked, bound, whole);
+    assert_true(chunked <= bound);
+    assert_true(whole > chunked);
+}
+
+/* KV capacity (docs/llm.md, "HBM"): a lone llama2-7b on tpuv4-core holds
+ * HBM - 10% workspace - its weights, in tokens of 512 KiB; two servers of
+ * llama3.2-1b on v10-isca23 share one weight copy in their pooled halves,
+ * so each holds more than one beside resnet50 (its own weights in half). */
+static void test_kv_capacity(void **state)
+{
+    (void)state;
+    const char *path = "/tmp/v10-llm-kv.csv";
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,64,2\n");
+    fclose(f);
+    v10_tenant_spec t[2];
+    spec("llm/llama2-7b:trace=/tmp/v10-llm-kv.csv", &t[0]);
+    v10_run_config c;
+    v10_run_config_default(&c);
+    assert_int_equal(v10_npu_preset("tpuv4-core", &c.npu, NULL), 0);
+    c.tenants = t;
+    c.n_tenants = 1;
+    c.requests = 1;
+    c.warmup = 0;
+    v10_run_result r;
+    run(&c, &r);
+    uint64_t hbm = 16ull << 30, weights = 6738415616ull * 2; /* llama2-7b's params, bf16 */
+    uint64_t kvpt = 2ull * 32 * 32 * 128 * 2;                /* K, V x layers x heads x dim */
+    assert_int_equal(c.npu.hbm_capacity_bytes, hbm);
+    assert_int_equal(r.tenants[0].kv_capacity_tokens, (hbm - hbm / 100 * 10 - weights) / kvpt);
+    assert_int_equal(r.tenants[0].kv_capacity_tokens, 3786);
+    v10_run_result_fini(&r);
+
+    v10_llm_config cfg;
+    assert_int_equal(v10_llm_preset("llama3.2-1b", &cfg, NULL), 0);
+    uint64_t w = v10_llm_weight_bytes(&cfg), kv = v10_llm_kv_bytes_per_token(&cfg);
+    v10_run_config_default(&c);
+    uint64_t seg = c.npu.hbm_capacity_bytes / 2, use = seg - seg / 100 * 10;
+    spec("llm/llama3.2-1b:trace=/tmp/v10-llm-kv.csv", &t[0]);
+    spec("llm/llama3.2-1b:trace=/tmp/v10-llm-kv.csv", &t[1]);
+    c.tenants = t;
+    c.n_tenants = 2;
+    c.requests = 1;
+    c.warmup = 0;
+    run(&c, &r);
+    assert_int_equal(r.tenants[0].kv_capacity_tokens, (2 * use - w) / 2 / kv);
+    assert_int_equal(r.tenants[1].kv_capacity_tokens, (2 * use - w) / 2 / kv);
+    v10_run_result_fini(&r);
+    spec("resnet50", &t[1]);
+    run(&c, &r);
+    assert_int_equal(r.tenants[0].kv_capacity_tokens, (use - w) / kv);
+    v10_run_result_fini(&r);
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lone_closed_form), cmocka_unit_test(test_beside_zoo_model),
         cmocka_unit_test(test_poisson_lengths),  cmocka_unit_test(test_bad_specs),
         cmocka_unit_test(test_run_errors),       cmocka_unit_test(test_own_requests),
+        cmocka_unit_test(test_chunked_tpot_bound), cmocka_unit_test(test_kv_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

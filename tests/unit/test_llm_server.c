@@ -3,10 +3,12 @@
  * request's iterations and latencies in closed form; admission under the
  * batch bound, the KV-cache bound and first-come first-served order; the
  * prefill token budget; idleness between arrivals; statistics against
- * hand-computed percentiles and SLO fractions; refused configurations; and
- * invariants over seeded random request streams (every token emitted
- * exactly once and in order, the KV cache never over capacity, every
- * request finished).
+ * hand-computed percentiles and SLO fractions; refused configurations;
+ * chunked prefill step by step (decodes first, a long prompt over several
+ * iterations, its first token with its last chunk) and its stream; and
+ * invariants over seeded random request streams, whole and chunked (every
+ * token emitted exactly once and in order, the budget kept, no decode
+ * starved, the KV cache never over capacity, every request finished).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +32,7 @@ static v10_llm_server_opts opts(uint32_t max_batch, uint64_t kv)
     o.max_batch = max_batch;
     o.kv_capacity_tokens = kv;
     o.clock_mhz = 1.0;
+    o.chunked = 0; /* whole prompts; test_chunked_* set it */
     return o;
 }
 
@@ -309,6 +312,90 @@ static void test_refused(void **state)
     assert_non_null(strstr(err.msg, "clock"));
 }
 
+/* Chunked prefill (vLLM V1's scheduler), a budget of 256 tokens: a short
+ * request A (prompt 16, output 8) and a long one B (prompt 1000, output 2)
+ * arrive together.  The first iteration prefills A whole and B's first 240
+ * tokens; from then on A decodes in every iteration (one token of the
+ * budget) and B takes the other 255, after 240, 495 and 750 tokens; B emits
+ * its first token only with its last chunk, of 250, at the end of the
+ * fourth iteration; then both decode. */
+static void test_chunked_long_prompt(void **state)
+{
+    (void)state;
+    v10_llm_request r[2] = {{0, 16, 8}, {0, 1000, 2}};
+    v10_llm_server_opts o = opts(4, 4096);
+    o.chunked = 1;
+    o.max_prefill_tokens = 256;
+    v10_llm_server s;
+    init(&s, r, 2, o);
+    v10_llm_iter it = next(&s, 0);
+    assert_int_equal(it.kind, V10_LLM_ITER_MIXED);
+    assert_int_equal(it.n, 2);
+    assert_int_equal(it.n_decode, 0);
+    assert_int_equal(it.n_emit, 1); /* A's prompt ends, B's does not */
+    assert_int_equal(it.tokens[0], 16);
+    assert_int_equal(it.tokens[1], 240);
+    assert_int_equal(it.past[1], 0);
+    assert_int_equal(it.token_sum, 256);
+    v10_llm_server_done(&s, 1000);
+    assert_int_equal(s.r[0].first_token, 1000);
+    assert_int_equal(s.r[1].emitted, 0);
+    assert_int_equal(s.r[1].computed, 240);
+    const uint32_t chunk[3] = {255, 255, 250}, past[3] = {240, 495, 750};
+    for (int k = 0; k < 3; k++) {
+        it = next(&s, 1000u * (k + 1));
+        assert_int_equal(it.kind, V10_LLM_ITER_MIXED);
+        assert_int_equal(it.n, 2);
+        assert_int_equal(it.n_decode, 1);
+        assert_int_equal(it.req[0], 0); /* A decodes: never starved by B */
+        assert_int_equal(it.tokens[0], 16 + 1 + k);
+        assert_int_equal(it.req[1], 1);
+        assert_int_equal(it.tokens[1], chunk[k]);
+        assert_int_equal(it.past[1], past[k]);
+        assert_int_equal(it.n_emit, k == 2 ? 2 : 1);
+        assert_true(it.token_sum + it.n_decode <= 256);
+        assert_int_equal(s.r[1].first_token, NONE); /* not before its last chunk */
+        v10_llm_server_done(&s, 1000u * (k + 2));
+    }
+    assert_int_equal(s.r[1].first_token, 4000);
+    assert_int_equal(s.r[1].emitted, 1);
+    it = next(&s, 4000); /* both decode */
+    assert_int_equal(it.kind, V10_LLM_ITER_DECODE);
+    assert_int_equal(it.n, 2);
+    assert_int_equal(it.tokens[1], 1001);
+    assert_int_equal(s.iterations[V10_LLM_ITER_MIXED], 4);
+    v10_llm_server_fini(&s);
+}
+
+/* Decodes fill the budget: with a budget of 2 and two requests decoding,
+ * a third request's prompt waits (decodes always run) and is prefilled
+ * once one of them leaves. */
+static void test_chunked_decodes_first(void **state)
+{
+    (void)state;
+    v10_llm_request r[3] = {{0, 1, 3}, {0, 1, 3}, {0, 5, 1}};
+    v10_llm_server_opts o = opts(4, 4096);
+    o.chunked = 1;
+    o.max_prefill_tokens = 2;
+    v10_llm_server s;
+    init(&s, r, 3, o);
+    v10_llm_iter it = next(&s, 0); /* A and B's one-token prompts */
+    assert_int_equal(it.n, 2);
+    assert_int_equal(it.n_emit, 2);
+    v10_llm_server_done(&s, 1);
+    for (uint64_t k = 1; k <= 2; k++) {
+        it = next(&s, k);
+        assert_int_equal(it.kind, V10_LLM_ITER_DECODE);
+        assert_int_equal(it.n, 2);
+        v10_llm_server_done(&s, k + 1);
+    }
+    assert_int_equal(s.r[0].finished, 3);
+    it = next(&s, 3); /* C, in chunks of 2 */
+    assert_int_equal(it.n, 1);
+    assert_int_equal(it.tokens[0], 2);
+    v10_llm_server_fini(&s);
+}
+
 static uint64_t lcg(uint64_t *x)
 {
     *x = *x * 6364136223846793005ull + 1442695040888963407ull;
@@ -316,11 +403,16 @@ static uint64_t lcg(uint64_t *x)
 }
 
 /* Random streams: Poisson-ish arrivals, prompts 1..2000, outputs 1..300,
- * iteration time growing with its tokens.  Invariants at every step. */
+ * iteration time growing with its tokens, whole prompts (odd seeds) or
+ * chunked (even).  Invariants at every step: tokens emitted once each and
+ * in order, a chunk emitting only when it ends its prompt, the prefill
+ * tokens within the budget left by the decodes, every prefilled running
+ * request decoding in each chunked iteration (none starves), the KV cache
+ * within capacity, and every request finished. */
 static void test_random_invariants(void **state)
 {
     (void)state;
-    for (uint64_t seed = 1; seed <= 20; seed++) {
+    for (uint64_t seed = 1; seed <= 40; seed++) {
         uint64_t x = seed;
         size_t n = 50 + lcg(&x) % 150;
         v10_llm_request *r = calloc(n, sizeof *r);
@@ -333,6 +425,7 @@ static void test_random_invariants(void **state)
         /* at least 2304: 144 blocks, a request of 2000 + 300 tokens alone */
         v10_llm_server_opts o = opts(1 + (uint32_t)(lcg(&x) % 16), 2304 + lcg(&x) % 20000);
         o.max_prefill_tokens = 1 + lcg(&x) % 5000;
+        o.chunked = (int)(seed % 2 == 0);
         v10_llm_server s;
         init(&s, r, n, o);
         uint32_t *seen = calloc(n, sizeof *seen);
@@ -348,24 +441,45 @@ static void test_random_invariants(void **state)
             }
             assert_true(it.n >= 1 && it.n <= o.max_batch);
             assert_true(s.kv_used <= o.kv_capacity_tokens);
+            assert_true(it.n_decode <= it.n && it.n_emit <= it.n && it.n_emit + 1 >= it.n);
+            assert_int_equal(it.kind == V10_LLM_ITER_MIXED, o.chunked && it.n_decode < it.n);
+            uint64_t chunk_sum = 0;
+            uint32_t prefilled = 0;
+            for (uint32_t j = 0; j < s.n_run; j++)
+                prefilled += s.r[s.run[j]].prefilled;
+            if (o.chunked) /* every prefilled running request decodes */
+                assert_int_equal(it.n_decode, prefilled);
             for (uint32_t j = 0; j < it.n; j++) {
                 const v10_llm_req_state *q = &s.r[it.req[j]];
                 assert_true(q->admitted != NONE && q->admitted >= q->arrival);
                 assert_int_equal(q->emitted, seen[it.req[j]]);
-                if (it.kind == V10_LLM_ITER_PREFILL) /* first, or recomputed */
+                if (j >= it.n_decode) { /* first, or recomputed */
                     assert_true(q->emitted == 0 || (q->preempted && q->emitted < q->output));
-                else
+                    uint32_t past = it.past ? it.past[j] : 0;
+                    assert_int_equal(past, q->computed);
+                    /* it emits exactly when the chunk ends its prompt */
+                    assert_int_equal(j < it.n_emit, past + it.tokens[j] == q->prompt + q->emitted);
+                    chunk_sum += it.tokens[j];
+                } else {
                     assert_true(q->emitted >= 1 && q->emitted < q->output);
+                    assert_true(j < it.n_emit);
+                }
             }
+            if (it.kind == V10_LLM_ITER_MIXED) /* the decodes' tokens count */
+                assert_true(chunk_sum + it.n_decode <= o.max_prefill_tokens);
+            if (it.kind == V10_LLM_ITER_PREFILL && it.n > 1)
+                assert_true(chunk_sum <= o.max_prefill_tokens);
             /* admission in arrival order */
             while (admitted_upto < n && s.r[admitted_upto].admitted != NONE)
                 admitted_upto++;
             for (size_t i = admitted_upto; i < n; i++)
                 assert_int_equal(s.r[i].admitted, NONE);
-            for (uint32_t j = 0; j < it.n; j++)
+            for (uint32_t j = 0; j < it.n_emit; j++)
                 seen[it.req[j]]++;
+            uint64_t before = s.tokens_emitted;
             now += 100 + it.token_sum;
             v10_llm_server_done(&s, now);
+            assert_int_equal(s.tokens_emitted, before + it.n_emit);
             assert_true(++iters < 10000000); /* no request starves */
         }
         uint64_t tokens = 0;
@@ -405,7 +519,7 @@ static void test_stream_matches_spec(void **state)
     v10_llm_stream s = stream("llama3.2-1b", "v10-isca23", 0, 4, &npu);
     v10_err err = {{0}};
     uint32_t req[3] = {0, 1, 2}, ctx[3] = {10, 20, 30};
-    v10_llm_iter it = {V10_LLM_ITER_DECODE, 3, req, ctx, 60};
+    v10_llm_iter it = {V10_LLM_ITER_DECODE, 3, req, ctx, 60, 3, 3, NULL};
     assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
     v10_model m;
     if (v10_model_load("llm/llama3.2-1b:decode=1x10,1x20,1x30", &npu, &m, &err))
@@ -426,13 +540,13 @@ static void test_stream_matches_spec(void **state)
      * layer), and the weights are read once, so it costs less than the two
      * prefills back to back and more than the longer one alone. */
     uint32_t p[2] = {5, 7};
-    it = (v10_llm_iter){V10_LLM_ITER_PREFILL, 2, req, p, 12};
+    it = (v10_llm_iter){V10_LLM_ITER_PREFILL, 2, req, p, 12, 0, 2, NULL};
     assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
     uint64_t both = s.total_work;
     size_t ops = s.n_ops;
     uint64_t one[2];
     for (int j = 0; j < 2; j++) {
-        it = (v10_llm_iter){V10_LLM_ITER_PREFILL, 1, req, &p[j], p[j]};
+        it = (v10_llm_iter){V10_LLM_ITER_PREFILL, 1, req, &p[j], p[j], 0, 1, NULL};
         assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
         one[j] = s.total_work;
         assert_int_equal(s.n_ops + 3 * s.cfg.layers, ops);
@@ -454,9 +568,10 @@ static void test_stream_no_realloc(void **state)
     uint32_t req[8] = {0}, tok[8];
     for (int j = 0; j < 8; j++)
         tok[j] = 1000;
-    v10_llm_iter it = {V10_LLM_ITER_PREFILL, 8, req, tok, 8000};
+    v10_llm_iter it = {V10_LLM_ITER_PREFILL, 8, req, tok, 8000, 0, 8, NULL};
     assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
     it.kind = V10_LLM_ITER_DECODE;
+    it.n_decode = 8;
     assert_int_equal(v10_llm_stream_build(&s, &it, &err), 0);
     assert_ptr_equal(s.model.ops, ops);
     assert_true(s.n_ops <= s.cap);
@@ -472,6 +587,56 @@ static void test_stream_no_realloc(void **state)
     v10_llm_stream_fini(&s);
 }
 
+/* Total work of the stream of `it`. */
+static uint64_t work_of(v10_llm_stream *s, v10_llm_iter it)
+{
+    v10_err err = {{0}};
+    if (v10_llm_stream_build(s, &it, &err))
+        fail_msg("%s", err.msg);
+    return s->total_work;
+}
+
+/* A chunked iteration's stream (v10_llm_mixed): without chunks it is the
+ * decode's, without decodes and with no past the batched prefill's,
+ * operator for operator; a chunk after 512 cached tokens costs more than
+ * the same chunk first (its attention reads more keys), a chunk that ends
+ * no prompt runs no LM head, and a chunk past max_context is an error. */
+static void test_stream_mixed(void **state)
+{
+    (void)state;
+    v10_npu npu;
+    v10_llm_stream s = stream("llama3.2-1b", "v10-isca23", 0, 4, &npu);
+    uint32_t req[3] = {0, 1, 2}, tok[3] = {10, 20, 30}, past[3] = {0, 0, 0};
+    v10_llm_iter dec = {V10_LLM_ITER_DECODE, 3, req, tok, 60, 3, 3, NULL};
+    v10_llm_iter mix = {V10_LLM_ITER_MIXED, 3, req, tok, 0, 3, 3, past};
+    assert_int_equal(work_of(&s, mix), work_of(&s, dec));
+    v10_llm_iter pf = {V10_LLM_ITER_PREFILL, 3, req, tok, 60, 0, 3, NULL};
+    mix = (v10_llm_iter){V10_LLM_ITER_MIXED, 3, req, tok, 60, 0, 3, past};
+    uint64_t w = work_of(&s, mix);
+    size_t ops = s.n_ops;
+    assert_int_equal(w, work_of(&s, pf));
+    assert_int_equal(ops, s.n_ops);
+    /* one decode beside a chunk of 256 after 0 and after 512 tokens */
+    uint32_t t2[2] = {100, 256}, p2[2] = {0, 0};
+    mix = (v10_llm_iter){V10_LLM_ITER_MIXED, 2, req, t2, 256, 1, 2, p2};
+    uint64_t first = work_of(&s, mix);
+    p2[1] = 512;
+    uint64_t later = work_of(&s, mix);
+    assert_true(later > first);
+    mix.n_emit = 1; /* the chunk does not end its prompt: no LM head for it */
+    assert_true(work_of(&s, mix) < later);
+    const char *head = "head.lm";
+    int found = 0;
+    for (size_t k = 0; k < s.model.n_ops; k++)
+        found |= strstr(s.model.ops[k].name, head) != NULL;
+    assert_true(found); /* the decode's */
+    v10_err err = {{0}};
+    p2[1] = (uint32_t)s.cfg.max_context - 100;
+    assert_int_equal(v10_llm_stream_build(&s, &mix, &err), -1);
+    assert_non_null(strstr(err.msg, "max_context"));
+    v10_llm_stream_fini(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,7 +644,8 @@ int main(void)
         cmocka_unit_test(test_kv_bound_fcfs),   cmocka_unit_test(test_kv_preemption),   cmocka_unit_test(test_prefill_budget),
         cmocka_unit_test(test_stats),           cmocka_unit_test(test_refused),
         cmocka_unit_test(test_random_invariants), cmocka_unit_test(test_stream_matches_spec),
-        cmocka_unit_test(test_stream_no_realloc),
+        cmocka_unit_test(test_stream_no_realloc), cmocka_unit_test(test_chunked_long_prompt),
+        cmocka_unit_test(test_chunked_decodes_first), cmocka_unit_test(test_stream_mixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
