@@ -79,13 +79,22 @@ void eng_trace_op_record(v10_engine *e, uint64_t start, uint64_t end, int f, int
         e->trace->recs[n].name = name + 1;
 }
 
-/* The core's power (energy.c) as V10_TR_POWER records: the mean since the
- * last event, one record for each run of equal values. */
+/* The core's power (energy.c) as V10_TR_POWER records: each unit's mean
+ * since the last event (fu = its v10_energy_unit) and the core's, their
+ * sum in milliwatts (fu = -1), so that the tracks add up exactly; a
+ * record for each run of equal values of them all. */
 void eng_energy_trace_flush(v10_engine *e)
 {
     eng_energy *en = &e->en;
-    if (en->tr_end > en->tr_start)
-        eng_trace_record(e->trace, V10_TR_POWER, en->tr_start, en->tr_end, -1, -1, en->tr_mw);
+    if (en->tr_end > en->tr_start) {
+        uint32_t mw = 0;
+        for (int u = 0; u < V10_EN_UNITS; u++) {
+            eng_trace_record(e->trace, V10_TR_POWER, en->tr_start, en->tr_end, u, -1,
+                             en->tr_mw[u]);
+            mw += en->tr_mw[u];
+        }
+        eng_trace_record(e->trace, V10_TR_POWER, en->tr_start, en->tr_end, -1, -1, mw);
+    }
     en->tr_start = en->tr_end;
 }
 
@@ -96,14 +105,24 @@ void eng_energy_trace(v10_engine *e)
         return;
     eng_energy_acc a;
     eng_energy_read(e, &a);
-    double j = eng_energy_total(&a);
-    double w = (j - en->tr_j) / ((double)(e->now - en->tr_end) / en->hz);
-    uint32_t mw = (uint32_t)fmin(fmax(round(w * 1e3), 0), (double)UINT32_MAX);
-    if (mw != en->tr_mw)
+    double s = (double)(e->now - en->tr_end) / en->hz;
+    uint32_t mw[V10_EN_UNITS];
+    double j[V10_EN_UNITS];
+    int same = 1;
+    for (int u = 0; u < V10_EN_UNITS; u++) {
+        j[u] = 0;
+        for (int st = 0; st < V10_EN_STATES; st++)
+            j[u] += a.unit_j[u][st];
+        /* Clamped so that the sum fits the record (4.3 MW: never reached). */
+        mw[u] = (uint32_t)fmin(fmax(round((j[u] - en->tr_j[u]) / s * 1e3), 0),
+                               (double)(UINT32_MAX / V10_EN_UNITS));
+        same &= mw[u] == en->tr_mw[u];
+    }
+    if (!same)
         eng_energy_trace_flush(e);
-    en->tr_mw = mw;
+    memcpy(en->tr_mw, mw, sizeof mw);
+    memcpy(en->tr_j, j, sizeof j);
     en->tr_end = e->now;
-    en->tr_j = j;
 }
 
 /* ---- measurement window ------------------------------------------------------ */
