@@ -73,8 +73,9 @@ typedef enum v10_trace_kind {
     V10_TR_DECODE,   /* an LLM decode iteration; op = its sequences */
     V10_TR_STATE,    /* a tenant in one attribution state: op = the v10_attr_state
                         | (1 + the partner it loses most to, or 0) << 8 */
-    V10_TR_POWER,    /* the core's mean power over [start, end): op = milliwatts;
-                        fu and tenant -1 (docs/energy.md) */
+    V10_TR_POWER,    /* mean power over [start, end): op = milliwatts; fu: the
+                        v10_energy_unit, or -1 for the core (the units' sum);
+                        tenant -1 (docs/energy.md) */
 } v10_trace_kind;
 
 typedef struct v10_trace_rec {

@@ -45,11 +45,12 @@ typedef struct eng_energy {
     double switch_bytes;                    /* HBM bytes of whole-core task switches */
     double busy[V10_MAX_TENANTS][V10_FU_TYPES]; /* executing cycles of each tenant */
     double sw[V10_MAX_TENANTS][V10_FU_TYPES];   /* cycles switching its context */
-    /* Traced runs: the power record being extended (tr_start..tr_end at
-     * tr_mw), and the total energy at tr_end. */
-    uint64_t tr_start, tr_end;
-    uint32_t tr_mw;
-    double tr_j;
+    /* Traced runs: the power tracks, each unit's and last the core's (the
+     * units' sum), each extending a record tr_start[k]..tr_end at tr_mw[k]
+     * milliwatts; each unit's energy at tr_end. */
+    uint64_t tr_start[V10_EN_UNITS + 1], tr_end;
+    uint32_t tr_mw[V10_EN_UNITS + 1];
+    double tr_j[V10_EN_UNITS];
 } eng_energy;
 
 /* The total of a reading: its units' states. */
@@ -71,9 +72,10 @@ void eng_energy_leave(v10_engine *e, int f);
 /* Cycles an operator starting on FU f waits for it to wake up: 0 unless it
  * has been idle past the gating threshold. */
 uint64_t eng_energy_wake_cycles(const v10_engine *e, int f);
-/* Traced runs (record.c), at the end of each event: the core's mean power
- * since the last event, into the trace as V10_TR_POWER records (one per
- * change); flush: the last one, at the run's end. */
+/* Traced runs (record.c), at the end of each event: each unit's and the
+ * core's mean power since the last event, into the trace as V10_TR_POWER
+ * records (one per run of equal values of a track); flush: the last ones,
+ * at the run's end. */
 void eng_energy_trace(v10_engine *e);
 void eng_energy_trace_flush(v10_engine *e);
 /* The accounts at now (record.c, at the window's edges). */

@@ -79,14 +79,23 @@ void eng_trace_op_record(v10_engine *e, uint64_t start, uint64_t end, int f, int
         e->trace->recs[n].name = name + 1;
 }
 
-/* The core's power (energy.c) as V10_TR_POWER records: the mean since the
- * last event, one record for each run of equal values. */
-void eng_energy_trace_flush(v10_engine *e)
+/* The core's power (energy.c) as V10_TR_POWER records, one track per
+ * unit (fu = its v10_energy_unit) and the core's (fu = -1), whose
+ * milliwatts are the units' sum, so that the tracks add up exactly: the
+ * mean since the last event, a record for each run of equal values. */
+static void power_flush(v10_engine *e, int k)
 {
     eng_energy *en = &e->en;
-    if (en->tr_end > en->tr_start)
-        eng_trace_record(e->trace, V10_TR_POWER, en->tr_start, en->tr_end, -1, -1, en->tr_mw);
-    en->tr_start = en->tr_end;
+    if (en->tr_end > en->tr_start[k])
+        eng_trace_record(e->trace, V10_TR_POWER, en->tr_start[k], en->tr_end,
+                         k < V10_EN_UNITS ? k : -1, -1, en->tr_mw[k]);
+    en->tr_start[k] = en->tr_end;
+}
+
+void eng_energy_trace_flush(v10_engine *e)
+{
+    for (int k = 0; k <= V10_EN_UNITS; k++)
+        power_flush(e, k);
 }
 
 void eng_energy_trace(v10_engine *e)
@@ -96,14 +105,24 @@ void eng_energy_trace(v10_engine *e)
         return;
     eng_energy_acc a;
     eng_energy_read(e, &a);
-    double j = eng_energy_total(&a);
-    double w = (j - en->tr_j) / ((double)(e->now - en->tr_end) / en->hz);
-    uint32_t mw = (uint32_t)fmin(fmax(round(w * 1e3), 0), (double)UINT32_MAX);
-    if (mw != en->tr_mw)
-        eng_energy_trace_flush(e);
-    en->tr_mw = mw;
+    double s = (double)(e->now - en->tr_end) / en->hz;
+    uint32_t mw[V10_EN_UNITS + 1] = {0};
+    for (int u = 0; u < V10_EN_UNITS; u++) {
+        double j = 0;
+        for (int st = 0; st < V10_EN_STATES; st++)
+            j += a.unit_j[u][st];
+        /* Clamped so that the sum fits the record (4.3 MW: never reached). */
+        mw[u] = (uint32_t)fmin(fmax(round((j - en->tr_j[u]) / s * 1e3), 0),
+                               (double)(UINT32_MAX / V10_EN_UNITS));
+        mw[V10_EN_UNITS] += mw[u];
+        en->tr_j[u] = j;
+    }
+    for (int k = 0; k <= V10_EN_UNITS; k++)
+        if (mw[k] != en->tr_mw[k]) {
+            power_flush(e, k);
+            en->tr_mw[k] = mw[k];
+        }
     en->tr_end = e->now;
-    en->tr_j = j;
 }
 
 /* ---- measurement window ------------------------------------------------------ */

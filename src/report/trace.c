@@ -70,11 +70,13 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
         /* A switch may belong to no tenant: a whole-core switch holding a free
          * FU; the core's power belongs to none. */
         int anon = (e->kind == V10_TR_SWITCH || e->kind == V10_TR_POWER) && e->tenant == -1;
-        /* A state record: a state and 1 + a partner of this run, or 0. */
-        int bad_state = e->kind == V10_TR_STATE &&
-                        ((e->op & 0xff) >= V10_ATTR_STATES || (e->op >> 8) > nt);
+        /* A state record: a state and 1 + a partner of this run, or 0; a
+         * power record: a unit, or -1 for the core. */
+        int bad_rec = (e->kind == V10_TR_STATE &&
+                         ((e->op & 0xff) >= V10_ATTR_STATES || (e->op >> 8) > nt)) ||
+                        (e->kind == V10_TR_POWER && (e->fu < -1 || e->fu >= V10_EN_UNITS));
         if ((!anon && (e->tenant < 0 || (size_t)e->tenant >= nt)) || e->kind > V10_TR_POWER ||
-            bad_state ||
+            bad_rec ||
             (!req && (e->fu < 0 || (size_t)e->fu >= r->n_fus)) ||
             (e->kind == V10_TR_OP && !llm && e->op >= models[e->tenant].n_ops))
             return v10_err_set(err, "trace: record %zu does not match the run's models", k);
@@ -158,10 +160,12 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
                     e->kind == V10_TR_PREFILL ? "prefill" : "decode", e->op,
                     e->kind == V10_TR_PREFILL ? "tok" : "seqs", ts, dur, e->tenant);
             break;
-        case V10_TR_POWER: /* a counter track; the value holds until the next */
-            fprintf(f, "{\"name\":\"power_w\",\"ph\":\"C\",\"ts\":%s,\"pid\":1,"
+        case V10_TR_POWER: /* counter tracks; a value holds until the next */
+            snprintf(label, sizeof label, "power%s%s_w", e->fu < 0 ? "" : "_",
+                     e->fu < 0 ? "" : v10_energy_unit_name((v10_energy_unit)e->fu));
+            fprintf(f, "{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%s,\"pid\":1,"
                        "\"args\":{\"W\":%u.%03u}}",
-                    ts, e->op / 1000, e->op % 1000);
+                    label, ts, e->op / 1000, e->op % 1000);
             break;
         case V10_TR_STATE: {
             const char *name = v10_attr_name((v10_attr_state)(e->op & 0xff));

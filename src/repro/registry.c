@@ -27,6 +27,8 @@ const repro_study repro_studies[N_STUDIES] = {
     [S_PMTS] = {"pmt_slice", {NPP, NPMTS, 1}, 0, 0, repro_plan_pmts, repro_render_pmts},
     /* From the pairs' runs: profiles.csv, collocation.csv. */
     [S_COLLOC] = {"collocation", {0, 0, 0}, 0, 0, NULL, repro_render_colloc},
+    /* From the pairs' runs: energy.csv, energy.svg, energy_split.svg. */
+    [S_ENERGY] = {"energy", {0, 0, 0}, 0, 0, NULL, repro_render_energy},
 };
 
 /* Plans every study R runs: those marked `first` before the others. */

@@ -67,7 +67,7 @@ void repro_scale_mix(size_t t, int *ms);
 
 /* The studies, in the order they are rendered (and listed in report.html). */
 enum { S_PAIRS = 0, S_SLICE, S_PRIO, S_VMEM, S_SCALE, S_CONT, S_READ, S_PMTS, S_COLLOC,
-       N_STUDIES };
+       S_ENERGY, N_STUDIES };
 
 /* Invariant: a < b index repro_models (naming order); the first NPP pairs
  * are the paper's, in its order (paper == 1). */
@@ -273,6 +273,12 @@ int repro_render_read(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
  * pair's largest cause of lost progress. */
 int repro_render_attrib(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 void repro_attrib_md(FILE *f, const repro *R);
+
+/* Energy per inference and perf/W (src/repro/energy.c, docs/energy.md):
+ * energy.csv, energy.svg and energy_split.svg from the pairs' runs; the
+ * summary's section explaining V10-Full's saving over PMT. */
+int repro_render_energy(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
+void repro_energy_md(FILE *f, const repro *R);
 
 char *repro_summary_md(const repro *R);
 char *repro_report_html(const repro *R, const repro_charts *cs, const char *md);

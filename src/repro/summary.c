@@ -270,6 +270,7 @@ static int write_summary(const void *ctx, FILE *f)
                "1.3× 'beneficial' threshold.\n\n",
             R->col.gain_min, R->col.gain_max, gmean, R->col.n_beneficial);
     repro_attrib_md(f, R);
+    repro_energy_md(f, R);
 
     fprintf(f, "## Collocation (leave two workloads out, %zu pairs)\n\n"
                "| predictor | accuracy (threshold 1.3) | accuracy (threshold = median gain "
@@ -449,7 +450,7 @@ static int write_summary(const void *ctx, FILE *f)
     }
     fprintf(f, "Files: pairs.csv (every pair × policy), slice.csv, priority.csv, vmem.csv, "
                "scalability.csv, contention.csv, slice_reading.csv, pmt_slice.csv, profiles.csv, "
-               "collocation.csv, "
+               "collocation.csv, attribution.csv, energy.csv, "
                "the SVG plots "
                "and report.html.\n");
     return 0;

@@ -3,7 +3,8 @@
 # every policy print energy, power and inferences/J in the table, the JSON
 # and the CSV, which agree and add up; V10-Full spends less per inference
 # than PMT; the trace has the power counter track, whose energy is the
-# run's; the NPU's power keys are checked like any other.
+# run's, and one per unit, which sum to it at every change and each
+# carry its unit's energy; the NPU's power keys are checked like any other.
 set -euo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -60,6 +61,28 @@ for a, b in zip(c, c[1:] + [{"ts": end_us}]):
     j += a["args"]["W"] * (b["ts"] - a["ts"]) * 1e-6
 total = r["system"]["energy_j"]
 assert abs(j - total) <= 1e-3 * total, (j, total)  # mW and 0.1 ns rounding
+# Per-unit tracks (one record per run of equal values of each): at every
+# timestamp at which any changes, the units' milliwatts sum to power_w's
+# exactly; each track's energy is its unit's.
+units = ["sa", "vu", "vmem", "hbm", "other"]
+names = ["power_w"] + ["power_%s_w" % u for u in units]
+pw = sorted((e for e in ev if e.get("ph") == "C"), key=lambda e: e["ts"])
+assert {e["name"] for e in pw} == set(names), {e["name"] for e in pw}
+assert all(e["ts"] == 0 for e in pw[:len(names)]), pw[:len(names)]
+now, steps = {}, []
+for i, e in enumerate(pw):
+    now[e["name"]] = round(e["args"]["W"] * 1000)
+    if i + 1 == len(pw) or pw[i + 1]["ts"] != e["ts"]:
+        assert sum(now["power_%s_w" % u] for u in units) == now["power_w"], (e["ts"], now)
+        steps.append((e["ts"], dict(now)))
+ts = [t for t, _ in steps] + [end_us]
+for u in units:
+    ju = sum(v["power_%s_w" % u] * 1e-3 * (b - a) * 1e-6 for (a, v), b in zip(steps, ts[1:]))
+    want = sum(r["energy"][u].values())
+    assert abs(ju - want) <= 1e-3 * total, (u, ju, want)
+# Not constants: the SA's and the HBM's power move as they work and idle.
+assert sum(e["name"] == "power_sa_w" for e in pw) > 10
+assert sum(e["name"] == "power_hbm_w" for e in pw) > 10
 PY
 
 # Bad power keys: named, with the range.

@@ -51,7 +51,8 @@ need = ["pairs.csv", "slice.csv", "priority.csv", "vmem.csv", "scalability.csv",
         "overlap.svg", "util_breakdown.svg", "all_pairs.svg", "slice.svg", "priority.svg",
         "vmem.svg", "scalability.svg", "scalability_util.svg", "contention.svg",
         "collocation.svg", "slice_reading.csv", "slice_reading.svg", "pmt_slice.csv",
-        "pmt_slice.svg", "attribution.csv", "attribution.svg"]
+        "pmt_slice.svg", "attribution.csv", "attribution.svg", "energy.csv", "energy.svg",
+        "energy_split.svg"]
 for f in need:
     p = os.path.join(d, f)
     assert os.path.isfile(p) and os.path.getsize(p) > 0, f
@@ -187,6 +188,40 @@ assert len(at) == 11 * 4 * 2, len(at)
 states = ["exec", "hbm", "wait_sa", "wait_vu", "held", "switch", "switch_by", "preempted", "idle"]
 for r in at:
     assert abs(sum(float(r[k]) for k in states) - 1) < 1e-6, r
+# Energy per inference and perf/W (docs/repro.md, "Energy"; docs/energy.md):
+# every pair and policy, its parts adding up, perf/W its inverse; V10-Full
+# spends less per inference than PMT on EfficientNet + ResNet-50 (issue 25),
+# and the summary says by how much and why.
+en = list(csv.DictReader(open(os.path.join(d, "energy.csv"))))
+assert len(en) == 55 * 4, len(en)
+for c in ["pair", "paper", "policy", "energy_j", "power_w", "inferences", "energy_per_inf_j",
+          "static_per_inf_j", "dynamic_per_inf_j", "switch_per_inf_j", "inferences_per_j",
+          "energy_per_inf_vs_pmt", "j_per_req_1", "j_per_req_2", "stp", "stp_per_w"]:
+    assert c in en[0], c
+assert [r["pair"] for r in en if r["paper"] == "1"][::4] == paper
+stp = {(r["pair"], r["policy"]): float(r["stp"])
+       for r in csv.DictReader(open(os.path.join(d, "pairs.csv")))}
+epi = {}
+for r in en:
+    e, s_, dy = (float(r[k]) for k in ("energy_per_inf_j", "static_per_inf_j", "dynamic_per_inf_j"))
+    assert e > 0 and s_ > 0 and dy > 0, r
+    assert abs(s_ + dy - e) <= 2e-9 + 1e-6 * e, r
+    assert abs(float(r["inferences_per_j"]) * e - 1) < 1e-3, r
+    assert float(r["power_w"]) > 0, r
+    assert abs(e * float(r["inferences"]) - float(r["energy_j"])) <= 1e-3 * float(r["energy_j"]), r
+    assert abs(float(r["stp"]) - stp[(r["pair"], r["policy"])]) < 1e-3, r
+    if r["policy"] == "pmt":
+        assert abs(float(r["energy_per_inf_vs_pmt"]) - 1) < 1e-9, r
+    epi[(r["pair"], r["policy"])] = e
+p_ = "efficientnet+resnet50"
+assert epi[(p_, "v10-full")] < epi[(p_, "pmt")], (epi[(p_, "v10-full")], epi[(p_, "pmt")])
+sec = md.split("## Energy per inference", 1)[1].split("\n## ", 1)[0]
+assert len([l for l in sec.splitlines() if l.startswith("| ") and "+" in l.split("|")[1]]) == 11
+m = _re.search(r"On efficientnet\+resnet50 V10-Full spends ([0-9.]+)% less energy per inference "
+               r"than PMT \(([0-9.]+) J against ([0-9.]+) J\)", sec)
+assert m, sec[-800:]
+assert abs(float(m.group(1)) / 100 - (1 - epi[(p_, "v10-full")] / epi[(p_, "pmt")])) < 2e-3, m.groups()
+assert "static part falls from" in sec, sec[-800:]
 PY
 
 
