@@ -73,8 +73,8 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
         /* A state record: a state and 1 + a partner of this run, or 0; a
          * power record: a unit, or -1 for the core. */
         int bad_rec = (e->kind == V10_TR_STATE &&
-                         ((e->op & 0xff) >= V10_ATTR_STATES || (e->op >> 8) > nt)) ||
-                        (e->kind == V10_TR_POWER && (e->fu < -1 || e->fu >= V10_EN_UNITS));
+                       ((e->op & 0xff) >= V10_ATTR_STATES || (e->op >> 8) > nt)) ||
+                      (e->kind == V10_TR_POWER && (e->fu < -1 || e->fu >= V10_EN_UNITS));
         if ((!anon && (e->tenant < 0 || (size_t)e->tenant >= nt)) || e->kind > V10_TR_POWER ||
             bad_rec ||
             (!req && (e->fu < 0 || (size_t)e->fu >= r->n_fus)) ||
