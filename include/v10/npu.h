@@ -25,6 +25,7 @@ typedef enum v10_op_mapping {
     V10_MAP_ONE = 0, /* one SA or VU per operator, as V10 (ISCA 2023) */
     V10_MAP_ALL,     /* every free engine of its type, as XLA splits a matmul over MXUs */
     V10_MAP_ALLOC,   /* up to its tenant's allocation of them, as Neu10's vNPU */
+    V10_MAP_HARVEST, /* "alloc", plus the free engines no waiting tenant is owed (Neu10's harvesting) */
 } v10_op_mapping;
 
 typedef struct v10_npu {

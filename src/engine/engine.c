@@ -61,7 +61,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         return -1;
     for (int f = 0; f < e->n_fus; f++) /* after init: a policy may partition the FUs */
         e->n_free[e->fus[f].type] += e->fus[f].state == V10P_FU_FREE;
-    if (cfg->npu.op_mapping == V10_MAP_ALLOC)
+    if (cfg->npu.op_mapping >= V10_MAP_ALLOC)
         eng_alloc_engines(e);
     e->stall_cycle = stall_cycle;
     if (cfg->warmup == 0) {

@@ -212,8 +212,9 @@ struct v10_engine {
     int (*check)(v10_engine *e, void *ctx, v10_err *err);
     void *check_ctx;
     v10_llm_tenant *llm;        /* per tenant, set by sim/run.c: n > 0 for LLM servers */
-    /* op_mapping "alloc": the most FUs of each type an operator of each
-     * tenant runs on (eng_alloc_engines); unused otherwise. */
+    /* op_mapping "alloc" and "harvest": each tenant's allocation of each
+     * type's FUs, the most an operator of it runs on under "alloc"
+     * (eng_alloc_engines); unused otherwise. */
     int alloc_fus[V10_MAX_TENANTS][V10_FU_TYPES];
     /* Attribution (attrib.c), cumulative cycles from cycle 0: attr[i][s] of
      * tenant i in state s; attr_lost[(i * S + s) * nt + j] the part lost to
@@ -384,7 +385,7 @@ void eng_llm_check(const v10_engine *e, const tenant *t, int end, char *msg, siz
 
 /* Recomputes the running operators' rates and moves their events (rates.c). */
 void eng_update_rates(v10_engine *e);
-/* op_mapping "alloc": sets alloc_fus from the tenants' priorities (fu.c). */
+/* op_mapping "alloc", "harvest": sets alloc_fus from the tenants' priorities (fu.c). */
 void eng_alloc_engines(v10_engine *e);
 /* Offers the free FUs to the policy (fu.c). */
 void eng_dispatch(v10_engine *e);

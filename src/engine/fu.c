@@ -104,7 +104,9 @@ static uint64_t drain_cycles(const v10_engine *e, const fu *u)
  * Makes FU f, about to take tenant ti's operator, the leader of a gang of
  * every other free FU of its type that ti may use (v10p_eligible: the
  * policy's may_run and the partitions' owners agree), lowest first, up to
- * one per tile of the operator and ("alloc") up to ti's allocation, linked
+ * one per tile of the operator and ("alloc") up to ti's allocation or
+ * ("harvest") up to the larger of it and the free FUs that the other
+ * tenants waiting for the type are not owed (their allocations), linked
  * through `next`; call it while ti is still READY.  Whole FUs only: a partition
  * slice (speed < 1) runs its operator alone.  Returns the gang's size.
  */
@@ -115,7 +117,14 @@ static int gang_gather(v10_engine *e, int f, int ti)
     if (e->npu->op_mapping == V10_MAP_ONE || u->speed < 1.0)
         return k;
     const tenant *t = &e->tenants[ti];
-    int cap = e->npu->op_mapping == V10_MAP_ALLOC ? e->alloc_fus[ti][u->type] : e->n_fus;
+    v10_op_mapping map = e->npu->op_mapping;
+    int cap = map == V10_MAP_ALL ? e->n_fus : e->alloc_fus[ti][u->type];
+    if (map == V10_MAP_HARVEST) { /* idle engines beyond ti's allocation */
+        int spare = e->n_free[u->type];
+        for (uint64_t m = e->ready[u->type] & ~(1ull << ti); m; m &= m - 1)
+            spare -= e->alloc_fus[__builtin_ctzll(m)][u->type];
+        cap = spare > cap ? spare : cap;
+    }
     uint32_t tiles = t->model->ops[t->op].tiles; /* an FU with no tile would idle */
     if (tiles < (uint32_t)cap)
         cap = (int)tiles;

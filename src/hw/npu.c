@@ -243,7 +243,7 @@ static const field fields[] = {
     F(sa_cols, F_U32, 1, 4096),
     F(sa_dataflow, F_DF, 0, 2),
     F(sa_prefetch_weights, F_BOOL, 0, 1),
-    F(op_mapping, F_MAP, 0, 2),
+    F(op_mapping, F_MAP, 0, V10_MAP_HARVEST),
     F(vu_count, F_U32, 1, 64),
     F(vu_lanes, F_U32, 1, 1 << 20),
     F(vu_ops_per_lane, F_U32, 1, 64),
@@ -320,11 +320,11 @@ static int set_field(v10_npu *n, const field *f, const cJSON *v, const char *ori
     }
     if (f->kind == F_MAP) {
         int i = 0;
-        while (i <= V10_MAP_ALLOC && !(cJSON_IsString(v) &&
+        while (i <= V10_MAP_HARVEST && !(cJSON_IsString(v) &&
                                         !strcmp(v->valuestring, v10_op_mapping_name((v10_op_mapping)i))))
             i++;
-        if (i > V10_MAP_ALLOC)
-            return v10_err_set(err, "%s: key '%s': expected \"one\", \"all\" or \"alloc\"",
+        if (i > V10_MAP_HARVEST)
+            return v10_err_set(err, "%s: key '%s': expected \"one\", \"all\", \"alloc\" or \"harvest\"",
                                origin, f->key);
         *(v10_op_mapping *)(void *)p = (v10_op_mapping)i;
         return 0;
@@ -444,8 +444,8 @@ const char *v10_dataflow_name(v10_dataflow df)
 
 const char *v10_op_mapping_name(v10_op_mapping m)
 {
-    static const char *const names[] = {"one", "all", "alloc"};
-    return (unsigned)m <= V10_MAP_ALLOC ? names[m] : "?";
+    static const char *const names[] = {"one", "all", "alloc", "harvest"};
+    return (unsigned)m <= V10_MAP_HARVEST ? names[m] : "?";
 }
 
 int v10_dataflow_parse(const char *s, v10_dataflow *out)

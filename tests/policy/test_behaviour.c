@@ -622,6 +622,36 @@ static void test_op_mapping_alloc(void **state)
     v10_run_result_fini(&r);
 }
 
+/*
+ * op_mapping "harvest": beside a VU-only tenant of priority 3 (which never
+ * waits for an SA), an SA tenant of priority 1 takes all 4 SAs, where
+ * "alloc" holds it to its one; two SA tenants of priorities 3 and 1 keep
+ * their allocations (3 and 1) while both wait, as under "alloc".
+ */
+static void test_op_mapping_harvest(void **state)
+{
+    (void)state;
+    const char *idle_owner[] = {D "long_sa.csv", D "attr_vu.csv:priority=3"};
+    v10_run_result r;
+    v10_trace tr;
+    run_ex("v10-fair", idle_owner, 2, 4, 1, "tests/data/npu/4sa2vu-alloc.json",
+           V10_PREEMPT_DRAIN, &tr, &r);
+    assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_SA), 1);
+    v10_trace_fini(&tr);
+    v10_run_result_fini(&r);
+    run_ex("v10-fair", idle_owner, 2, 4, 1, "tests/data/npu/4sa2vu-harvest.json",
+           V10_PREEMPT_DRAIN, &tr, &r);
+    assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_SA), 4);
+    v10_trace_fini(&tr);
+    v10_run_result_fini(&r);
+    const char *pair[] = {D "long_sa.csv:priority=3", D "long_sa.csv"};
+    run_ex("v10-fair", pair, 2, 6, 1, "tests/data/npu/4sa2vu-harvest.json", V10_PREEMPT_DRAIN,
+           &tr, &r);
+    assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_SA), 3);
+    v10_trace_fini(&tr);
+    v10_run_result_fini(&r);
+}
+
 /* A lone tenant whose SA operators are long keeps all 4 SAs of the core
  * busy with "all" (SA utilization x4 that of "one", to the issue cycles). */
 static void test_op_mapping_uses_every_sa(void **state)
@@ -669,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_op_mapping_closed_form),
         cmocka_unit_test(test_op_mapping_uses_every_sa),
         cmocka_unit_test(test_op_mapping_alloc),
+        cmocka_unit_test(test_op_mapping_harvest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -204,8 +204,9 @@ static void test_all_policies_all_mixes(void **state)
  * op_mapping "all" (an operator on every free FU of its type that its
  * tenant may use) and "alloc" (up to its tenant's allocation of them):
  * every policy on every mix, "all" on a core of 4 SAs and 4 VUs with HBM
- * contention and the drain model, "alloc" on tpuv4-core (4 SAs, 1 VU)
- * without contention and with the tile model, with --check
+ * contention and the drain model, "alloc" (even mixes) or "harvest" (odd
+ * ones) on tpuv4-core (4 SAs, 1 VU) without contention and with the tile
+ * model, with --check
  * (which verifies that each FU runs one operator, its gang's or its own,
  * and that attribution and energy still add up).  Some operator must have
  * run on a gang: an FU executed while another of its type executed the
@@ -226,7 +227,8 @@ static void test_op_mapping_all_alloc(void **state)
                 v10_run_result res;
                 int cont = k & 1;
                 v10_preempt_model pm = k & 2 ? V10_PREEMPT_TILE : V10_PREEMPT_DRAIN;
-                v10_op_mapping map = k & 2 ? V10_MAP_ALLOC : V10_MAP_ALL;
+                v10_op_mapping map = !(k & 2) ? V10_MAP_ALL
+                                     : m & 1 ? V10_MAP_HARVEST : V10_MAP_ALLOC;
                 assert_int_equal(run_mix_on(name, &mixes[m], cont, 7, npus[k >> 1 & 1], map, pm,
                                             &cfg, specs, &tr, &res), 0);
                 check_timeline(&cfg, &res, &tr);

@@ -278,7 +278,7 @@ static void op_mapping_key(void **state)
         assert_int_equal(v10_npu_from_json(bad[i], "mem.json", &n, &err), -1);
         assert_non_null(strstr(err.msg, "mem.json"));
         assert_non_null(strstr(err.msg, "'op_mapping'"));
-        assert_non_null(strstr(err.msg, "\"one\", \"all\" or \"alloc\""));
+        assert_non_null(strstr(err.msg, "\"one\", \"all\", \"alloc\" or \"harvest\""));
     }
 }
 
