@@ -34,6 +34,15 @@
             fail_msg("%s = %.9g, expected %.9g", #a, a_, b_);                              \
     } while (0)
 
+/* Writes an Azure-format trace: its header, then `rows` as given. */
+static void write_trace(const char *path, const char *rows)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "TIMESTAMP,ContextTokens,GeneratedTokens\n%s", rows);
+    assert_int_equal(fclose(f), 0);
+}
+
 static void spec(const char *s, v10_tenant_spec *out)
 {
     v10_err err = {{0}};
@@ -70,10 +79,7 @@ static void test_lone_closed_form(void **state)
 {
     (void)state;
     const char *path = "/tmp/v10-llm-one.csv";
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fprintf(f, "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,100,5\n");
-    fclose(f);
+    write_trace(path, "2023-11-16 18:15:46.6805900,100,5\n");
     v10_tenant_spec t;
     spec("llm/gpt2-xl:trace=/tmp/v10-llm-one.csv", &t);
     v10_run_config c;
@@ -318,13 +324,10 @@ static void test_own_requests(void **state)
 static void chunk_run(int chunked, double *tpot_a, v10_run_result *r)
 {
     const char *path = "/tmp/v10-llm-chunk.csv";
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fprintf(f, "TIMESTAMP,ContextTokens,GeneratedTokens\n"
-               "2023-11-16 18:15:46.0000000,16,40\n");
-    for (int k = 0; k < 3; k++)
-        fprintf(f, "2023-11-16 18:15:46.0010000,2000,2\n");
-    fclose(f);
+    write_trace(path, "2023-11-16 18:15:46.0000000,16,40\n"
+                      "2023-11-16 18:15:46.0010000,2000,2\n"
+                      "2023-11-16 18:15:46.0010000,2000,2\n"
+                      "2023-11-16 18:15:46.0010000,2000,2\n");
     v10_tenant_spec t;
     spec(chunked ? "llm/llama3.2-1b:trace=/tmp/v10-llm-chunk.csv:max_prefill_tokens=512"
                  : "llm/llama3.2-1b:trace=/tmp/v10-llm-chunk.csv:max_prefill_tokens=512:"
@@ -386,10 +389,7 @@ static void test_kv_capacity(void **state)
 {
     (void)state;
     const char *path = "/tmp/v10-llm-kv.csv";
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fprintf(f, "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,64,2\n");
-    fclose(f);
+    write_trace(path, "2023-11-16 18:15:46.0,64,2\n");
     v10_tenant_spec t[2];
     spec("llm/llama2-7b:trace=/tmp/v10-llm-kv.csv", &t[0]);
     v10_run_config c;
