@@ -153,9 +153,148 @@ static int ready_state(const v10_engine *e, int i, const eng_fu_sum *s, uint64_t
     return V10_ATTR_SWITCH_BY;
 }
 
-/* Tenant i's state now (sum: the FUs by type, with sw_all).  An unchanged
- * state (and partners) keeps its interval open; otherwise the interval is
- * settled and the new state taken. */
+/* ---- lazy waits (eng_wait, docs/attribution.md) --------------------------------- */
+
+/* The classes of a type's shared wait: an FU of the type is free (the
+ * policy holds the waiters back), one executes another tenant's operator,
+ * or every one switches contexts. */
+enum { W_FREE, W_HELD, W_SWITCH_BY, W_CLASSES, W_STALE = W_CLASSES /* out of date */ };
+_Static_assert(W_CLASSES == V10_ATTR_WAIT_CLASSES, "engine.h sizes the integrals");
+
+/* The state class c of type ty's shared wait puts a waiter in (as
+ * ready_state would). */
+static int wait_state(int c, int ty, int preempted)
+{
+    if (c == W_SWITCH_BY)
+        return V10_ATTR_SWITCH_BY;
+    if (preempted)
+        return V10_ATTR_PREEMPTED;
+    return c == W_FREE ? V10_ATTR_HELD : ty == V10_FU_SA ? V10_ATTR_WAIT_SA : V10_ATTR_WAIT_VU;
+}
+
+/* The shared wait s implies (ready_state for a tenant in none of the masks
+ * it reads); spec: the tenants ready_state would treat otherwise (their own
+ * context switching, or the only partner of a whole-core switch). */
+static eng_wait wait_class(const eng_fu_sum *s, uint64_t running, uint64_t sw_all)
+{
+    if (s->free)
+        return (eng_wait){.cls = W_FREE, .partners = running};
+    if (s->switching)
+        return (eng_wait){.cls = s->held ? W_HELD : W_SWITCH_BY,
+                          .partners = s->held ? s->held : s->switching, .spec = s->switching};
+    if (s->held)
+        return (eng_wait){.cls = W_HELD, .partners = s->held};
+    return (eng_wait){.cls = W_SWITCH_BY, .partners = sw_all ? sw_all : running, .spec = sw_all};
+}
+
+static size_t wait_stride(const v10_engine *e) { return 1 + (size_t)e->n_tenants; }
+
+/* 1 / the partners in mask m (0 for none). */
+static double share_of(uint64_t m)
+{
+    int n = 0; /* a loop, not __builtin_popcountll: a libgcc call without -mpopcnt */
+    for (; m; m &= m - 1)
+        n++;
+    return n ? 1.0 / n : 0;
+}
+
+/* Adds type ty's shared wait since w->since to its integrals.  With no
+ * tenant in the wait nobody reads them over that time (a tenant that
+ * joins reads only their growth from then), so they are left as they are:
+ * most events of a pair change the running tenants, hence the class's
+ * partners, while nobody waits. */
+static void wait_flush(v10_engine *e, int ty)
+{
+    eng_wait *w = &e->wait[ty];
+    uint64_t dt = e->now - w->since;
+    w->since = e->now;
+    if (!dt || !w->joined)
+        return;
+    if (w->share < 0)
+        w->share = share_of(w->partners);
+    double *cum = e->wait_cum + ((size_t)ty * W_CLASSES + w->cls) * wait_stride(e);
+    cum[0] += (double)dt;
+    double share = (double)dt * w->share;
+    for (uint64_t m = w->partners; m; m &= m - 1)
+        cum[1 + __builtin_ctzll(m)] += share;
+}
+
+/* Type ty's FUs are now s: its shared wait takes the class they imply, and
+ * the waiters whose state or treatment may change (in spec before or
+ * after; outside the wait, if the class or partners change) are marked
+ * for refresh_one. */
+static void wait_move(v10_engine *e, int ty, const eng_fu_sum *s, uint64_t sw_all)
+{
+    eng_wait *w = &e->wait[ty], now = wait_class(s, e->running, sw_all);
+    e->attr_dirty |= e->ready[ty] & (w->spec | now.spec);
+    w->spec = now.spec;
+    if (now.cls == w->cls && now.partners == w->partners)
+        return;
+    e->attr_dirty |= e->ready[ty] & ~w->joined; /* those charged interval by interval */
+    wait_flush(e, ty);
+    w->cls = now.cls;
+    w->partners = now.partners;
+    w->share = -1; /* counted when first needed (wait_flush) */
+}
+
+/* Type ty's shared wait, out of date while nobody was in it (eng_attr_refresh),
+ * takes the class its FUs s imply, from now. */
+static void wait_take(v10_engine *e, int ty, const eng_fu_sum *s, uint64_t sw_all)
+{
+    eng_wait *w = &e->wait[ty], now = wait_class(s, e->running, sw_all);
+    w->cls = now.cls;
+    w->partners = now.partners;
+    w->spec = now.spec;
+    w->share = -1;
+    w->since = e->now;
+}
+
+/* Tenant i (its own interval settled) joins type ty's shared wait. */
+static void wait_join(v10_engine *e, int i, int ty)
+{
+    tenant *t = &e->tenants[i];
+    size_t n = W_CLASSES * wait_stride(e);
+    wait_flush(e, ty);
+    memcpy(e->a_snap + (size_t)i * n, e->wait_cum + (size_t)ty * n, n * sizeof *e->a_snap);
+    e->wait[ty].joined |= 1ull << i;
+    t->a_lazy = (uint8_t)(ty + 1);
+    t->a_state = t->a_preempted; /* start_op clears it before the wait is left */
+    t->a_op = t->op;
+}
+
+/* Tenant i leaves its type's shared wait: it is charged the integrals'
+ * growth since it joined, each class to the state it implies. */
+static void wait_leave(v10_engine *e, int i)
+{
+    tenant *t = &e->tenants[i];
+    int ty = t->a_lazy - 1;
+    size_t nt = (size_t)e->n_tenants, k = wait_stride(e);
+    wait_flush(e, ty);
+    const double *cum = e->wait_cum + (size_t)ty * W_CLASSES * k;
+    const double *snap = e->a_snap + (size_t)i * W_CLASSES * k;
+    for (int c = 0; c < W_CLASSES; c++, cum += k, snap += k) {
+        double dt = cum[0] - snap[0];
+        if (dt <= 0)
+            continue; /* no time in this class: no share either */
+        size_t st = (size_t)wait_state(c, ty, t->a_state);
+        e->attr[(size_t)i * V10_ATTR_STATES + st] += dt;
+        if (t->op_attr)
+            t->op_attr[t->a_op * V10_ATTR_STATES + st] += dt;
+        double *to = e->attr_lost + ((size_t)i * V10_ATTR_STATES + st) * nt;
+        for (size_t j = 0; j < nt; j++)
+            to[j] += cum[1 + j] - snap[1 + j];
+    }
+    e->wait[ty].joined &= ~(1ull << i);
+    t->a_lazy = 0;
+    t->a_since = e->now;
+}
+
+/* ---- classification ----------------------------------------------------------- */
+
+/* Tenant i's state now (sum: the FUs by type, with sw_all).  A READY
+ * tenant the type's shared wait describes joins it (attr_lazy); otherwise
+ * an unchanged state (and partners) keeps its interval open, and a changed
+ * one is settled and the new state taken. */
 static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw_all)
 {
     tenant *t = &e->tenants[i];
@@ -165,6 +304,25 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
         st = V10_ATTR_IDLE;
     } else if (t->state == V10P_READY) {
         int ty = t->fu_of[t->op];
+        eng_wait *w = &e->wait[ty];
+        uint64_t me = 1ull << i;
+        if (t->a_lazy == ty + 1 && !(w->spec & me) && (!t->op_attr || t->op == t->a_op))
+            return; /* still in the same wait */
+        /* A lone waiter is charged interval by interval: a pair's waits are
+         * short, and a snapshot of the integrals costs more than the one or
+         * two changes it sees.  Beside another waiter it joins the wait. */
+        if (e->attr_lazy && (e->ready[ty] & ~me)) {
+            if (w->cls == W_STALE)
+                wait_take(e, ty, &sum[ty], sw_all);
+            if (!(w->spec & me) && (e->ready[ty] & ~(w->spec | me))) {
+                if (t->a_lazy)
+                    wait_leave(e, i);
+                else
+                    settle_one(e, i);
+                wait_join(e, i, ty);
+                return;
+            }
+        }
         eng_fu_sum own;
         if (sum[ty].owned) /* partitions: only its own and the shared FUs */
             sum_fus(e, ty, i, &own);
@@ -172,24 +330,25 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
     } else { /* executing (its HBM losses: eng_attr_hbm_settle) or restoring */
         st = e->fus[t->fu].state == V10P_FU_RESTORE ? V10_ATTR_SWITCH : V10_ATTR_EXEC;
     }
-    if (st == t->a_state && partners == t->a_partners && (!t->op_attr || t->op == t->a_op))
+    if (t->a_lazy)
+        wait_leave(e, i);
+    else if (st == t->a_state && partners == t->a_partners && (!t->op_attr || t->op == t->a_op))
         return;
-    settle_one(e, i);
+    else
+        settle_one(e, i);
     t->a_state = (uint8_t)st;
     t->a_partners = partners;
     t->a_op = t->op;
-    int n = 0; /* a loop, not __builtin_popcountll: a libgcc call without -mpopcnt */
-    for (uint64_t m = partners; m; m &= m - 1)
-        n++;
-    t->a_share = n ? 1.0 / n : 0;
+    t->a_share = share_of(partners);
 }
 
 /*
- * Reclassifies the tenants marked dirty and those waiting for an FU type
- * whose summary changed since the last call (a waiting tenant's state
- * depends only on it, on the running tenants and on the contexts being
- * switched); with partitions, every waiting tenant.  Called after every
- * event: most change no summary, and cost a few compares.
+ * Reclassifies the tenants marked dirty and follows each FU type's summary:
+ * when it changed since the last call, the type's shared wait moves
+ * (attr_lazy), or else every tenant waiting for the type is reclassified
+ * (a waiting tenant's state depends only on the summary, on the running
+ * tenants and on the contexts being switched).  Called after every event:
+ * most change no summary, and cost a few compares.
  */
 void eng_attr_refresh(v10_engine *e)
 {
@@ -200,13 +359,19 @@ void eng_attr_refresh(v10_engine *e)
     for (int ty = 0; ty < V10_FU_TYPES; ty++) {
         eng_fu_sum *x = &seen[ty];
         int free = e->n_free[ty] > 0;
-        if (moved || e->attr_owned || free != x->free || e->attr_held[ty] != x->held ||
-            e->attr_switching[ty] != x->switching)
-            e->attr_dirty |= e->ready[ty];
+        if (!moved && !e->attr_owned && free == x->free && e->attr_held[ty] == x->held &&
+            e->attr_switching[ty] == x->switching)
+            continue;
         x->free = free;
         x->owned = e->attr_owned;
         x->held = e->attr_held[ty];
         x->switching = e->attr_switching[ty];
+        if (e->wait[ty].joined) {
+            wait_move(e, ty, x, sw_all);
+        } else { /* every waiter is charged interval by interval */
+            e->attr_dirty |= e->ready[ty];
+            e->wait[ty].cls = W_STALE; /* wait_take before a join */
+        }
     }
     e->attr_seen_running = e->running;
     for (uint64_t m = e->attr_dirty; m; m &= m - 1)
@@ -214,11 +379,34 @@ void eng_attr_refresh(v10_engine *e)
     e->attr_dirty = 0;
 }
 
+void eng_attr_start(v10_engine *e)
+{
+    for (int f = 0; f < e->n_fus; f++)
+        e->attr_owned |= e->fus[f].owner >= 0;
+    /* A trace records each tenant's intervals: only the eager rule has them. */
+    e->attr_lazy = !e->attr_owned && !e->trace;
+    for (int ty = 0; ty < V10_FU_TYPES; ty++) {
+        e->attr_seen[ty].free = -1; /* the first refresh takes every summary */
+        e->wait[ty].cls = W_STALE;
+    }
+    int nt = e->n_tenants;
+    e->attr_dirty = nt < 64 ? (1ull << nt) - 1 : ~0ull;
+    eng_attr_refresh(e);
+}
+
 void eng_attr_settle(v10_engine *e)
 {
     eng_attr_hbm_settle(e);
-    for (int i = 0; i < e->n_tenants; i++)
-        settle_one(e, i);
+    for (int i = 0; i < e->n_tenants; i++) {
+        tenant *t = &e->tenants[i];
+        if (t->a_lazy) { /* charged up to now, and waiting on */
+            int ty = t->a_lazy - 1;
+            wait_leave(e, i);
+            wait_join(e, i, ty);
+        } else {
+            settle_one(e, i);
+        }
+    }
 }
 
 int eng_attr_ops_alloc(v10_engine *e, const v10_model *models, v10_err *err)

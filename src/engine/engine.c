@@ -82,10 +82,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     }
     eng_dispatch(e);
     eng_update_rates(e);
-    for (int f = 0; f < e->n_fus; f++)
-        e->attr_owned |= e->fus[f].owner >= 0;
-    e->attr_dirty = nt < 64 ? (1ull << nt) - 1 : ~0ull;
-    eng_attr_refresh(e);
+    eng_attr_start(e);
     while (e->n_done < nt) {
         int slot = v10_evq_pop(&e->evq);
         if (slot < 0)
@@ -200,11 +197,14 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->macs_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->macs_pool);
     e->pstate = calloc(1, state_size ? state_size : 1);
     size_t na = (size_t)nt * V10_ATTR_STATES, nl = na * (size_t)nt;
-    e->attr = calloc(2 * na + 2 * nl, sizeof *e->attr);
-    if (e->attr) { /* one block: attr, attr_base, attr_lost, attr_lost_base */
+    size_t nw = V10_ATTR_WAIT_CLASSES * (1 + (size_t)nt); /* one shared wait's integrals */
+    e->attr = calloc(2 * na + 2 * nl + (V10_FU_TYPES + (size_t)nt) * nw, sizeof *e->attr);
+    if (e->attr) { /* one block: attr, attr_base, attr_lost, attr_lost_base, wait_cum, a_snap */
         e->attr_base = e->attr + na;
         e->attr_lost = e->attr_base + na;
         e->attr_lost_base = e->attr_lost + nl;
+        e->wait_cum = e->attr_lost_base + nl;
+        e->a_snap = e->wait_cum + V10_FU_TYPES * nw;
     }
     if (v10_evq_init(&e->evq, slots) || !e->tenants || !e->fus || !e->cand || !e->busy ||
         !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->pstate ||

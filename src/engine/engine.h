@@ -91,9 +91,13 @@ typedef struct tenant {
     uint64_t finish_cycle;      /* when its last request completed */
     /* attribution (attrib.c): the state it has been in since a_since and
      * the partners it loses that time to (bits), each a_share of it */
-    uint8_t a_state;            /* v10_attr_state */
+    uint8_t a_state;            /* v10_attr_state; in a shared wait (a_lazy), whether
+                                   it was preempted (a_preempted) when it joined */
     uint8_t a_preempted;        /* its current operator was preempted and has not
                                    run since (any preemption model) */
+    uint8_t a_lazy;             /* 1 + the FU type it waits for in the type's
+                                   shared wait (eng_wait), charged from a_snap
+                                   when it leaves; 0: a_state since a_since */
     uint64_t a_since;
     uint64_t a_partners;
     double a_share;
@@ -160,6 +164,25 @@ typedef struct eng_fu_sum {
     uint64_t held;              /* tenants executing on one */
     uint64_t switching;         /* tenants whose context one saves or restores */
 } eng_fu_sum;
+
+/*
+ * The shared wait of one FU type (attrib.c, "Lazy waits" in
+ * docs/attribution.md): every tenant waiting for the type that no
+ * tenant-specific rule sets apart (`spec`) is in the same class with the
+ * same partners, so the type integrates them once (e->wait_cum) and such a
+ * tenant is charged the difference when it stops waiting.  Invariant: the
+ * class and partners have been these since `since`, and wait_cum holds
+ * every earlier interval in which some tenant was in the wait.
+ */
+#define V10_ATTR_WAIT_CLASSES 3 /* free, held, switch_by (attrib.c) */
+typedef struct eng_wait {
+    uint8_t cls;                /* eng_wait_class */
+    uint64_t partners;          /* who the time is lost to, each `share` of it */
+    double share;               /* < 0: not counted yet */
+    uint64_t since;
+    uint64_t spec;              /* tenants this type's class does not describe */
+    uint64_t joined;            /* tenants in the wait (a_lazy) */
+} eng_wait;
 
 struct v10_engine {
     const v10_run_config *cfg;
@@ -232,6 +255,13 @@ struct v10_engine {
     uint64_t attr_held[V10_FU_TYPES], attr_switching[V10_FU_TYPES];
     eng_fu_sum attr_seen[V10_FU_TYPES]; /* the FUs at the last refresh, by type */
     uint64_t attr_seen_running;
+    /* Lazy waits (attr_lazy: no partitions and no trace): each type's
+     * shared wait, wait_cum[(ty * W + c) * (1 + nt)] its cumulative cycles
+     * in class c followed by each partner's share of them (W classes), and
+     * a_snap[(i * W + c) * (1 + nt)] the same when tenant i began waiting. */
+    int attr_lazy;
+    eng_wait wait[V10_FU_TYPES];
+    double *wait_cum, *a_snap;
     eng_energy en;              /* energy accounts (energy.c) */
 };
 
@@ -432,6 +462,9 @@ static inline void eng_trace_op(v10_engine *e, uint64_t start, uint64_t end, int
  * settle: every tenant adds its time up to now, keeping its state. */
 void eng_attr_refresh(v10_engine *e);
 void eng_attr_settle(v10_engine *e);
+/* Before the first event: the rule each tenant's waits follow (attr_lazy),
+ * and every tenant's first state. */
+void eng_attr_start(v10_engine *e);
 /* With cfg->op_states: every tenant but an LLM server gets its per
  * operator counters (op_attr). */
 int eng_attr_ops_alloc(v10_engine *e, const v10_model *models, v10_err *err);
