@@ -102,6 +102,14 @@ void v10_profile_op_lengths(const v10_op *ops, size_t n, v10_profile *p);
 int v10_profile_models(const char *const *specs, size_t n, const v10_npu *npu, int threads,
                        const char *progress, v10_profile *out, v10_err *err);
 
+/* v10_profile_models in two steps, for a caller that runs the solo runs
+ * in a batch of its own (repro): the solo run of spec on npu (cfg->tenants
+ * points at *ts), then the profile from its result. */
+int v10_profile_config(const char *spec, const v10_npu *npu, v10_tenant_spec *ts,
+                       v10_run_config *cfg, v10_err *err);
+int v10_profile_finish(const char *spec, const v10_npu *npu, const v10_run_result *res,
+                       v10_profile *out, v10_err *err);
+
 /* Upper bound on the STP of a pair with perfect overlap and no
  * interference: 2 / max(1, sa_a + sa_b, vu_a + vu_b, hbm_a + hbm_b). */
 double v10_profile_pair_bound(const v10_profile *a, const v10_profile *b);

@@ -66,6 +66,40 @@ double v10_profile_pair_bound(const v10_profile *a, const v10_profile *b)
     return 2 / m;
 }
 
+int v10_profile_config(const char *spec, const v10_npu *npu, v10_tenant_spec *ts,
+                       v10_run_config *cfg, v10_err *err)
+{
+    if (v10_tenant_spec_parse(spec, ts, err))
+        return -1;
+    v10_run_config_default(cfg);
+    cfg->npu = *npu;
+    snprintf(cfg->policy, sizeof cfg->policy, "solo");
+    cfg->tenants = ts;
+    cfg->n_tenants = 1;
+    cfg->requests = 2;
+    cfg->warmup = 0;
+    return 0;
+}
+
+int v10_profile_finish(const char *spec, const v10_npu *npu, const v10_run_result *res,
+                       v10_profile *out, v10_err *err)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->model, sizeof out->model, "%s", spec);
+    v10_tenant_spec ts;
+    v10_model m;
+    if (v10_tenant_spec_parse(spec, &ts, err) || v10_model_load(ts.model, npu, &m, err))
+        return -1;
+    v10_profile_op_lengths(m.ops, m.n_ops, out);
+    out->n_ops = m.n_ops;
+    out->alone_cycles = v10_model_cycles(&m);
+    v10_model_fini(&m);
+    out->util_sa = res->util_sa;
+    out->util_vu = res->util_vu;
+    out->util_hbm = res->util_hbm;
+    return 0;
+}
+
 int v10_profile_models(const char *const *specs, size_t n, const v10_npu *npu, int threads,
                        const char *progress, v10_profile *out, v10_err *err)
 {
@@ -77,37 +111,18 @@ int v10_profile_models(const char *const *specs, size_t n, const v10_npu *npu, i
         v10_err_set(err, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < n; i++) {
-        memset(&out[i], 0, sizeof out[i]);
-        snprintf(out[i].model, sizeof out[i].model, "%s", specs[i]);
-        if (v10_tenant_spec_parse(specs[i], &ts[i], err))
+    for (size_t i = 0; i < n; i++)
+        if (v10_profile_config(specs[i], npu, &ts[i], &cfgs[i], err))
             goto done;
-        v10_run_config_default(&cfgs[i]);
-        cfgs[i].npu = *npu;
-        snprintf(cfgs[i].policy, sizeof cfgs[i].policy, "solo");
-        cfgs[i].tenants = &ts[i];
-        cfgs[i].n_tenants = 1;
-        cfgs[i].requests = 2;
-        cfgs[i].warmup = 0;
-    }
     v10_pool_job job = {.cfgs = cfgs, .results = res, .n = n, .threads = threads,
                         .progress = progress};
     if (v10_pool_run(&job, err))
         goto done;
     /* The runs loaded (and calibrated) the models on the pool's threads;
      * loading them again here reads the cache. */
-    for (size_t i = 0; i < n; i++) {
-        v10_model m;
-        if (v10_model_load(ts[i].model, npu, &m, err))
+    for (size_t i = 0; i < n; i++)
+        if (v10_profile_finish(specs[i], npu, &res[i], &out[i], err))
             goto done;
-        v10_profile_op_lengths(m.ops, m.n_ops, &out[i]);
-        out[i].n_ops = m.n_ops;
-        out[i].alone_cycles = v10_model_cycles(&m);
-        v10_model_fini(&m);
-        out[i].util_sa = res[i].util_sa;
-        out[i].util_vu = res[i].util_vu;
-        out[i].util_hbm = res[i].util_hbm;
-    }
     rc = 0;
 done:
     if (res)
@@ -118,4 +133,3 @@ done:
     free(ts);
     return rc;
 }
-

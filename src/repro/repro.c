@@ -1,8 +1,9 @@
 /*
  * repro.c — the steps of `v10sim repro`'s computation that src/repro/
- * registry.c strings together: set up a workload set (specs, NPU, standalone
- * profiles, the pairs), run its batch on the thread pool, evaluate
- * collocation on the all-pairs ground truth, and free it all.
+ * registry.c strings together: set up a workload set (specs, NPU, its
+ * models loaded, the pairs), run both sets' batches and standalone profiles
+ * as one pool run, evaluate collocation on the all-pairs ground truth, and
+ * free it all.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,8 +11,46 @@
 #include <time.h>
 
 #include "repro/study.h"
+#include "util/pool.h"
 #include "v10/cost.h"
 #include "v10/pool.h"
+
+/* Model m's figures for the summary; run on the pool (load_models). */
+static int load_model(void *ctx, size_t m, v10_err *err)
+{
+    repro *R = ctx;
+    v10_model mod;
+    if (v10_model_load(R->spec[m], &R->npu, &mod, err))
+        return -1;
+    double busy = 0, longer = 0, resident = 0;
+    for (size_t j = 0; j < mod.n_ops; j++) {
+        const v10_op *op = &mod.ops[j];
+        resident = fmax(resident, (double)op->vmem_bytes / (1024.0 * 1024.0));
+        R->op_max_cycles[m] = fmax(R->op_max_cycles[m], (double)op->cycles);
+        busy += (double)op->cycles;
+        longer += op->cycles > R->npu.slice_cycles ? (double)op->cycles : 0;
+    }
+    R->long_frac[m] = busy > 0 ? longer / busy : 0;
+    R->resident_mib[m] = resident;
+    v10_model_fini(&mod);
+    return 0;
+}
+
+/* Loads the set's models on the pool: the first load of an isca23 model
+ * calibrates it (RetinaNet: about a second) into the process-wide cache,
+ * which planning then reads on this thread. */
+static int load_models(repro *R, v10_err *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "repro: loading the %s set", R->set);
+    v10_pool_spec spec = {.n = NM, .run = load_model, .ctx = R,
+                          .progress = R->o->progress ? what : NULL};
+    if (v10_pool_for(&spec, R->o->threads, err))
+        return -1;
+    for (int m = 0; m < NM; m++)
+        R->max_resident_mib = fmax(R->max_resident_mib, R->resident_mib[m]);
+    return 0;
+}
 
 int repro_prepare(repro *R, const v10_repro_opts *o, const char *set, int pairs_only,
                    v10_err *err)
@@ -23,60 +62,86 @@ int repro_prepare(repro *R, const v10_repro_opts *o, const char *set, int pairs_
      * up meanwhile), raised for short runs to span several PMT slices. */
     R->requests = o->quick ? 3 : 12;
     R->warmup = o->quick ? 1 : 2;
-    const char *specs[NM];
-    for (int m = 0; m < NM; m++) {
+    for (int m = 0; m < NM; m++)
         snprintf(R->spec[m], sizeof R->spec[m], "%s%s", strcmp(set, "zoo") ? "isca23/" : "",
                  repro_models[m]);
-        specs[m] = R->spec[m];
-    }
     if (v10_npu_preset("v10-isca23", &R->npu, err))
         return -1;
     v10_span_init(&R->span, &R->npu);
-    char what[64];
-    snprintf(what, sizeof what, "repro: profiling the %s set", set);
-    if (v10_profile_models(specs, NM, &R->npu, o->threads, o->progress ? what : NULL, R->prof,
-                           err))
+    if (load_models(R, err))
         return -1;
-    for (int m = 0; m < NM; m++) {
-        v10_model mod;
-        if (v10_model_load(specs[m], &R->npu, &mod, err))
-            return -1;
-        double busy = 0, longer = 0;
-        for (size_t j = 0; j < mod.n_ops; j++) {
-            const v10_op *op = &mod.ops[j];
-            R->max_resident_mib = fmax(R->max_resident_mib,
-                                       (double)op->vmem_bytes / (1024.0 * 1024.0));
-            R->op_max_cycles[m] = fmax(R->op_max_cycles[m], (double)op->cycles);
-            busy += (double)op->cycles;
-            longer += op->cycles > R->npu.slice_cycles ? (double)op->cycles : 0;
-        }
-        R->long_frac[m] = busy > 0 ? longer / busy : 0;
-        v10_model_fini(&mod);
-    }
     repro_pairs(R);
     return 0;
 }
 
-int repro_run_batch(repro *R, v10_err *err)
+/* Where set X's runs go in the one batch of repro_run_batches. */
+typedef struct batch_part {
+    repro *X;
+    size_t runs, profiles; /* first index of its batch's runs, of its NM solo runs */
+} batch_part;
+
+/*
+ * Runs both sets' batches and the solo runs of their profiles as one pool
+ * run: R's runs (its longest first, as planned), then A's, then the 2 x NM
+ * short solo runs.  One pool run leaves one core idle once, at its end,
+ * where separate runs did at the end of each (issue 22).  Each result is
+ * moved to its set; results depend on their configuration only, so the
+ * order changes nothing.
+ */
+int repro_run_batches(repro *R, repro *A, v10_err *err)
 {
-    for (size_t i = 0; i < R->n; i++) /* the spec array moved as it grew */
-        R->cfgs[i].tenants = &R->specs[i * MAXT];
-    R->res = calloc(R->n ? R->n : 1, sizeof *R->res);
-    if (!R->res)
-        return v10_err_set(err, "out of memory");
+    batch_part part[2] = {{R, 0, 0}, {A, R->n, 0}};
+    size_t n = R->n + A->n + 2 * NM;
+    part[0].profiles = R->n + A->n;
+    part[1].profiles = part[0].profiles + NM;
+    v10_run_config *cfgs = calloc(n, sizeof *cfgs);
+    v10_run_result *res = calloc(n, sizeof *res);
+    int *skip = calloc(n, sizeof *skip);
+    v10_tenant_spec *solo = calloc(2 * NM, sizeof *solo);
+    int rc = -1;
+    if (!cfgs || !res || !skip || !solo || !(R->res = calloc(R->n ? R->n : 1, sizeof *R->res)) ||
+        !(A->res = calloc(A->n ? A->n : 1, sizeof *A->res))) {
+        v10_err_set(err, "out of memory");
+        goto done;
+    }
+    for (int s = 0; s < 2; s++) {
+        repro *X = part[s].X;
+        for (size_t i = 0; i < X->n; i++) {
+            X->cfgs[i].tenants = &X->specs[i * MAXT]; /* the spec array moved as it grew */
+            cfgs[part[s].runs + i] = X->cfgs[i];
+            /* A run that takes another's result (X->same) is not run. */
+            skip[part[s].runs + i] = X->same[i] != i;
+        }
+        for (size_t m = 0; m < NM; m++)
+            if (v10_profile_config(X->spec[m], &X->npu, &solo[s * NM + m],
+                                   &cfgs[part[s].profiles + m], err))
+                goto done;
+    }
     char what[64];
-    snprintf(what, sizeof what, "repro (%s%s)", R->set, R->pairs_only ? ", pairs" : "");
-    /* A run that takes another's result (R->same) is not run. */
-    int *skip = calloc(R->n ? R->n : 1, sizeof *skip);
-    if (!skip)
-        return v10_err_set(err, "out of memory");
-    for (size_t i = 0; i < R->n; i++)
-        skip[i] = R->same[i] != i;
-    v10_pool_job job = {.cfgs = R->cfgs, .results = R->res, .n = R->n, .skip = skip,
+    snprintf(what, sizeof what, "repro (%s, and %s pairs)", R->set, A->set);
+    v10_pool_job job = {.cfgs = cfgs, .results = res, .n = n, .skip = skip,
                         .threads = R->o->threads, .progress = R->o->progress ? what : NULL,
                         .weigh = 1};
-    int rc = v10_pool_run(&job, err);
+    if (v10_pool_run(&job, err))
+        goto done;
+    for (int s = 0; s < 2; s++) {
+        repro *X = part[s].X;
+        /* The results' arrays move with them: res[] keeps no owner. */
+        memcpy(X->res, &res[part[s].runs], X->n * sizeof *X->res);
+        memset(&res[part[s].runs], 0, X->n * sizeof *res);
+        for (size_t m = 0; m < NM; m++)
+            if (v10_profile_finish(X->spec[m], &X->npu, &res[part[s].profiles + m], &X->prof[m],
+                                   err))
+                goto done;
+    }
+    rc = 0;
+done:
+    for (size_t i = 0; res && i < n; i++)
+        v10_run_result_fini(&res[i]);
+    free(res);
+    free(solo);
     free(skip);
+    free(cfgs);
     return rc;
 }
 

@@ -136,6 +136,7 @@ struct v10_repro {
     size_t dim[N_STUDIES][3];/* each study's grid (its table entry's dim) */
     v10_colloc_result col, col_med;  /* thresholds 1.3 and the median gain */
     double max_resident_mib; /* largest vmem_bytes of any operator */
+    double resident_mib[NM]; /* each model's largest */
     double op_max_cycles[NM];/* each model's longest operator alone, cycles */
     double long_frac[NM];    /* its share of FU-busy cycles in operators longer
                                 than the NPU's V10 time slice */
@@ -222,11 +223,13 @@ void repro_worst_lat(const repro *R, int pol, int p95, repro_worst *w);
 /* ---- set-up and runs (src/repro/repro.c, workloads.c, studies.c) ------------------- */
 
 /* Sets up R for workload set `set` ("isca23" or "zoo"; pairs_only: the
- * other set): specs, NPU, span, standalone profiles, the pairs. */
+ * other set): specs, NPU, span, its models loaded (the figures above), the
+ * pairs. */
 int repro_prepare(repro *R, const v10_repro_opts *o, const char *set, int pairs_only,
                   v10_err *err);
-/* Runs R's planned batch on the pool, filling res[]. */
-int repro_run_batch(repro *R, v10_err *err);
+/* Runs R's and A's planned batches and their models' solo runs on the
+ * pool, filling res[] and prof[] of both. */
+int repro_run_batches(repro *R, repro *A, v10_err *err);
 /* Collocation at the paper's threshold and at the median gain (col, col_med). */
 int repro_collocation(repro *R, v10_err *err);
 

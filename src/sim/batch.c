@@ -13,7 +13,18 @@
 typedef struct batch {
     const v10_pool_job *job;
     pthread_mutex_t lock; /* serializes job->done, as v10/pool.h promises */
+    double *work;         /* the runs' estimated events, or NULL */
 } batch;
+
+/* Item i of the estimate pass (work[i], written by this item only). */
+static int estimate_one(void *ctx, size_t i, v10_err *err)
+{
+    (void)err;
+    batch *b = ctx;
+    const v10_pool_job *j = b->job;
+    b->work[i] = j->skip && j->skip[i] ? 0 : v10_run_estimate_work(&j->cfgs[i]);
+    return 0;
+}
 
 static int run_one(void *ctx, size_t i, v10_err *err)
 {
@@ -40,12 +51,19 @@ int v10_pool_run(const v10_pool_job *job, v10_err *err)
     v10_pool_spec spec = {.n = job->n, .run = run_one, .ctx = &b, .progress = job->progress};
     /* Weights for the bar's ETA: each run's estimated events (issue 24:
      * repro's longest runs come first, and its ETA by count said 20 min
-     * for a 2 min job).  Skipped runs need none. */
-    double *work = NULL;
-    if (job->weigh && v10_progress_wanted(job->progress) && (work = calloc(job->n, sizeof *work)))
-        for (size_t i = 0; i < job->n; i++)
-            work[i] = job->skip && job->skip[i] ? 0 : v10_run_estimate_work(&job->cfgs[i]);
-    spec.work = work;
+     * for a 2 min job).  Skipped runs need none.  Estimated on the pool's
+     * threads: loading a run's models for an NPU not seen yet costs them
+     * there (the isca23 cache's copies, 149 MB for RetinaNet), which on
+     * one thread kept the other core idle for 1 to 4 s of `repro --quick`
+     * before its first run (issue 22; RetinaNet's copies still come one
+     * after another, under its cache lock).  An estimate reads only its
+     * own configuration and the caches, so the weights are the same. */
+    if (job->weigh && v10_progress_wanted(job->progress) &&
+        (b.work = calloc(job->n, sizeof *b.work))) {
+        v10_pool_spec est = {.n = job->n, .run = estimate_one, .ctx = &b};
+        v10_err ignored; /* out of memory for the pass: the bar counts runs instead */
+        spec.work = v10_pool_for(&est, job->threads, &ignored) ? NULL : b.work;
+    }
     _Static_assert(sizeof *job->skip == sizeof(int), "skip is an int array");
     unsigned char *skip = NULL;
     int rc = 0;
@@ -60,7 +78,7 @@ int v10_pool_run(const v10_pool_job *job, v10_err *err)
     if (rc == 0)
         rc = v10_pool_for(&spec, job->threads, err);
     free(skip);
-    free(work);
+    free(b.work);
     pthread_mutex_destroy(&b.lock);
     return rc;
 }

@@ -161,8 +161,8 @@ static void test_take_and_done_outside(void **state)
     done_with(it);
 }
 
-/* The simulation batch: results by index, the same on 1 and 3 threads; a
- * failing point is named. */
+/* The simulation batch: results by index, the same on 1 and 3 threads and
+ * with the progress bar's weights; a failing point is named. */
 static void test_batch(void **state)
 {
     (void)state;
@@ -183,18 +183,27 @@ static void test_batch(void **state)
         cfg[i].seed = 1 + i / 3;
         snprintf(cfg[i].policy, sizeof cfg[i].policy, "%s", policies[i % 3]);
     }
-    v10_run_result r1[M], r3[M];
+    v10_run_result r1[M], r3[M], rw[M];
     v10_pool_job job = {.cfgs = cfg, .results = r1, .n = M, .threads = 1};
     assert_int_equal(v10_pool_run(&job, &err), 0);
     job.results = r3;
     job.threads = 3;
     assert_int_equal(v10_pool_run(&job, &err), 0);
+    /* With the bar's weights (estimated on the pool's threads first). */
+    setenv("V10_PROGRESS", "1", 1);
+    v10_pool_job weighed = {.cfgs = cfg, .results = rw, .n = M, .threads = 3,
+                            .progress = "test_batch", .weigh = 1};
+    assert_int_equal(v10_pool_run(&weighed, &err), 0);
+    unsetenv("V10_PROGRESS");
     for (size_t i = 0; i < M; i++) {
         assert_int_equal(r1[i].end_cycle, r3[i].end_cycle);
         assert_true(r1[i].stp == r3[i].stp && r1[i].antt == r3[i].antt);
         assert_int_equal(r1[i].events, r3[i].events);
+        assert_int_equal(r1[i].end_cycle, rw[i].end_cycle);
+        assert_int_equal(r1[i].events, rw[i].events);
         v10_run_result_fini(&r1[i]);
         v10_run_result_fini(&r3[i]);
+        v10_run_result_fini(&rw[i]);
     }
     snprintf(cfg[4].policy, sizeof cfg[4].policy, "nope");
     assert_int_equal(v10_pool_run(&job, &err), -1);
