@@ -121,7 +121,8 @@ void eng_check_state(const v10_engine *e)
         check_fail(e, msg);
     }
     for (int f = 0; f < e->n_fus; f++)
-        if ((e->fus[f].state == V10P_FU_FREE) != (int)(e->free_fus[f / 64] >> (f % 64) & 1)) {
+        if ((e->fus[f].state == V10P_FU_FREE) !=
+            !!(e->free_fus[eng_fu_word(f)] & eng_fu_bit(f))) {
             snprintf(msg, sizeof msg, "FU %d: free set disagrees with its state", f);
             check_fail(e, msg);
         }

@@ -62,7 +62,7 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
     for (int f = 0; f < e->n_fus; f++) { /* after init: a policy may partition the FUs */
         e->n_free[e->fus[f].type] += e->fus[f].state == V10P_FU_FREE;
         if (e->fus[f].state == V10P_FU_FREE)
-            e->free_fus[f / 64] |= 1ull << (f % 64);
+            e->free_fus[eng_fu_word(f)] |= eng_fu_bit(f);
     }
     if (cfg->npu.op_mapping >= V10_MAP_ALLOC)
         eng_alloc_engines(e);
@@ -211,8 +211,8 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         e->attr_lost_base = e->attr_lost + nl;
     }
     if (v10_evq_init(&e->evq, slots) || !e->tenants || !e->fus || !e->cand || !e->busy ||
-        !e->started || !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->pstate ||
-        !e->attr)
+        !e->started || !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool ||
+        !e->pstate || !e->attr)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
                            (unsigned long long)cfg->requests);
     size_t off = 0;

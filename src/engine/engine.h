@@ -39,6 +39,10 @@
 /* Words of a bit set over the FUs. */
 #define V10_FU_WORDS ((V10_MAX_FUS + 63) / 64)
 
+/* FU f's word and bit in a bit set over the FUs (e->free_fus). */
+static inline unsigned eng_fu_word(int f) { return (unsigned)f >> 6; }
+static inline uint64_t eng_fu_bit(int f) { return 1ull << ((unsigned)f & 63); }
+
 /* Cumulative counters at one instant; the window is the difference of two. */
 typedef struct v10_snapshot {
     uint64_t time;

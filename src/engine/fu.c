@@ -47,7 +47,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     eng_attr_fu(e, u, 0);
     if (was == V10P_FU_FREE) {
         e->n_free[u->type]--;
-        e->free_fus[f / 64] &= ~(1ull << (f % 64));
+        e->free_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
     } else if (was == V10P_FU_BUSY) {
         int i = 0;
         while (e->busy[i] != f)
@@ -60,7 +60,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     }
     if (st == V10P_FU_FREE) {
         e->n_free[u->type]++;
-        e->free_fus[f / 64] |= 1ull << (f % 64);
+        e->free_fus[eng_fu_word(f)] |= eng_fu_bit(f);
     } else if (st == V10P_FU_BUSY) {
         int i = e->n_busy++;
         for (; i > 0 && e->busy[i - 1] > f; i--)
@@ -471,14 +471,16 @@ void eng_fu_event(v10_engine *e, int f)
 /* The lowest free FU numbered from f up, or -1 (e->free_fus). */
 static int next_free(const v10_engine *e, int f)
 {
-    for (int w = f / 64; w * 64 < e->n_fus; w++) {
-        uint64_t m = e->free_fus[w];
-        if (w == f / 64)
-            m &= ~0ull << (f % 64);
-        if (m)
-            return w * 64 + __builtin_ctzll(m);
+    if (f >= e->n_fus)
+        return -1;
+    unsigned w = eng_fu_word(f);
+    uint64_t m = e->free_fus[w] & -eng_fu_bit(f); /* the bits from f's up */
+    while (!m) {
+        if (++w * 64 >= (unsigned)e->n_fus)
+            return -1;
+        m = e->free_fus[w];
     }
-    return -1;
+    return (int)(w * 64 + (unsigned)__builtin_ctzll(m));
 }
 
 /*

@@ -72,7 +72,8 @@ static inline void v10_evq_set(v10_evq *q, int slot, uint64_t t)
 static inline void v10_evq_remove_at(v10_evq *q, int i)
 {
     q->pos[q->act[i].slot] = -1;
-    if (i != --q->n) {
+    q->n--;
+    if (i != q->n) {
         q->act[i] = q->act[q->n];
         q->pos[q->act[i].slot] = i;
     }
@@ -91,10 +92,13 @@ static inline int v10_evq_pop(v10_evq *q)
     if (q->n == 0)
         return -1;
     int best = 0;
+    v10_evq_entry b = q->act[0]; /* the best so far, in registers */
     for (int i = 1; i < q->n; i++)
-        if (v10_evq_before(&q->act[i], &q->act[best]))
+        if (v10_evq_before(&q->act[i], &b)) {
             best = i;
-    int slot = q->act[best].slot;
+            b = q->act[i];
+        }
+    int slot = b.slot;
     v10_evq_remove_at(q, best);
     return slot;
 }
