@@ -120,6 +120,12 @@ void eng_check_state(const v10_engine *e)
                  e->n_free[0], e->n_free[1]);
         check_fail(e, msg);
     }
+    for (int f = 0; f < e->n_fus; f++)
+        if ((e->fus[f].state == V10P_FU_FREE) !=
+            !!(e->free_fus[eng_fu_word(f)] & eng_fu_bit(f))) {
+            snprintf(msg, sizeof msg, "FU %d: free set disagrees with its state", f);
+            check_fail(e, msg);
+        }
     for (int f = 0, k = 0; f < e->n_fus; f++)
         if ((e->fus[f].state == V10P_FU_BUSY) != (k < e->n_busy && e->busy[k] == f)) {
             snprintf(msg, sizeof msg, "FU %d: busy list disagrees with its state", f);

@@ -59,8 +59,11 @@ int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_op
         return -1;
     if (policy->init && policy->init(e, e->pstate, err))
         return -1;
-    for (int f = 0; f < e->n_fus; f++) /* after init: a policy may partition the FUs */
+    for (int f = 0; f < e->n_fus; f++) { /* after init: a policy may partition the FUs */
         e->n_free[e->fus[f].type] += e->fus[f].state == V10P_FU_FREE;
+        if (e->fus[f].state == V10P_FU_FREE)
+            e->free_fus[eng_fu_word(f)] |= eng_fu_bit(f);
+    }
     if (cfg->npu.op_mapping >= V10_MAP_ALLOC)
         eng_alloc_engines(e);
     e->stall_cycle = stall_cycle;
@@ -191,6 +194,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->fus = calloc((size_t)e->max_fus, sizeof *e->fus);
     e->cand = calloc((size_t)nt, sizeof *e->cand);
     e->busy = calloc((size_t)e->max_fus, sizeof *e->busy);
+    e->started = calloc((size_t)e->max_fus, sizeof *e->started);
     e->work_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->work_pool);
     e->bytes_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->bytes_pool);
     e->fu_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->fu_pool);
@@ -207,8 +211,8 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         e->a_snap = e->wait_cum + V10_FU_TYPES * nw;
     }
     if (v10_evq_init(&e->evq, slots) || !e->tenants || !e->fus || !e->cand || !e->busy ||
-        !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->pstate ||
-        !e->attr)
+        !e->started || !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool ||
+        !e->pstate || !e->attr)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
                            (unsigned long long)cfg->requests);
     size_t off = 0;
@@ -243,6 +247,7 @@ void v10_engine_free(v10_engine *e)
     free(e->fus);
     free(e->cand);
     free(e->busy);
+    free(e->started);
     free(e->view);
     free(e->work_pool);
     free(e->bytes_pool);

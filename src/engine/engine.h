@@ -36,6 +36,13 @@
  * than it is served); past this the run fails (32 MiB of arrival times). */
 #define V10_MAX_BACKLOG (1 << 22)
 
+/* Words of a bit set over the FUs. */
+#define V10_FU_WORDS ((V10_MAX_FUS + 63) / 64)
+
+/* FU f's word and bit in a bit set over the FUs (e->free_fus). */
+static inline unsigned eng_fu_word(int f) { return (unsigned)f >> 6; }
+static inline uint64_t eng_fu_bit(int f) { return 1ull << ((unsigned)f & 63); }
+
 /* Cumulative counters at one instant; the window is the difference of two. */
 typedef struct v10_snapshot {
     uint64_t time;
@@ -214,8 +221,13 @@ struct v10_engine {
     uint64_t ready[V10_FU_TYPES];
     uint64_t running;           /* bit i set iff tenant i is RUNNING (eng_set_state) */
     int *busy, n_busy;          /* the FUs in FU_BUSY, ascending (fu.c keeps it) */
+    /* The FUs whose operator began executing since the last
+     * eng_update_rates, ascending, each once (begin_exec adds them,
+     * eng_update_rates empties it): the only busy FUs without an event. */
+    int *started, n_started;
     int n_switching;            /* FUs in FU_SWITCH or FU_RESTORE (fu.c keeps it) */
     int n_free[V10_FU_TYPES];   /* FUs in FU_FREE by type (fu.c keeps it) */
+    uint64_t free_fus[V10_FU_WORDS]; /* bit f set iff FU f is in FU_FREE (fu.c keeps it) */
     v10_op_view *view;          /* per tenant: its model as run (model/view.h), from
                                    the memo or computed into the pools */
     uint64_t *work_pool, *bytes_pool;  /* per op of the tenants not memoized, back to back */
@@ -412,6 +424,19 @@ int eng_llm_setup(v10_engine *e, int i, v10_err *err);
 void eng_llm_wake(v10_engine *e, int ti);
 void eng_llm_iter_done(v10_engine *e, int ti);
 void eng_llm_check(const v10_engine *e, const tenant *t, int end, char *msg, size_t cap);
+
+/* FU f's operator has begun executing at its full rate, with no event yet:
+ * eng_update_rates schedules it (keeps e->started ascending, each once). */
+static inline void eng_mark_started(v10_engine *e, int f)
+{
+    int i = e->n_started;
+    for (; i > 0 && e->started[i - 1] >= f; i--)
+        if (e->started[i - 1] == f)
+            return;
+    for (int k = e->n_started++; k > i; k--)
+        e->started[k] = e->started[k - 1];
+    e->started[i] = f;
+}
 
 /* Recomputes the running operators' rates and moves their events (rates.c). */
 void eng_update_rates(v10_engine *e);

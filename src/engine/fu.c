@@ -45,9 +45,10 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     eng_energy_leave(e, f);
     fu_clock(e, u);
     eng_attr_fu(e, u, 0);
-    if (was == V10P_FU_FREE)
+    if (was == V10P_FU_FREE) {
         e->n_free[u->type]--;
-    else if (was == V10P_FU_BUSY) {
+        e->free_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
+    } else if (was == V10P_FU_BUSY) {
         int i = 0;
         while (e->busy[i] != f)
             i++;
@@ -57,9 +58,10 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     } else if (was != V10P_FU_FREE) {
         e->n_switching--;
     }
-    if (st == V10P_FU_FREE)
+    if (st == V10P_FU_FREE) {
         e->n_free[u->type]++;
-    else if (st == V10P_FU_BUSY) {
+        e->free_fus[eng_fu_word(f)] |= eng_fu_bit(f);
+    } else if (st == V10P_FU_BUSY) {
         int i = e->n_busy++;
         for (; i > 0 && e->busy[i - 1] > f; i--)
             e->busy[i] = e->busy[i - 1];
@@ -220,6 +222,7 @@ static void begin_exec(v10_engine *e, fu *u, int ti)
     u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
     u->demand = u->bytes_per_work * u->full_rate;
     fu_set_state(e, (int)(u - e->fus), V10P_FU_BUSY);
+    eng_mark_started(e, (int)(u - e->fus));
     u->seg_start = e->now;
     u->rate_time = e->now;
     u->rate = u->full_rate;
@@ -465,12 +468,29 @@ void eng_fu_event(v10_engine *e, int f)
     eng_check_window(e);
 }
 
+/* The lowest free FU numbered from f up, or -1 (e->free_fus). */
+static int next_free(const v10_engine *e, int f)
+{
+    if (f >= e->n_fus)
+        return -1;
+    unsigned w = eng_fu_word(f);
+    uint64_t m = e->free_fus[w] & -eng_fu_bit(f); /* the bits from f's up */
+    while (!m) {
+        if (++w * 64 >= (unsigned)e->n_fus)
+            return -1;
+        m = e->free_fus[w];
+    }
+    return (int)(w * 64 + (unsigned)__builtin_ctzll(m));
+}
+
 /*
  * Offers every free FU to the policy, in FU order, with the tenants whose
  * next operator needs that FU type (filtered per FU for partitions and
  * vetoes).  A tenant picked for one FU is no longer a candidate.  No FU
- * becomes free meanwhile (picks only choose), so the walk stops once it
- * has passed every FU that was free when it began.
+ * becomes free meanwhile (picks only choose; an FU a gang takes leaves
+ * the free set), so the walk visits, through the free set, exactly the
+ * FUs still free when it reaches them, without reading the others (a
+ * third of dispatch's instructions with 16 tenants on four SAs and VUs).
  */
 void eng_dispatch(v10_engine *e)
 {
@@ -478,12 +498,8 @@ void eng_dispatch(v10_engine *e)
         !(e->ready[V10_FU_VU] && e->n_free[V10_FU_VU]))
         return; /* nobody waits for a type with a free FU */
     int idle[V10_FU_TYPES] = {0, 0}; /* an unowned FU of the type was left idle */
-    int left = e->n_free[V10_FU_SA] + e->n_free[V10_FU_VU]; /* free FUs not yet passed */
-    for (int f = 0; f < e->n_fus && left > 0; f++) {
+    for (int f = next_free(e, 0); f >= 0; f = next_free(e, f + 1)) {
         fu *u = &e->fus[f];
-        if (u->state != V10P_FU_FREE)
-            continue;
-        left--;
         int ty = (int)u->type;
         uint64_t ready = e->ready[ty]; /* a tenant picked for an earlier FU has left it */
         if (!ready || (u->owner < 0 && idle[ty]))

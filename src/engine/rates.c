@@ -26,23 +26,30 @@ static void set_rate(v10_engine *e, int f, double r)
  *
  * Fast path: when the HBM was not oversubscribed at the last call and is
  * not now, every operator that was running then still runs at its full
- * rate (begin_exec starts each at it), so only those not yet scheduled
- * (just started) move.
+ * rate (begin_exec starts each at it) and has its event, so only those
+ * begun since (e->started, ascending as the busy list) move: the walk of
+ * every busy FU this saves was 5% of the engine's instructions with 16
+ * tenants on four SAs.
  */
 void eng_update_rates(v10_engine *e)
 {
     eng_attr_hbm(e); /* the losses at the rates until now */
-    const int *idx = e->busy, n = e->n_busy;
+    const int *idx = e->busy;
+    int n = e->n_busy;
     double total = 0;
     if (e->cfg->contention)
         for (int i = 0; i < n; i++)
             total += e->fus[idx[i]].demand;
     int contended = e->cfg->contention && total > e->hbm_bytes_per_cycle;
+    int n_started = e->n_started;
+    e->n_started = 0;
     if (!contended) {
+        if (!e->contended) /* else, leaving contention, every busy FU may move */
+            idx = e->started, n = n_started;
         for (int i = 0; i < n; i++) {
             const fu *u = &e->fus[idx[i]];
-            if (eng_follower(u))
-                continue; /* its leader carries the operator */
+            if (u->state != V10P_FU_BUSY || eng_follower(u))
+                continue; /* ended since it started; its leader carries the operator */
             if (!v10_evq_scheduled(&e->evq, idx[i]) ||
                 (e->contended && u->rate != u->full_rate))
                 set_rate(e, idx[i], u->full_rate);

@@ -11,8 +11,7 @@ int v10_evq_init(v10_evq *q, int cap)
     q->act = calloc(n, sizeof *q->act);
     q->pos = malloc(n * sizeof *q->pos);
     q->time = calloc(n, sizeof *q->time);
-    q->seq = calloc(n, sizeof *q->seq);
-    if (!q->act || !q->pos || !q->time || !q->seq)
+    if (!q->act || !q->pos || !q->time)
         return -1;
     for (int s = 0; s < cap; s++)
         q->pos[s] = -1;
@@ -25,6 +24,5 @@ void v10_evq_fini(v10_evq *q)
     free(q->act);
     free(q->pos);
     free(q->time);
-    free(q->seq);
     memset(q, 0, sizeof *q);
 }

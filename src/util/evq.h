@@ -13,10 +13,16 @@
  * two and for sixteen tenants.  With 64 open-loop tenants (~80 pending) a
  * run is ~10% slower than with the heap (docs/benchmarks.md).
  *
- * Invariants: act[0..n) holds the scheduled slots, each once, in no order;
- * pos[s] is s's index in act, or -1 if s is not scheduled; seq values are
- * unique (next_seq counts up), so the order is total and ties in time go
- * to the slot scheduled first.
+ * Each entry carries its key and its slot, so that pop's scan reads the
+ * entries in one array in order instead of two arrays through an index per
+ * entry (the loop's pop was 5.5% of the engine's instructions with 16
+ * tenants).
+ *
+ * Invariants: act[0..n) holds the scheduled slots' entries, each slot
+ * once, in no order; pos[s] is the index of s's entry in act, or -1 if s
+ * is not scheduled; time[s] is the time s was last scheduled at (still
+ * there once popped); seq values are unique (next_seq counts up), so the
+ * order is total and ties in time go to the slot scheduled first.
  */
 #ifndef V10_UTIL_EVQ_H
 #define V10_UTIL_EVQ_H
@@ -25,10 +31,16 @@
 
 #include "v10/err.h"
 
+/* One scheduled entry: its key (time, seq) and its slot. */
+typedef struct v10_evq_entry {
+    uint64_t time, seq;
+    int slot;
+} v10_evq_entry;
+
 typedef struct v10_evq {
-    int *act;              /* the scheduled slots, unordered */
+    v10_evq_entry *act;    /* the scheduled entries, unordered */
     int *pos;              /* slot -> index in act, or -1 */
-    uint64_t *time, *seq;  /* per slot: its key */
+    uint64_t *time;        /* per slot: the time it was last scheduled at */
     int n, cap;
     uint64_t next_seq;
 } v10_evq;
@@ -38,10 +50,10 @@ typedef struct v10_evq {
 int v10_evq_init(v10_evq *q, int cap);
 void v10_evq_fini(v10_evq *q);
 
-/* Slot a's entry comes before slot b's. */
-static inline int v10_evq_before(const v10_evq *q, int a, int b)
+/* Entry a comes before entry b. */
+static inline int v10_evq_before(const v10_evq_entry *a, const v10_evq_entry *b)
 {
-    return q->time[a] < q->time[b] || (q->time[a] == q->time[b] && q->seq[a] < q->seq[b]);
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
 /* Schedules (or moves) the entry of `slot` to time t, after every entry
@@ -49,24 +61,29 @@ static inline int v10_evq_before(const v10_evq *q, int a, int b)
 static inline void v10_evq_set(v10_evq *q, int slot, uint64_t t)
 {
     q->time[slot] = t;
-    q->seq[slot] = q->next_seq++;
     if (q->pos[slot] < 0) {
         V10_ASSERT(q->n < q->cap);
-        q->act[q->n] = slot;
         q->pos[slot] = q->n++;
+    }
+    q->act[q->pos[slot]] = (v10_evq_entry){t, q->next_seq++, slot};
+}
+
+/* Removes entry i of act, moving the last entry into its place. */
+static inline void v10_evq_remove_at(v10_evq *q, int i)
+{
+    q->pos[q->act[i].slot] = -1;
+    q->n--;
+    if (i != q->n) {
+        q->act[i] = q->act[q->n];
+        q->pos[q->act[i].slot] = i;
     }
 }
 
 /* Unschedules `slot` (nothing if it is not scheduled). */
 static inline void v10_evq_cancel(v10_evq *q, int slot)
 {
-    int i = q->pos[slot];
-    if (i < 0)
-        return;
-    int last = q->act[--q->n];
-    q->act[i] = last;
-    q->pos[last] = i;
-    q->pos[slot] = -1;
+    if (q->pos[slot] >= 0)
+        v10_evq_remove_at(q, q->pos[slot]);
 }
 
 /* Removes and returns the earliest slot (its time stays in time[]), or -1. */
@@ -74,12 +91,16 @@ static inline int v10_evq_pop(v10_evq *q)
 {
     if (q->n == 0)
         return -1;
-    int best = q->act[0];
+    int best = 0;
+    v10_evq_entry b = q->act[0]; /* the best so far, in registers */
     for (int i = 1; i < q->n; i++)
-        if (v10_evq_before(q, q->act[i], best))
-            best = q->act[i];
-    v10_evq_cancel(q, best);
-    return best;
+        if (v10_evq_before(&q->act[i], &b)) {
+            best = i;
+            b = q->act[i];
+        }
+    int slot = b.slot;
+    v10_evq_remove_at(q, best);
+    return slot;
 }
 
 /* 1 if `slot` has an entry scheduled. */
