@@ -57,6 +57,18 @@ static void run(v10_run_config *c, v10_run_result *r)
         fail_msg("%s", err.msg);
 }
 
+/* Tenants t[0..n), `requests` each, no warm-up, invariants checked. */
+static void checked_config(v10_run_config *c, const v10_tenant_spec *t, size_t n,
+                           uint64_t requests)
+{
+    v10_run_config_default(c);
+    c->tenants = t;
+    c->n_tenants = n;
+    c->requests = requests;
+    c->warmup = 0;
+    c->check = 1;
+}
+
 /* Cycles of one iteration of kind k over one sequence of `tokens`. */
 static double iter_cycles(const v10_llm_config *cfg, const v10_npu *npu, v10_llm_iter_kind k,
                           uint32_t tokens)
@@ -83,12 +95,7 @@ static void test_lone_closed_form(void **state)
     v10_tenant_spec t;
     spec("llm/gpt2-xl:trace=/tmp/v10-llm-one.csv", &t);
     v10_run_config c;
-    v10_run_config_default(&c);
-    c.tenants = &t;
-    c.n_tenants = 1;
-    c.requests = 1;
-    c.warmup = 0;
-    c.check = 1;
+    checked_config(&c, &t, 1, 1);
     v10_run_result r;
     run(&c, &r);
     v10_llm_config cfg;
@@ -110,17 +117,6 @@ static void test_lone_closed_form(void **state)
     assert_true(isnan(x->np) && isnan(r.stp)); /* no tenant in the system metrics */
     v10_run_result_fini(&r);
     remove(path);
-}
-
-/* Two tenants t[0..2), `requests` each, no warm-up, invariants checked. */
-static void checked_pair(v10_run_config *c, const v10_tenant_spec *t, uint64_t requests)
-{
-    v10_run_config_default(c);
-    c->tenants = t;
-    c->n_tenants = 2;
-    c->requests = requests;
-    c->warmup = 0;
-    c->check = 1;
 }
 
 /* Nearest-rank percentile p of the sorted v[0..n). */
@@ -184,7 +180,7 @@ static void test_beside_zoo_model(void **state)
     uint64_t want = trace_tokens(30);
     for (size_t p = 0; p < 3; p++) {
         v10_run_config c;
-        checked_pair(&c, t, 30);
+        checked_config(&c, t, 2, 30);
         snprintf(c.policy, sizeof c.policy, "%s", pols[p]);
         v10_run_result r;
         run(&c, &r);
@@ -308,7 +304,7 @@ static void test_own_requests(void **state)
     spec("llm/llama3.2-1b:trace=" TRACE ":rate_scale=0.5:requests=12", &t[0]);
     spec("resnet50", &t[1]);
     v10_run_config c;
-    checked_pair(&c, t, 4);
+    checked_config(&c, t, 2, 4);
     v10_run_result r;
     run(&c, &r);
     assert_int_equal(r.tenants[0].completed, 12);
@@ -333,12 +329,7 @@ static void chunk_run(int chunked, double *tpot_a, v10_run_result *r)
                  : "llm/llama3.2-1b:trace=/tmp/v10-llm-chunk.csv:max_prefill_tokens=512:"
                    "chunked_prefill=0", &t);
     v10_run_config c;
-    v10_run_config_default(&c);
-    c.tenants = &t;
-    c.n_tenants = 1;
-    c.requests = 4;
-    c.warmup = 0;
-    c.check = 1;
+    checked_config(&c, &t, 1, 4);
     run(&c, r);
     remove(path);
     assert_int_equal(r->tenants[0].completed, 4);
