@@ -177,13 +177,15 @@ typedef struct eng_fu_sum {
  * docs/attribution.md): every tenant waiting for the type that no
  * tenant-specific rule sets apart (`spec`) is in the same class with the
  * same partners, so the type integrates them once (e->wait_cum) and such a
- * tenant is charged the difference when it stops waiting.  Invariant: the
- * class and partners have been these since `since`, and wait_cum holds
- * every earlier interval in which some tenant was in the wait.
+ * tenant is charged the difference when it stops waiting.  Invariant:
+ * while some tenant is in the wait (joined), the class and partners have
+ * been these since `since`, and wait_cum holds every earlier interval in
+ * which some tenant was in it; while nobody is, the class may be out of
+ * date (stale), and is taken anew before the next tenant joins.
  */
 #define V10_ATTR_WAIT_CLASSES 3 /* free, held, switch_by (attrib.c) */
 typedef struct eng_wait {
-    uint8_t cls;                /* eng_wait_class */
+    uint8_t cls;                /* free, held or switch_by, or stale (attrib.c's W_*) */
     uint64_t partners;          /* who the time is lost to, each `share` of it */
     double share;               /* < 0: not counted yet */
     uint64_t since;
