@@ -54,8 +54,8 @@ static void settle_one(v10_engine *e, int i)
 /*
  * The part of the operators' time lost to HBM sharing since the rates last
  * changed (e->hbm_since): an operator at rate r of its full rate f loses
- * 1 - r / f of each cycle, moved from its tenant's `exec` to `hbm` and
- * charged to the other operators in proportion to the bandwidth they draw.
+ * 1 - r / f of each cycle, counted in its tenant's `hbm` (a part of the
+ * executing time its `exec` counter holds, engine.h) and charged to the other operators in proportion to the bandwidth they draw.
  * The rates, the busy FUs and the running tenants are constant over that
  * time, since every change of them calls this first (fu.c, rates.c,
  * eng_set_state), so a tenant executing
@@ -80,14 +80,10 @@ void eng_attr_hbm_settle(v10_engine *e)
             continue; /* at full rate, or draining for a tenant preempted */
         size_t i = (size_t)u->tenant;
         double lost = (double)dt * (1.0 - u->rate / u->full_rate);
-        double *row = e->attr + i * V10_ATTR_STATES;
-        row[V10_ATTR_EXEC] -= lost;
-        row[V10_ATTR_HBM] += lost;
+        e->attr[i * V10_ATTR_STATES + V10_ATTR_HBM] += lost; /* within exec's (engine.h) */
         const tenant *t = &e->tenants[i];
-        if (t->op_attr) {
-            t->op_attr[t->op * V10_ATTR_STATES + V10_ATTR_EXEC] -= lost;
+        if (t->op_attr)
             t->op_attr[t->op * V10_ATTR_STATES + V10_ATTR_HBM] += lost;
-        }
         double others = drawn - u->hbm_rate;
         if (others <= 0)
             continue;

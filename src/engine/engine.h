@@ -254,8 +254,12 @@ struct v10_engine {
      * (eng_alloc_engines); unused otherwise. */
     int alloc_fus[V10_MAX_TENANTS][V10_FU_TYPES];
     /* Attribution (attrib.c), cumulative cycles from cycle 0: attr[i][s] of
-     * tenant i in state s; attr_lost[(i * S + s) * nt + j] the part lost to
-     * tenant j; *_base the same when the window opened.  attr_dirty:
+     * tenant i in state s, except that attr[i][exec] counts every cycle it
+     * executes, the HBM-slowed part (attr[i][hbm]) included, so that it is
+     * a sum of whole cycles, exact in any order (the state `exec` is the
+     * difference: eng_attr_exec_net); attr_lost[(i * S + s) * nt + j] the
+     * part lost to tenant j; *_base the same when the window opened.  The
+     * per-operator counters (op_attr) follow the same rule.  attr_dirty:
      * tenants whose state may have changed this event (eng_attr_refresh
      * reclassifies); hbm_since: when the HBM rates or the busy FUs last
      * changed (eng_attr_hbm_settle). */
@@ -500,6 +504,12 @@ void eng_attr_open_window(v10_engine *e);
 /* Charges the HBM losses since hbm_since (call it before any rate or busy
  * FU changes); eng_attr_hbm: the same, with the check inline. */
 void eng_attr_hbm_settle(v10_engine *e);
+/* Turns a row of state counters (or their growth over a window) from the
+ * engine's convention (exec counting the hbm part too) into the states'. */
+static inline void eng_attr_exec_net(double *row)
+{
+    row[V10_ATTR_EXEC] -= row[V10_ATTR_HBM];
+}
 static inline void eng_attr_hbm(v10_engine *e)
 {
     if (e->contended && e->now != e->hbm_since)
