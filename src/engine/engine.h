@@ -99,9 +99,7 @@ typedef struct tenant {
     /* attribution (attrib.c): the state it has been in since a_since and
      * the partners it loses that time to (bits), each a_share of it */
     uint8_t a_state;            /* v10_attr_state; in a shared wait (a_lazy), whether
-                                   it was preempted (a_preempted) when it joined */
-    uint8_t a_preempted;        /* its current operator was preempted and has not
-                                   run since (any preemption model) */
+                                   it was preempted (attr_preempted) when it joined */
     uint8_t a_lazy;             /* 1 + the FU type it waits for in the type's
                                    shared wait (eng_wait), charged from a_snap
                                    when it leaves; 0: a_state since a_since */
@@ -193,6 +191,19 @@ typedef struct eng_wait {
     uint64_t joined;            /* tenants in the wait (a_lazy) */
 } eng_wait;
 
+/*
+ * Tallies (attrib.c; "Tallies" in docs/attribution.md): with few tenants,
+ * the time spent in each configuration of what a tenant's state is read
+ * from, keyed by that configuration (attrib.c, tally_key), and classified
+ * only when the table is flushed.  An entry with cycles == 0 is empty.
+ */
+#define ENG_TALLY_TENANTS 3     /* partners' shares of 1 and 1/2 only: exact sums */
+#define ENG_TALLY_BITS 8
+#define ENG_TALLY_SLOTS (1 << ENG_TALLY_BITS)
+typedef struct eng_tally {
+    uint64_t key, cycles;
+} eng_tally;
+
 struct v10_engine {
     const v10_run_config *cfg;
     const v10_npu *npu;
@@ -271,6 +282,9 @@ struct v10_engine {
     /* By FU type, kept by fu_set_state (eng_attr_fu): the tenants executing
      * on one (held) and those whose context one saves or restores. */
     uint64_t attr_held[V10_FU_TYPES], attr_switching[V10_FU_TYPES];
+    /* The tenants whose current operator was preempted and has not run
+     * since (any preemption model; fu.c keeps it). */
+    uint64_t attr_preempted;
     eng_fu_sum attr_seen[V10_FU_TYPES]; /* the FUs at the last refresh, by type */
     uint64_t attr_seen_running;
     /* Lazy waits (attr_lazy: no partitions and no trace): each type's
@@ -280,6 +294,15 @@ struct v10_engine {
     int attr_lazy;
     eng_wait wait[V10_FU_TYPES];
     double *wait_cum, *a_snap;
+    /* Tallies (attr_tally: at most ENG_TALLY_TENANTS tenants, and no
+     * partitions, trace or per-operator counters, which the interval rule
+     * serves): the configuration since tally_since, and the table, of which
+     * tally_used entries are taken.  Every tenant is charged from it;
+     * a_state and the shared waits are unused. */
+    int attr_tally;
+    uint64_t tally_key, tally_since;
+    int tally_used;
+    eng_tally tally[ENG_TALLY_SLOTS];
     eng_energy en;              /* energy accounts (energy.c) */
 };
 
