@@ -2,9 +2,13 @@
  * attrib.c — where each tenant's time goes (docs/attribution.md): every
  * cycle of a tenant's run is in one v10_attr_state, some of them lost to
  * named partners.  A tenant's state changes only when it or an FU changes
- * state, so it is added up at those transitions (the tenants marked in
- * e->attr_dirty), never per cycle; the part of execution lost to HBM
- * sharing is moved out of it where the rates change (eng_attr_hbm_settle).
+ * state, so it is added up at those transitions, never per cycle, by one
+ * of three rules: with up to three tenants, time is tallied by the
+ * configuration it was spent in and classified when the tallies are read
+ * (tallies); with more, a tenant marked in e->attr_dirty is settled
+ * interval by interval, or, waiting beside others, from its FU type's
+ * shared wait (lazy waits).  The part of execution lost to HBM sharing is
+ * counted where the rates change (eng_attr_hbm_settle).
  */
 #include "engine/engine.h"
 
