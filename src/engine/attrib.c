@@ -2,9 +2,13 @@
  * attrib.c — where each tenant's time goes (docs/attribution.md): every
  * cycle of a tenant's run is in one v10_attr_state, some of them lost to
  * named partners.  A tenant's state changes only when it or an FU changes
- * state, so it is added up at those transitions (the tenants marked in
- * e->attr_dirty), never per cycle; the part of execution lost to HBM
- * sharing is moved out of it where the rates change (eng_attr_hbm_settle).
+ * state, so it is added up at those transitions, never per cycle, by one
+ * of three rules: with up to three tenants, time is tallied by the
+ * configuration it was spent in and classified when the tallies are read
+ * (tallies); with more, a tenant marked in e->attr_dirty is settled
+ * interval by interval, or, waiting beside others, from its FU type's
+ * shared wait (lazy waits).  The part of execution lost to HBM sharing is
+ * counted where the rates change (eng_attr_hbm_settle).
  */
 #include "engine/engine.h"
 
@@ -54,8 +58,8 @@ static void settle_one(v10_engine *e, int i)
 /*
  * The part of the operators' time lost to HBM sharing since the rates last
  * changed (e->hbm_since): an operator at rate r of its full rate f loses
- * 1 - r / f of each cycle, moved from its tenant's `exec` to `hbm` and
- * charged to the other operators in proportion to the bandwidth they draw.
+ * 1 - r / f of each cycle, counted in its tenant's `hbm` (a part of the
+ * executing time its `exec` counter holds, engine.h) and charged to the other operators in proportion to the bandwidth they draw.
  * The rates, the busy FUs and the running tenants are constant over that
  * time, since every change of them calls this first (fu.c, rates.c,
  * eng_set_state), so a tenant executing
@@ -80,14 +84,10 @@ void eng_attr_hbm_settle(v10_engine *e)
             continue; /* at full rate, or draining for a tenant preempted */
         size_t i = (size_t)u->tenant;
         double lost = (double)dt * (1.0 - u->rate / u->full_rate);
-        double *row = e->attr + i * V10_ATTR_STATES;
-        row[V10_ATTR_EXEC] -= lost;
-        row[V10_ATTR_HBM] += lost;
+        e->attr[i * V10_ATTR_STATES + V10_ATTR_HBM] += lost; /* within exec's (engine.h) */
         const tenant *t = &e->tenants[i];
-        if (t->op_attr) {
-            t->op_attr[t->op * V10_ATTR_STATES + V10_ATTR_EXEC] -= lost;
+        if (t->op_attr)
             t->op_attr[t->op * V10_ATTR_STATES + V10_ATTR_HBM] += lost;
-        }
         double others = drawn - u->hbm_rate;
         if (others <= 0)
             continue;
@@ -121,34 +121,33 @@ static void sum_fus(const v10_engine *e, int ty, int who, eng_fu_sum *s)
     }
 }
 
-/* Tenant i is READY and s sums up the FUs it may use of the type its next
- * operator needs: its state and partners.  In order: one is free (the
- * policy keeps i off it); one is saving i's own context; one executes
- * another tenant's operator; all are switching contexts — whose: the
- * FUs', else (the free FUs held by a whole-core switch) the contexts the
- * core switches (sw_all), else the tenants still draining. */
-static int ready_state(const v10_engine *e, int i, const eng_fu_sum *s, uint64_t sw_all,
-                       uint64_t *partners)
+/* Tenant i is READY, its next operator needs an FU of type ty, it is
+ * `preempted` (attr_preempted) and s sums up the FUs of that type it may use:
+ * its state and partners (running: the RUNNING tenants).  In order: one is
+ * free (the policy keeps i off it); one is saving i's own context; one
+ * executes another tenant's operator; all are switching contexts — whose:
+ * the FUs', else (the free FUs held by a whole-core switch) the contexts
+ * the core switches (sw_all), else the tenants still draining. */
+static int ready_state(int i, int ty, int preempted, const eng_fu_sum *s, uint64_t running,
+                       uint64_t sw_all, uint64_t *partners)
 {
-    const tenant *t = &e->tenants[i];
     uint64_t me = 1ull << i;
     if (s->free) {
-        *partners = e->running & ~me;
-        return t->a_preempted ? V10_ATTR_PREEMPTED : V10_ATTR_HELD;
+        *partners = running & ~me;
+        return preempted ? V10_ATTR_PREEMPTED : V10_ATTR_HELD;
     }
     if (s->switching & me)
         return V10_ATTR_SWITCH;
     if (s->held) {
         *partners = s->held;
-        return t->a_preempted                  ? V10_ATTR_PREEMPTED
-               : t->fu_of[t->op] == V10_FU_SA ? V10_ATTR_WAIT_SA
-                                              : V10_ATTR_WAIT_VU;
+        return preempted ? V10_ATTR_PREEMPTED : ty == V10_FU_SA ? V10_ATTR_WAIT_SA
+                                                                : V10_ATTR_WAIT_VU;
     }
     uint64_t by = s->switching & ~me;
     if (!by)
         by = sw_all & ~me;
     if (!by)
-        by = e->running & ~me;
+        by = running & ~me;
     *partners = by;
     return V10_ATTR_SWITCH_BY;
 }
@@ -258,7 +257,7 @@ static void wait_join(v10_engine *e, int i, int ty)
     memcpy(e->a_snap + (size_t)i * n, e->wait_cum + (size_t)ty * n, n * sizeof *e->a_snap);
     e->wait[ty].joined |= 1ull << i;
     t->a_lazy = (uint8_t)(ty + 1);
-    t->a_state = t->a_preempted; /* start_op clears it before the wait is left */
+    t->a_state = (uint8_t)(e->attr_preempted >> i & 1); /* start_op clears the bit first */
     t->a_op = t->op;
 }
 
@@ -287,6 +286,109 @@ static void wait_leave(v10_engine *e, int i)
     e->wait[ty].joined &= ~(1ull << i);
     t->a_lazy = 0;
     t->a_since = e->now;
+}
+
+/* ---- tallies (attr_tally, docs/attribution.md) --------------------------------- */
+
+/* The fields of a tally key, ENG_TALLY_TENANTS bits each (bit i: tenant
+ * i), from the lowest: the masks a tenant's state is read from
+ * (ready_state and the RUNNING rule of refresh_one), then one bit per type
+ * for a free FU. */
+enum { K_READY_SA, K_READY_VU, K_RUNNING, K_HELD_SA, K_HELD_VU, K_SW_SA, K_SW_VU, K_PREEMPTED,
+       K_MASKS };
+#define K_BITS ENG_TALLY_TENANTS
+_Static_assert(K_MASKS * K_BITS + V10_FU_TYPES <= 64, "a key fits in 64 bits");
+
+/*
+ * The configuration now, as far as any tenant's state and partners depend
+ * on it: the ready and running tenants, each type's executing and
+ * switching tenants and whether one of its FUs is free, and which ready
+ * tenants were preempted.  A RUNNING tenant restores its context iff it
+ * executes on no FU (its FU is in FU_RESTORE, or else in FU_BUSY and its
+ * bit is in the type's held mask: eng_attr_fu).  Shifts by constants: this
+ * runs at every event.
+ */
+static uint64_t tally_key(const v10_engine *e)
+{
+    uint64_t pre = e->attr_preempted & (e->ready[V10_FU_SA] | e->ready[V10_FU_VU]);
+    return e->ready[V10_FU_SA] << K_READY_SA * K_BITS | e->ready[V10_FU_VU] << K_READY_VU * K_BITS |
+           e->running << K_RUNNING * K_BITS | e->attr_held[V10_FU_SA] << K_HELD_SA * K_BITS |
+           e->attr_held[V10_FU_VU] << K_HELD_VU * K_BITS |
+           e->attr_switching[V10_FU_SA] << K_SW_SA * K_BITS |
+           e->attr_switching[V10_FU_VU] << K_SW_VU * K_BITS | pre << K_PREEMPTED * K_BITS |
+           (uint64_t)(e->n_free[V10_FU_SA] > 0) << (K_MASKS * K_BITS + V10_FU_SA) |
+           (uint64_t)(e->n_free[V10_FU_VU] > 0) << (K_MASKS * K_BITS + V10_FU_VU);
+}
+
+/* Charges `cycles` in the configuration `key` to every tenant: its state
+ * then (as refresh_one would classify it) and equal shares to its partners. */
+static void tally_charge(v10_engine *e, uint64_t key, uint64_t cycles)
+{
+    unsigned n = (unsigned)e->n_tenants;
+    uint64_t f[K_MASKS];
+    for (int k = 0; k < K_MASKS; k++)
+        f[k] = key >> (k * K_BITS) & ((1u << K_BITS) - 1);
+    uint64_t free = key >> (K_MASKS * K_BITS), sw_all = f[K_SW_SA] | f[K_SW_VU];
+    double dt = (double)cycles;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t me = 1ull << i, partners = 0;
+        int st;
+        if (f[K_RUNNING] & me) {
+            st = (f[K_HELD_SA] | f[K_HELD_VU]) & me ? V10_ATTR_EXEC : V10_ATTR_SWITCH;
+        } else if ((f[K_READY_SA] | f[K_READY_VU]) & me) {
+            int ty = f[K_READY_SA] & me ? V10_FU_SA : V10_FU_VU;
+            eng_fu_sum s = {.free = (int)(free >> ty & 1),
+                            .held = f[ty == V10_FU_SA ? K_HELD_SA : K_HELD_VU],
+                            .switching = f[ty == V10_FU_SA ? K_SW_SA : K_SW_VU]};
+            st = ready_state((int)i, ty, (f[K_PREEMPTED] & me) != 0, &s, f[K_RUNNING], sw_all,
+                             &partners);
+        } else {
+            st = V10_ATTR_IDLE;
+        }
+        size_t row = (size_t)i * V10_ATTR_STATES + (size_t)st;
+        e->attr[row] += dt;
+        double share = dt * share_of(partners);
+        for (uint64_t m = partners; m; m &= m - 1)
+            e->attr_lost[row * n + (unsigned)__builtin_ctzll(m)] += share;
+    }
+}
+
+/* Charges every configuration the table holds, and empties it. */
+static void tally_flush(v10_engine *e)
+{
+    for (int h = 0; h < ENG_TALLY_SLOTS; h++) {
+        eng_tally *x = &e->tally[h];
+        if (x->cycles)
+            tally_charge(e, x->key, x->cycles);
+        x->cycles = 0;
+    }
+    e->tally_used = 0;
+}
+
+/* Adds the time since tally_since to its configuration's entry (open
+ * addressing, linear probing; flushed at three quarters full), and makes
+ * `key` the configuration from now. */
+static void tally_move(v10_engine *e, uint64_t key)
+{
+    uint64_t dt = e->now - e->tally_since, old = e->tally_key;
+    e->tally_key = key;
+    e->tally_since = e->now;
+    if (!dt)
+        return;
+    unsigned h = (unsigned)((old * 0x9e3779b97f4a7c15ull) >> (64 - ENG_TALLY_BITS));
+    for (;; h = (h + 1) & (ENG_TALLY_SLOTS - 1)) {
+        eng_tally *x = &e->tally[h];
+        if (x->cycles && x->key == old) {
+            x->cycles += dt;
+            return;
+        }
+        if (!x->cycles) {
+            *x = (eng_tally){old, dt};
+            if (++e->tally_used >= ENG_TALLY_SLOTS * 3 / 4)
+                tally_flush(e);
+            return;
+        }
+    }
 }
 
 /* ---- classification ----------------------------------------------------------- */
@@ -326,7 +428,8 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
         eng_fu_sum own;
         if (sum[ty].owned) /* partitions: only its own and the shared FUs */
             sum_fus(e, ty, i, &own);
-        st = ready_state(e, i, sum[ty].owned ? &own : &sum[ty], sw_all, &partners);
+        st = ready_state(i, ty, (int)(e->attr_preempted >> i & 1), sum[ty].owned ? &own : &sum[ty],
+                         e->running, sw_all, &partners);
     } else { /* executing (its HBM losses: eng_attr_hbm_settle) or restoring */
         st = e->fus[t->fu].state == V10P_FU_RESTORE ? V10_ATTR_SWITCH : V10_ATTR_EXEC;
     }
@@ -352,6 +455,12 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
  */
 void eng_attr_refresh(v10_engine *e)
 {
+    if (e->attr_tally) {
+        uint64_t key = tally_key(e);
+        if (key != e->tally_key)
+            tally_move(e, key);
+        return;
+    }
     eng_fu_sum *seen = e->attr_seen;
     uint64_t sw_all = e->attr_switching[V10_FU_SA] | e->attr_switching[V10_FU_VU];
     uint64_t moved = e->running ^ e->attr_seen_running;
@@ -383,8 +492,19 @@ void eng_attr_start(v10_engine *e)
 {
     for (int f = 0; f < e->n_fus; f++)
         e->attr_owned |= e->fus[f].owner >= 0;
-    /* A trace records each tenant's intervals: only the eager rule has them. */
+    /* A trace records each tenant's intervals: only the interval rule has
+     * them; so do the per-operator counters (each interval's operator).
+     * Under partitions a tenant sees only its own FUs, not its type's. */
+    int ops = 0;
+    for (int i = 0; i < e->n_tenants; i++)
+        ops |= e->tenants[i].op_attr != NULL;
+    e->attr_tally = !e->attr_owned && !e->trace && !ops && e->n_tenants <= ENG_TALLY_TENANTS;
     e->attr_lazy = !e->attr_owned && !e->trace;
+    if (e->attr_tally) {
+        e->tally_key = tally_key(e);
+        e->tally_since = e->now;
+        return;
+    }
     for (int ty = 0; ty < V10_FU_TYPES; ty++) {
         e->attr_seen[ty].free = -1; /* the first refresh takes every summary */
         e->wait[ty].cls = W_STALE;
@@ -397,6 +517,11 @@ void eng_attr_start(v10_engine *e)
 void eng_attr_settle(v10_engine *e)
 {
     eng_attr_hbm_settle(e);
+    if (e->attr_tally) {
+        tally_move(e, e->tally_key);
+        tally_flush(e);
+        return;
+    }
     for (int i = 0; i < e->n_tenants; i++) {
         tenant *t = &e->tenants[i];
         if (t->a_lazy) { /* charged up to now, and waiting on */

@@ -187,8 +187,10 @@ void eng_check_end(const v10_engine *e)
             double lost = 0;
             for (size_t j = 0; j < nt; j++)
                 lost += e->attr_lost[k * nt + j];
-            run += e->attr[k];
-            in_win += e->attr[k] - e->attr_base[k];
+            if (s != V10_ATTR_HBM) { /* hbm is within exec's counter (engine.h) */
+                run += e->attr[k];
+                in_win += e->attr[k] - e->attr_base[k];
+            }
             if (lost > e->attr[k] * (1 + 1e-9) + 1e-6) {
                 snprintf(msg, sizeof msg, "tenant %zu: %.0f cycles of %s charged to partners, "
                          "%.0f in the state", i, lost, v10_attr_name((v10_attr_state)s),

@@ -99,9 +99,7 @@ typedef struct tenant {
     /* attribution (attrib.c): the state it has been in since a_since and
      * the partners it loses that time to (bits), each a_share of it */
     uint8_t a_state;            /* v10_attr_state; in a shared wait (a_lazy), whether
-                                   it was preempted (a_preempted) when it joined */
-    uint8_t a_preempted;        /* its current operator was preempted and has not
-                                   run since (any preemption model) */
+                                   it was preempted (attr_preempted) when it joined */
     uint8_t a_lazy;             /* 1 + the FU type it waits for in the type's
                                    shared wait (eng_wait), charged from a_snap
                                    when it leaves; 0: a_state since a_since */
@@ -193,6 +191,19 @@ typedef struct eng_wait {
     uint64_t joined;            /* tenants in the wait (a_lazy) */
 } eng_wait;
 
+/*
+ * Tallies (attrib.c; "Tallies" in docs/attribution.md): with few tenants,
+ * the time spent in each configuration of what a tenant's state is read
+ * from, keyed by that configuration (attrib.c, tally_key), and classified
+ * only when the table is flushed.  An entry with cycles == 0 is empty.
+ */
+#define ENG_TALLY_TENANTS 3     /* partners' shares of 1 and 1/2 only: exact sums */
+#define ENG_TALLY_BITS 8
+#define ENG_TALLY_SLOTS (1 << ENG_TALLY_BITS)
+typedef struct eng_tally {
+    uint64_t key, cycles;
+} eng_tally;
+
 struct v10_engine {
     const v10_run_config *cfg;
     const v10_npu *npu;
@@ -254,8 +265,12 @@ struct v10_engine {
      * (eng_alloc_engines); unused otherwise. */
     int alloc_fus[V10_MAX_TENANTS][V10_FU_TYPES];
     /* Attribution (attrib.c), cumulative cycles from cycle 0: attr[i][s] of
-     * tenant i in state s; attr_lost[(i * S + s) * nt + j] the part lost to
-     * tenant j; *_base the same when the window opened.  attr_dirty:
+     * tenant i in state s, except that attr[i][exec] counts every cycle it
+     * executes, the HBM-slowed part (attr[i][hbm]) included, so that it is
+     * a sum of whole cycles, exact in any order (the state `exec` is the
+     * difference: eng_attr_exec_net); attr_lost[(i * S + s) * nt + j] the
+     * part lost to tenant j; *_base the same when the window opened.  The
+     * per-operator counters (op_attr) follow the same rule.  attr_dirty:
      * tenants whose state may have changed this event (eng_attr_refresh
      * reclassifies); hbm_since: when the HBM rates or the busy FUs last
      * changed (eng_attr_hbm_settle). */
@@ -267,6 +282,9 @@ struct v10_engine {
     /* By FU type, kept by fu_set_state (eng_attr_fu): the tenants executing
      * on one (held) and those whose context one saves or restores. */
     uint64_t attr_held[V10_FU_TYPES], attr_switching[V10_FU_TYPES];
+    /* The tenants whose current operator was preempted and has not run
+     * since (any preemption model; fu.c keeps it). */
+    uint64_t attr_preempted;
     eng_fu_sum attr_seen[V10_FU_TYPES]; /* the FUs at the last refresh, by type */
     uint64_t attr_seen_running;
     /* Lazy waits (attr_lazy: no partitions and no trace): each type's
@@ -276,6 +294,15 @@ struct v10_engine {
     int attr_lazy;
     eng_wait wait[V10_FU_TYPES];
     double *wait_cum, *a_snap;
+    /* Tallies (attr_tally: at most ENG_TALLY_TENANTS tenants, and no
+     * partitions, trace or per-operator counters, which the interval rule
+     * serves): the configuration since tally_since, and the table, of which
+     * tally_used entries are taken.  Every tenant is charged from it;
+     * a_state and the shared waits are unused. */
+    int attr_tally;
+    uint64_t tally_key, tally_since;
+    int tally_used;
+    eng_tally tally[ENG_TALLY_SLOTS];
     eng_energy en;              /* energy accounts (energy.c) */
 };
 
@@ -500,6 +527,12 @@ void eng_attr_open_window(v10_engine *e);
 /* Charges the HBM losses since hbm_since (call it before any rate or busy
  * FU changes); eng_attr_hbm: the same, with the check inline. */
 void eng_attr_hbm_settle(v10_engine *e);
+/* Turns a row of state counters (or their growth over a window) from the
+ * engine's convention (exec counting the hbm part too) into the states'. */
+static inline void eng_attr_exec_net(double *row)
+{
+    row[V10_ATTR_EXEC] -= row[V10_ATTR_HBM];
+}
 static inline void eng_attr_hbm(v10_engine *e)
 {
     if (e->contended && e->now != e->hbm_since)

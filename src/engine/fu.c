@@ -246,7 +246,7 @@ static void start_op(v10_engine *e, int f, int ti)
     u->tenant = ti;
     u->stopping = 0;
     u->stop_at = 0;
-    t->a_preempted = 0;
+    e->attr_preempted &= ~(1ull << ti);
     eng_set_state(e, ti, V10P_RUNNING);
     t->fu = f;
     /* A gang waits for its slowest FU's restore and wake-up. */
@@ -372,7 +372,7 @@ static void switch_fu(v10_engine *e, fu *u, int f, int ti, uint64_t cycles)
 static void preempted(v10_engine *e, fu *u, int f, int ti)
 {
     tenant *t = &e->tenants[ti];
-    t->a_preempted = 1;
+    e->attr_preempted |= 1ull << ti;
     eng_set_state(e, ti, V10P_READY);
     t->saved = e->cfg->preempt == V10_PREEMPT_DRAIN;
     t->preemptions++;

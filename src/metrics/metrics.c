@@ -90,6 +90,7 @@ static int attribution(const v10_engine *e, int i, v10_tenant_result *r)
         for (size_t j = 0; j < nt; j++)
             r->lost_to[j * S + s] = e->attr_lost[k * nt + j] - e->attr_lost_base[k * nt + j];
     }
+    eng_attr_exec_net(r->state_cycles);
     const tenant *t = &e->tenants[i];
     if (t->op_attr) {
         size_t n = t->model->n_ops * S;
@@ -98,6 +99,8 @@ static int attribution(const v10_engine *e, int i, v10_tenant_result *r)
             return -1;
         for (size_t k = 0; k < n; k++)
             r->op_states[k] = t->op_attr[k] - t->op_attr_base[k];
+        for (size_t k = 0; k < n; k += S)
+            eng_attr_exec_net(r->op_states + k);
         r->n_ops = t->model->n_ops;
     }
     return 0;
