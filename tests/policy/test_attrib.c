@@ -283,7 +283,9 @@ static void test_every_rule_matches_the_traced_one(void **state)
                 assert_int_equal(rc, 0);
             }
             assert_true(r[0].window_end == r[1].window_end && r[0].events == r[1].events);
-            double tol = 1e-9 * win(&r[0]) + 1e-6;
+            /* Up to three tenants every counter is a sum of whole cycles and
+             * halves, which the tallies and the interval rule add exactly. */
+            double tol = n <= 3 ? 0 : 1e-9 * win(&r[0]) + 1e-6;
             int waited = 0;
             for (size_t i = 0; i < n; i++)
                 for (int s = 0; s < S; s++) {
