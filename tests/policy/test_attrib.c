@@ -248,19 +248,20 @@ static void test_every_policy(void **state)
  * shared-wait integrals with more, and, with a trace (which records every
  * interval), interval by interval.  Each must agree with the last on every
  * state and partner, under every policy, with two, three (shares of a
- * half) and four tenants (shares of a third; two of them waiting beside
- * each other) and open-loop idle time. */
+ * half), four and six tenants (shares of a third and a fifth, several
+ * waiting beside each other) and open-loop idle time. */
 static void test_every_rule_matches_the_traced_one(void **state)
 {
     (void)state;
-    static v10_tenant_spec ts[4];
+    static v10_tenant_spec ts[6];
     v10_err err;
-    const char *specs[4] = {D "sa_vu.csv", D "vu_heavy.csv", D "sa_heavy.csv:rate=2000",
-                            D "sa_vu.csv"};
-    for (size_t i = 0; i < 4; i++)
+    const char *specs[6] = {D "sa_vu.csv", D "vu_heavy.csv", D "sa_heavy.csv:rate=2000",
+                            D "sa_vu.csv", D "vu_heavy.csv", D "sa_heavy.csv"};
+    for (size_t i = 0; i < 6; i++)
         assert_int_equal(v10_tenant_spec_parse(specs[i], &ts[i], &err), 0);
-    for (size_t n = 2; n <= 4; n++)
-        for (size_t k = 0; k < v10_policy_count(); k++) {
+    static const size_t counts[] = {2, 3, 4, 6};
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
+        for (size_t k = 0, n = counts[c]; k < v10_policy_count(); k++) {
             const char *p = v10_policy_name(v10_policy_at(k));
             if (!strcmp(p, "solo"))
                 continue;
