@@ -29,12 +29,14 @@ double v10p_req_left(const v10_engine *e, int t)
     return (double)e->tenants[t].req_work - e->tenants[t].req_done_work;
 }
 
-/* Memoized per cycle: a policy asks for the same scores many times in one
- * event, and a tenant's active cycles (eng_active_cycles) change only as
- * the clock moves: an FU starting or stopping at `now` adds 0 then.  The
- * engine behind `e` is never const, so the memo written through the cast
- * is defined behaviour; no policy can observe it. */
-double v10p_score(const v10_engine *e, int ti)
+/* V10 Algorithm 1's score of tenant ti, memoized per cycle: a policy asks
+ * for the same scores many times in one event, and a tenant's active
+ * cycles (eng_active_cycles) change only as the clock moves: an FU
+ * starting or stopping at `now` adds 0 then.  The engine behind `e` is
+ * never const, so the memo written through the cast is defined behaviour;
+ * no policy can observe it.  Inlined into the calls below, which score
+ * many tenants per call (a pick, a tick) instead of one call each. */
+static inline double score_of(const v10_engine *e, int ti)
 {
     tenant *t = &((v10_engine *)e)->tenants[ti];
     if (t->score_time == e->now)
@@ -46,7 +48,34 @@ double v10p_score(const v10_engine *e, int ti)
     return t->score;
 }
 
+double v10p_score(const v10_engine *e, int ti) { return score_of(e, ti); }
+
+void v10p_scores(const v10_engine *e, uint64_t mask, double *score)
+{
+    for (; mask; mask &= mask - 1) {
+        int i = __builtin_ctzll(mask);
+        score[i] = score_of(e, i);
+    }
+}
+
+int v10p_lowest_score(const v10_engine *e, const int *cand, int n)
+{
+    int best = cand[0];
+    if (n == 1)
+        return best; /* the usual case: no score to compare */
+    double best_s = score_of(e, best);
+    for (int i = 1; i < n; i++) {
+        double s = score_of(e, cand[i]);
+        if (s < best_s) {
+            best_s = s;
+            best = cand[i];
+        }
+    }
+    return best;
+}
+
 int v10p_eligible(const v10_engine *e, int t, int f) { return eng_eligible(e, t, f); }
+uint64_t v10p_eligible_mask(const v10_engine *e, int f) { return eng_eligible_mask(e, f); }
 uint64_t v10p_ready_mask(const v10_engine *e, v10_fu_type type) { return e->ready[type]; }
 
 /* An FU holds a tenant's operator iff the tenant is RUNNING (engine.h),

@@ -64,30 +64,32 @@ typedef struct v10_snapshot {
  * others never run alone at the end of a run.
  */
 typedef struct tenant {
-    const v10_model *model;
+    /* What a policy's score reads (v10p_score, V10's context table), first
+     * and together: a pick or a tick scores every candidate, so these
+     * share one cache line per tenant; the cold fields (the latency
+     * histogram, 2 KB) come last. */
+    uint64_t score_time;        /* v10p_score's memo: the cycle it was taken ... */
+    double score;               /* ... and the score then (UINT64_MAX: none) */
+    uint64_t active_cycles;     /* cycles with an operator executing, up to the
+                                   start of the current one (eng_active_cycles) */
+    uint64_t arrive_cycle;      /* when its first request arrived at the NPU */
+    double priority;
+    v10p_tstate state;          /* changed only through eng_set_state */
+    int fu;                     /* FU holding its operator, or -1 */
     const uint64_t *work;       /* per op: standalone cycles with its vmem share */
     const uint64_t *bytes;      /* per op: HBM bytes with its vmem share */
     const uint8_t *fu_of;       /* per op: its FU type (the hot loop's copy) */
     const double *macs;         /* per op: MACs (the hot loop's copy) */
     uint64_t req_work;          /* sum of work: one request */
-    double priority;
     double rate_per_cycle;      /* Poisson arrivals; 0 = closed loop */
     uint32_t outstanding;
     uint64_t n_requests;        /* completions this tenant must reach */
     uint64_t *pend;             /* ring: arrival cycle of each pending request */
     uint64_t pend_cap;          /* power of two */
-    v10_hist lat;               /* latencies (cycles) of requests completed in the window */
-    uint64_t slo_ok;            /* of those, within the tenant's SLO */
     uint64_t issued, completed, cur_req;
     size_t op;                  /* current operator of the current request */
     double remaining;           /* standalone cycles left of the current op */
     double req_done_work;       /* work completed in the current request */
-    v10p_tstate state;          /* changed only through eng_set_state */
-    int fu;                     /* FU holding its operator, or -1 */
-    /* context table (V10) */
-    uint64_t active_cycles;     /* cycles with an operator executing, up to the
-                                   start of the current one (eng_active_cycles) */
-    uint64_t arrive_cycle;      /* when its first request arrived at the NPU */
     uint64_t preemptions;
     int saved;                  /* its current operator was preempted mid-way
                                    (drain model): its context is saved */
@@ -95,7 +97,6 @@ typedef struct tenant {
     double work_done;           /* standalone cycles executed, whole run */
     double en_work[V10_FU_TYPES]; /* of those, by FU type (energy.c) */
     double en_bytes;            /* HBM bytes they moved (energy.c) */
-    uint64_t finish_cycle;      /* when its last request completed */
     /* attribution (attrib.c): the state it has been in since a_since and
      * the partners it loses that time to (bits), each a_share of it */
     uint8_t a_state;            /* v10_attr_state; in a shared wait (a_lazy), whether
@@ -111,12 +112,15 @@ typedef struct tenant {
                                    cycles from cycle 0; op_attr_base at the
                                    window's opening; else NULL */
     double *op_attr_base;
-    uint64_t score_time;        /* v10p_score's memo: the cycle it was taken ... */
-    double score;               /* ... and the score then (UINT64_MAX: none) */
     /* An LLM server (llm.c), or NULL: each engine request is one of its
      * iterations, whose operator arrays (model, work, ...) point at the
      * server's stream; its count is reached when all its requests finish. */
     v10_llm_tenant *llm;
+    /* cold: read at setup and when a request completes */
+    const v10_model *model;
+    v10_hist lat;               /* latencies (cycles) of requests completed in the window */
+    uint64_t slo_ok;            /* of those, within the tenant's SLO */
+    uint64_t finish_cycle;      /* when its last request completed */
 } tenant;
 
 /*

@@ -51,13 +51,24 @@ uint64_t v10p_arrival(const v10_engine *e, int t);
 /* Standalone cycles of one request, and of its current request still to do. */
 uint64_t v10p_req_work(const v10_engine *e, int t);
 double v10p_req_left(const v10_engine *e, int t);
-/* V10 Algorithm 1: active_rate / priority (0 before any time has passed). */
+/* V10 Algorithm 1: active_rate / priority (0 before any time has passed).
+ * v10p_scores sets score[t] to it for each tenant t in `mask` (tenant
+ * bits) and leaves the other entries alone.  v10p_lowest_score returns the
+ * candidate of cand[0..n) (n >= 1, ascending) with the lowest score (ties:
+ * the first, so the lower index), scoring none if n == 1.  One call
+ * scores many tenants: a pick or a tick calls these, not v10p_score per
+ * tenant. */
 double v10p_score(const v10_engine *e, int t);
+void v10p_scores(const v10_engine *e, uint64_t mask, double *score);
+int v10p_lowest_score(const v10_engine *e, const int *cand, int n);
 /* The one eligibility rule: 1 if tenant t is READY, its next operator
  * needs FU f's type, f is unowned or t's partition, and the policy's
  * may_run (if any) agrees.  The engine offers an FU only to eligible
  * tenants; a policy asking "who could take f" asks this. */
 int v10p_eligible(const v10_engine *e, int t, int f);
+/* The tenants eligible for FU f, as tenant bits: bit t is v10p_eligible(e,
+ * t, f) (one may_run call for all of them). */
+uint64_t v10p_eligible_mask(const v10_engine *e, int f);
 /* The READY tenants whose next operator needs FU type `type`: bit t set
  * for tenant t (V10_MAX_TENANTS <= 64).  Every tenant eligible for an FU
  * of that type is in it; a policy looking for one walks these bits. */

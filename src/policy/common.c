@@ -1,22 +1,6 @@
 /* common.c — helpers shared by policies (see common.h). */
 #include "policy/common.h"
 
-int policy_lowest_score(const v10_engine *e, const int *cand, int n)
-{
-    int best = cand[0];
-    if (n == 1)
-        return best; /* the usual case: no score to compare */
-    double best_s = v10p_score(e, best);
-    for (int i = 1; i < n; i++) {
-        double s = v10p_score(e, cand[i]);
-        if (s < best_s) {
-            best_s = s;
-            best = cand[i];
-        }
-    }
-    return best;
-}
-
 int policy_round_robin(const int *cand, int n, int last)
 {
     for (int i = 0; i < n; i++)

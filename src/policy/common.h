@@ -12,10 +12,6 @@
 /* A policy's parameter table in its ops: .V10P_PARAMS(table). */
 #define V10P_PARAMS(table) param_defs = (table), .n_params = sizeof(table) / sizeof((table)[0])
 
-/* V10 Algorithm 1: the candidate with the lowest active_rate / priority
- * (ties: the lower tenant index). */
-int policy_lowest_score(const v10_engine *e, const int *cand, int n);
-
 /* The next candidate after `last` in round-robin order. */
 int policy_round_robin(const int *cand, int n, int last);
 

@@ -8,7 +8,7 @@
 static int fair_pick(v10_engine *e, void *st, int f, const int *cand, int n)
 {
     (void)st, (void)f;
-    return policy_lowest_score(e, cand, n);
+    return v10p_lowest_score(e, cand, n);
 }
 
 const v10_policy_ops v10_policy_v10_fair = {

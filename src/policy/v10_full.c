@@ -45,63 +45,77 @@ static void full_event(v10_engine *e, void *st, v10_ev_kind k, int t)
 static int full_pick(v10_engine *e, void *st, int f, const int *cand, int n)
 {
     (void)st, (void)f;
-    return policy_lowest_score(e, cand, n);
+    return v10p_lowest_score(e, cand, n);
 }
 
 /* The unmatched waiting tenant with the lowest score that may take FU f
- * (v10p_eligible: the engine's rule; ties: the lower index), or -1. */
-static int best_waiter(const v10_engine *e, int f, const double *score, const char *matched)
+ * (the engine's eligibility; ties: the lower index), or -1.  `matched`
+ * holds tenant bits.  The eligible set is the ready set of f's type less
+ * whom f's owner or may_run exclude, so this walks the candidates the
+ * ready set would give, in the same order, with one call for all. */
+static int best_waiter(const v10_engine *e, int f, const double *score, uint64_t matched)
 {
     int best = -1;
-    for (uint64_t m = v10p_ready_mask(e, v10p_fu_type(e, f)); m; m &= m - 1) {
+    for (uint64_t m = v10p_eligible_mask(e, f) & ~matched; m; m &= m - 1) {
         int i = __builtin_ctzll(m); /* ascending: ties keep the lower index */
-        if (matched[i] || !v10p_eligible(e, i, f))
-            continue;
         if (best < 0 || score[i] < score[best])
             best = i;
     }
     return best;
 }
 
+/*
+ * A tick scores only the tenants it may read: the waiting ones and the
+ * holders it may preempt (an idle tenant's score is never compared), with
+ * one call for all.  The holders' tenants are read once: a preemption
+ * asked for here takes effect at a later event (policy_api.h), so no FU
+ * changes hands during the tick.
+ */
 static void full_timer(v10_engine *e, void *st)
 {
     full_state *s = st;
     double score[V10_MAX_TENANTS];
-    char matched[V10_MAX_TENANTS], seen[V10_MAX_FUS];
-    int nt = v10p_n_tenants(e), nf = v10p_n_fus(e);
-    if (!(v10p_ready_mask(e, V10_FU_SA) | v10p_ready_mask(e, V10_FU_VU))) {
+    char seen[V10_MAX_FUS], freeing[V10_MAX_FUS];
+    int holder[V10_MAX_FUS];
+    int nf = v10p_n_fus(e);
+    uint64_t waiting = v10p_ready_mask(e, V10_FU_SA) | v10p_ready_mask(e, V10_FU_VU);
+    if (!waiting) {
         s->armed = 0; /* nobody to preempt for: sleep until someone waits */
         return;
     }
     v10p_set_timer(e, v10p_now(e) + policy_slice_cycles(e));
-    for (int i = 0; i < nt; i++) {
-        score[i] = v10p_score(e, i);
-        matched[i] = 0;
-    }
     /* An FU on its way to being free (free, switching, or with a stop
      * pending) will go to the best waiter, who needs no preemption.  Only
      * an executing operator with no stop pending may be preempted. */
+    uint64_t scored = waiting, matched = 0;
     for (int f = 0; f < nf; f++) {
         v10p_fstate st_f = v10p_fu_state(e, f);
         int stopping = v10p_fu_stopping(e, f);
         seen[f] = st_f != V10P_FU_BUSY || stopping;
-        int freeing = st_f == V10P_FU_FREE || st_f == V10P_FU_SWITCH || stopping;
-        int w = freeing ? best_waiter(e, f, score, matched) : -1;
+        freeing[f] = st_f == V10P_FU_FREE || st_f == V10P_FU_SWITCH || stopping;
+        if (!seen[f]) {
+            holder[f] = v10p_fu_tenant(e, f);
+            scored |= 1ull << holder[f];
+        }
+    }
+    v10p_scores(e, scored, score);
+    for (int f = 0; f < nf; f++) {
+        int w = freeing[f] ? best_waiter(e, f, score, matched) : -1;
         if (w >= 0)
-            matched[w] = 1;
+            matched |= 1ull << w;
     }
     for (;;) {
         int f = -1;
         for (int k = 0; k < nf; k++)
-            if (!seen[k] && (f < 0 || score[v10p_fu_tenant(e, k)] > score[v10p_fu_tenant(e, f)]))
+            if (!seen[k] && (f < 0 || score[holder[k]] > score[holder[f]]))
                 f = k;
         if (f < 0)
             break;
         seen[f] = 1;
         int w = best_waiter(e, f, score, matched);
-        if (w < 0 || !(score[w] < score[v10p_fu_tenant(e, f)]))
+        if (w < 0 || !(score[w] < score[holder[f]]))
             continue;
-        matched[w] = 1;
+        matched |= 1ull << w;
         const v10_npu *npu = v10p_npu(e);
         uint64_t cost = v10p_fu_type(e, f) == V10_FU_SA ? npu->sa_switch_cycles
                                                         : v10_npu_vu_switch_cycles(npu);

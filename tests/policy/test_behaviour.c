@@ -403,7 +403,9 @@ static void test_active_rate_from_arrival(void **state)
  * probe vetoes tenant 1 on the VU), so a policy asking who could take an
  * FU gets the engine's answer.  At every offer the probe also checks the
  * whole-core query against its definition, walking the FUs: tenant t's
- * core is clear iff no FU holds another tenant's operator.
+ * core is clear iff no FU holds another tenant's operator; and the calls
+ * that answer for many tenants at once (the eligible set, the scores)
+ * against the one-tenant calls.
  */
 typedef struct elig_probe {
     uint64_t offers, vetoed;
@@ -428,6 +430,18 @@ static int elig_pick(v10_engine *e, void *st, int f, const int *cand, int n)
                      v10p_next_fu(e, t) == (int)v10p_fu_type(e, f);
     }
     assert_int_equal(k, n);
+    uint64_t elig = v10p_eligible_mask(e, f);
+    for (int t = 0; t < v10p_n_tenants(e); t++)
+        assert_int_equal((int)(elig >> t & 1), v10p_eligible(e, t, f));
+    /* The batch score calls agree with v10p_score, one tenant at a time:
+     * the lowest candidate (ties: the first), and only the asked entries. */
+    int low = cand[0];
+    for (int i = 1; i < n; i++)
+        low = v10p_score(e, cand[i]) < v10p_score(e, low) ? cand[i] : low;
+    assert_int_equal(v10p_lowest_score(e, cand, n), low);
+    double sc[3] = {-1, -1, -1};
+    v10p_scores(e, 5, sc); /* tenants 0 and 2 */
+    assert_true(sc[0] == v10p_score(e, 0) && sc[1] == -1 && sc[2] == v10p_score(e, 2));
     for (int t = 0; t < v10p_n_tenants(e); t++) {
         int clear = 1;
         for (int g = 0; g < v10p_n_fus(e); g++)
