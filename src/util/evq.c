@@ -8,10 +8,11 @@ int v10_evq_init(v10_evq *q, int cap)
 {
     memset(q, 0, sizeof *q);
     size_t n = cap > 0 ? (size_t)cap : 1;
-    q->act = calloc(n, sizeof *q->act);
+    q->at = calloc(n, sizeof *q->at);
+    q->slot_at = calloc(n, sizeof *q->slot_at);
     q->pos = malloc(n * sizeof *q->pos);
     q->time = calloc(n, sizeof *q->time);
-    if (!q->act || !q->pos || !q->time)
+    if (!q->at || !q->slot_at || !q->pos || !q->time)
         return -1;
     for (int s = 0; s < cap; s++)
         q->pos[s] = -1;
@@ -21,7 +22,8 @@ int v10_evq_init(v10_evq *q, int cap)
 
 void v10_evq_fini(v10_evq *q)
 {
-    free(q->act);
+    free(q->at);
+    free(q->slot_at);
     free(q->pos);
     free(q->time);
     memset(q, 0, sizeof *q);
