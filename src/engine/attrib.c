@@ -375,6 +375,7 @@ static void tally_move(v10_engine *e, uint64_t key)
     e->tally_since = e->now;
     if (!dt)
         return;
+    /* Fibonacci hashing: the key times 2^64 / the golden ratio, top bits. */
     unsigned h = (unsigned)((old * 0x9e3779b97f4a7c15ull) >> (64 - ENG_TALLY_BITS));
     for (;; h = (h + 1) & (ENG_TALLY_SLOTS - 1)) {
         eng_tally *x = &e->tally[h];
