@@ -31,6 +31,14 @@ const char *v10_attr_name(v10_attr_state s)
     return (unsigned)s < V10_ATTR_STATES ? names[s] : "?";
 }
 
+/* Adds `share` to the column of each partner in mask m (to: a row
+ * indexed by tenant). */
+static void add_shares(double *to, uint64_t m, double share)
+{
+    for (; m; m &= m - 1)
+        to[__builtin_ctzll(m)] += share;
+}
+
 /* Adds tenant i's time since a_since to its state, and equal shares of
  * it to its partners. */
 static void settle_one(v10_engine *e, int i)
@@ -50,16 +58,15 @@ static void settle_one(v10_engine *e, int i)
     if (!t->a_partners)
         return;
     double *to = e->attr_lost + ((size_t)i * V10_ATTR_STATES + st) * nt;
-    double share = (double)dt * t->a_share;
-    for (uint64_t m = t->a_partners; m; m &= m - 1)
-        to[__builtin_ctzll(m)] += share;
+    add_shares(to, t->a_partners, (double)dt * t->a_share);
 }
 
 /*
  * The part of the operators' time lost to HBM sharing since the rates last
  * changed (e->hbm_since): an operator at rate r of its full rate f loses
  * 1 - r / f of each cycle, counted in its tenant's `hbm` (a part of the
- * executing time its `exec` counter holds, engine.h) and charged to the other operators in proportion to the bandwidth they draw.
+ * executing time its `exec` counter holds, engine.h) and charged to the
+ * other operators in proportion to the bandwidth they draw.
  * The rates, the busy FUs and the running tenants are constant over that
  * time, since every change of them calls this first (fu.c, rates.c,
  * eng_set_state), so a tenant executing
@@ -213,9 +220,7 @@ static void wait_flush(v10_engine *e, int ty)
         w->share = share_of(w->partners);
     double *cum = e->wait_cum + ((size_t)ty * W_CLASSES + w->cls) * wait_stride(e);
     cum[0] += (double)dt;
-    double share = (double)dt * w->share;
-    for (uint64_t m = w->partners; m; m &= m - 1)
-        cum[1 + __builtin_ctzll(m)] += share;
+    add_shares(cum + 1, w->partners, (double)dt * w->share);
 }
 
 /* Type ty's FUs are now s: its shared wait takes the class they imply, and
@@ -347,9 +352,7 @@ static void tally_charge(v10_engine *e, uint64_t key, uint64_t cycles)
         }
         size_t row = (size_t)i * V10_ATTR_STATES + (size_t)st;
         e->attr[row] += dt;
-        double share = dt * share_of(partners);
-        for (uint64_t m = partners; m; m &= m - 1)
-            e->attr_lost[row * n + (unsigned)__builtin_ctzll(m)] += share;
+        add_shares(e->attr_lost + row * n, partners, dt * share_of(partners));
     }
 }
 
@@ -411,7 +414,7 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
         uint64_t me = 1ull << i;
         if (t->a_lazy == ty + 1 && !(w->spec & me) && (!t->op_attr || t->op == t->a_op))
             return; /* still in the same wait */
-        /* A lone waiter is charged interval by interval: a pair's waits are
+        /* A lone waiter is charged interval by interval: a lone wait is
          * short, and a snapshot of the integrals costs more than the one or
          * two changes it sees.  Beside another waiter it joins the wait. */
         if (e->attr_lazy && (e->ready[ty] & ~me)) {
@@ -447,12 +450,14 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
 }
 
 /*
- * Reclassifies the tenants marked dirty and follows each FU type's summary:
- * when it changed since the last call, the type's shared wait moves
- * (attr_lazy), or else every tenant waiting for the type is reclassified
- * (a waiting tenant's state depends only on the summary, on the running
- * tenants and on the contexts being switched).  Called after every event:
- * most change no summary, and cost a few compares.
+ * With tallies (attr_tally), closes the configuration's stretch when the
+ * configuration changed.  Otherwise reclassifies the tenants marked dirty
+ * and follows each FU type's summary: when it changed since the last call,
+ * the type's shared wait moves (attr_lazy), or else every tenant waiting
+ * for the type is reclassified (a waiting tenant's state depends only on
+ * the summary, on the running tenants and on the contexts being switched).
+ * Called after every event: most change no summary, and cost a few
+ * compares.
  */
 void eng_attr_refresh(v10_engine *e)
 {

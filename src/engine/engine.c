@@ -38,8 +38,10 @@ static void advance(v10_engine *e, uint64_t t)
 /* Simulates the run set up by v10_engine_alloc (see engine.h).  Kept out
  * of line so that a profile names the event loop (docs/benchmarks.md counts
  * its instructions with callgrind's --toggle-collect=v10_engine_run). */
-__attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config *cfg, const v10_policy_ops *policy,
-                   const v10_model *models, uint64_t stall_cycle, v10_err *err)
+__attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config *cfg,
+                                             const v10_policy_ops *policy,
+                                             const v10_model *models, uint64_t stall_cycle,
+                                             v10_err *err)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -520,8 +520,9 @@ static inline void eng_trace_op(v10_engine *e, uint64_t start, uint64_t end, int
  * settle: every tenant adds its time up to now, keeping its state. */
 void eng_attr_refresh(v10_engine *e);
 void eng_attr_settle(v10_engine *e);
-/* Before the first event: the rule each tenant's waits follow (attr_lazy),
- * and every tenant's first state. */
+/* Before the first event: the rule that charges the tenants (tallies,
+ * lazy waits or interval by interval: attr_tally, attr_lazy), and every
+ * tenant's first state. */
 void eng_attr_start(v10_engine *e);
 /* With cfg->op_states: every tenant but an LLM server gets its per
  * operator counters (op_attr). */
