@@ -73,17 +73,18 @@ typedef enum v10_trace_kind {
     V10_TR_DECODE,   /* an LLM decode iteration; op = its sequences */
     V10_TR_STATE,    /* a tenant in one attribution state: op = the v10_attr_state
                         | (1 + the partner it loses most to, or 0) << 8 */
-    V10_TR_POWER,    /* mean power over [start, end): op = milliwatts; fu: the
-                        v10_energy_unit, or -1 for the core (the units' sum);
-                        tenant -1 (docs/energy.md) */
+    V10_TR_POWER,    /* mean power over [start, end): op = milliwatts; unit:
+                        the v10_energy_unit, or -1 for the core (the units'
+                        sum); fu and tenant -1 (docs/energy.md) */
 } v10_trace_kind;
 
 typedef struct v10_trace_rec {
     uint64_t start, end; /* cycles */
-    int32_t fu;          /* FU index, -1 for requests */
+    int32_t fu;          /* FU index; -1 for requests, LLM iterations and power */
     int32_t tenant;
     uint32_t op;         /* op index in the model, or request index */
     uint8_t kind;        /* v10_trace_kind */
+    int8_t unit;         /* V10_TR_POWER's energy unit (above); -1 in the others */
     uint32_t name;       /* an LLM server's op: 1 + its name's index in names[]
                             (its iterations' streams differ); else 0 */
 } v10_trace_rec;

@@ -30,7 +30,8 @@ void eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t 
         tr->recs = r;
         tr->cap = cap;
     }
-    tr->recs[tr->n++] = (v10_trace_rec){start, end, f, t, op, (uint8_t)k, 0};
+    tr->recs[tr->n++] = (v10_trace_rec){.start = start, .end = end, .fu = f, .tenant = t,
+                                        .op = op, .kind = (uint8_t)k, .unit = -1};
 }
 
 /* The id of `name` in tr->names, added if new; UINT32_MAX when out of
@@ -80,15 +81,18 @@ void eng_trace_op_record(v10_engine *e, uint64_t start, uint64_t end, int f, int
 }
 
 /* The core's power (energy.c) as V10_TR_POWER records, one track per
- * unit (fu = its v10_energy_unit) and the core's (fu = -1), whose
+ * unit (unit = its v10_energy_unit) and the core's (unit = -1), whose
  * milliwatts are the units' sum, so that the tracks add up exactly: the
  * mean since the last event, a record for each run of equal values. */
 static void power_flush(v10_engine *e, int k)
 {
     eng_energy *en = &e->en;
+    size_t n = e->trace->n;
     if (en->tr_end > en->tr_start[k])
-        eng_trace_record(e->trace, V10_TR_POWER, en->tr_start[k], en->tr_end,
-                         k < V10_EN_UNITS ? k : -1, -1, en->tr_mw[k]);
+        eng_trace_record(e->trace, V10_TR_POWER, en->tr_start[k], en->tr_end, -1, -1,
+                         en->tr_mw[k]);
+    if (e->trace->n > n)
+        e->trace->recs[n].unit = (int8_t)(k < V10_EN_UNITS ? k : -1);
     en->tr_start[k] = en->tr_end;
 }
 

@@ -74,7 +74,7 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
          * power record: a unit, or -1 for the core. */
         int bad_rec = (e->kind == V10_TR_STATE &&
                        ((e->op & 0xff) >= V10_ATTR_STATES || (e->op >> 8) > nt)) ||
-                      (e->kind == V10_TR_POWER && (e->fu < -1 || e->fu >= V10_EN_UNITS));
+                      (e->kind == V10_TR_POWER && (e->unit < -1 || e->unit >= V10_EN_UNITS));
         if ((!anon && (e->tenant < 0 || (size_t)e->tenant >= nt)) || e->kind > V10_TR_POWER ||
             bad_rec ||
             (!req && (e->fu < 0 || (size_t)e->fu >= r->n_fus)) ||
@@ -161,8 +161,8 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
                     e->kind == V10_TR_PREFILL ? "tok" : "seqs", ts, dur, e->tenant);
             break;
         case V10_TR_POWER: /* counter tracks; a value holds until the next */
-            snprintf(label, sizeof label, "power%s%s_w", e->fu < 0 ? "" : "_",
-                     e->fu < 0 ? "" : v10_energy_unit_name((v10_energy_unit)e->fu));
+            snprintf(label, sizeof label, "power%s%s_w", e->unit < 0 ? "" : "_",
+                     e->unit < 0 ? "" : v10_energy_unit_name((v10_energy_unit)e->unit));
             fprintf(f, "{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%s,\"pid\":1,"
                        "\"args\":{\"W\":%u.%03u}}",
                     label, ts, e->op / 1000, e->op % 1000);

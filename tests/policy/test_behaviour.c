@@ -148,11 +148,10 @@ static int cmp_rec(const void *a, const void *b)
 static void sort_trace(v10_trace *tr) { qsort(tr->recs, tr->n, sizeof *tr->recs, cmp_rec); }
 
 /* The first record on FU f after index k (not an instant), or NULL. */
-/* Record x is on FU f and not an instant (a power record's fu is its
- * energy unit, not an FU). */
+/* Record x is on FU f and not an instant. */
 static int on_fu(const v10_trace_rec *x, int f)
 {
-    return x->fu == f && x->kind != V10_TR_PREEMPT && x->kind != V10_TR_POWER;
+    return x->fu == f && x->kind != V10_TR_PREEMPT;
 }
 
 static const v10_trace_rec *next_on_fu(const v10_trace *tr, size_t k, int f)
@@ -204,7 +203,7 @@ static void preempt_drains_anywhere(const char *npu, uint64_t overlap)
     uint64_t n_pre = 0, n_restore = 0, n_covered = 0;
     for (size_t k = 0; k < tr.n; k++) {
         const v10_trace_rec *x = &tr.recs[k];
-        if (x->fu < 0 || x->kind == V10_TR_POWER)
+        if (x->fu < 0)
             continue;
         int ty = r.fus[x->fu].type;
         if (x->kind == V10_TR_PREEMPT) {

@@ -119,13 +119,20 @@ static void check_timeline(const v10_run_config *cfg, const v10_run_result *r, v
         assert_int_equal(count, done);
         free(seen);
     }
+    /* A power record names an energy unit and no FU; no other names a unit. */
+    for (size_t k = 0; k < tr->n; k++) {
+        const v10_trace_rec *e = &tr->recs[k];
+        if (e->kind == V10_TR_POWER)
+            assert_true(e->fu == -1 && e->unit >= -1 && e->unit < V10_EN_UNITS);
+        else
+            assert_int_equal(e->unit, -1);
+    }
     /* No FU runs two things at once; busy cycles add up. */
     for (size_t f = 0; f < r->n_fus; f++) {
         uint64_t last_end = 0, exec = 0, sw = 0;
         for (size_t k = 0; k < tr->n; k++) {
             const v10_trace_rec *e = &tr->recs[k];
-            if (e->fu != (int32_t)f || e->kind == V10_TR_PREEMPT || e->kind == V10_TR_REQUEST ||
-                e->kind == V10_TR_POWER) /* a power record's fu is its unit (energy.h) */
+            if (e->fu != (int32_t)f || e->kind == V10_TR_PREEMPT || e->kind == V10_TR_REQUEST)
                 continue;
             assert_true(e->start >= last_end);
             assert_true(e->end >= e->start);
