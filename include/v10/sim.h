@@ -137,6 +137,10 @@ typedef struct v10_run_config {
     int check;               /* 1: verify engine invariants while running */
     int op_states;           /* 1: attribution per operator too
                                 (v10_tenant_result.op_states) */
+    int no_attribution;      /* 1: do not count where each tenant's time went
+                                (docs/attribution.md), for a caller that reads
+                                none of it: state_cycles and lost_to are then
+                                zero, and a trace has no state track */
     v10_trace *trace;        /* optional timeline sink */
     uint64_t max_events;     /* refuse a run estimated past this; 0: V10_EVENT_BUDGET */
     int progress;            /* 1: a progress bar on stderr once a run lasts 3 s */

@@ -77,7 +77,7 @@ void eng_attr_hbm_settle(v10_engine *e)
 {
     uint64_t dt = e->now - e->hbm_since;
     e->hbm_since = e->now;
-    if (!dt || !e->contended)
+    if (!dt || !e->contended || e->attr_off)
         return;
     const int *idx = e->busy, n = e->n_busy;
     size_t nt = (size_t)e->n_tenants;
@@ -461,6 +461,8 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
  */
 void eng_attr_refresh(v10_engine *e)
 {
+    if (e->attr_off)
+        return;
     if (e->attr_tally) {
         uint64_t key = tally_key(e);
         if (key != e->tally_key)
@@ -496,6 +498,9 @@ void eng_attr_refresh(v10_engine *e)
 
 void eng_attr_start(v10_engine *e)
 {
+    e->attr_off = e->cfg->no_attribution;
+    if (e->attr_off) /* the counters stay zero */
+        return;
     for (int f = 0; f < e->n_fus; f++)
         e->attr_owned |= e->fus[f].owner >= 0;
     /* A trace records each tenant's intervals: only the interval rule has
@@ -523,6 +528,8 @@ void eng_attr_start(v10_engine *e)
 void eng_attr_settle(v10_engine *e)
 {
     eng_attr_hbm_settle(e);
+    if (e->attr_off)
+        return;
     if (e->attr_tally) {
         tally_move(e, e->tally_key);
         tally_flush(e);

@@ -176,11 +176,12 @@ void eng_check_end(const v10_engine *e)
                  fu_work, t_work, want);
         check_fail(e, msg);
     }
-    /* Attribution: each tenant's states add up to the run and the window
-     * (one cycle of rounding), and no partner is charged more than a state. */
+    /* Attribution (unless the run counts none): each tenant's states add up
+     * to the run and the window (one cycle of rounding), and no partner is
+     * charged more than a state. */
     double win = (double)(e->win[1].time - e->win[0].time);
     size_t nt = (size_t)e->n_tenants, S = V10_ATTR_STATES;
-    for (size_t i = 0; i < nt; i++) {
+    for (size_t i = 0; i < nt && !e->attr_off; i++) {
         double run = 0, in_win = 0;
         for (size_t s = 0; s < S; s++) {
             size_t k = i * S + s;

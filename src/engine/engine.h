@@ -282,6 +282,7 @@ struct v10_engine {
     uint64_t attr_dirty;
     uint64_t hbm_since;
     int attr_window;            /* the *_base counters are taken */
+    int attr_off;               /* cfg->no_attribution: nothing is counted */
     int attr_owned;             /* some FU is a partition (spatial) */
     /* By FU type, kept by fu_set_state (eng_attr_fu): the tenants executing
      * on one (held) and those whose context one saves or restores. */

@@ -70,6 +70,9 @@ static v10_run_config *add(repro *R, int s, size_t i, size_t j, size_t k, const 
     if (ix == (size_t)-1)
         return NULL;
     V10_ASSERT(ix == repro_point(R, s, i, j, k));
+    /* Only the pairs' attribution is reported (attribution.c); a later
+     * study's run that is a pairs' run (same_as) takes the pairs' result. */
+    R->cfgs[ix].no_attribution = s != S_PAIRS;
     return &R->cfgs[ix];
 }
 

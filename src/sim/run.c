@@ -167,6 +167,9 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
         return v10_err_set(err, "%zu tenants: at most %d", cfg->n_tenants, V10_MAX_TENANTS);
     if (cfg->requests == 0)
         return v10_err_set(err, "requests: must be at least 1");
+    if (cfg->op_states && cfg->no_attribution)
+        return v10_err_set(err, "op_states: attribution per operator needs attribution "
+                                "(no_attribution is set)");
     if (cfg->warmup >= cfg->requests)
         return v10_err_set(err, "warmup (%llu) must be less than requests (%llu)",
                            (unsigned long long)cfg->warmup, (unsigned long long)cfg->requests);

@@ -310,6 +310,69 @@ static void test_every_rule_matches_the_traced_one(void **state)
         }
 }
 
+/* x and y are equal, or both NaN (a latency with no request measured). */
+static int same(double x, double y) { return x == y || (x != x && y != y); }
+
+/* A run that counts no attribution (no_attribution, for callers that read
+ * none of it) is the same run: every other figure equal to the bit, under
+ * every policy, with tallies (two tenants) and shared waits (four); its
+ * states and partners are zero; per-operator states need attribution. */
+static void test_without_attribution_the_run_is_the_same(void **state)
+{
+    (void)state;
+    static v10_tenant_spec ts[4];
+    v10_err err;
+    const char *specs[4] = {D "sa_vu.csv", D "vu_heavy.csv", D "sa_heavy.csv", D "sa_vu.csv"};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(v10_tenant_spec_parse(specs[i], &ts[i], &err), 0);
+    for (size_t n = 2; n <= 4; n += 2)
+        for (size_t k = 0; k < v10_policy_count(); k++) {
+            const char *p = v10_policy_name(v10_policy_at(k));
+            if (!strcmp(p, "solo")) /* one tenant at a time */
+                continue;
+            v10_run_result r[2];
+            for (int off = 0; off < 2; off++) {
+                v10_run_config cfg;
+                v10_run_config_default(&cfg);
+                snprintf(cfg.policy, sizeof cfg.policy, "%s", p);
+                cfg.tenants = ts;
+                cfg.n_tenants = n;
+                cfg.requests = 12;
+                cfg.warmup = 2;
+                cfg.check = 1;
+                cfg.no_attribution = off;
+                assert_int_equal(v10_run(&cfg, &r[off], &err), 0);
+            }
+            assert_true(r[0].events == r[1].events && r[0].window_end == r[1].window_end);
+            assert_true(r[0].stp == r[1].stp && r[0].overlap == r[1].overlap &&
+                        r[0].energy.total_j == r[1].energy.total_j);
+            for (size_t i = 0; i < n; i++) {
+                const v10_tenant_result *a = &r[0].tenants[i], *b = &r[1].tenants[i];
+                assert_true(a->np == b->np && same(a->lat_p95_us, b->lat_p95_us) &&
+                            a->energy_j == b->energy_j && a->preemptions == b->preemptions);
+                double on = 0;
+                for (int s = 0; s < S; s++) {
+                    on += a->state_cycles[s];
+                    assert_true(b->state_cycles[s] == 0);
+                    for (size_t j = 0; j < n; j++)
+                        assert_true(b->lost_to[j * S + (size_t)s] == 0);
+                }
+                assert_true(fabs(on - win(&r[0])) <= 1); /* the other run did count */
+            }
+            v10_run_result_fini(&r[0]);
+            v10_run_result_fini(&r[1]);
+        }
+    v10_run_config cfg;
+    v10_run_config_default(&cfg);
+    cfg.tenants = ts;
+    cfg.n_tenants = 1;
+    cfg.op_states = 1;
+    cfg.no_attribution = 1;
+    v10_run_result r;
+    assert_int_equal(v10_run(&cfg, &r, &err), -1);
+    assert_non_null(strstr(err.msg, "no_attribution"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_idle_between_requests),
         cmocka_unit_test(test_every_policy),
         cmocka_unit_test(test_every_rule_matches_the_traced_one),
+        cmocka_unit_test(test_without_attribution_the_run_is_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
