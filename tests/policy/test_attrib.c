@@ -243,6 +243,29 @@ static void test_every_policy(void **state)
     }
 }
 
+/* Runs the first n tenants of ts under policy p, invariant checks on,
+ * `requests` each (a tenth of them warm-up), traced into tr if given, with
+ * attribution unless no_attr. */
+static void run_many(const char *p, const v10_tenant_spec *ts, size_t n, uint64_t requests,
+                     v10_trace *tr, int no_attr, v10_run_result *r)
+{
+    v10_run_config cfg;
+    v10_err err;
+    v10_run_config_default(&cfg);
+    snprintf(cfg.policy, sizeof cfg.policy, "%s", p);
+    cfg.tenants = ts;
+    cfg.n_tenants = n;
+    cfg.requests = requests;
+    cfg.warmup = requests / 10;
+    cfg.check = 1;
+    cfg.trace = tr;
+    cfg.no_attribution = no_attr;
+    int rc = v10_run(&cfg, r, &err);
+    if (rc)
+        fprintf(stderr, "%s: %s\n", p, err.msg);
+    assert_int_equal(rc, 0);
+}
+
 /* A tenant's time is charged three ways (docs/attribution.md): from the
  * tallies of configurations with up to three tenants, from each FU type's
  * shared-wait integrals with more, and, with a trace (which records every
@@ -268,21 +291,8 @@ static void test_every_rule_matches_the_traced_one(void **state)
             v10_run_result r[2];
             v10_trace tr;
             memset(&tr, 0, sizeof tr);
-            for (int traced = 0; traced < 2; traced++) {
-                v10_run_config cfg;
-                v10_run_config_default(&cfg);
-                snprintf(cfg.policy, sizeof cfg.policy, "%s", p);
-                cfg.tenants = ts;
-                cfg.n_tenants = n;
-                cfg.requests = 30;
-                cfg.warmup = 3;
-                cfg.check = 1;
-                cfg.trace = traced ? &tr : NULL;
-                int rc = v10_run(&cfg, &r[traced], &err);
-                if (rc)
-                    fprintf(stderr, "%s: %s\n", p, err.msg);
-                assert_int_equal(rc, 0);
-            }
+            for (int traced = 0; traced < 2; traced++)
+                run_many(p, ts, n, 30, traced ? &tr : NULL, 0, &r[traced]);
             assert_true(r[0].window_end == r[1].window_end && r[0].events == r[1].events);
             /* Up to three tenants every counter is a sum of whole cycles and
              * halves, which the tallies and the interval rule add exactly. */
@@ -331,18 +341,8 @@ static void test_without_attribution_the_run_is_the_same(void **state)
             if (!strcmp(p, "solo")) /* one tenant at a time */
                 continue;
             v10_run_result r[2];
-            for (int off = 0; off < 2; off++) {
-                v10_run_config cfg;
-                v10_run_config_default(&cfg);
-                snprintf(cfg.policy, sizeof cfg.policy, "%s", p);
-                cfg.tenants = ts;
-                cfg.n_tenants = n;
-                cfg.requests = 12;
-                cfg.warmup = 2;
-                cfg.check = 1;
-                cfg.no_attribution = off;
-                assert_int_equal(v10_run(&cfg, &r[off], &err), 0);
-            }
+            for (int off = 0; off < 2; off++)
+                run_many(p, ts, n, 12, NULL, off, &r[off]);
             assert_true(r[0].events == r[1].events && r[0].window_end == r[1].window_end);
             assert_true(r[0].stp == r[1].stp && r[0].overlap == r[1].overlap &&
                         r[0].energy.total_j == r[1].energy.total_j);
