@@ -58,16 +58,50 @@ void v10p_scores(const v10_engine *e, uint64_t mask, double *score)
     }
 }
 
+/*
+ * Whether the arrived tenants' scores order as their active cycles do,
+ * ties included, so that a comparison of scores may compare active cycles
+ * and skip a score's two divisions.  While e->scores_by_active (every
+ * priority is 1, every tenant arrived at first_arrive; in a closed loop
+ * all at cycle 0) each score is fl(a / T) for one total T = now -
+ * first_arrive, and a <= T.  Equal a give equal scores; a < b give
+ * fl(a / T) < fl(b / T) if T > 0 and b < 2^51, since b/T - a/T >= 1/T is
+ * at least two ulps of b/T, so the two round apart.  (At T = 0 every
+ * score is 0, so active cycles do not order them.)
+ */
+static inline int scores_by_active(const v10_engine *e)
+{
+    uint64_t total = e->now - e->first_arrive;
+    return e->scores_by_active && total > 0 && total < 1ull << 51;
+}
+
+/* Tenant ti's score, or (by_active) its active cycles: exact as a double
+ * below 2^53, so either orders as the scores do. */
+static inline double key_of(const v10_engine *e, int ti, int by_active)
+{
+    return by_active ? (double)eng_active_cycles(e, &e->tenants[ti]) : score_of(e, ti);
+}
+
+void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key)
+{
+    int by_active = scores_by_active(e);
+    for (; mask; mask &= mask - 1) {
+        int i = __builtin_ctzll(mask);
+        key[i] = key_of(e, i, by_active);
+    }
+}
+
 int v10p_lowest_score(const v10_engine *e, const int *cand, int n)
 {
     int best = cand[0];
     if (n == 1)
         return best; /* the usual case: no score to compare */
-    double best_s = score_of(e, best);
+    int by_active = scores_by_active(e);
+    double best_k = key_of(e, best, by_active);
     for (int i = 1; i < n; i++) {
-        double s = score_of(e, cand[i]);
-        if (s < best_s) {
-            best_s = s;
+        double k = key_of(e, cand[i], by_active);
+        if (k < best_k) {
+            best_k = k;
             best = cand[i];
         }
     }

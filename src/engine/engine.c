@@ -59,6 +59,9 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
         if (eng_tenant_setup(e, i, &models[i], &cfg->tenants[i], err) ||
             (cfg->tenants[i].llm && eng_llm_setup(e, i, err)))
             return -1;
+    e->scores_by_active = 1;
+    for (int i = 0; i < nt; i++)
+        e->scores_by_active &= e->tenants[i].priority == 1.0;
     if (cfg->op_states && eng_attr_ops_alloc(e, models, err))
         return -1;
     if (policy->init && policy->init(e, e->pstate, err))

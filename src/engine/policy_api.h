@@ -60,6 +60,12 @@ double v10p_req_left(const v10_engine *e, int t);
  * tenant. */
 double v10p_score(const v10_engine *e, int t);
 void v10p_scores(const v10_engine *e, uint64_t mask, double *score);
+/* Keys for the tenants in `mask` (tenant bits), each arrived (not IDLE
+ * before its first request), that order as their scores do, ties
+ * included: the scores, or something cheaper with the same order (the
+ * active cycles when every score has the same divisor).  Only for
+ * comparing with each other. */
+void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key);
 int v10p_lowest_score(const v10_engine *e, const int *cand, int n);
 /* The one eligibility rule: 1 if tenant t is READY, its next operator
  * needs FU f's type, f is unowned or t's partition, and the policy's

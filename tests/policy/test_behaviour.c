@@ -442,6 +442,16 @@ static int elig_pick(v10_engine *e, void *st, int f, const int *cand, int n)
     double sc[3] = {-1, -1, -1};
     v10p_scores(e, 5, sc); /* tenants 0 and 2 */
     assert_true(sc[0] == v10p_score(e, 0) && sc[1] == -1 && sc[2] == v10p_score(e, 2));
+    /* The keys order the candidates as their scores do, ties included. */
+    uint64_t cmask = 0;
+    for (int i = 0; i < n; i++)
+        cmask |= 1ull << cand[i];
+    double key[3] = {-1, -1, -1};
+    v10p_score_keys(e, cmask, key);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            assert_int_equal(key[cand[i]] < key[cand[j]],
+                             v10p_score(e, cand[i]) < v10p_score(e, cand[j]));
     for (int t = 0; t < v10p_n_tenants(e); t++) {
         int clear = 1;
         for (int g = 0; g < v10p_n_fus(e); g++)
