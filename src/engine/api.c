@@ -91,18 +91,20 @@ void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key)
     }
 }
 
-int v10p_lowest_score(const v10_engine *e, const int *cand, int n)
+int v10p_lowest_score(const v10_engine *e, uint64_t cand)
 {
-    int best = cand[0];
-    if (n == 1)
+    int best = __builtin_ctzll(cand);
+    uint64_t rest = cand & (cand - 1);
+    if (!rest)
         return best; /* the usual case: no score to compare */
     int by_active = scores_by_active(e);
     double best_k = key_of(e, best, by_active);
-    for (int i = 1; i < n; i++) {
-        double k = key_of(e, cand[i], by_active);
+    for (; rest; rest &= rest - 1) { /* ascending: ties keep the lower index */
+        int i = __builtin_ctzll(rest);
+        double k = key_of(e, i, by_active);
         if (k < best_k) {
             best_k = k;
-            best = cand[i];
+            best = i;
         }
     }
     return best;

@@ -232,7 +232,6 @@ struct v10_engine {
     double wall_seconds;
     /* internals (engine.c) */
     v10_evq evq;              /* one slot per FU, tenant (arrivals), the timer */
-    int *cand;
     /* ready[ty]: bit i set iff tenant i is READY and its next operator
      * needs FU type ty (eng_set_state keeps them so; dispatch reads them). */
     uint64_t ready[V10_FU_TYPES];

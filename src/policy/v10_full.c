@@ -42,10 +42,10 @@ static void full_event(v10_engine *e, void *st, v10_ev_kind k, int t)
     v10p_set_timer(e, next);
 }
 
-static int full_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+static int full_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
     (void)st, (void)f;
-    return v10p_lowest_score(e, cand, n);
+    return v10p_lowest_score(e, cand);
 }
 
 /* The unmatched waiting tenant with the lowest score (key: its score's
