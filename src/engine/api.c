@@ -75,11 +75,14 @@ static inline int scores_by_active(const v10_engine *e)
     return e->scores_by_active && total > 0 && total < 1ull << 51;
 }
 
-/* Tenant ti's score, or (by_active) its active cycles: exact as a double
- * below 2^53, so either orders as the scores do. */
+/* Tenant ti's score, or (by_active) its active cycles: below 2^51, so
+ * exact as a double (and converted as a signed integer, one instruction
+ * where an unsigned one takes a branch), so either orders as the scores
+ * do. */
 static inline double key_of(const v10_engine *e, int ti, int by_active)
 {
-    return by_active ? (double)eng_active_cycles(e, &e->tenants[ti]) : score_of(e, ti);
+    return by_active ? (double)(int64_t)eng_active_cycles(e, &e->tenants[ti])
+                     : score_of(e, ti);
 }
 
 void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key)
