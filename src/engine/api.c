@@ -85,6 +85,15 @@ static inline double key_of(const v10_engine *e, int ti, int by_active)
                      : score_of(e, ti);
 }
 
+/* key_of for a READY tenant: it holds no FU (engine.h; --check verifies
+ * it), so its active cycles are t->active_cycles, read without
+ * eng_active_cycles' look at its FU (a third of a pick's instructions per
+ * candidate). */
+static inline double ready_key_of(const v10_engine *e, int ti, int by_active)
+{
+    return by_active ? (double)(int64_t)e->tenants[ti].active_cycles : score_of(e, ti);
+}
+
 void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key)
 {
     int by_active = scores_by_active(e);
@@ -101,10 +110,10 @@ int v10p_lowest_score(const v10_engine *e, uint64_t cand)
     if (!rest)
         return best; /* the usual case: no score to compare */
     int by_active = scores_by_active(e);
-    double best_k = key_of(e, best, by_active);
+    double best_k = ready_key_of(e, best, by_active); /* candidates are READY */
     for (; rest; rest &= rest - 1) { /* ascending: ties keep the lower index */
         int i = __builtin_ctzll(rest);
-        double k = key_of(e, i, by_active);
+        double k = ready_key_of(e, i, by_active);
         if (k < best_k) {
             best_k = k;
             best = i;

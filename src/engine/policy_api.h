@@ -53,18 +53,17 @@ uint64_t v10p_req_work(const v10_engine *e, int t);
 double v10p_req_left(const v10_engine *e, int t);
 /* V10 Algorithm 1: active_rate / priority (0 before any time has passed).
  * v10p_scores sets score[t] to it for each tenant t in `mask` (tenant
- * bits) and leaves the other entries alone.  v10p_lowest_score returns the
- * candidate of `cand` (tenant bits, not empty) with the lowest score (ties:
- * the lower index), scoring none if there is one.  One call
+ * bits) and leaves the other entries alone.  v10p_score_keys sets key[t]
+ * instead, for tenants that have arrived (not IDLE before their first
+ * request): keys that order as the scores do, ties included, for
+ * comparing with each other only (the scores, or the active cycles when
+ * every score has the same divisor).  v10p_lowest_score returns the
+ * candidate of `cand` (READY tenants' bits, not empty) with the lowest
+ * score (ties: the lower index), scoring none if there is one.  One call
  * scores many tenants: a pick or a tick calls these, not v10p_score per
  * tenant. */
 double v10p_score(const v10_engine *e, int t);
 void v10p_scores(const v10_engine *e, uint64_t mask, double *score);
-/* Keys for the tenants in `mask` (tenant bits), each arrived (not IDLE
- * before its first request), that order as their scores do, ties
- * included: the scores, or something cheaper with the same order (the
- * active cycles when every score has the same divisor).  Only for
- * comparing with each other. */
 void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key);
 int v10p_lowest_score(const v10_engine *e, uint64_t cand);
 /* The one eligibility rule: 1 if tenant t is READY, its next operator
