@@ -58,17 +58,65 @@ void v10p_scores(const v10_engine *e, uint64_t mask, double *score)
     }
 }
 
-int v10p_lowest_score(const v10_engine *e, const int *cand, int n)
+/*
+ * Whether the arrived tenants' scores order as their active cycles do,
+ * ties included, so that a comparison of scores may compare active cycles
+ * and skip a score's two divisions.  While e->scores_by_active (every
+ * priority is 1, every tenant arrived at first_arrive; in a closed loop
+ * all at cycle 0) each score is fl(a / T) for one total T = now -
+ * first_arrive, and a <= T.  Equal a give equal scores; a < b give
+ * fl(a / T) < fl(b / T) if T > 0 and b < 2^51, since b/T - a/T >= 1/T is
+ * at least two ulps of b/T, so the two round apart.  (At T = 0 every
+ * score is 0, so active cycles do not order them.)
+ */
+static inline int scores_by_active(const v10_engine *e)
 {
-    int best = cand[0];
-    if (n == 1)
+    uint64_t total = e->now - e->first_arrive;
+    return e->scores_by_active && total > 0 && total < 1ull << 51;
+}
+
+/* Tenant ti's score, or (by_active) its active cycles: below 2^51, so
+ * exact as a double (and converted as a signed integer, one instruction
+ * where an unsigned one takes a branch), so either orders as the scores
+ * do. */
+static inline double key_of(const v10_engine *e, int ti, int by_active)
+{
+    return by_active ? (double)(int64_t)eng_active_cycles(e, &e->tenants[ti])
+                     : score_of(e, ti);
+}
+
+/* key_of for a READY tenant: it holds no FU (engine.h; --check verifies
+ * it), so its active cycles are t->active_cycles, read without
+ * eng_active_cycles' look at its FU (a third of a pick's instructions per
+ * candidate). */
+static inline double ready_key_of(const v10_engine *e, int ti, int by_active)
+{
+    return by_active ? (double)(int64_t)e->tenants[ti].active_cycles : score_of(e, ti);
+}
+
+void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key)
+{
+    int by_active = scores_by_active(e);
+    for (; mask; mask &= mask - 1) {
+        int i = __builtin_ctzll(mask);
+        key[i] = key_of(e, i, by_active);
+    }
+}
+
+int v10p_lowest_score(const v10_engine *e, uint64_t cand)
+{
+    int best = __builtin_ctzll(cand);
+    uint64_t rest = cand & (cand - 1);
+    if (!rest)
         return best; /* the usual case: no score to compare */
-    double best_s = score_of(e, best);
-    for (int i = 1; i < n; i++) {
-        double s = score_of(e, cand[i]);
-        if (s < best_s) {
-            best_s = s;
-            best = cand[i];
+    int by_active = scores_by_active(e);
+    double best_k = ready_key_of(e, best, by_active); /* candidates are READY */
+    for (; rest; rest &= rest - 1) { /* ascending: ties keep the lower index */
+        int i = __builtin_ctzll(rest);
+        double k = ready_key_of(e, i, by_active);
+        if (k < best_k) {
+            best_k = k;
+            best = i;
         }
     }
     return best;

@@ -52,6 +52,10 @@ void eng_issue(v10_engine *e, int ti)
     if (t->issued == 0) {
         t->arrive_cycle = e->now; /* V10's total cycles count from here */
         t->score_time = UINT64_MAX;
+        if (e->n_arrived++ == 0)
+            e->first_arrive = e->now;
+        else if (e->now != e->first_arrive)
+            e->scores_by_active = 0;
     }
     t->pend[t->issued++ & (t->pend_cap - 1)] = e->now;
     if (t->state == V10P_IDLE) {

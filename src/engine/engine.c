@@ -59,6 +59,9 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
         if (eng_tenant_setup(e, i, &models[i], &cfg->tenants[i], err) ||
             (cfg->tenants[i].llm && eng_llm_setup(e, i, err)))
             return -1;
+    e->scores_by_active = 1;
+    for (int i = 0; i < nt; i++)
+        e->scores_by_active &= e->tenants[i].priority == 1.0;
     if (cfg->op_states && eng_attr_ops_alloc(e, models, err))
         return -1;
     if (policy->init && policy->init(e, e->pstate, err))
@@ -196,7 +199,6 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     int slots = e->max_fus + nt + 1;
     e->tenants = calloc((size_t)nt, sizeof *e->tenants);
     e->fus = calloc((size_t)e->max_fus, sizeof *e->fus);
-    e->cand = calloc((size_t)nt, sizeof *e->cand);
     e->busy = calloc((size_t)e->max_fus, sizeof *e->busy);
     e->started = calloc((size_t)e->max_fus, sizeof *e->started);
     e->work_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->work_pool);
@@ -214,7 +216,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         e->wait_cum = e->attr_lost_base + nl;
         e->a_snap = e->wait_cum + V10_FU_TYPES * nw;
     }
-    if (v10_evq_init(&e->evq, slots) || !e->tenants || !e->fus || !e->cand || !e->busy ||
+    if (v10_evq_init(&e->evq, slots) || !e->tenants || !e->fus || !e->busy ||
         !e->started || !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool ||
         !e->pstate || !e->attr)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
@@ -249,7 +251,6 @@ void v10_engine_free(v10_engine *e)
     }
     free(e->tenants);
     free(e->fus);
-    free(e->cand);
     free(e->busy);
     free(e->started);
     free(e->view);

@@ -232,11 +232,15 @@ struct v10_engine {
     double wall_seconds;
     /* internals (engine.c) */
     v10_evq evq;              /* one slot per FU, tenant (arrivals), the timer */
-    int *cand;
     /* ready[ty]: bit i set iff tenant i is READY and its next operator
      * needs FU type ty (eng_set_state keeps them so; dispatch reads them). */
     uint64_t ready[V10_FU_TYPES];
     uint64_t running;           /* bit i set iff tenant i is RUNNING (eng_set_state) */
+    /* 1 while every priority is 1 and every tenant that has arrived (of
+     * n_arrived) arrived at first_arrive (eng_issue keeps it): then V10's
+     * scores order as the active cycles do (api.c, scores_by_active). */
+    int scores_by_active, n_arrived;
+    uint64_t first_arrive;
     int *busy, n_busy;          /* the FUs in FU_BUSY, ascending (fu.c keeps it) */
     /* The FUs whose operator began executing since the last
      * eng_update_rates, ascending, each once (begin_exec adds them,

@@ -504,11 +504,8 @@ void eng_dispatch(v10_engine *e)
         uint64_t ready = e->ready[ty]; /* a tenant picked for an earlier FU has left it */
         if (!ready || (u->owner < 0 && idle[ty]))
             continue;
-        int n = 0;
         uint64_t elig = eng_eligible_mask(e, f);
-        for (uint64_t m = elig; m; m &= m - 1)
-            e->cand[n++] = __builtin_ctzll(m);
-        int pick = n ? e->policy->pick(e, e->pstate, f, e->cand, n) : -1;
+        int pick = elig ? e->policy->pick(e, e->pstate, f, elig) : -1;
         if (pick < 0) {
             idle[ty] |= u->owner < 0;
             continue;

@@ -53,14 +53,19 @@ uint64_t v10p_req_work(const v10_engine *e, int t);
 double v10p_req_left(const v10_engine *e, int t);
 /* V10 Algorithm 1: active_rate / priority (0 before any time has passed).
  * v10p_scores sets score[t] to it for each tenant t in `mask` (tenant
- * bits) and leaves the other entries alone.  v10p_lowest_score returns the
- * candidate of cand[0..n) (n >= 1, ascending) with the lowest score (ties:
- * the first, so the lower index), scoring none if n == 1.  One call
+ * bits) and leaves the other entries alone.  v10p_score_keys sets key[t]
+ * instead, for tenants that have arrived (not IDLE before their first
+ * request): keys that order as the scores do, ties included, for
+ * comparing with each other only (the scores, or the active cycles when
+ * every score has the same divisor).  v10p_lowest_score returns the
+ * candidate of `cand` (READY tenants' bits, not empty) with the lowest
+ * score (ties: the lower index), scoring none if there is one.  One call
  * scores many tenants: a pick or a tick calls these, not v10p_score per
  * tenant. */
 double v10p_score(const v10_engine *e, int t);
 void v10p_scores(const v10_engine *e, uint64_t mask, double *score);
-int v10p_lowest_score(const v10_engine *e, const int *cand, int n);
+void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key);
+int v10p_lowest_score(const v10_engine *e, uint64_t cand);
 /* The one eligibility rule: 1 if tenant t is READY, its next operator
  * needs FU f's type, f is unowned or t's partition, and the policy's
  * may_run (if any) agrees.  The engine offers an FU only to eligible
@@ -145,13 +150,13 @@ struct v10_policy_ops {
     /* Optional.  Validates the tenant mix and sets up state (timers,
      * partitions).  Returns -1 with err set to refuse the configuration. */
     int (*init)(v10_engine *e, void *st, v10_err *err);
-    /* Required.  FU f is free and cand[0..n) (n >= 1, ascending) are the
+    /* Required.  FU f is free and `cand` (tenant bits, not empty) are the
      * tenants eligible for it (v10p_eligible).  Returns one of them, or -1
      * to leave f idle.  pick and may_run may look at f's type and owner,
      * not at which FU it is: once an unowned FU of a type is left idle, the
      * engine leaves the other unowned FUs of that type idle too until
      * something is started. */
-    int (*pick)(v10_engine *e, void *st, int f, const int *cand, int n);
+    int (*pick)(v10_engine *e, void *st, int f, uint64_t cand);
     /* Optional.  The timer armed with v10p_set_timer fired.  It may
      * preempt, hold free FUs and re-arm; a preemption it asks for completes
      * at a later event, so an FU it preempts is not free yet. */

@@ -1,12 +1,10 @@
 /* common.c — helpers shared by policies (see common.h). */
 #include "policy/common.h"
 
-int policy_round_robin(const int *cand, int n, int last)
+int policy_round_robin(uint64_t cand, int last)
 {
-    for (int i = 0; i < n; i++)
-        if (cand[i] > last)
-            return cand[i];
-    return cand[0];
+    uint64_t after = last < 0 ? cand : last >= 63 ? 0 : cand & ~0ull << (last + 1);
+    return __builtin_ctzll(after ? after : cand);
 }
 
 void policy_core_switch(v10_engine *e, uint64_t cycles)
@@ -24,12 +22,9 @@ void policy_core_switch(v10_engine *e, uint64_t cycles)
     v10p_move_context(e, (double)cycles * v10_npu_hbm_bytes_per_cycle(v10p_npu(e)));
 }
 
-int policy_pick_owner(int owner, const int *cand, int n)
+int policy_pick_owner(int owner, uint64_t cand)
 {
-    for (int i = 0; i < n; i++)
-        if (cand[i] == owner)
-            return owner;
-    return -1;
+    return owner >= 0 && cand >> owner & 1 ? owner : -1;
 }
 
 uint64_t policy_owner_may_run(const v10_engine *e, const void *st, int f)

@@ -12,8 +12,9 @@
 /* A policy's parameter table in its ops: .V10P_PARAMS(table). */
 #define V10P_PARAMS(table) param_defs = (table), .n_params = sizeof(table) / sizeof((table)[0])
 
-/* The next candidate after `last` in round-robin order. */
-int policy_round_robin(const int *cand, int n, int last);
+/* The next candidate (tenant bits, not empty) after `last` in
+ * round-robin order. */
+int policy_round_robin(uint64_t cand, int last);
 
 /* 1 if tenant t has a request to work on. */
 static inline int policy_has_work(const v10_engine *e, int t)
@@ -31,7 +32,7 @@ void policy_core_switch(v10_engine *e, uint64_t cycles);
 /* Whole-core ownership (FCFS, PMT, PREMA): the core belongs to one tenant
  * at a time.  pick_owner returns `owner` if it is among the candidates,
  * else -1 (the FU stays idle). */
-int policy_pick_owner(int owner, const int *cand, int n);
+int policy_pick_owner(int owner, uint64_t cand);
 
 /* A may_run hook for a policy whose state begins with `int owner` (the
  * core's owner, -1 none): only the owner (or anyone, before there is one)

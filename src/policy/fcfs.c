@@ -29,13 +29,13 @@ static int earliest(const v10_engine *e)
     return best;
 }
 
-static int fcfs_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+static int fcfs_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
     (void)f;
     fcfs_state *s = st;
     if (s->owner < 0)
         s->owner = earliest(e);
-    return policy_pick_owner(s->owner, cand, n);
+    return policy_pick_owner(s->owner, cand);
 }
 
 static void fcfs_event(v10_engine *e, void *st, v10_ev_kind k, int t)

@@ -65,13 +65,13 @@ static int pmt_init(v10_engine *e, void *st, v10_err *err)
     return 0;
 }
 
-static int pmt_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+static int pmt_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
     (void)f;
     pmt_state *s = st;
     if (s->owner < 0)
-        s->owner = cand[0];
-    int pick = policy_pick_owner(s->owner, cand, n);
+        s->owner = __builtin_ctzll(cand); /* the lowest */
+    int pick = policy_pick_owner(s->owner, cand);
     if (pick >= 0 && !s->running) {
         s->running = 1;
         v10p_set_timer(e, v10p_now(e) + slice_of(e, s->owner));

@@ -100,13 +100,13 @@ static int prema_init(v10_engine *e, void *st, v10_err *err)
     return 0;
 }
 
-static int prema_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+static int prema_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
     (void)f;
     prema_state *s = st;
     if (s->owner < 0)
         schedule(e, s, 1);
-    return policy_pick_owner(s->owner, cand, n);
+    return policy_pick_owner(s->owner, cand);
 }
 
 static void prema_timer(v10_engine *e, void *st)

@@ -9,10 +9,10 @@ static int solo_init(v10_engine *e, void *st, v10_err *err)
     return 0;
 }
 
-static int solo_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+static int solo_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
-    (void)e, (void)st, (void)f, (void)n;
-    return cand[0];
+    (void)e, (void)st, (void)f;
+    return __builtin_ctzll(cand);
 }
 
 const v10_policy_ops v10_policy_solo = {

@@ -56,10 +56,10 @@ static int spatial_init(v10_engine *e, void *st, v10_err *err)
     return v10p_partition(e, V10_FU_VU, share, err);
 }
 
-static int spatial_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+static int spatial_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
-    (void)e, (void)st, (void)f, (void)n;
-    return cand[0]; /* only the FU's owner is eligible */
+    (void)e, (void)st, (void)f;
+    return __builtin_ctzll(cand); /* only the FU's owner is eligible */
 }
 
 const v10_policy_ops v10_policy_spatial = {

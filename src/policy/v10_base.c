@@ -17,11 +17,11 @@ static int base_init(v10_engine *e, void *st, v10_err *err)
     return 0;
 }
 
-static int base_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+static int base_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
     base_state *s = st;
     int type = (int)v10p_fu_type(e, f);
-    s->last[type] = policy_round_robin(cand, n, s->last[type]);
+    s->last[type] = policy_round_robin(cand, s->last[type]);
     return s->last[type];
 }
 

@@ -5,10 +5,10 @@
  */
 #include "policy/common.h"
 
-static int fair_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+static int fair_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
     (void)st, (void)f;
-    return v10p_lowest_score(e, cand, n);
+    return v10p_lowest_score(e, cand);
 }
 
 const v10_policy_ops v10_policy_v10_fair = {

@@ -42,23 +42,24 @@ static void full_event(v10_engine *e, void *st, v10_ev_kind k, int t)
     v10p_set_timer(e, next);
 }
 
-static int full_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+static int full_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
     (void)st, (void)f;
-    return v10p_lowest_score(e, cand, n);
+    return v10p_lowest_score(e, cand);
 }
 
-/* The unmatched waiting tenant with the lowest score that may take FU f
- * (the engine's eligibility; ties: the lower index), or -1.  `matched`
+/* The unmatched waiting tenant with the lowest score (key: its score's
+ * order, v10p_score_keys) that may take FU f (the engine's eligibility;
+ * ties: the lower index), or -1.  `matched`
  * holds tenant bits.  The eligible set is the ready set of f's type less
  * whom f's owner or may_run exclude, so this walks the candidates the
  * ready set would give, in the same order, with one call for all. */
-static int best_waiter(const v10_engine *e, int f, const double *score, uint64_t matched)
+static int best_waiter(const v10_engine *e, int f, const double *key, uint64_t matched)
 {
     int best = -1;
     for (uint64_t m = v10p_eligible_mask(e, f) & ~matched; m; m &= m - 1) {
         int i = __builtin_ctzll(m); /* ascending: ties keep the lower index */
-        if (best < 0 || score[i] < score[best])
+        if (best < 0 || key[i] < key[best])
             best = i;
     }
     return best;
@@ -67,14 +68,16 @@ static int best_waiter(const v10_engine *e, int f, const double *score, uint64_t
 /*
  * A tick scores only the tenants it may read: the waiting ones and the
  * holders it may preempt (an idle tenant's score is never compared), with
- * one call for all.  The holders' tenants are read once: a preemption
- * asked for here takes effect at a later event (policy_api.h), so no FU
- * changes hands during the tick.
+ * one call for all; it only compares scores, so it takes keys in their
+ * order (v10p_score_keys: with equal priorities and arrivals, the active
+ * cycles, two divisions fewer per tenant).  The holders' tenants are read
+ * once: a preemption asked for here takes effect at a later event
+ * (policy_api.h), so no FU changes hands during the tick.
  */
 static void full_timer(v10_engine *e, void *st)
 {
     full_state *s = st;
-    double score[V10_MAX_TENANTS];
+    double key[V10_MAX_TENANTS];
     char seen[V10_MAX_FUS], freeing[V10_MAX_FUS];
     int holder[V10_MAX_FUS];
     int nf = v10p_n_fus(e);
@@ -98,22 +101,22 @@ static void full_timer(v10_engine *e, void *st)
             scored |= 1ull << holder[f];
         }
     }
-    v10p_scores(e, scored, score);
+    v10p_score_keys(e, scored, key);
     for (int f = 0; f < nf; f++) {
-        int w = freeing[f] ? best_waiter(e, f, score, matched) : -1;
+        int w = freeing[f] ? best_waiter(e, f, key, matched) : -1;
         if (w >= 0)
             matched |= 1ull << w;
     }
     for (;;) {
         int f = -1;
         for (int k = 0; k < nf; k++)
-            if (!seen[k] && (f < 0 || score[holder[k]] > score[holder[f]]))
+            if (!seen[k] && (f < 0 || key[holder[k]] > key[holder[f]]))
                 f = k;
         if (f < 0)
             break;
         seen[f] = 1;
-        int w = best_waiter(e, f, score, matched);
-        if (w < 0 || !(score[w] < score[holder[f]]))
+        int w = best_waiter(e, f, key, matched);
+        if (w < 0 || !(key[w] < key[holder[f]]))
             continue;
         matched |= 1ull << w;
         const v10_npu *npu = v10p_npu(e);

@@ -342,10 +342,10 @@ typedef struct probe {
     uint64_t at, arrive;
 } probe;
 
-static int probe_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+static int probe_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
-    (void)e, (void)st, (void)f, (void)n;
-    return cand[0];
+    (void)e, (void)st, (void)f;
+    return __builtin_ctzll(cand);
 }
 
 static void probe_event(v10_engine *e, void *st, v10_ev_kind k, int t)
@@ -417,30 +417,36 @@ static uint64_t elig_may_run(const v10_engine *e, const void *st, int f)
     return v10p_fu_type(e, f) == V10_FU_VU ? ~(1ull << 1) : ~0ull;
 }
 
-static int elig_pick(v10_engine *e, void *st, int f, const int *cand, int n)
+static int elig_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
     elig_probe *p = st;
-    int k = 0;
-    for (int t = 0; t < v10p_n_tenants(e); t++) {
-        int offered = k < n && cand[k] == t;
-        k += offered;
+    int nt = v10p_n_tenants(e);
+    assert_true(cand && cand >> nt == 0);
+    for (int t = 0; t < nt; t++) {
+        int offered = (int)(cand >> t & 1);
         assert_int_equal(v10p_eligible(e, t, f), offered);
         p->vetoed += !offered && v10p_state(e, t) == V10P_READY &&
                      v10p_next_fu(e, t) == (int)v10p_fu_type(e, f);
     }
-    assert_int_equal(k, n);
-    uint64_t elig = v10p_eligible_mask(e, f);
-    for (int t = 0; t < v10p_n_tenants(e); t++)
-        assert_int_equal((int)(elig >> t & 1), v10p_eligible(e, t, f));
+    assert_true(v10p_eligible_mask(e, f) == cand);
     /* The batch score calls agree with v10p_score, one tenant at a time:
-     * the lowest candidate (ties: the first), and only the asked entries. */
-    int low = cand[0];
-    for (int i = 1; i < n; i++)
-        low = v10p_score(e, cand[i]) < v10p_score(e, low) ? cand[i] : low;
-    assert_int_equal(v10p_lowest_score(e, cand, n), low);
+     * the lowest candidate (ties: the lower index), and only the asked
+     * entries; the keys order the candidates as their scores do, ties
+     * included. */
+    int low = -1;
+    for (int t = 0; t < nt; t++)
+        if (cand >> t & 1 && (low < 0 || v10p_score(e, t) < v10p_score(e, low)))
+            low = t;
+    assert_int_equal(v10p_lowest_score(e, cand), low);
     double sc[3] = {-1, -1, -1};
     v10p_scores(e, 5, sc); /* tenants 0 and 2 */
     assert_true(sc[0] == v10p_score(e, 0) && sc[1] == -1 && sc[2] == v10p_score(e, 2));
+    double key[3] = {-1, -1, -1};
+    v10p_score_keys(e, cand, key);
+    for (int i = 0; i < nt; i++)
+        for (int j = 0; j < nt; j++)
+            if (cand >> i & 1 && cand >> j & 1)
+                assert_int_equal(key[i] < key[j], v10p_score(e, i) < v10p_score(e, j));
     for (int t = 0; t < v10p_n_tenants(e); t++) {
         int clear = 1;
         for (int g = 0; g < v10p_n_fus(e); g++)
@@ -450,7 +456,7 @@ static int elig_pick(v10_engine *e, void *st, int f, const int *cand, int n)
         p->cleared += clear && v10p_fu_tenant(e, 0) == t;
     }
     p->offers++;
-    return cand[0];
+    return __builtin_ctzll(cand);
 }
 
 static void test_one_eligibility_rule(void **state)
