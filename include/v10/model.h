@@ -75,6 +75,12 @@ typedef struct v10_model {
     v10_op *ops;
     size_t n_ops, cap_ops;
     int shared;                /* ops are the cache's: read-only, not freed */
+    const v10_op *origin;      /* shared: the cache's operators ops were costed
+                                  from, ops itself for those; every model with
+                                  one origin has its operators' descriptions,
+                                  FU types, MACs and compute cycles (only their
+                                  HBM, spill and duration figures differ with
+                                  the NPU).  NULL otherwise */
     uint64_t total_cycles;     /* sum of the ops' cycles, set by v10_cost_model
                                   (0: not known; adding or removing an op clears
                                   it, and only costing changes an op's cycles) */

@@ -178,9 +178,14 @@ static int cache_build(size_t i, size_t v, v10_err *err)
     if (isca23_make(i, (v10_calib_sa)v, m, &cache.rep[i][v], err) ||
         v10_npu_preset(ISCA23_CORE, &core, err))
         return -1;
-    for (size_t k = 0; k < m->n_ops; k++)
+    for (size_t k = 0; k < m->n_ops; k++) {
+        /* Calibrated operators are RAW: their compute cycles are given, so
+         * every costing of them keeps those (m->origin's promise). */
+        V10_ASSERT(m->ops[k].kind == V10_OP_RAW);
         if (m->ops[k].vmem_bytes > cache.max_vmem[i][v])
             cache.max_vmem[i][v] = m->ops[k].vmem_bytes;
+    }
+    m->origin = m->ops;
     cache.core_key[i][v] = key_of(&core, cache.max_vmem[i][v]);
     cache.built[i][v] = 1;
     return 0;
@@ -232,6 +237,7 @@ int v10_isca23_load_as(const char *name, v10_calib_sa sa, const v10_npu *npu, v1
         if (!rc && (rc = v10_cost_model(npu, &m, err)) != 0)
             v10_model_fini(&m);
         if (!rc && k < CACHE_KEYS) {
+            m.origin = cache.model[i][v].ops;
             cache.key[i][v][k] = key;
             cache.costed[i][v][k] = m;
             (*n_costed)++;

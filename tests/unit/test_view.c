@@ -1,7 +1,8 @@
 /*
  * test_view.c — the engine's view of a model (src/model/view.h): the memo
  * of views of the cache's shared models serves the same values as computing
- * them, one entry per (model, NPU cost, share), only for shared models; and
+ * them, one entry per (model, NPU cost, share), only for shared models,
+ * sharing arrays between entries where the values are the same; and
  * a run gives the same result whether its models come from the memo or
  * not.  Also the isca23 cache's cost key: NPUs whose vector memory holds
  * the model's largest resident operand share one costed model, and a
@@ -86,6 +87,52 @@ static void memo_serves_the_computed_values(void **state)
     assert_true(bytes_small > bytes_half); /* less vector memory: operands re-read */
     free_bufs(&b);
     v10_model_fini(&m);
+}
+
+/* The costings of one calibrated model for NPUs that differ in HBM
+ * bandwidth or vector memory share the arrays that hold the same values:
+ * the FU types and MACs always, the bytes at one share, the work at one
+ * share and bandwidth; and every array still holds the computed values. */
+static void views_share_what_costing_leaves_alike(void **state)
+{
+    (void)state;
+    v10_npu core, slow, small;
+    v10_err err = {0};
+    assert_int_equal(v10_npu_preset("v10-isca23", &core, &err), 0);
+    slow = core;
+    slow.hbm_gbps = core.hbm_gbps / 4;
+    small = core;
+    small.vmem_bytes = 64 << 10; /* its own costed copy: operands spill */
+    v10_model m, on_slow, on_small;
+    load("isca23/transformer", &core, &m);
+    load("isca23/transformer", &slow, &on_slow);
+    load("isca23/transformer", &small, &on_small);
+    assert_ptr_equal(m.origin, m.ops);
+    assert_ptr_equal(on_slow.origin, m.ops);
+    assert_ptr_equal(on_small.origin, m.ops);
+    assert_ptr_not_equal(on_slow.ops, m.ops);
+    assert_ptr_not_equal(on_small.ops, m.ops);
+    uint64_t share = 32 << 10;
+    v10_op_view a, b, c, want;
+    v10_op_view_bufs bufs;
+    assert_int_equal(v10_op_view_shared(&m, &core, share, &a, &err), 1);
+    assert_int_equal(v10_op_view_shared(&on_slow, &slow, share, &b, &err), 1);
+    assert_int_equal(v10_op_view_shared(&on_small, &small, share, &c, &err), 1);
+    assert_ptr_equal(b.fu, a.fu);
+    assert_ptr_equal(b.macs, a.macs);
+    assert_ptr_equal(b.bytes, a.bytes);
+    assert_ptr_not_equal(b.work, a.work);
+    assert_true(b.req_work > a.req_work); /* a quarter of the bandwidth: HBM binds */
+    assert_ptr_equal(c.work, a.work);     /* same bandwidth and share: the same view */
+    fill(&on_slow, &slow, share, &want, &bufs);
+    assert_same_view(&b, &want, m.n_ops);
+    free_bufs(&bufs);
+    fill(&on_small, &small, share, &want, &bufs);
+    assert_same_view(&c, &want, m.n_ops);
+    free_bufs(&bufs);
+    v10_model_fini(&m);
+    v10_model_fini(&on_slow);
+    v10_model_fini(&on_small);
 }
 
 static void only_shared_models_are_memoized(void **state)
@@ -189,6 +236,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(memo_serves_the_computed_values),
+        cmocka_unit_test(views_share_what_costing_leaves_alike),
         cmocka_unit_test(only_shared_models_are_memoized),
         cmocka_unit_test(runs_do_not_depend_on_the_memo),
         cmocka_unit_test(cache_key_ignores_memory_that_spills_nothing),
