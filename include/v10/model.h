@@ -153,6 +153,12 @@ int v10_model_gather(v10_model *m, const char *name, uint64_t rows,
  */
 int v10_model_load(const char *spec, const v10_npu *npu, v10_model *out,
                    v10_err *err);
+/* The same for a simulation (v10_run) only: an isca23/ model is served by
+ * v10_isca23_load_run, whose operators carry the core's costing (what a
+ * run reads of them is the same on npu) and only its total cycles npu's.
+ * Load with v10_model_load whatever reports operators. */
+int v10_model_load_run(const char *spec, const v10_npu *npu, v10_model *out,
+                       v10_err *err);
 
 /*
  * The files a model spec reads, for hashing its inputs: the model file (a

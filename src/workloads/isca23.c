@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/checked.h"
 #include "util/text.h"
 #include "v10/calibrate.h"
 #include "v10/cost.h"
@@ -145,6 +146,10 @@ static struct {
     size_t n_costed[ISCA23_N][CACHE_SA];
     cost_key key[ISCA23_N][CACHE_SA][CACHE_KEYS];
     v10_model costed[ISCA23_N][CACHE_SA][CACHE_KEYS];
+    /* For runs (v10_isca23_load_run): the model's total cycles per key. */
+    size_t n_totals[ISCA23_N][CACHE_SA];
+    cost_key total_key[ISCA23_N][CACHE_SA][CACHE_KEYS];
+    uint64_t total[ISCA23_N][CACHE_SA][CACHE_KEYS];
 } cache = {.once = PTHREAD_ONCE_INIT};
 
 static void cache_release(void)
@@ -252,5 +257,69 @@ int v10_isca23_load_as(const char *name, v10_calib_sa sa, const v10_npu *npu, v1
         return -1;
     *out = cache.costed[i][v][k];
     out->shared = 1;
+    return 0;
+}
+
+/* The sum of m's operators' cycles costed for npu, each costed in a
+ * scratch copy (v10_cost_model's total without a costed model). */
+static int total_on(const v10_model *m, const v10_npu *npu, uint64_t *total, v10_err *err)
+{
+    *total = 0;
+    for (size_t k = 0; k < m->n_ops; k++) {
+        v10_op op = m->ops[k];
+        if (v10_cost_op(npu, &op, err))
+            return v10_err_prefix(err, "model %s", m->name);
+        if (v10_add_u64(*total, op.cycles, total))
+            return v10_err_set(err, "model %s: latency overflows 64 bits", m->name);
+    }
+    return 0;
+}
+
+/*
+ * A run needs no costed copy: of its models' operators the engine reads
+ * the tiles and compute cycles (fu.c, and v10_cost_split_cycles), and its
+ * views (model/view.h) the descriptions and compute cycles, all the same
+ * in every costing of calibrated (RAW) operators for NPUs with the core's
+ * VU tile; the NPU enters a run through those views and the model's total
+ * cycles (its standalone latency).  So a run's model is the core's
+ * costing with npu's total cycles, which saves a costed copy of 200 bytes
+ * an operator per NPU cost key (repro: 963 MB, most of its page faults).
+ * Other NPUs, and every load that reports operators, take the copy.
+ * test_view checks that runs give the same figures either way.
+ */
+int v10_isca23_load_run(const char *name, v10_calib_sa sa, const v10_npu *npu,
+                        v10_model *out, v10_err *err)
+{
+    int i = isca23_find(name, err);
+    memset(out, 0, sizeof *out);
+    if (i < 0)
+        return -1;
+    size_t v = sa == V10_CALIB_SA_WORK ? 1 : 0;
+    int rc = cache_build((size_t)i, v, err);
+    const v10_model *core = &cache.model[i][v];
+    cost_key key = key_of(npu, cache.max_vmem[i][v]);
+    if (rc || key.vu_tile_cycles != cache.core_key[i][v].vu_tile_cycles) {
+        pthread_mutex_unlock(&cache.lock[i]);
+        return rc ? -1 : v10_isca23_load_as(name, sa, npu, out, err);
+    }
+    uint64_t total = core->total_cycles;
+    if (memcmp(&key, &cache.core_key[i][v], sizeof key)) {
+        size_t k = 0, *n = &cache.n_totals[i][v];
+        while (k < *n && memcmp(&cache.total_key[i][v][k], &key, sizeof key))
+            k++;
+        if (k < *n) {
+            total = cache.total[i][v][k];
+        } else if ((rc = total_on(core, npu, &total, err)) == 0 && k < CACHE_KEYS) {
+            cache.total_key[i][v][k] = key;
+            cache.total[i][v][k] = total;
+            (*n)++;
+        }
+    }
+    pthread_mutex_unlock(&cache.lock[i]);
+    if (rc)
+        return -1;
+    *out = *core;
+    out->shared = 1;
+    out->total_cycles = total;
     return 0;
 }
