@@ -260,16 +260,19 @@ int v10_isca23_load_as(const char *name, v10_calib_sa sa, const v10_npu *npu, v1
     return 0;
 }
 
-/* The sum of m's operators' cycles costed for npu, each costed in a
- * scratch copy (v10_cost_model's total without a costed model). */
+/* The sum of m's operators' cycles costed for npu (v10_cost_model's
+ * total, without a costed model): an operator's cycles with the whole
+ * vector memory as its share (cost.h), from the compute cycles that every
+ * costing of a calibrated operator keeps. */
 static int total_on(const v10_model *m, const v10_npu *npu, uint64_t *total, v10_err *err)
 {
     *total = 0;
     for (size_t k = 0; k < m->n_ops; k++) {
-        v10_op op = m->ops[k];
-        if (v10_cost_op(npu, &op, err))
-            return v10_err_prefix(err, "model %s", m->name);
-        if (v10_add_u64(*total, op.cycles, total))
+        uint64_t bytes, c = v10_cost_shared_cycles(npu, &m->ops[k], npu->vmem_bytes, &bytes);
+        if (c >= (uint64_t)1.8e19) /* where v10_cost_op fails */
+            return v10_err_set(err, "model %s: operator %s: HBM time overflows 64 bits",
+                               m->name, m->ops[k].name);
+        if (v10_add_u64(*total, c, total))
             return v10_err_set(err, "model %s: latency overflows 64 bits", m->name);
     }
     return 0;
