@@ -196,19 +196,32 @@ static int cache_build(size_t i, size_t v, v10_err *err)
     return 0;
 }
 
+/* Clears *out, finds model `name` and builds its entry for sa: 0 with
+ * *i, *v set and model *i's lock held, or -1 with err set and no lock. */
+static int cache_open(const char *name, v10_calib_sa sa, size_t *i, size_t *v, v10_model *out,
+                      v10_err *err)
+{
+    int f = isca23_find(name, err);
+    memset(out, 0, sizeof *out);
+    if (f < 0)
+        return -1;
+    *i = (size_t)f;
+    *v = sa == V10_CALIB_SA_WORK ? 1 : 0;
+    if (!cache_build(*i, *v, err))
+        return 0;
+    pthread_mutex_unlock(&cache.lock[*i]);
+    return -1;
+}
+
 int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v10_err *err)
 {
-    int i = isca23_find(name, err);
-    memset(out, 0, sizeof *out);
-    if (i < 0)
+    size_t i, v;
+    if (cache_open(name, V10_CALIB_SA_LAYERS, &i, &v, out, err))
         return -1;
-    int rc = cache_build((size_t)i, 0, err);
     pthread_mutex_unlock(&cache.lock[i]);
-    if (rc)
-        return -1;
     if (rep)
-        *rep = cache.rep[i][0];
-    return v10_model_copy(out, &cache.model[i][0], err);
+        *rep = cache.rep[i][v];
+    return v10_model_copy(out, &cache.model[i][v], err);
 }
 
 int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_err *err)
@@ -219,14 +232,12 @@ int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_er
 int v10_isca23_load_as(const char *name, v10_calib_sa sa, const v10_npu *npu, v10_model *out,
                        v10_err *err)
 {
-    int i = isca23_find(name, err);
-    memset(out, 0, sizeof *out);
-    if (i < 0)
+    size_t i, v;
+    if (cache_open(name, sa, &i, &v, out, err))
         return -1;
-    size_t v = sa == V10_CALIB_SA_WORK ? 1 : 0;
-    int rc = cache_build((size_t)i, v, err);
+    int rc = 0;
     cost_key key = key_of(npu, cache.max_vmem[i][v]);
-    if (!rc && !memcmp(&key, &cache.core_key[i][v], sizeof key)) {
+    if (!memcmp(&key, &cache.core_key[i][v], sizeof key)) {
         /* Costed for the core it was calibrated on: the model itself. */
         pthread_mutex_unlock(&cache.lock[i]);
         *out = cache.model[i][v];
@@ -234,9 +245,9 @@ int v10_isca23_load_as(const char *name, v10_calib_sa sa, const v10_npu *npu, v1
         return 0;
     }
     size_t k = 0, *n_costed = &cache.n_costed[i][v];
-    while (!rc && k < *n_costed && memcmp(&cache.key[i][v][k], &key, sizeof key))
+    while (k < *n_costed && memcmp(&cache.key[i][v][k], &key, sizeof key))
         k++;
-    if (!rc && k == *n_costed) {
+    if (k == *n_costed) {
         v10_model m;
         rc = v10_model_copy(&m, &cache.model[i][v], err);
         if (!rc && (rc = v10_cost_model(npu, &m, err)) != 0)
@@ -293,17 +304,15 @@ static int total_on(const v10_model *m, const v10_npu *npu, uint64_t *total, v10
 int v10_isca23_load_run(const char *name, v10_calib_sa sa, const v10_npu *npu,
                         v10_model *out, v10_err *err)
 {
-    int i = isca23_find(name, err);
-    memset(out, 0, sizeof *out);
-    if (i < 0)
+    size_t i, v;
+    if (cache_open(name, sa, &i, &v, out, err))
         return -1;
-    size_t v = sa == V10_CALIB_SA_WORK ? 1 : 0;
-    int rc = cache_build((size_t)i, v, err);
+    int rc = 0;
     const v10_model *core = &cache.model[i][v];
     cost_key key = key_of(npu, cache.max_vmem[i][v]);
-    if (rc || key.vu_tile_cycles != cache.core_key[i][v].vu_tile_cycles) {
+    if (key.vu_tile_cycles != cache.core_key[i][v].vu_tile_cycles) {
         pthread_mutex_unlock(&cache.lock[i]);
-        return rc ? -1 : v10_isca23_load_as(name, sa, npu, out, err);
+        return v10_isca23_load_as(name, sa, npu, out, err);
     }
     uint64_t total = core->total_cycles;
     if (memcmp(&key, &cache.core_key[i][v], sizeof key)) {
