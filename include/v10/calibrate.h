@@ -136,6 +136,14 @@ int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_er
  * "isca23/NAME:sa_ops=work"; v10_isca23_load is sa = layers). */
 int v10_isca23_load_as(const char *name, v10_calib_sa sa, const v10_npu *npu, v10_model *out,
                        v10_err *err);
+/* The same for a simulation only (v10_model_load_run): on an NPU with the
+ * core's VU tile, the core's costing of the operators (their tiles and
+ * compute cycles, which a run reads, are the same on every such NPU) with
+ * out->total_cycles costed for npu; no costed copy is made.  Its
+ * operators' cycles, HBM and spill figures are the core's: do not report
+ * them. */
+int v10_isca23_load_run(const char *name, v10_calib_sa sa, const v10_npu *npu,
+                        v10_model *out, v10_err *err);
 /* The embedded profile row of isca23 model `name`. */
 int v10_isca23_profile(const char *name, v10_profile *p, uint32_t *batch, v10_err *err);
 

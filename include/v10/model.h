@@ -75,6 +75,12 @@ typedef struct v10_model {
     v10_op *ops;
     size_t n_ops, cap_ops;
     int shared;                /* ops are the cache's: read-only, not freed */
+    const v10_op *origin;      /* shared: the cache's operators ops were costed
+                                  from, ops itself for those; every model with
+                                  one origin has its operators' descriptions,
+                                  FU types, MACs and compute cycles (only their
+                                  HBM, spill and duration figures differ with
+                                  the NPU).  NULL otherwise */
     uint64_t total_cycles;     /* sum of the ops' cycles, set by v10_cost_model
                                   (0: not known; adding or removing an op clears
                                   it, and only costing changes an op's cycles) */
@@ -147,6 +153,12 @@ int v10_model_gather(v10_model *m, const char *name, uint64_t rows,
  */
 int v10_model_load(const char *spec, const v10_npu *npu, v10_model *out,
                    v10_err *err);
+/* The same for a simulation (v10_run) only: an isca23/ model is served by
+ * v10_isca23_load_run, whose operators carry the core's costing (what a
+ * run reads of them is the same on npu) and only its total cycles npu's.
+ * Load with v10_model_load whatever reports operators. */
+int v10_model_load_run(const char *spec, const v10_npu *npu, v10_model *out,
+                       v10_err *err);
 
 /*
  * The files a model spec reads, for hashing its inputs: the model file (a

@@ -35,6 +35,7 @@ void v10_model_fini(v10_model *m)
         free(m->ops);
     m->shared = 0;
     m->ops = NULL;
+    m->origin = NULL;
     m->n_ops = m->cap_ops = 0;
     m->total_cycles = 0;
 }

@@ -6,12 +6,14 @@
  *
  * For a model whose operators belong to the process-wide cache (m->shared:
  * read-only and alive until exit) the arrays are computed once per
- * (operators, NPU cost, share) and every later run with the same reads
- * them: a repro or sweep runs the same calibrated models hundreds of times,
- * and RetinaNet alone has 7.6 x 10^5 operators.  Shares at which every
- * operator spills the same bytes share one set of arrays.  The memo holds at most
- * V10_VIEWS entries and V10_VIEW_BYTES of arrays; past either, and for
- * every other model, the arrays are computed into the caller's buffers.
+ * (operators' origin, HBM bandwidth and issue cycles, share) and every
+ * later run with the same reads them: a repro or sweep runs the same
+ * calibrated models hundreds of times, and RetinaNet alone has 7.6 x 10^5
+ * operators.  Entries share every array that holds the same values: the
+ * FU types and MACs of one origin, the bytes at shares where every
+ * operator spills alike, the work there at one bandwidth.  The memo holds
+ * at most V10_VIEWS entries and V10_VIEW_BYTES of arrays; past either, and
+ * for every other model, the arrays are computed into the caller's buffers.
  * Either way the values are the same, so no result depends on the memo.
  */
 #ifndef V10_MODEL_VIEW_H

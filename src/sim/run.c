@@ -131,10 +131,15 @@ static int inputs_load(const v10_run_config *cfg, inputs *in, v10_err *err)
         return v10_err_set(err, "out of memory");
     if (!(in->llm = calloc(nt, sizeof *in->llm)))
         return v10_err_set(err, "out of memory");
-    for (; in->own && in->loaded < nt; in->loaded++)
-        if (v10_tenant_model_load(&cfg->tenants[in->loaded], &cfg->npu, &in->own[in->loaded],
-                                  err))
+    /* Models loaded here are the run's alone: an isca23 model need not be
+     * costed for this NPU (v10_model_load_run), given ones are. */
+    for (; in->own && in->loaded < nt; in->loaded++) {
+        const v10_tenant_spec *sp = &cfg->tenants[in->loaded];
+        v10_model *m = &in->own[in->loaded];
+        if (sp->llm ? v10_tenant_model_load(sp, &cfg->npu, m, err)
+                    : v10_model_load_run(sp->model, &cfg->npu, m, err))
             return v10_err_prefix(err, "tenant %zu", in->loaded);
+    }
     for (size_t i = 0; i < nt; i++)
         if (cfg->tenants[i].llm &&
             v10_llm_tenant_load(&in->llm[i], cfg->tenants, nt, i, &cfg->npu, cfg->requests,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/checked.h"
 #include "util/text.h"
 #include "v10/calibrate.h"
 #include "v10/cost.h"
@@ -145,6 +146,10 @@ static struct {
     size_t n_costed[ISCA23_N][CACHE_SA];
     cost_key key[ISCA23_N][CACHE_SA][CACHE_KEYS];
     v10_model costed[ISCA23_N][CACHE_SA][CACHE_KEYS];
+    /* For runs (v10_isca23_load_run): the model's total cycles per key. */
+    size_t n_totals[ISCA23_N][CACHE_SA];
+    cost_key total_key[ISCA23_N][CACHE_SA][CACHE_KEYS];
+    uint64_t total[ISCA23_N][CACHE_SA][CACHE_KEYS];
 } cache = {.once = PTHREAD_ONCE_INIT};
 
 static void cache_release(void)
@@ -178,27 +183,45 @@ static int cache_build(size_t i, size_t v, v10_err *err)
     if (isca23_make(i, (v10_calib_sa)v, m, &cache.rep[i][v], err) ||
         v10_npu_preset(ISCA23_CORE, &core, err))
         return -1;
-    for (size_t k = 0; k < m->n_ops; k++)
+    for (size_t k = 0; k < m->n_ops; k++) {
+        /* Calibrated operators are RAW: their compute cycles are given, so
+         * every costing of them keeps those (m->origin's promise). */
+        V10_ASSERT(m->ops[k].kind == V10_OP_RAW);
         if (m->ops[k].vmem_bytes > cache.max_vmem[i][v])
             cache.max_vmem[i][v] = m->ops[k].vmem_bytes;
+    }
+    m->origin = m->ops;
     cache.core_key[i][v] = key_of(&core, cache.max_vmem[i][v]);
     cache.built[i][v] = 1;
     return 0;
 }
 
+/* Clears *out, finds model `name` and builds its entry for sa: 0 with
+ * *i, *v set and model *i's lock held, or -1 with err set and no lock. */
+static int cache_open(const char *name, v10_calib_sa sa, size_t *i, size_t *v, v10_model *out,
+                      v10_err *err)
+{
+    int f = isca23_find(name, err);
+    memset(out, 0, sizeof *out);
+    if (f < 0)
+        return -1;
+    *i = (size_t)f;
+    *v = sa == V10_CALIB_SA_WORK ? 1 : 0;
+    if (!cache_build(*i, *v, err))
+        return 0;
+    pthread_mutex_unlock(&cache.lock[*i]);
+    return -1;
+}
+
 int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v10_err *err)
 {
-    int i = isca23_find(name, err);
-    memset(out, 0, sizeof *out);
-    if (i < 0)
+    size_t i, v;
+    if (cache_open(name, V10_CALIB_SA_LAYERS, &i, &v, out, err))
         return -1;
-    int rc = cache_build((size_t)i, 0, err);
     pthread_mutex_unlock(&cache.lock[i]);
-    if (rc)
-        return -1;
     if (rep)
-        *rep = cache.rep[i][0];
-    return v10_model_copy(out, &cache.model[i][0], err);
+        *rep = cache.rep[i][v];
+    return v10_model_copy(out, &cache.model[i][v], err);
 }
 
 int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_err *err)
@@ -209,14 +232,12 @@ int v10_isca23_load(const char *name, const v10_npu *npu, v10_model *out, v10_er
 int v10_isca23_load_as(const char *name, v10_calib_sa sa, const v10_npu *npu, v10_model *out,
                        v10_err *err)
 {
-    int i = isca23_find(name, err);
-    memset(out, 0, sizeof *out);
-    if (i < 0)
+    size_t i, v;
+    if (cache_open(name, sa, &i, &v, out, err))
         return -1;
-    size_t v = sa == V10_CALIB_SA_WORK ? 1 : 0;
-    int rc = cache_build((size_t)i, v, err);
+    int rc = 0;
     cost_key key = key_of(npu, cache.max_vmem[i][v]);
-    if (!rc && !memcmp(&key, &cache.core_key[i][v], sizeof key)) {
+    if (!memcmp(&key, &cache.core_key[i][v], sizeof key)) {
         /* Costed for the core it was calibrated on: the model itself. */
         pthread_mutex_unlock(&cache.lock[i]);
         *out = cache.model[i][v];
@@ -224,14 +245,15 @@ int v10_isca23_load_as(const char *name, v10_calib_sa sa, const v10_npu *npu, v1
         return 0;
     }
     size_t k = 0, *n_costed = &cache.n_costed[i][v];
-    while (!rc && k < *n_costed && memcmp(&cache.key[i][v][k], &key, sizeof key))
+    while (k < *n_costed && memcmp(&cache.key[i][v][k], &key, sizeof key))
         k++;
-    if (!rc && k == *n_costed) {
+    if (k == *n_costed) {
         v10_model m;
         rc = v10_model_copy(&m, &cache.model[i][v], err);
         if (!rc && (rc = v10_cost_model(npu, &m, err)) != 0)
             v10_model_fini(&m);
         if (!rc && k < CACHE_KEYS) {
+            m.origin = cache.model[i][v].ops;
             cache.key[i][v][k] = key;
             cache.costed[i][v][k] = m;
             (*n_costed)++;
@@ -246,5 +268,70 @@ int v10_isca23_load_as(const char *name, v10_calib_sa sa, const v10_npu *npu, v1
         return -1;
     *out = cache.costed[i][v][k];
     out->shared = 1;
+    return 0;
+}
+
+/* The sum of m's operators' cycles costed for npu (v10_cost_model's
+ * total, without a costed model): an operator's cycles with the whole
+ * vector memory as its share (cost.h), from the compute cycles that every
+ * costing of a calibrated operator keeps. */
+static int total_on(const v10_model *m, const v10_npu *npu, uint64_t *total, v10_err *err)
+{
+    *total = 0;
+    for (size_t k = 0; k < m->n_ops; k++) {
+        uint64_t bytes, c = v10_cost_shared_cycles(npu, &m->ops[k], npu->vmem_bytes, &bytes);
+        if (c >= (uint64_t)1.8e19) /* where v10_cost_op fails */
+            return v10_err_set(err, "model %s: operator %s: HBM time overflows 64 bits",
+                               m->name, m->ops[k].name);
+        if (v10_add_u64(*total, c, total))
+            return v10_err_set(err, "model %s: latency overflows 64 bits", m->name);
+    }
+    return 0;
+}
+
+/*
+ * A run needs no costed copy: of its models' operators the engine reads
+ * the tiles and compute cycles (fu.c, and v10_cost_split_cycles), and its
+ * views (model/view.h) the descriptions and compute cycles, all the same
+ * in every costing of calibrated (RAW) operators for NPUs with the core's
+ * VU tile; the NPU enters a run through those views and the model's total
+ * cycles (its standalone latency).  So a run's model is the core's
+ * costing with npu's total cycles, which saves a costed copy of 200 bytes
+ * an operator per NPU cost key (repro: 963 MB, most of its page faults).
+ * Other NPUs, and every load that reports operators, take the copy.
+ * test_view checks that runs give the same figures either way.
+ */
+int v10_isca23_load_run(const char *name, v10_calib_sa sa, const v10_npu *npu,
+                        v10_model *out, v10_err *err)
+{
+    size_t i, v;
+    if (cache_open(name, sa, &i, &v, out, err))
+        return -1;
+    int rc = 0;
+    const v10_model *core = &cache.model[i][v];
+    cost_key key = key_of(npu, cache.max_vmem[i][v]);
+    if (key.vu_tile_cycles != cache.core_key[i][v].vu_tile_cycles) {
+        pthread_mutex_unlock(&cache.lock[i]);
+        return v10_isca23_load_as(name, sa, npu, out, err);
+    }
+    uint64_t total = core->total_cycles;
+    if (memcmp(&key, &cache.core_key[i][v], sizeof key)) {
+        size_t k = 0, *n = &cache.n_totals[i][v];
+        while (k < *n && memcmp(&cache.total_key[i][v][k], &key, sizeof key))
+            k++;
+        if (k < *n) {
+            total = cache.total[i][v][k];
+        } else if ((rc = total_on(core, npu, &total, err)) == 0 && k < CACHE_KEYS) {
+            cache.total_key[i][v][k] = key;
+            cache.total[i][v][k] = total;
+            (*n)++;
+        }
+    }
+    pthread_mutex_unlock(&cache.lock[i]);
+    if (rc)
+        return -1;
+    *out = *core;
+    out->shared = 1;
+    out->total_cycles = total;
     return 0;
 }

@@ -197,7 +197,8 @@ static void unknown_model(const char *name, v10_err *err)
                 v10_names_join(llm, sizeof llm, v10_llm_preset_names, ""));
 }
 
-int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err *err)
+/* v10_model_load, or with for_run v10_model_load_run. */
+static int load(const char *text, const v10_npu *npu, int for_run, v10_model *out, v10_err *err)
 {
     spec sp;
     memset(out, 0, sizeof *out);
@@ -231,8 +232,8 @@ int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err
                                     "only (%u here): its operator lengths were measured there",
                                text, batch);
         /* Costed for this NPU by the cache, shared read-only. */
-        return v10_isca23_load_as(name + strlen(ISCA23_PREFIX), sp.calib.sa_ops, npu, out,
-                                  err);
+        return (for_run ? v10_isca23_load_run : v10_isca23_load_as)(
+            name + strlen(ISCA23_PREFIX), sp.calib.sa_ops, npu, out, err);
     } else if (ends_with(name, ".onnx")) {
         v10_onnx_opts o = {sp.batch, sp.unknown_vu};
         if (v10_onnx_read(name, &o, out, NULL, err))
@@ -262,4 +263,14 @@ int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err
         return -1;
     }
     return 0;
+}
+
+int v10_model_load(const char *text, const v10_npu *npu, v10_model *out, v10_err *err)
+{
+    return load(text, npu, 0, out, err);
+}
+
+int v10_model_load_run(const char *text, const v10_npu *npu, v10_model *out, v10_err *err)
+{
+    return load(text, npu, 1, out, err);
 }

@@ -1,7 +1,8 @@
 /*
  * test_view.c — the engine's view of a model (src/model/view.h): the memo
  * of views of the cache's shared models serves the same values as computing
- * them, one entry per (model, NPU cost, share), only for shared models; and
+ * them, one entry per (model, NPU cost, share), only for shared models,
+ * sharing arrays between entries where the values are the same; and
  * a run gives the same result whether its models come from the memo or
  * not.  Also the isca23 cache's cost key: NPUs whose vector memory holds
  * the model's largest resident operand share one costed model, and a
@@ -88,6 +89,52 @@ static void memo_serves_the_computed_values(void **state)
     v10_model_fini(&m);
 }
 
+/* The costings of one calibrated model for NPUs that differ in HBM
+ * bandwidth or vector memory share the arrays that hold the same values:
+ * the FU types and MACs always, the bytes at one share, the work at one
+ * share and bandwidth; and every array still holds the computed values. */
+static void views_share_what_costing_leaves_alike(void **state)
+{
+    (void)state;
+    v10_npu core, slow, small;
+    v10_err err = {0};
+    assert_int_equal(v10_npu_preset("v10-isca23", &core, &err), 0);
+    slow = core;
+    slow.hbm_gbps = core.hbm_gbps / 4;
+    small = core;
+    small.vmem_bytes = 64 << 10; /* its own costed copy: operands spill */
+    v10_model m, on_slow, on_small;
+    load("isca23/transformer", &core, &m);
+    load("isca23/transformer", &slow, &on_slow);
+    load("isca23/transformer", &small, &on_small);
+    assert_ptr_equal(m.origin, m.ops);
+    assert_ptr_equal(on_slow.origin, m.ops);
+    assert_ptr_equal(on_small.origin, m.ops);
+    assert_ptr_not_equal(on_slow.ops, m.ops);
+    assert_ptr_not_equal(on_small.ops, m.ops);
+    uint64_t share = 32 << 10;
+    v10_op_view a, b, c, want;
+    v10_op_view_bufs bufs;
+    assert_int_equal(v10_op_view_shared(&m, &core, share, &a, &err), 1);
+    assert_int_equal(v10_op_view_shared(&on_slow, &slow, share, &b, &err), 1);
+    assert_int_equal(v10_op_view_shared(&on_small, &small, share, &c, &err), 1);
+    assert_ptr_equal(b.fu, a.fu);
+    assert_ptr_equal(b.macs, a.macs);
+    assert_ptr_equal(b.bytes, a.bytes);
+    assert_ptr_not_equal(b.work, a.work);
+    assert_true(b.req_work > a.req_work); /* a quarter of the bandwidth: HBM binds */
+    assert_ptr_equal(c.work, a.work);     /* same bandwidth and share: the same view */
+    fill(&on_slow, &slow, share, &want, &bufs);
+    assert_same_view(&b, &want, m.n_ops);
+    free_bufs(&bufs);
+    fill(&on_small, &small, share, &want, &bufs);
+    assert_same_view(&c, &want, m.n_ops);
+    free_bufs(&bufs);
+    v10_model_fini(&m);
+    v10_model_fini(&on_slow);
+    v10_model_fini(&on_small);
+}
+
 static void only_shared_models_are_memoized(void **state)
 {
     (void)state;
@@ -106,8 +153,11 @@ static void only_shared_models_are_memoized(void **state)
     v10_model_fini(&own);
 }
 
-/* The same pair run from the memo (models loaded by v10_run: the cache's)
- * and from private copies of the same models gives the same figures. */
+/* The same pair run as v10_run loads it (the cache's models, through the
+ * memo; on an NPU other than the core, the core's operators with that
+ * NPU's total cycles: v10_isca23_load_run) and from private copies costed
+ * for the NPU gives the same figures: on the core, with a quarter of its
+ * HBM bandwidth, and with a vector memory small enough to spill. */
 static void runs_do_not_depend_on_the_memo(void **state)
 {
     (void)state;
@@ -122,29 +172,50 @@ static void runs_do_not_depend_on_the_memo(void **state)
     cfg.n_tenants = 2;
     cfg.requests = 4;
     cfg.warmup = 1;
-    v10_run_result memo, own;
-    if (v10_run(&cfg, &memo, &err))
-        fail_msg("%s", err.msg);
-    v10_model shared[2], copy[2];
-    for (int i = 0; i < 2; i++) {
-        load(specs[i], &cfg.npu, &shared[i]);
-        assert_int_equal(v10_model_copy(&copy[i], &shared[i], &err), 0);
-        assert_false(copy[i].shared);
+    v10_npu core = cfg.npu;
+    double core_stp = 0;
+    for (int variant = 0; variant < 3; variant++) {
+        cfg.npu = core;
+        if (variant == 1)
+            cfg.npu.hbm_gbps = core.hbm_gbps / 4;
+        if (variant == 2)
+            cfg.npu.vmem_bytes = 256 << 10;
+        cfg.models = NULL;
+        v10_run_result memo, own;
+        if (v10_run(&cfg, &memo, &err))
+            fail_msg("%s", err.msg);
+        v10_model shared[2], copy[2], run;
+        for (int i = 0; i < 2; i++) {
+            load(specs[i], &cfg.npu, &shared[i]);
+            assert_int_equal(v10_model_copy(&copy[i], &shared[i], &err), 0);
+            assert_false(copy[i].shared);
+            assert_int_equal(v10_model_load_run(specs[i], &cfg.npu, &run, &err), 0);
+            assert_int_equal(v10_model_cycles(&run), v10_model_cycles(&shared[i]));
+            assert_ptr_equal(run.ops, shared[i].origin);
+            if (variant == 1) /* a costed copy, which the run does without */
+                assert_ptr_not_equal(shared[i].ops, shared[i].origin);
+            v10_model_fini(&run);
+        }
+        cfg.models = copy;
+        if (v10_run(&cfg, &own, &err))
+            fail_msg("%s", err.msg);
+        assert_true(memo.stp == own.stp);
+        assert_true(memo.antt == own.antt);
+        assert_int_equal(memo.window_end, own.window_end);
+        assert_int_equal(memo.events, own.events);
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(memo.tenants[i].alone_cycles, own.tenants[i].alone_cycles);
+            assert_true(memo.tenants[i].lat_p95_us == own.tenants[i].lat_p95_us);
+            v10_model_fini(&shared[i]);
+            v10_model_fini(&copy[i]);
+        }
+        if (variant == 0)
+            core_stp = memo.stp;
+        else /* the NPU changed the figures */
+            assert_true(memo.stp != core_stp);
+        v10_run_result_fini(&memo);
+        v10_run_result_fini(&own);
     }
-    cfg.models = copy;
-    if (v10_run(&cfg, &own, &err))
-        fail_msg("%s", err.msg);
-    assert_true(memo.stp == own.stp);
-    assert_true(memo.antt == own.antt);
-    assert_int_equal(memo.window_end, own.window_end);
-    assert_int_equal(memo.events, own.events);
-    for (int i = 0; i < 2; i++) {
-        assert_true(memo.tenants[i].lat_p95_us == own.tenants[i].lat_p95_us);
-        v10_model_fini(&shared[i]);
-        v10_model_fini(&copy[i]);
-    }
-    v10_run_result_fini(&memo);
-    v10_run_result_fini(&own);
 }
 
 static void cache_key_ignores_memory_that_spills_nothing(void **state)
@@ -189,6 +260,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(memo_serves_the_computed_values),
+        cmocka_unit_test(views_share_what_costing_leaves_alike),
         cmocka_unit_test(only_shared_models_are_memoized),
         cmocka_unit_test(runs_do_not_depend_on_the_memo),
         cmocka_unit_test(cache_key_ignores_memory_that_spills_nothing),
