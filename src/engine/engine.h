@@ -545,7 +545,7 @@ static inline void eng_attr_exec_net(double *row)
 }
 static inline void eng_attr_hbm(v10_engine *e)
 {
-    if (e->contended && e->now != e->hbm_since)
+    if (e->contended && e->now != e->hbm_since && !e->attr_off)
         eng_attr_hbm_settle(e);
 }
 /* FU u leaves (in = 0) or enters (in = 1) its state (fu.c): its tenant's
@@ -553,6 +553,8 @@ static inline void eng_attr_hbm(v10_engine *e)
  * (eng_attr_refresh).  A switching FU's switch_tenant is set before. */
 static inline void eng_attr_fu(v10_engine *e, const fu *u, int in)
 {
+    if (e->attr_off) /* only attribution reads these masks */
+        return;
     uint64_t bit = 0, *m = NULL;
     if (u->state == V10P_FU_BUSY)
         bit = 1ull << u->tenant, m = &e->attr_held[u->type];
