@@ -2,9 +2,10 @@
  * test_view.c — the engine's view of a model (src/model/view.h): the memo
  * of views of the cache's shared models serves the same values as computing
  * them, one entry per (model, NPU cost, share), only for shared models,
- * sharing arrays between entries where the values are the same; and
- * a run gives the same result whether its models come from the memo or
- * not.  Also the isca23 cache's cost key: NPUs whose vector memory holds
+ * sharing arrays between entries where the values are the same; and a
+ * run gives the same result whether its models come from the memo and
+ * without a costed copy (v10_model_load_run) or as private costed
+ * copies, on the core and on other NPUs.  Also the isca23 cache's cost key: NPUs whose vector memory holds
  * the model's largest resident operand share one costed model, and a
  * smaller one gets its own, costed as a private copy would be.
  */
