@@ -70,9 +70,11 @@ static v10_run_config *add(repro *R, int s, size_t i, size_t j, size_t k, const 
     if (ix == (size_t)-1)
         return NULL;
     V10_ASSERT(ix == repro_point(R, s, i, j, k));
-    /* Only the pairs' attribution is reported (attribution.c); a later
-     * study's run that is a pairs' run (same_as) takes the pairs' result. */
-    R->cfgs[ix].no_attribution = s != S_PAIRS;
+    /* Only the paper's pairs' attribution in the main set is reported
+     * (attribution.c: attribution.csv, the stacked bars, the summary's
+     * causes); a later study's run that is a pairs' run (same_as) takes
+     * the pairs' result. */
+    R->cfgs[ix].no_attribution = s != S_PAIRS || i >= NPP || R->pairs_only;
     return &R->cfgs[ix];
 }
 
