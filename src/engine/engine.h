@@ -502,9 +502,12 @@ void eng_snapshot(const v10_engine *e, v10_snapshot *s);
 /* Opens the window once every tenant is past its warm-up (record.c). */
 void eng_check_window(v10_engine *e);
 /* Appends a record to the run's trace, if it has one (record.c); the
- * check is inline so that untraced runs pay no call. */
-void eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t end, int f,
-                      int t, uint32_t op);
+ * check is inline so that untraced runs pay no call.  eng_trace_record
+ * returns the record, for a caller to fill the fields its kind adds (an
+ * LLM operator's name, a power record's unit), or NULL when out of memory
+ * (tr->oom is set). */
+v10_trace_rec *eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t end,
+                                int f, int t, uint32_t op);
 static inline void eng_trace_push(v10_engine *e, v10_trace_kind k, uint64_t start,
                                   uint64_t end, int f, int t, uint32_t op)
 {

@@ -15,23 +15,25 @@
 
 /* ---- trace ------------------------------------------------------------------- */
 
-void eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t end, int f,
-                      int t, uint32_t op)
+v10_trace_rec *eng_trace_record(v10_trace *tr, v10_trace_kind k, uint64_t start, uint64_t end,
+                                int f, int t, uint32_t op)
 {
     if (tr->oom)
-        return;
+        return NULL;
     if (tr->n == tr->cap) {
         size_t cap = tr->cap ? 2 * tr->cap : 4096;
         v10_trace_rec *r = realloc(tr->recs, cap * sizeof *r);
         if (!r) {
             tr->oom = 1;
-            return;
+            return NULL;
         }
         tr->recs = r;
         tr->cap = cap;
     }
-    tr->recs[tr->n++] = (v10_trace_rec){.start = start, .end = end, .fu = f, .tenant = t,
-                                        .op = op, .kind = (uint8_t)k, .unit = -1};
+    v10_trace_rec *x = &tr->recs[tr->n++];
+    *x = (v10_trace_rec){.start = start, .end = end, .fu = f, .tenant = t, .op = op,
+                         .kind = (uint8_t)k, .unit = -1};
+    return x;
 }
 
 /* The id of `name` in tr->names, added if new; UINT32_MAX when out of
@@ -74,10 +76,9 @@ void eng_trace_op_record(v10_engine *e, uint64_t start, uint64_t end, int f, int
     uint32_t name = 0;
     if (t->llm && (name = intern(e->trace, t->llm->stream.model.ops[t->op].name)) == UINT32_MAX)
         return;
-    size_t n = e->trace->n;
-    eng_trace_record(e->trace, V10_TR_OP, start, end, f, ti, (uint32_t)t->op);
-    if (t->llm && e->trace->n > n)
-        e->trace->recs[n].name = name + 1;
+    v10_trace_rec *x = eng_trace_record(e->trace, V10_TR_OP, start, end, f, ti, (uint32_t)t->op);
+    if (t->llm && x)
+        x->name = name + 1;
 }
 
 /* The core's power (energy.c) as V10_TR_POWER records, one track per
@@ -87,12 +88,12 @@ void eng_trace_op_record(v10_engine *e, uint64_t start, uint64_t end, int f, int
 static void power_flush(v10_engine *e, int k)
 {
     eng_energy *en = &e->en;
-    size_t n = e->trace->n;
-    if (en->tr_end > en->tr_start[k])
-        eng_trace_record(e->trace, V10_TR_POWER, en->tr_start[k], en->tr_end, -1, -1,
-                         en->tr_mw[k]);
-    if (e->trace->n > n)
-        e->trace->recs[n].unit = (int8_t)(k < V10_EN_UNITS ? k : -1);
+    v10_trace_rec *x = en->tr_end > en->tr_start[k]
+                           ? eng_trace_record(e->trace, V10_TR_POWER, en->tr_start[k],
+                                              en->tr_end, -1, -1, en->tr_mw[k])
+                           : NULL;
+    if (x)
+        x->unit = (int8_t)(k < V10_EN_UNITS ? k : -1);
     en->tr_start[k] = en->tr_end;
 }
 
