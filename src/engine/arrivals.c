@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "util/checked.h"
 #include "util/rng.h"
 
 /* ---- arrivals ------------------------------------------------------------------ */
@@ -17,7 +18,7 @@ uint64_t eng_interarrival(tenant *t)
 {
     double u = v10_xoshiro_unit(t->rng);
     double c = -log1p(-u) / t->rate_per_cycle;
-    return c < 1.8e19 ? (uint64_t)llround(c) : UINT64_MAX / 4;
+    return c < V10_U64_DOUBLE_MAX ? (uint64_t)llround(c) : UINT64_MAX / 4;
 }
 
 /* Doubles a tenant's ring of pending requests, keeping each at its index. */

@@ -58,7 +58,7 @@ int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
     op->compute_cycles = compute;
     double spill = (double)v10_cost_spill_bytes(op, npu->vmem_bytes);
     double mem = ceil(((double)op->hbm_bytes + spill) / v10_npu_hbm_bytes_per_cycle(npu));
-    if (!(mem < 1.8e19) || !(spill < 1.8e19))
+    if (!(mem < V10_U64_DOUBLE_MAX) || !(spill < V10_U64_DOUBLE_MAX))
         return v10_err_set(err, "operator %s: HBM time overflows 64 bits", op->name);
     op->spill_bytes = (uint64_t)spill;
     op->mem_cycles = (uint64_t)mem;
@@ -112,7 +112,7 @@ uint64_t v10_cost_spill_bytes(const v10_op *op, uint64_t share_bytes)
         return 0;
     double chunks = ceil((double)op->vmem_bytes / (double)share_bytes);
     double extra = (chunks - 1) * (double)op->restream_bytes;
-    return extra < 1.8e19 ? (uint64_t)extra : UINT64_MAX;
+    return extra < V10_U64_DOUBLE_MAX ? (uint64_t)extra : UINT64_MAX;
 }
 
 uint64_t v10_cost_split_cycles(const v10_npu *npu, const v10_op *op, uint64_t bytes, uint32_t k)
@@ -122,7 +122,7 @@ uint64_t v10_cost_split_cycles(const v10_npu *npu, const v10_op *op, uint64_t by
     double compute = ceil((double)op->compute_cycles * (double)per / (double)tiles);
     double mem = ceil((double)bytes / v10_npu_hbm_bytes_per_cycle(npu));
     double body = compute > mem ? compute : mem;
-    return body < 1.8e19 ? (uint64_t)body + npu->issue_cycles : UINT64_MAX;
+    return body < V10_U64_DOUBLE_MAX ? (uint64_t)body + npu->issue_cycles : UINT64_MAX;
 }
 
 uint64_t v10_cost_shared_cycles(const v10_npu *npu, const v10_op *op, uint64_t share_bytes,
@@ -130,9 +130,9 @@ uint64_t v10_cost_shared_cycles(const v10_npu *npu, const v10_op *op, uint64_t s
 {
     double total = (double)op->hbm_bytes + (double)v10_cost_spill_bytes(op, share_bytes);
     double mem = ceil(total / v10_npu_hbm_bytes_per_cycle(npu));
-    if (mem > 1.8e19)
-        mem = 1.8e19;
-    *bytes = total < 1.8e19 ? (uint64_t)total : UINT64_MAX;
+    if (mem > V10_U64_DOUBLE_MAX)
+        mem = V10_U64_DOUBLE_MAX;
+    *bytes = total < V10_U64_DOUBLE_MAX ? (uint64_t)total : UINT64_MAX;
     uint64_t body = op->compute_cycles > (uint64_t)mem ? op->compute_cycles : (uint64_t)mem;
     return body + npu->issue_cycles;
 }

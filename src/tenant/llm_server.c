@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/checked.h"
 #include "util/num.h"
 
 #define NONE UINT64_MAX
@@ -67,7 +68,7 @@ int v10_llm_server_init(v10_llm_server *s, const v10_llm_request *reqs, size_t n
                                (unsigned long long)o->kv_capacity_tokens);
         }
         double at = nearbyint(reqs[i].arrival_s * per_s);
-        q->arrival = at < 1.8e19 ? (uint64_t)at : NONE - 1;
+        q->arrival = at < V10_U64_DOUBLE_MAX ? (uint64_t)at : NONE - 1;
         if (i && q->arrival < s->r[i - 1].arrival)
             q->arrival = s->r[i - 1].arrival; /* rounding never reorders */
         q->prompt = reqs[i].prompt_tokens;

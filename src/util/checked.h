@@ -15,6 +15,11 @@ int v10_add_u64(uint64_t a, uint64_t b, uint64_t *out);
 /* *out = the product of f[0..n); -1 on overflow, else 0. */
 int v10_mul_n(uint64_t *out, int n, const uint64_t *f);
 
+/* A bound on doubles headed for uint64_t: below 2^64 (1.8447e19), so a
+ * non-negative double under it converts exactly; past it, a cost or a time
+ * is reported as an overflow or clamped. */
+#define V10_U64_DOUBLE_MAX 1.8e19
+
 /* V10_MUL(&out, a, b, ...): v10_mul_n over the listed factors. */
 #define V10_MUL(out, ...)                                                     \
     v10_mul_n((out), (int)(sizeof((uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)), \

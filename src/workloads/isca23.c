@@ -280,7 +280,7 @@ static int total_on(const v10_model *m, const v10_npu *npu, uint64_t *total, v10
     *total = 0;
     for (size_t k = 0; k < m->n_ops; k++) {
         uint64_t bytes, c = v10_cost_shared_cycles(npu, &m->ops[k], npu->vmem_bytes, &bytes);
-        if (c >= (uint64_t)1.8e19) /* where v10_cost_op fails */
+        if (c >= (uint64_t)V10_U64_DOUBLE_MAX) /* where v10_cost_op fails */
             return v10_err_set(err, "model %s: operator %s: HBM time overflows 64 bits",
                                m->name, m->ops[k].name);
         if (v10_add_u64(*total, c, total))
