@@ -80,6 +80,7 @@ static void worker(int rank, const char *text, const char *origin)
         if (!msg) {
             fprintf(stderr, "v10sim-mpi: rank %d: out of memory\n", rank);
             MPI_Abort(MPI_COMM_WORLD, V10_EXIT_FAIL);
+            break; /* not reached; MPI_Abort is not declared noreturn */
         }
         snprintf(msg, n + 32, "%lld %s", (long long)i, rc ? err.msg : row);
         send_text(msg, rc ? TAG_FAIL : TAG_ROW);
