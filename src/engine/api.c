@@ -85,15 +85,6 @@ static inline double key_of(const v10_engine *e, int ti, int by_active)
                      : score_of(e, ti);
 }
 
-/* key_of for a READY tenant: it holds no FU (engine.h; --check verifies
- * it), so its active cycles are t->active_cycles, read without
- * eng_active_cycles' look at its FU (a third of a pick's instructions per
- * candidate). */
-static inline double ready_key_of(const v10_engine *e, int ti, int by_active)
-{
-    return by_active ? (double)(int64_t)e->tenants[ti].active_cycles : score_of(e, ti);
-}
-
 void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key)
 {
     int by_active = scores_by_active(e);
@@ -103,17 +94,32 @@ void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key)
     }
 }
 
+_Static_assert(V10_MAX_TENANTS <= 64, "engine.h's active_key packs a tenant's index in six bits");
+
 int v10p_lowest_score(const v10_engine *e, uint64_t cand)
 {
     int best = __builtin_ctzll(cand);
     uint64_t rest = cand & (cand - 1);
     if (!rest)
         return best; /* the usual case: no score to compare */
-    int by_active = scores_by_active(e);
-    double best_k = ready_key_of(e, best, by_active); /* candidates are READY */
+    if (scores_by_active(e)) {
+        /* A candidate is READY, so it holds no FU (engine.h; --check
+         * verifies it) and its active cycles are t->active_cycles, below
+         * 2^51, which e->active_key holds above its index: the least key
+         * is the least active cycles, ties the lower index, found with
+         * conditional moves (no branch on the keys), no conversion to
+         * double and no read of the tenants' records. */
+        uint64_t lo = e->active_key[best];
+        for (; rest; rest &= rest - 1) {
+            uint64_t k = e->active_key[__builtin_ctzll(rest)];
+            lo = k < lo ? k : lo;
+        }
+        return (int)(lo & 63);
+    }
+    double best_k = score_of(e, best);
     for (; rest; rest &= rest - 1) { /* ascending: ties keep the lower index */
         int i = __builtin_ctzll(rest);
-        double k = ready_key_of(e, i, by_active);
+        double k = score_of(e, i);
         if (k < best_k) {
             best_k = k;
             best = i;
