@@ -75,22 +75,28 @@ static inline int scores_by_active(const v10_engine *e)
     return e->scores_by_active && total > 0 && total < 1ull << 51;
 }
 
-/* Tenant ti's score, or (by_active) its active cycles: below 2^51, so
- * exact as a double (and converted as a signed integer, one instruction
- * where an unsigned one takes a branch), so either orders as the scores
- * do. */
-static inline double key_of(const v10_engine *e, int ti, int by_active)
-{
-    return by_active ? (double)(int64_t)eng_active_cycles(e, &e->tenants[ti])
-                     : score_of(e, ti);
-}
-
+/* Keys in the scores' order: with scores_by_active, the active cycles
+ * (below 2^51, so exact as a double, and converted as a signed integer,
+ * one instruction where an unsigned one takes a branch); a tenant not
+ * RUNNING holds no FU (engine.h), so its active cycles are active_key's
+ * upper bits, read from one array; a RUNNING one's add its FU's current
+ * interval (eng_active_cycles).  Else the scores. */
 void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key)
 {
-    int by_active = scores_by_active(e);
-    for (; mask; mask &= mask - 1) {
-        int i = __builtin_ctzll(mask);
-        key[i] = key_of(e, i, by_active);
+    if (!scores_by_active(e)) {
+        for (; mask; mask &= mask - 1) {
+            int i = __builtin_ctzll(mask);
+            key[i] = score_of(e, i);
+        }
+        return;
+    }
+    for (uint64_t m = mask & ~e->running; m; m &= m - 1) {
+        int i = __builtin_ctzll(m);
+        key[i] = (double)(int64_t)(e->active_key[i] >> 6);
+    }
+    for (uint64_t m = mask & e->running; m; m &= m - 1) {
+        int i = __builtin_ctzll(m);
+        key[i] = (double)(int64_t)eng_active_cycles(e, &e->tenants[i]);
     }
 }
 
