@@ -75,33 +75,32 @@ static inline int scores_by_active(const v10_engine *e)
     return e->scores_by_active && total > 0 && total < 1ull << 51;
 }
 
-/* Tenant ti's score, or (by_active) its active cycles: below 2^51, so
- * exact as a double (and converted as a signed integer, one instruction
- * where an unsigned one takes a branch), so either orders as the scores
- * do. */
-static inline double key_of(const v10_engine *e, int ti, int by_active)
-{
-    return by_active ? (double)(int64_t)eng_active_cycles(e, &e->tenants[ti])
-                     : score_of(e, ti);
-}
-
-/* key_of for a READY tenant: it holds no FU (engine.h; --check verifies
- * it), so its active cycles are t->active_cycles, read without
- * eng_active_cycles' look at its FU (a third of a pick's instructions per
- * candidate). */
-static inline double ready_key_of(const v10_engine *e, int ti, int by_active)
-{
-    return by_active ? (double)(int64_t)e->tenants[ti].active_cycles : score_of(e, ti);
-}
-
+/* Keys in the scores' order: with scores_by_active, the active cycles
+ * (below 2^51, so exact as a double, and converted as a signed integer,
+ * one instruction where an unsigned one takes a branch); a tenant not
+ * RUNNING holds no FU (engine.h), so its active cycles are active_key's
+ * upper bits, read from one array; a RUNNING one's add its FU's current
+ * interval (eng_active_cycles).  Else the scores. */
 void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key)
 {
-    int by_active = scores_by_active(e);
-    for (; mask; mask &= mask - 1) {
-        int i = __builtin_ctzll(mask);
-        key[i] = key_of(e, i, by_active);
+    if (!scores_by_active(e)) {
+        for (; mask; mask &= mask - 1) {
+            int i = __builtin_ctzll(mask);
+            key[i] = score_of(e, i);
+        }
+        return;
+    }
+    for (uint64_t m = mask & ~e->running; m; m &= m - 1) {
+        int i = __builtin_ctzll(m);
+        key[i] = (double)(int64_t)(e->active_key[i] >> 6);
+    }
+    for (uint64_t m = mask & e->running; m; m &= m - 1) {
+        int i = __builtin_ctzll(m);
+        key[i] = (double)(int64_t)eng_active_cycles(e, &e->tenants[i]);
     }
 }
+
+_Static_assert(V10_MAX_TENANTS <= 64, "engine.h's active_key packs a tenant's index in six bits");
 
 int v10p_lowest_score(const v10_engine *e, uint64_t cand)
 {
@@ -109,11 +108,24 @@ int v10p_lowest_score(const v10_engine *e, uint64_t cand)
     uint64_t rest = cand & (cand - 1);
     if (!rest)
         return best; /* the usual case: no score to compare */
-    int by_active = scores_by_active(e);
-    double best_k = ready_key_of(e, best, by_active); /* candidates are READY */
+    if (scores_by_active(e)) {
+        /* A candidate is READY, so it holds no FU (engine.h; --check
+         * verifies it) and its active cycles are t->active_cycles, below
+         * 2^51, which e->active_key holds above its index: the least key
+         * is the least active cycles, ties the lower index, found with
+         * conditional moves (no branch on the keys), no conversion to
+         * double and no read of the tenants' records. */
+        uint64_t lo = e->active_key[best];
+        for (; rest; rest &= rest - 1) {
+            uint64_t k = e->active_key[__builtin_ctzll(rest)];
+            lo = k < lo ? k : lo;
+        }
+        return (int)(lo & 63);
+    }
+    double best_k = score_of(e, best);
     for (; rest; rest &= rest - 1) { /* ascending: ties keep the lower index */
         int i = __builtin_ctzll(rest);
-        double k = ready_key_of(e, i, by_active);
+        double k = score_of(e, i);
         if (k < best_k) {
             best_k = k;
             best = i;

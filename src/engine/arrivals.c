@@ -27,7 +27,7 @@ static int grow_pending(v10_engine *e, tenant *t)
     uint64_t cap = t->pend_cap * 2;
     uint64_t *p = malloc(cap * sizeof *p);
     if (!p) {
-        e->oom = 1;
+        e->oom = e->alert = 1;
         return -1;
     }
     for (uint64_t r = t->cur_req; r < t->issued; r++)
@@ -45,6 +45,7 @@ void eng_issue(v10_engine *e, int ti)
     if (t->issued - t->cur_req == t->pend_cap) {
         if (t->pend_cap >= V10_MAX_BACKLOG) {
             e->backlog = ti + 1;
+            e->alert = 1;
             return;
         }
         if (grow_pending(e, t))
@@ -72,7 +73,7 @@ void eng_issue(v10_engine *e, int ti)
 void eng_log_latency(v10_engine *e, tenant *t, int ti, uint64_t cycles)
 {
     if (v10_hist_add(&t->lat, cycles))
-        e->oom = 1;
+        e->oom = e->alert = 1;
     double slo = e->cfg->tenants[ti].slo_us;
     t->slo_ok += slo > 0 && v10_npu_cycles_to_us(e->npu, (double)cycles) <= slo;
 }

@@ -94,6 +94,10 @@ void eng_check_state(const v10_engine *e)
             snprintf(msg, sizeof msg, "tenant %d: remaining work out of range", i);
             check_fail(e, msg);
         }
+        if (e->active_key[i] != (t->active_cycles << 6 | (uint64_t)i)) {
+            snprintf(msg, sizeof msg, "tenant %d: its pick key is stale", i);
+            check_fail(e, msg);
+        }
         if (t->cur_req > t->issued || t->completed != t->cur_req) {
             snprintf(msg, sizeof msg, "tenant %d: request counters out of order", i);
             check_fail(e, msg);

@@ -60,8 +60,10 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
             (cfg->tenants[i].llm && eng_llm_setup(e, i, err)))
             return -1;
     e->scores_by_active = 1;
-    for (int i = 0; i < nt; i++)
+    for (int i = 0; i < nt; i++) {
         e->scores_by_active &= e->tenants[i].priority == 1.0;
+        e->active_key[i] = (uint64_t)i; /* no active cycles yet */
+    }
     if (cfg->op_states && eng_attr_ops_alloc(e, models, err))
         return -1;
     if (policy->init && policy->init(e, e->pstate, err))
@@ -93,6 +95,9 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
     eng_dispatch(e);
     eng_update_rates(e);
     eng_attr_start(e);
+    /* A trace or --check: the loop's tail looks at every event (else only
+     * at the events that set e->alert). */
+    const int watch = e->trace || cfg->check;
     while (e->n_done < nt) {
         int slot = v10_evq_pop(&e->evq);
         if (slot < 0)
@@ -113,21 +118,25 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
         if (e->rates_dirty)
             eng_update_rates(e);
         eng_attr_refresh(e);
-        if (e->trace)
-            eng_energy_trace(e);
-        if (e->window_started && !e->attr_window)
-            eng_attr_open_window(e);
-        if (cfg->check)
-            eng_check_state(e);
-        if (e->oom)
-            return v10_err_set(err, "out of memory recording requests at cycle %llu",
-                               (unsigned long long)e->now);
-        if (e->backlog)
-            return v10_err_set(err, "tenant %d (%s): more than %d requests waiting at cycle "
-                                    "%llu; its arrival rate exceeds what it is served, so "
-                                    "the queue grows without bound (lower its rate)",
-                               e->backlog - 1, cfg->tenants[e->backlog - 1].model,
-                               V10_MAX_BACKLOG, (unsigned long long)e->now);
+        if (e->alert | watch) { /* one test per event for the five below */
+            if (e->trace)
+                eng_energy_trace(e);
+            if (e->window_started && !e->attr_window)
+                eng_attr_open_window(e);
+            if (cfg->check)
+                eng_check_state(e);
+            if (e->oom)
+                return v10_err_set(err, "out of memory recording requests at cycle %llu",
+                                   (unsigned long long)e->now);
+            if (e->backlog)
+                return v10_err_set(err, "tenant %d (%s): more than %d requests waiting at "
+                                        "cycle %llu; its arrival rate exceeds what it is "
+                                        "served, so the queue grows without bound (lower "
+                                        "its rate)",
+                                   e->backlog - 1, cfg->tenants[e->backlog - 1].model,
+                                   V10_MAX_BACKLOG, (unsigned long long)e->now);
+            e->alert = 0; /* the window is open: nothing is left to look at */
+        }
         if (e->now > e->stall_cycle)
             return eng_stalled(e, err);
         if (e->events == e->check_at && e->check && e->check(e, e->check_ctx, err))

@@ -241,6 +241,12 @@ struct v10_engine {
      * scores order as the active cycles do (api.c, scores_by_active). */
     int scores_by_active, n_arrived;
     uint64_t first_arrive;
+    /* Per tenant i: its active_cycles << 6 | i (fu_clock keeps it; six
+     * bits: V10_MAX_TENANTS), in one array, so that a pick compares its
+     * candidates' active cycles, ties the lower index, as integers read
+     * from one or two cache lines (api.c, v10p_lowest_score).  Exact
+     * while active_cycles < 2^58; read only below 2^51 (scores_by_active). */
+    uint64_t active_key[V10_MAX_TENANTS];
     int *busy, n_busy;          /* the FUs in FU_BUSY, ascending (fu.c keeps it) */
     /* The FUs whose operator began executing since the last
      * eng_update_rates, ascending, each once (begin_exec adds them,
@@ -258,6 +264,9 @@ struct v10_engine {
     int contended;              /* the last eng_update_rates shared HBM (rates below full) */
     int oom;                    /* a request log could not grow */
     int backlog;                /* 1 + tenant whose queue passed V10_MAX_BACKLOG */
+    /* Set with oom, backlog and window_started: the loop looks at them
+     * (and clears it) only then, not at every event. */
+    int alert;
     uint64_t stall_cycle;       /* the run fails past this (sim/run.c, sim/horizon.h) */
     int n_done;                 /* tenants whose requests all completed */
     struct v10_progress *bar;   /* progress on stderr (run.c), or NULL */

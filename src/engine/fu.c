@@ -20,8 +20,10 @@ static void fu_clock(v10_engine *e, fu *u)
     u->since = e->now;
     if (u->state == V10P_FU_BUSY) {
         u->exec_cycles += dt;
-        if (!eng_follower(u)) /* a gang's operator is active once, not per FU */
+        if (!eng_follower(u)) { /* a gang's operator is active once, not per FU */
             e->tenants[u->tenant].active_cycles += dt;
+            e->active_key[u->tenant] += dt << 6; /* the index bits stay */
+        }
     } else if (u->state != V10P_FU_FREE) {
         u->switch_cycles += dt;
     }

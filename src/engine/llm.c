@@ -50,7 +50,7 @@ void eng_llm_wake(v10_engine *e, int ti)
      * the tenant's requests (llm_tenant.c): a failure here can only be
      * memory. */
     if (v10_llm_stream_build(&L->stream, &it, NULL)) {
-        e->oom = 1;
+        e->oom = e->alert = 1;
         return;
     }
     t->work = L->stream.work;

@@ -30,9 +30,20 @@ static void set_rate(v10_engine *e, int f, double r)
  * begun since (e->started, ascending as the busy list) move: the walk of
  * every busy FU this saves was 5% of the engine's instructions with 16
  * tenants on four SAs.
+ *
+ * Faster still: when, besides, no operator has begun since (e->started is
+ * empty), the busy FUs are those of the last call less some (and
+ * followers, whose demand is 0), so the demands sum to no more than they
+ * did (each partial sum of the ascending walk is no larger: fl(x + d) is
+ * nondecreasing in x, and fl(x + d) >= x for d >= 0); the HBM is still
+ * not oversubscribed and nothing moves, so the sum is skipped.
  */
 void eng_update_rates(v10_engine *e)
 {
+    if (!e->contended && !e->n_started) {
+        e->rates_dirty = 0;
+        return;
+    }
     eng_attr_hbm(e); /* the losses at the rates until now */
     const int *idx = e->busy;
     int n = e->n_busy;

@@ -173,7 +173,7 @@ void eng_check_window(v10_engine *e)
         if (eng_done_count(&e->tenants[i]) < e->cfg->warmup)
             return;
     eng_snapshot(e, &e->win[0]);
-    e->window_started = 1;
+    e->window_started = e->alert = 1;
 }
 
 void v10_trace_fini(v10_trace *t)
