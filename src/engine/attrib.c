@@ -222,20 +222,13 @@ static double share_of(uint64_t m)
  * joins reads only their growth from then), so they are left as they are:
  * most events of a pair change the running tenants, hence the class's
  * partners, while nobody waits. */
-static void wait_grow(v10_engine *e, int ty, uint64_t dt);
 static inline void wait_flush(v10_engine *e, int ty)
 {
     eng_wait *w = &e->wait[ty];
     uint64_t dt = e->now - w->since;
     w->since = e->now;
-    if (dt && w->joined)
-        wait_grow(e, ty, dt);
-}
-
-/* wait_flush's integration of dt cycles into the wait's class. */
-static void wait_grow(v10_engine *e, int ty, uint64_t dt)
-{
-    eng_wait *w = &e->wait[ty];
+    if (!dt || !w->joined)
+        return;
     if (w->share < 0)
         w->share = share_of(w->partners);
     double *cum = e->wait_cum + ((size_t)ty * W_CLASSES + w->cls) * wait_stride(e);
@@ -297,7 +290,7 @@ static void add_growth(double *restrict to, const double *restrict now,
 
 /* Tenant i leaves its type's shared wait: it is charged the integrals'
  * growth since it joined, each class to the state it implies. */
-static void wait_leave(v10_engine *e, int i)
+static inline void wait_leave(v10_engine *e, int i)
 {
     tenant *t = &e->tenants[i];
     int ty = t->a_lazy - 1;
