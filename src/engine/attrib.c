@@ -39,26 +39,39 @@ static void add_shares(double *to, uint64_t m, double share)
         to[__builtin_ctzll(m)] += share;
 }
 
+/* A span of cycles as a double: the same value as (double)dt, converted
+ * as signed (one instruction; a span is far below 2^63 cycles). */
+static double cycles(uint64_t dt) { return (double)(int64_t)dt; }
+
+/* The trace's record of tenant i's interval up to now (out of line: only
+ * a traced run has one). */
+static void __attribute__((noinline)) trace_state(v10_engine *e, int i)
+{
+    const tenant *t = &e->tenants[i];
+    eng_trace_record(e->trace, V10_TR_STATE, t->a_since, e->now, -1, i,
+                     (uint32_t)t->a_state | (uint32_t)(main_partner(e, i) + 1) << 8);
+}
+
 /* Adds tenant i's time since a_since to its state, and equal shares of
  * it to its partners. */
-static void settle_one(v10_engine *e, int i)
+static inline void settle_one(v10_engine *e, int i)
 {
     tenant *t = &e->tenants[i];
     uint64_t dt = e->now - t->a_since;
     if (!dt)
         return;
     if (e->trace)
-        eng_trace_record(e->trace, V10_TR_STATE, t->a_since, e->now, -1, i,
-                         (uint32_t)t->a_state | (uint32_t)(main_partner(e, i) + 1) << 8);
+        trace_state(e, i);
     t->a_since = e->now;
     size_t nt = (size_t)e->n_tenants, st = t->a_state;
-    e->attr[(size_t)i * V10_ATTR_STATES + st] += (double)dt;
+    double d = cycles(dt);
+    e->attr[(size_t)i * V10_ATTR_STATES + st] += d;
     if (t->op_attr && st != V10_ATTR_IDLE)
-        t->op_attr[t->a_op * V10_ATTR_STATES + st] += (double)dt;
+        t->op_attr[t->a_op * V10_ATTR_STATES + st] += d;
     if (!t->a_partners)
         return;
     double *to = e->attr_lost + ((size_t)i * V10_ATTR_STATES + st) * nt;
-    add_shares(to, t->a_partners, (double)dt * t->a_share);
+    add_shares(to, t->a_partners, d * t->a_share);
 }
 
 /*
@@ -209,7 +222,7 @@ static double share_of(uint64_t m)
  * joins reads only their growth from then), so they are left as they are:
  * most events of a pair change the running tenants, hence the class's
  * partners, while nobody waits. */
-static void wait_flush(v10_engine *e, int ty)
+static inline void wait_flush(v10_engine *e, int ty)
 {
     eng_wait *w = &e->wait[ty];
     uint64_t dt = e->now - w->since;
@@ -219,8 +232,8 @@ static void wait_flush(v10_engine *e, int ty)
     if (w->share < 0)
         w->share = share_of(w->partners);
     double *cum = e->wait_cum + ((size_t)ty * W_CLASSES + w->cls) * wait_stride(e);
-    cum[0] += (double)dt;
-    add_shares(cum + 1, w->partners, (double)dt * w->share);
+    cum[0] += cycles(dt);
+    add_shares(cum + 1, w->partners, cycles(dt) * w->share);
 }
 
 /* Type ty's FUs are now s: its shared wait takes the class they imply, and
@@ -266,9 +279,18 @@ static void wait_join(v10_engine *e, int i, int ty)
     t->a_op = t->op;
 }
 
+/* to[j] += now[j] - then[j] for the n partners: rows of distinct blocks
+ * (restrict: no overlap test before the vector loop). */
+static void add_growth(double *restrict to, const double *restrict now,
+                       const double *restrict then, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        to[j] += now[j] - then[j];
+}
+
 /* Tenant i leaves its type's shared wait: it is charged the integrals'
  * growth since it joined, each class to the state it implies. */
-static void wait_leave(v10_engine *e, int i)
+static inline void wait_leave(v10_engine *e, int i)
 {
     tenant *t = &e->tenants[i];
     int ty = t->a_lazy - 1;
@@ -284,9 +306,7 @@ static void wait_leave(v10_engine *e, int i)
         e->attr[(size_t)i * V10_ATTR_STATES + st] += dt;
         if (t->op_attr)
             t->op_attr[t->a_op * V10_ATTR_STATES + st] += dt;
-        double *to = e->attr_lost + ((size_t)i * V10_ATTR_STATES + st) * nt;
-        for (size_t j = 0; j < nt; j++)
-            to[j] += cum[1 + j] - snap[1 + j];
+        add_growth(e->attr_lost + ((size_t)i * V10_ATTR_STATES + st) * nt, cum + 1, snap + 1, nt);
     }
     e->wait[ty].joined &= ~(1ull << i);
     t->a_lazy = 0;
