@@ -128,7 +128,7 @@ static void full_timer(v10_engine *e, void *st)
 }
 
 /* 0 stands for the NPU's slice. */
-static double npu_slice(double v, const v10_npu *npu) { return v ? v : (double)npu->slice_cycles; }
+static double npu_slice(double v, const v10_npu *npu) { return v != 0 ? v : (double)npu->slice_cycles; }
 
 static const v10_param_def full_params[] = {
     {.name = "v10-full.slice_cycles", .key = "slice_cycles", .type = V10_PARAM_U64,

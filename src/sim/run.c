@@ -96,7 +96,7 @@ static int check_events(v10_engine *e, void *ctx, v10_err *err)
                            c->estimate, events, (double)e->now / hz,
                            c->estimate / V10_EVENTS_PER_S / 60, V10_EVENTS_PER_S / 1e6,
                            c->budget);
-    e->check_at = 2 * e->check_at < c->budget ? 2 * e->check_at : (uint64_t)c->budget;
+    e->check_at = (double)(2 * e->check_at) < c->budget ? 2 * e->check_at : (uint64_t)c->budget;
     return 0;
 }
 

@@ -91,7 +91,7 @@ void v10_progress_step(v10_progress *p, size_t done)
     if (!p->enabled)
         return;
     double t = now_s(), every = p->enabled == 2 ? p->every_s : 0.1;
-    if (p->enabled == 2 && !p->last_draw)
+    if (p->enabled == 2 && p->last_draw == 0)
         p->last_draw = p->t0; /* lines: the first after every_s */
     if ((t - p->last_draw < every && done < p->total) || t - p->t0 < p->quiet_s)
         return;

@@ -503,7 +503,7 @@ static v10_llm_stream stream(const char *model, const char *npu_name, uint64_t s
 {
     v10_err err = {{0}};
     v10_llm_config c;
-    v10_llm_stream s;
+    v10_llm_stream s = {0}; /* fail_msg ends the test; clang cannot tell */
     if (v10_llm_preset(model, &c, &err) || v10_npu_preset(npu_name, npu, &err) ||
         v10_llm_stream_init(&s, &c, npu, share ? share : npu->vmem_bytes, max_batch, &err))
         fail_msg("%s", err.msg);
