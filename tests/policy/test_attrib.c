@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runcfg.h"
 #include "v10/sim.h"
 
 #define D "tests/data/engine/"
@@ -26,22 +27,13 @@ static void run(const char *policy, const char *a, const char *b, uint64_t reque
     static v10_tenant_spec ts[2];
     v10_run_config cfg;
     v10_err err;
-    v10_run_config_default(&cfg);
     size_t n = b ? 2 : 1;
     assert_int_equal(v10_tenant_spec_parse(a, &ts[0], &err), 0);
     if (b)
         assert_int_equal(v10_tenant_spec_parse(b, &ts[1], &err), 0);
-    snprintf(cfg.policy, sizeof cfg.policy, "%s", policy);
-    cfg.tenants = ts;
-    cfg.n_tenants = n;
-    cfg.requests = requests;
-    cfg.warmup = warmup;
+    runcfg(&cfg, policy, ts, n, requests, warmup);
     cfg.contention = contention;
-    cfg.check = 1;
-    int rc = v10_run(&cfg, res, &err);
-    if (rc)
-        fprintf(stderr, "%s\n", err.msg);
-    assert_int_equal(rc, 0);
+    assert_int_equal(runcfg_run(&cfg, res), 0);
 }
 
 static double win(const v10_run_result *r) { return (double)(r->window_end - r->window_start); }
@@ -250,20 +242,10 @@ static void run_many(const char *p, const v10_tenant_spec *ts, size_t n, uint64_
                      v10_trace *tr, int no_attr, v10_run_result *r)
 {
     v10_run_config cfg;
-    v10_err err;
-    v10_run_config_default(&cfg);
-    snprintf(cfg.policy, sizeof cfg.policy, "%s", p);
-    cfg.tenants = ts;
-    cfg.n_tenants = n;
-    cfg.requests = requests;
-    cfg.warmup = requests / 10;
-    cfg.check = 1;
+    runcfg(&cfg, p, ts, n, requests, requests / 10);
     cfg.trace = tr;
     cfg.no_attribution = no_attr;
-    int rc = v10_run(&cfg, r, &err);
-    if (rc)
-        fprintf(stderr, "%s: %s\n", p, err.msg);
-    assert_int_equal(rc, 0);
+    assert_int_equal(runcfg_run(&cfg, r), 0);
 }
 
 /* A tenant's time is charged three ways (docs/attribution.md): from the

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runcfg.h"
 #include "v10/sim.h"
 
 #define D "tests/data/engine/"
@@ -30,23 +31,14 @@ static void run(const char *policy, const char *const *specs, size_t n, uint64_t
     static v10_tenant_spec ts[8];
     v10_run_config cfg;
     v10_err err;
-    v10_run_config_default(&cfg);
+    runcfg(&cfg, policy, ts, n, requests, requests / 10);
     if (npu && npu[0] == '{')
         assert_int_equal(v10_npu_from_json(npu, "test", &cfg.npu, &err), 0);
     else if (npu)
         assert_int_equal(v10_npu_resolve(npu, &cfg.npu, &err), 0);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(v10_tenant_spec_parse(specs[i], &ts[i], &err), 0);
-    snprintf(cfg.policy, sizeof cfg.policy, "%s", policy);
-    cfg.tenants = ts;
-    cfg.n_tenants = n;
-    cfg.requests = requests;
-    cfg.warmup = requests / 10;
-    cfg.check = 1;
-    int rc = v10_run(&cfg, res, &err);
-    if (rc)
-        fprintf(stderr, "%s\n", err.msg);
-    assert_int_equal(rc, 0);
+    assert_int_equal(runcfg_run(&cfg, res), 0);
 }
 
 static int close_to(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }

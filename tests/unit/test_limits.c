@@ -16,6 +16,7 @@
 #include "v10/cost.h"
 #include "v10/fleet.h"
 #include "v10/model.h"
+#include "runcfg.h"
 #include "v10/sim.h"
 #include "v10/sweep.h"
 #include "v10/table.h"
@@ -39,13 +40,7 @@ static int run(const char *policy, const char *const *tenants, uint64_t requests
         if (v10_tenant_spec_parse(tenants[n], &ts[n], err))
             return -1;
     v10_run_config c;
-    v10_run_config_default(&c);
-    snprintf(c.policy, sizeof c.policy, "%s", policy);
-    c.tenants = ts;
-    c.n_tenants = n;
-    c.requests = requests;
-    c.warmup = 0;
-    c.check = 1;
+    runcfg(&c, policy, ts, n, requests, 0);
     return v10_run(&c, r, err);
 }
 
