@@ -18,7 +18,7 @@ ifeq ($(PGO),1)
 	@cmake -S . -B build-pgo -DCMAKE_BUILD_TYPE=RelWithDebInfo -DV10_WERROR=ON \
 	  -DV10_PGO=generate -DV10_PGO_DIR=$(PGO_DIR) >/dev/null
 	@cmake --build build-pgo -j $(JOBS) --target v10sim
-	@if [ ! build-pgo/counts/trained.stamp -nt build-pgo/v10sim ]; then \
+	@if [ ! $(PGO_DIR)/trained.stamp -nt build-pgo/v10sim ]; then \
 	  echo "pgo: training (tools/pgo-train.sh)"; rm -rf $(PGO_DIR) && \
 	  sh tools/pgo-train.sh build-pgo/v10sim && mkdir -p $(PGO_DIR) && \
 	  touch $(PGO_DIR)/trained.stamp; fi
