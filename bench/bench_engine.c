@@ -7,11 +7,13 @@
  * for calibrated isca23 workloads (pairs and the 16-tenant scalability point).
  * Not part of the test run.
  *
- * Usage: bench_engine [requests] [attribution]
+ * Usage: bench_engine [requests] [attribution|on|off] [case]
  * With "attribution", each run is timed three times with attribution on
  * and three times off (v10_run_config.no_attribution), alternating, and
  * the line gives both medians and their ratio: issue 27's budget (at most
- * 10% fewer events per second), measured within one binary.
+ * 10% fewer events per second), measured within one binary.  "on" and
+ * "off" run each case once with attribution on or off (for a profiler);
+ * `case` (its number in the table, from 1) runs that case alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,10 +59,10 @@ fail:
     exit(1);
 }
 
-static void bench(const bench_case *c)
+static void bench(const bench_case *c, int no_attr)
 {
     v10_run_result r;
-    double evs = run_case(c, 0, &r);
+    double evs = run_case(c, no_attr, &r);
     printf("%-28s %-9s contention=%d  %8llu events (estimated x%.2f)  %7.3f s  %6.2f M "
            "events/s  STP %.3f\n",
            c->label, c->policy, c->contention, (unsigned long long)r.events,
@@ -101,9 +103,12 @@ int main(int argc, char **argv)
     /* BERT beside NCF: every BERT request is ~10^5 NCF requests (the
      * continuing load), so a few hundred BERT requests are 10^7+ events. */
     uint64_t requests = argc > 1 ? strtoull(argv[1], NULL, 10) : 200;
-    int attribution = argc > 2 && !strcmp(argv[2], "attribution");
-    if (!requests || (argc > 2 && !attribution)) {
-        fprintf(stderr, "usage: bench_engine [requests] [attribution]\n");
+    const char *mode = argc > 2 ? argv[2] : "on";
+    int attribution = !strcmp(mode, "attribution"), off = !strcmp(mode, "off");
+    unsigned long only = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
+    if (!requests || argc > 4 || (argc > 3 && !only) ||
+        (!attribution && !off && strcmp(mode, "on"))) {
+        fprintf(stderr, "usage: bench_engine [requests] [attribution|on|off] [case]\n");
         return 2;
     }
     static const char *const two[] = {"bert", "ncf"};
@@ -138,8 +143,19 @@ int main(int argc, char **argv)
         {"isca23 dlrm+resnet50", "v10-isca23", isca_dlrm, 2, 10 * requests, "v10-full", 1},
         {"16 isca23, v10-isca23-4x", "v10-isca23-4x", sixteen, 16, 3, "v10-full", 1},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
-        (attribution ? bench_attribution : bench)(&cases[k]);
+    size_t n_cases = sizeof cases / sizeof *cases;
+    if (only > n_cases) {
+        fprintf(stderr, "bench_engine: case %lu: there are %zu cases\n", only, n_cases);
+        return 2;
+    }
+    for (size_t k = 0; k < n_cases; k++) {
+        if (only && k + 1 != only)
+            continue;
+        if (attribution)
+            bench_attribution(&cases[k]);
+        else
+            bench(&cases[k], off);
+    }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("peak RSS: %.1f MiB\n", (double)ru.ru_maxrss / 1024.0);

@@ -15,6 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The tenants executing on an FU of type ty, and those whose context one
+ * switches (saves or restores). */
+static uint64_t held(const v10_engine *e, int ty) { return e->attr_fus[V10P_FU_BUSY][ty]; }
+static uint64_t switching(const v10_engine *e, int ty)
+{
+    return e->attr_fus[V10P_FU_SWITCH][ty] | e->attr_fus[V10P_FU_RESTORE][ty];
+}
+
 /* The first partner tenant i loses its time to now, or -1 (the trace's
  * label: partners share a state's time equally). */
 static int main_partner(const v10_engine *e, int i)
@@ -316,31 +324,30 @@ static inline void wait_leave(v10_engine *e, int i)
 /* ---- tallies (attr_tally, docs/attribution.md) --------------------------------- */
 
 /* The fields of a tally key, ENG_TALLY_TENANTS bits each (bit i: tenant
- * i), from the lowest: the masks a tenant's state is read from
- * (ready_state and the RUNNING rule of refresh_one), then one bit per type
- * for a free FU. */
-enum { K_READY_SA, K_READY_VU, K_RUNNING, K_HELD_SA, K_HELD_VU, K_SW_SA, K_SW_VU, K_PREEMPTED,
-       K_MASKS };
+ * i), from the lowest: the FUs' (tally_fus: each FU state's tenants by
+ * type, the FREE fields unused), then the masks a tenant's state is read
+ * from (ready_state and the RUNNING rule of refresh_one), then one bit per
+ * type for a free FU. */
+enum { K_FUS = (V10P_FU_RESTORE + 1) * V10_FU_TYPES, K_READY_SA = K_FUS, K_READY_VU, K_RUNNING,
+       K_PREEMPTED, K_MASKS };
 #define K_BITS ENG_TALLY_TENANTS
+#define K_FU(s, ty) ((s) * V10_FU_TYPES + (ty))
 _Static_assert(K_MASKS * K_BITS + V10_FU_TYPES <= 64, "a key fits in 64 bits");
 
 /*
  * The configuration now, as far as any tenant's state and partners depend
  * on it: the ready and running tenants, each type's executing and
- * switching tenants and whether one of its FUs is free, and which ready
- * tenants were preempted.  A RUNNING tenant restores its context iff it
- * executes on no FU (its FU is in FU_RESTORE, or else in FU_BUSY and its
- * bit is in the type's held mask: eng_attr_fu).  Shifts by constants: this
- * runs at every event.
+ * switching tenants (tally_fus, kept by fu_set_state) and whether one of
+ * its FUs is free, and which ready tenants were preempted.  A RUNNING
+ * tenant restores its context iff it executes on no FU.  Shifts by
+ * constants: this runs at most events.
  */
 static uint64_t tally_key(const v10_engine *e)
 {
     uint64_t pre = e->attr_preempted & (e->ready[V10_FU_SA] | e->ready[V10_FU_VU]);
-    return e->ready[V10_FU_SA] << K_READY_SA * K_BITS | e->ready[V10_FU_VU] << K_READY_VU * K_BITS |
-           e->running << K_RUNNING * K_BITS | e->attr_held[V10_FU_SA] << K_HELD_SA * K_BITS |
-           e->attr_held[V10_FU_VU] << K_HELD_VU * K_BITS |
-           e->attr_switching[V10_FU_SA] << K_SW_SA * K_BITS |
-           e->attr_switching[V10_FU_VU] << K_SW_VU * K_BITS | pre << K_PREEMPTED * K_BITS |
+    return e->tally_fus | e->ready[V10_FU_SA] << K_READY_SA * K_BITS |
+           e->ready[V10_FU_VU] << K_READY_VU * K_BITS | e->running << K_RUNNING * K_BITS |
+           pre << K_PREEMPTED * K_BITS |
            (uint64_t)(e->n_free[V10_FU_SA] > 0) << (K_MASKS * K_BITS + V10_FU_SA) |
            (uint64_t)(e->n_free[V10_FU_VU] > 0) << (K_MASKS * K_BITS + V10_FU_VU);
 }
@@ -353,18 +360,22 @@ static void tally_charge(v10_engine *e, uint64_t key, uint64_t cycles)
     uint64_t f[K_MASKS];
     for (int k = 0; k < K_MASKS; k++)
         f[k] = key >> (k * K_BITS) & ((1u << K_BITS) - 1);
-    uint64_t free = key >> (K_MASKS * K_BITS), sw_all = f[K_SW_SA] | f[K_SW_VU];
+    uint64_t held[V10_FU_TYPES], sw[V10_FU_TYPES];
+    for (int ty = 0; ty < V10_FU_TYPES; ty++) {
+        held[ty] = f[K_FU(V10P_FU_BUSY, ty)];
+        sw[ty] = f[K_FU(V10P_FU_SWITCH, ty)] | f[K_FU(V10P_FU_RESTORE, ty)];
+    }
+    uint64_t free = key >> (K_MASKS * K_BITS), sw_all = sw[V10_FU_SA] | sw[V10_FU_VU];
     double dt = (double)cycles;
     for (unsigned i = 0; i < n; i++) {
         uint64_t me = 1ull << i, partners = 0;
         int st;
         if (f[K_RUNNING] & me) {
-            st = (f[K_HELD_SA] | f[K_HELD_VU]) & me ? V10_ATTR_EXEC : V10_ATTR_SWITCH;
+            st = (held[V10_FU_SA] | held[V10_FU_VU]) & me ? V10_ATTR_EXEC : V10_ATTR_SWITCH;
         } else if ((f[K_READY_SA] | f[K_READY_VU]) & me) {
             int ty = f[K_READY_SA] & me ? V10_FU_SA : V10_FU_VU;
             eng_fu_sum s = {.free = (int)(free >> ty & 1),
-                            .held = f[ty == V10_FU_SA ? K_HELD_SA : K_HELD_VU],
-                            .switching = f[ty == V10_FU_SA ? K_SW_SA : K_SW_VU]};
+                            .held = held[ty], .switching = sw[ty]};
             st = ready_state((int)i, ty, (f[K_PREEMPTED] & me) != 0, &s, f[K_RUNNING], sw_all,
                              &partners);
         } else {
@@ -470,39 +481,29 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
 }
 
 /*
- * With tallies (attr_tally), closes the configuration's stretch when the
- * configuration changed.  Otherwise reclassifies the tenants marked dirty
- * and follows each FU type's summary: when it changed since the last call,
- * the type's shared wait moves (attr_lazy), or else every tenant waiting
- * for the type is reclassified (a waiting tenant's state depends only on
- * the summary, on the running tenants and on the contexts being switched).
- * Called after every event: most change no summary, and cost a few
- * compares.
+ * Reclassifies the tenants marked dirty and follows each FU type's
+ * summary: when it changed since the last call, the type's shared wait
+ * moves (attr_lazy), or else every tenant waiting for the type is
+ * reclassified (a waiting tenant's state depends only on the summary, on
+ * the running tenants and on the contexts being switched).  Out of line:
+ * the tallies' events do not pay for its registers.
  */
-void eng_attr_refresh(v10_engine *e)
+static void __attribute__((noinline)) refresh_intervals(v10_engine *e)
 {
-    if (e->attr_off)
-        return;
-    if (e->attr_tally) {
-        uint64_t key = tally_key(e);
-        if (key != e->tally_key)
-            tally_move(e, key);
-        return;
-    }
     eng_fu_sum *seen = e->attr_seen;
-    uint64_t sw_all = e->attr_switching[V10_FU_SA] | e->attr_switching[V10_FU_VU];
+    uint64_t sw_all = switching(e, V10_FU_SA) | switching(e, V10_FU_VU);
     uint64_t moved = e->running ^ e->attr_seen_running;
     moved |= sw_all ^ (seen[V10_FU_SA].switching | seen[V10_FU_VU].switching);
     for (int ty = 0; ty < V10_FU_TYPES; ty++) {
         eng_fu_sum *x = &seen[ty];
         int free = e->n_free[ty] > 0;
-        if (!moved && !e->attr_owned && free == x->free && e->attr_held[ty] == x->held &&
-            e->attr_switching[ty] == x->switching)
+        if (!moved && !e->attr_owned && free == x->free && held(e, ty) == x->held &&
+            switching(e, ty) == x->switching)
             continue;
         x->free = free;
         x->owned = e->attr_owned;
-        x->held = e->attr_held[ty];
-        x->switching = e->attr_switching[ty];
+        x->held = held(e, ty);
+        x->switching = switching(e, ty);
         if (e->wait[ty].joined) {
             wait_move(e, ty, x, sw_all);
         } else { /* every waiter is charged interval by interval */
@@ -511,8 +512,29 @@ void eng_attr_refresh(v10_engine *e)
         }
     }
     e->attr_seen_running = e->running;
-    for (uint64_t m = e->attr_dirty; m; m &= m - 1)
+    int nt = e->n_tenants;
+    for (uint64_t m = e->attr_dirty & (nt < 64 ? (1ull << nt) - 1 : ~0ull); m; m &= m - 1)
         refresh_one(e, __builtin_ctzll(m), seen, sw_all);
+    e->attr_dirty = 0;
+}
+
+/*
+ * After every event.  With tallies (attr_tally), closes the
+ * configuration's stretch when the configuration changed, which it can
+ * only where attr_dirty is marked; otherwise refresh_intervals.  Most
+ * events change no summary, and cost a few compares.
+ */
+void eng_attr_refresh(v10_engine *e)
+{
+    if (e->attr_off || !e->attr_dirty)
+        return;
+    if (!e->attr_tally) {
+        refresh_intervals(e);
+        return;
+    }
+    uint64_t key = tally_key(e);
+    if (key != e->tally_key)
+        tally_move(e, key);
     e->attr_dirty = 0;
 }
 
@@ -531,7 +553,10 @@ void eng_attr_start(v10_engine *e)
         ops |= e->tenants[i].op_attr != NULL;
     e->attr_tally = !e->attr_owned && !e->trace && !ops && e->n_tenants <= ENG_TALLY_TENANTS;
     e->attr_lazy = !e->attr_owned && !e->trace;
-    if (e->attr_tally) {
+    if (e->attr_tally) { /* from the masks, kept until now */
+        for (int st = V10P_FU_BUSY; st <= V10P_FU_RESTORE; st++)
+            for (int ty = 0; ty < V10_FU_TYPES; ty++)
+                e->tally_fus |= e->attr_fus[st][ty] << K_FU(st, ty) * K_BITS;
         e->tally_key = tally_key(e);
         e->tally_since = e->now;
         return;

@@ -124,6 +124,32 @@ void eng_check_state(const v10_engine *e)
                  e->n_free[0], e->n_free[1]);
         check_fail(e, msg);
     }
+    /* Attribution's masks (eng_attr_fu_bit): each FU state's tenants, by
+     * type, or the tallies' word of them. */
+    uint64_t fus[V10P_FU_RESTORE + 1][V10_FU_TYPES] = {{0}}, tally_fus = 0;
+    for (int f = 0; f < e->n_fus; f++) {
+        const fu *u = &e->fus[f];
+        int who = u->state == V10P_FU_FREE ? -1 : eng_switch_tenant(u, u->state);
+        if (who < 0)
+            continue;
+        fus[u->state][u->type] |= 1ull << who;
+        tally_fus |= 1ull << (((int)u->state * V10_FU_TYPES + (int)u->type) * ENG_TALLY_TENANTS +
+                              who);
+    }
+    for (int st = V10P_FU_BUSY; st <= V10P_FU_RESTORE && !e->attr_off && !e->attr_tally; st++)
+        for (int ty = 0; ty < V10_FU_TYPES; ty++)
+            if (fus[st][ty] != e->attr_fus[st][ty]) {
+                snprintf(msg, sizeof msg, "attribution's mask of FU state %d, type %d is "
+                         "%#llx, the FUs' %#llx", st, ty,
+                         (unsigned long long)e->attr_fus[st][ty],
+                         (unsigned long long)fus[st][ty]);
+                check_fail(e, msg);
+            }
+    if (e->attr_tally && tally_fus != e->tally_fus) {
+        snprintf(msg, sizeof msg, "the tallies' FU word is %#llx, the FUs' %#llx",
+                 (unsigned long long)e->tally_fus, (unsigned long long)tally_fus);
+        check_fail(e, msg);
+    }
     for (int f = 0; f < e->n_fus; f++)
         if ((e->fus[f].state == V10P_FU_FREE) !=
             !!(e->free_fus[eng_fu_word(f)] & eng_fu_bit(f))) {

@@ -289,7 +289,9 @@ struct v10_engine {
      * part lost to tenant j; *_base the same when the window opened.  The
      * per-operator counters (op_attr) follow the same rule.  attr_dirty:
      * tenants whose state may have changed this event (eng_attr_refresh
-     * reclassifies); hbm_since: when the HBM rates or the busy FUs last
+     * reclassifies), and bit 63 if an FU without a tenant changed state
+     * (tenant 63's only with 64 tenants: refreshing a tenant is
+     * idempotent); nonzero after any change attribution reads; hbm_since: when the HBM rates or the busy FUs last
      * changed (eng_attr_hbm_settle). */
     double *attr, *attr_lost, *attr_base, *attr_lost_base;
     uint64_t attr_dirty;
@@ -297,9 +299,12 @@ struct v10_engine {
     int attr_window;            /* the *_base counters are taken */
     int attr_off;               /* cfg->no_attribution: nothing is counted */
     int attr_owned;             /* some FU is a partition (spatial) */
-    /* By FU type, kept by fu_set_state (eng_attr_fu): the tenants executing
-     * on one (held) and those whose context one saves or restores. */
-    uint64_t attr_held[V10_FU_TYPES], attr_switching[V10_FU_TYPES];
+    /* By FU state and type, kept by fu_set_state (eng_attr_fu): the
+     * tenants executing on one (BUSY), whose context one saves (SWITCH, its
+     * switch_tenant) or restores (RESTORE); the FREE row is unused.  held
+     * and switching (attrib.c) read them; --check verifies them.  Not kept
+     * with attribution off, nor with tallies (tally_fus instead). */
+    uint64_t attr_fus[V10P_FU_RESTORE + 1][V10_FU_TYPES];
     /* The tenants whose current operator was preempted and has not run
      * since (any preemption model; fu.c keeps it). */
     uint64_t attr_preempted;
@@ -319,6 +324,11 @@ struct v10_engine {
      * a_state and the shared waits are unused. */
     int attr_tally;
     uint64_t tally_key, tally_since;
+    /* The FUs' part of the configuration, kept by fu_set_state instead of
+     * attr_fus (eng_attr_fu_bit): bit (s * V10_FU_TYPES + type) *
+     * ENG_TALLY_TENANTS + i for tenant i on an FU of that type in state s
+     * (as attr_fus; the FREE bits are unused). */
+    uint64_t tally_fus;
     int tally_used;
     eng_tally tally[ENG_TALLY_SLOTS];
     eng_energy en;              /* energy accounts (energy.c) */
@@ -560,23 +570,28 @@ static inline void eng_attr_hbm(v10_engine *e)
     if (e->contended && e->now != e->hbm_since && !e->attr_off)
         eng_attr_hbm_settle(e);
 }
-/* FU u leaves (in = 0) or enters (in = 1) its state (fu.c): its tenant's
- * state may change, and the waiting tenants' if the FUs' summary does
- * (eng_attr_refresh).  A switching FU's switch_tenant is set before. */
-static inline void eng_attr_fu(v10_engine *e, const fu *u, int in)
+/* Tenant `who` (none: -1) leaves (in = 0) or enters (in = 1) FU state s
+ * on an FU of type ty (fu.c): attribution's masks of the FUs, attr_fus or
+ * with tallies tally_fus.  A switching FU's switch_tenant is set before. */
+static inline void eng_attr_fu_bit(v10_engine *e, v10p_fstate s, int ty, int who, int in)
 {
-    if (e->attr_off) /* only attribution reads these masks */
+    uint64_t bit, *m;
+    if (e->attr_tally) {
+        bit = (uint64_t)(who >= 0) << (((int)s * V10_FU_TYPES + ty) * ENG_TALLY_TENANTS + who);
+        m = &e->tally_fus;
+    } else if (!e->attr_off) {
+        bit = who >= 0 ? 1ull << who : 0;
+        m = &e->attr_fus[s][ty];
+    } else {
         return;
-    uint64_t bit = 0, *m = NULL;
-    if (u->state == V10P_FU_BUSY)
-        bit = 1ull << u->tenant, m = &e->attr_held[u->type];
-    else if (u->state == V10P_FU_RESTORE)
-        bit = 1ull << u->tenant, m = &e->attr_switching[u->type];
-    else if (u->state == V10P_FU_SWITCH && u->switch_tenant >= 0)
-        bit = 1ull << u->switch_tenant, m = &e->attr_switching[u->type];
-    if (m)
-        *m = in ? *m | bit : *m & ~bit;
-    e->attr_dirty |= u->tenant >= 0 ? 1ull << u->tenant : 0;
+    }
+    *m = in ? *m | bit : *m & ~bit;
+}
+/* The tenant whose context FU u switches in state s, SWITCH or RESTORE:
+ * switch_tenant for a save (none: a hold), its tenant for a restore. */
+static inline int eng_switch_tenant(const fu *u, v10p_fstate s)
+{
+    return s == V10P_FU_SWITCH ? u->switch_tenant : u->tenant;
 }
 /* --check (check.c): aborts naming the broken invariant. */
 void eng_check_state(const v10_engine *e);

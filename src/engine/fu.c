@@ -29,6 +29,22 @@ static void fu_clock(v10_engine *e, fu *u)
     }
 }
 
+/* FU f leaves context switch state s (SWITCH or RESTORE): the context's
+ * tenant leaves attribution's mask of the state unless another FU of the
+ * type switches the same context (a gang's FUs end their switches in one
+ * event each). */
+static void attr_switch_left(v10_engine *e, int f, v10p_fstate s)
+{
+    const fu *u = &e->fus[f];
+    int who = eng_switch_tenant(u, s);
+    for (int g = 0; g < e->n_fus && who >= 0; g++) {
+        const fu *v = &e->fus[g];
+        if (g != f && v->state == s && v->type == u->type && eng_switch_tenant(v, s) == who)
+            return;
+    }
+    eng_attr_fu_bit(e, s, u->type, who, 0);
+}
+
 /* FU f moves to state st: the one place FU states change, so that e->busy
  * stays the ascending list of busy FUs (rates.c and the loop's clock walk
  * it instead of every FU), busy_by_type counts them, n_switching counts
@@ -46,7 +62,8 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
         eng_attr_hbm(e); /* the HBM losses while these FUs were busy */
     eng_energy_leave(e, f);
     fu_clock(e, u);
-    eng_attr_fu(e, u, 0);
+    /* Attribution's masks (eng_attr_fu_bit) are kept in each state's
+     * branch (a BUSY FU has a tenant). */
     if (was == V10P_FU_FREE) {
         e->n_free[u->type]--;
         e->free_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
@@ -57,8 +74,10 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
         for (e->n_busy--; i < e->n_busy; i++)
             e->busy[i] = e->busy[i + 1];
         e->busy_by_type[u->type]--;
-    } else if (was != V10P_FU_FREE) {
+        eng_attr_fu_bit(e, V10P_FU_BUSY, u->type, u->tenant, 0);
+    } else {
         e->n_switching--;
+        attr_switch_left(e, f, was);
     }
     if (st == V10P_FU_FREE) {
         e->n_free[u->type]++;
@@ -69,11 +88,15 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
             e->busy[i] = e->busy[i - 1];
         e->busy[i] = f;
         e->busy_by_type[u->type]++;
-    } else if (st != V10P_FU_FREE) {
+        eng_attr_fu_bit(e, V10P_FU_BUSY, u->type, u->tenant, 1);
+    } else {
         e->n_switching++;
+        eng_attr_fu_bit(e, st, u->type, eng_switch_tenant(u, st), 1);
     }
     u->state = st;
-    eng_attr_fu(e, u, 1);
+    /* Its tenant's state may change, and the waiting tenants' if the FUs'
+     * summary does (eng_attr_refresh); without a tenant (-1), bit 63. */
+    e->attr_dirty |= 1ull << (u->tenant & 63);
 }
 
 void eng_settle_clocks(v10_engine *e)
