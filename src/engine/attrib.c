@@ -496,6 +496,10 @@ static void __attribute__((noinline)) refresh_intervals(v10_engine *e)
     moved |= sw_all ^ (seen[V10_FU_SA].switching | seen[V10_FU_VU].switching);
     for (int ty = 0; ty < V10_FU_TYPES; ty++) {
         eng_fu_sum *x = &seen[ty];
+        if (!e->ready[ty]) { /* nobody waits (nor is in the wait): none reads it */
+            x->free = -1;    /* taken anew, and the wait marked stale, when one does */
+            continue;
+        }
         int free = e->n_free[ty] > 0;
         if (!moved && !e->attr_owned && free == x->free && held(e, ty) == x->held &&
             switching(e, ty) == x->switching)
