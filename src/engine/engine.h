@@ -290,16 +290,18 @@ struct v10_engine {
      * per-operator counters (op_attr) follow the same rule.  attr_dirty:
      * tenants whose state may have changed this event (eng_attr_refresh
      * reclassifies), and bit 63 if an FU without a tenant changed state
-     * (tenant 63's only with 64 tenants: refreshing a tenant is
-     * idempotent); nonzero after any change attribution reads; hbm_since: when the HBM rates or the busy FUs last
-     * changed (eng_attr_hbm_settle). */
+     * (with 64 tenants, tenant 63's: refreshing a tenant whose state did
+     * not change charges nothing new, though a lone waiter may join its
+     * type's wait sooner); nonzero after any change attribution reads.
+     * hbm_since: when the HBM rates or the busy FUs last changed
+     * (eng_attr_hbm_settle). */
     double *attr, *attr_lost, *attr_base, *attr_lost_base;
     uint64_t attr_dirty;
     uint64_t hbm_since;
     int attr_window;            /* the *_base counters are taken */
     int attr_off;               /* cfg->no_attribution: nothing is counted */
     int attr_owned;             /* some FU is a partition (spatial) */
-    /* By FU state and type, kept by fu_set_state (eng_attr_fu): the
+    /* By FU state and type, kept by fu_set_state (eng_attr_fu_bit): the
      * tenants executing on one (BUSY), whose context one saves (SWITCH, its
      * switch_tenant) or restores (RESTORE); the FREE row is unused.  held
      * and switching (attrib.c) read them; --check verifies them.  Not kept
