@@ -328,10 +328,10 @@ static inline void wait_leave(v10_engine *e, int i)
  * type, the FREE fields unused), then the masks a tenant's state is read
  * from (ready_state and the RUNNING rule of refresh_one), then one bit per
  * type for a free FU. */
-enum { K_FUS = (V10P_FU_RESTORE + 1) * V10_FU_TYPES, K_READY_SA = K_FUS, K_READY_VU, K_RUNNING,
+enum { K_FUS = (V10P_FU_RESTORE + 1) * V10_FU_TYPES, /* eng_tally_fu_field's */
+       K_READY_SA = K_FUS, K_READY_VU, K_RUNNING,
        K_PREEMPTED, K_MASKS };
 #define K_BITS ENG_TALLY_TENANTS
-#define K_FU(s, ty) ((s) * V10_FU_TYPES + (ty))
 _Static_assert(K_MASKS * K_BITS + V10_FU_TYPES <= 64, "a key fits in 64 bits");
 
 /*
@@ -362,8 +362,9 @@ static void tally_charge(v10_engine *e, uint64_t key, uint64_t cycles)
         f[k] = key >> (k * K_BITS) & ((1u << K_BITS) - 1);
     uint64_t held[V10_FU_TYPES], sw[V10_FU_TYPES];
     for (int ty = 0; ty < V10_FU_TYPES; ty++) {
-        held[ty] = f[K_FU(V10P_FU_BUSY, ty)];
-        sw[ty] = f[K_FU(V10P_FU_SWITCH, ty)] | f[K_FU(V10P_FU_RESTORE, ty)];
+        held[ty] = f[eng_tally_fu_field(V10P_FU_BUSY, ty)];
+        sw[ty] = f[eng_tally_fu_field(V10P_FU_SWITCH, ty)] |
+                 f[eng_tally_fu_field(V10P_FU_RESTORE, ty)];
     }
     uint64_t free = key >> (K_MASKS * K_BITS), sw_all = sw[V10_FU_SA] | sw[V10_FU_VU];
     double dt = (double)cycles;
@@ -557,10 +558,8 @@ void eng_attr_start(v10_engine *e)
         ops |= e->tenants[i].op_attr != NULL;
     e->attr_tally = !e->attr_owned && !e->trace && !ops && e->n_tenants <= ENG_TALLY_TENANTS;
     e->attr_lazy = !e->attr_owned && !e->trace;
-    if (e->attr_tally) { /* from the masks, kept until now */
-        for (int st = V10P_FU_BUSY; st <= V10P_FU_RESTORE; st++)
-            for (int ty = 0; ty < V10_FU_TYPES; ty++)
-                e->tally_fus |= e->attr_fus[st][ty] << K_FU(st, ty) * K_BITS;
+    if (e->attr_tally) {
+        e->tally_fus = eng_tally_fus_of(e->attr_fus); /* the masks, kept until now */
         e->tally_key = tally_key(e);
         e->tally_since = e->now;
         return;

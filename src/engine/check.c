@@ -126,16 +126,14 @@ void eng_check_state(const v10_engine *e)
     }
     /* Attribution's masks (eng_attr_fu_bit): each FU state's tenants, by
      * type, or the tallies' word of them. */
-    uint64_t fus[V10P_FU_RESTORE + 1][V10_FU_TYPES] = {{0}}, tally_fus = 0;
+    uint64_t fus[V10P_FU_RESTORE + 1][V10_FU_TYPES] = {{0}};
     for (int f = 0; f < e->n_fus; f++) {
         const fu *u = &e->fus[f];
         int who = u->state == V10P_FU_FREE ? -1 : eng_switch_tenant(u, u->state);
-        if (who < 0)
-            continue;
-        fus[u->state][u->type] |= 1ull << who;
-        tally_fus |= 1ull << (((int)u->state * V10_FU_TYPES + (int)u->type) * ENG_TALLY_TENANTS +
-                              who);
+        if (who >= 0)
+            fus[u->state][u->type] |= 1ull << who;
     }
+    uint64_t tally_fus = eng_tally_fus_of(fus);
     for (int st = V10P_FU_BUSY; st <= V10P_FU_RESTORE && !e->attr_off && !e->attr_tally; st++)
         for (int ty = 0; ty < V10_FU_TYPES; ty++)
             if (fus[st][ty] != e->attr_fus[st][ty]) {

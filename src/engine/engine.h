@@ -327,7 +327,7 @@ struct v10_engine {
     int attr_tally;
     uint64_t tally_key, tally_since;
     /* The FUs' part of the configuration, kept by fu_set_state instead of
-     * attr_fus (eng_attr_fu_bit): bit (s * V10_FU_TYPES + type) *
+     * attr_fus (eng_attr_fu_bit): bit eng_tally_fu_field(s, type) *
      * ENG_TALLY_TENANTS + i for tenant i on an FU of that type in state s
      * (as attr_fus; the FREE bits are unused). */
     uint64_t tally_fus;
@@ -572,6 +572,18 @@ static inline void eng_attr_hbm(v10_engine *e)
     if (e->contended && e->now != e->hbm_since && !e->attr_off)
         eng_attr_hbm_settle(e);
 }
+/* The tallies' field of FU state s and type ty (tally_fus, attrib.c's
+ * key): tenant i's bit is this times ENG_TALLY_TENANTS, plus i. */
+static inline int eng_tally_fu_field(int s, int ty) { return s * V10_FU_TYPES + ty; }
+/* tally_fus for the masks m by FU state and type (attr_fus's layout). */
+static inline uint64_t eng_tally_fus_of(uint64_t m[][V10_FU_TYPES])
+{
+    uint64_t w = 0;
+    for (int s = V10P_FU_BUSY; s <= V10P_FU_RESTORE; s++)
+        for (int ty = 0; ty < V10_FU_TYPES; ty++)
+            w |= m[s][ty] << eng_tally_fu_field(s, ty) * ENG_TALLY_TENANTS;
+    return w;
+}
 /* Tenant `who` (none: -1) leaves (in = 0) or enters (in = 1) FU state s
  * on an FU of type ty (fu.c): attribution's masks of the FUs, attr_fus or
  * with tallies tally_fus.  A switching FU's switch_tenant is set before. */
@@ -579,7 +591,7 @@ static inline void eng_attr_fu_bit(v10_engine *e, v10p_fstate s, int ty, int who
 {
     uint64_t bit, *m;
     if (e->attr_tally) {
-        bit = (uint64_t)(who >= 0) << (((int)s * V10_FU_TYPES + ty) * ENG_TALLY_TENANTS + who);
+        bit = (uint64_t)(who >= 0) << (eng_tally_fu_field((int)s, ty) * ENG_TALLY_TENANTS + who);
         m = &e->tally_fus;
     } else if (!e->attr_off) {
         bit = who >= 0 ? 1ull << who : 0;

@@ -37,7 +37,9 @@ static void attr_switch_left(v10_engine *e, int f, v10p_fstate s)
 {
     const fu *u = &e->fus[f];
     int who = eng_switch_tenant(u, s);
-    for (int g = 0; g < e->n_fus && who >= 0 && !e->attr_off; g++) {
+    if (who < 0 || e->attr_off)
+        return; /* a hold's switch, in no mask; or no masks */
+    for (int g = 0; g < e->n_fus; g++) {
         const fu *v = &e->fus[g];
         if (g != f && v->state == s && v->type == u->type && eng_switch_tenant(v, s) == who)
             return;
