@@ -39,6 +39,8 @@ int v10_colloc_pair_configs(v10_span *span, const v10_run_config *base, v10_tena
         *c = *base;
         c->requests = req;
         c->trace = NULL;
+        c->no_attribution = 1; /* nobody reads where the time went */
+        c->op_states = 0;
         c->tenants = pair;
         c->n_tenants = 2;
         snprintf(c->policy, sizeof c->policy, "%s", k ? "v10-full" : "pmt");

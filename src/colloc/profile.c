@@ -78,6 +78,7 @@ int v10_profile_config(const char *spec, const v10_npu *npu, v10_tenant_spec *ts
     cfg->n_tenants = 1;
     cfg->requests = 2;
     cfg->warmup = 0;
+    cfg->no_attribution = 1; /* a profile reads no state of the tenant's time */
     return 0;
 }
 

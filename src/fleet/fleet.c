@@ -354,6 +354,8 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
             v10_run_config *c = &cfgs[base_i + (size_t)pl * m + j];
             *c = o->base;
             c->trace = NULL;
+            c->no_attribution = 1; /* nobody reads where the time went */
+            c->op_states = 0;
             c->tenants = &t[off];
             size_t cnt = 0;
             for (size_t i = 0; i < n; i++)

@@ -124,6 +124,7 @@ static int config(const v10_llm_study *S, batch *b, size_t i, const char *npu, c
     c->warmup = 0; /* every request of the trace prefix counts */
     c->seed = S->opts.seed;
     c->contention = 1;
+    c->no_attribution = 1; /* the study reads latencies and busy time, not states */
     return 0;
 }
 
