@@ -214,7 +214,8 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
         add_num(j, "active_cycles", (double)t->active_cycles);
         add_num(j, "energy_j", t->energy_j);
         add_num(j, "energy_per_request_j", t->energy_per_request_j);
-        add_attribution(j, r, i);
+        if (!cfg->no_attribution) /* else nothing was counted */
+            add_attribution(j, r, i);
         if (t->llm)
             add_llm(j, t);
         v10_json_push(ts, j);
@@ -374,7 +375,7 @@ static int write_table(const v10_run_config *cfg, const v10_run_result *r, FILE 
         tenant_row(t, &r->tenants[i]);
     int rc = v10_tab_write(t, V10_FMT_TABLE, f);
     v10_tab_destroy(t);
-    if (!rc) {
+    if (!rc && !cfg->no_attribution) {
         fprintf(f, "\nwhere the time went (%% of the window; lost: to the other tenants, "
                    "most_to: the one it lost most to; docs/attribution.md)\n");
         t = v10_tab_create();

@@ -217,6 +217,7 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
                      : v10_param_put(&c->params, s->set[k].param, v->valuedouble, err);
             break;
         case K_CONTENTION: c->contention = cJSON_IsTrue(v); break;
+        case K_ATTRIBUTION: c->no_attribution = !cJSON_IsTrue(v); break;
         case K_REQUESTS: c->requests = (uint64_t)v->valuedouble; break;
         case K_WARMUP: c->warmup = (uint64_t)v->valuedouble; warm_set = 1; break;
         case K_SEED: c->seed = (uint64_t)v->valuedouble; break;

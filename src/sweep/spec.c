@@ -15,7 +15,8 @@
 /* The fixed keys by kind; "npu.FIELD" and the policy parameters are
  * matched by their own rules (key_kind). */
 static const char *const key_names[] = {
-    "mix", "priority", "npu", NULL, "policy", NULL, "contention", "requests", "warmup", "seed",
+    "mix", "priority", "npu", NULL, "policy", NULL, "contention", "attribution", "requests",
+    "warmup", "seed",
 };
 #define N_KINDS (sizeof key_names / sizeof key_names[0])
 _Static_assert(N_KINDS == K_SEED + 1, "one name per kind");
@@ -298,6 +299,7 @@ static int check_value(vctx *v, const sweep_setting *s, const char *path, const 
         return 0;
     case K_PARAM: return check_param(v, s->param, path, j);
     case K_CONTENTION:
+    case K_ATTRIBUTION:
         if (!cJSON_IsBool(j))
             return bad(v, path, "expected %s", "true or false");
         return 0;
@@ -386,7 +388,8 @@ static int collect(vctx *v, v10_sweep *s, const cJSON *obj, int is_axis)
             return v10_err_set(v->err,
                                "%s: %s.%s: unknown key (expected mix, priority, npu, npu.FIELD, "
                                "policy, a policy parameter such as pmt.slice_us (see 'v10sim "
-                               "policies --params'), contention, requests, warmup or seed)",
+                               "policies --params'), contention, attribution, requests, warmup or "
+                               "seed)",
                                v->origin, sec, c->string);
         for (size_t i = 0; i < s->n_set; i++)
             if (!strcmp(s->set[i].key, c->string) || (param && s->set[i].param == param))

@@ -22,7 +22,7 @@
  * points.c crosses each only with the policies that read it. */
 typedef enum sweep_kind {
     K_MIX = 0, K_PRIORITY, K_NPU, K_NPU_FIELD, K_POLICY, K_PARAM, K_CONTENTION,
-    K_REQUESTS, K_WARMUP, K_SEED,
+    K_ATTRIBUTION, K_REQUESTS, K_WARMUP, K_SEED,
 } sweep_kind;
 
 #define SWEEP_SETTINGS_MAX 64

@@ -146,6 +146,63 @@ static void test_overrides(void **state)
     v10_sweep_destroy(s);
 }
 
+/* "attribution": false runs the point without counting where the time
+ * went (docs/attribution.md): its row carries no states, and every other
+ * figure is the default's, to the byte. */
+static void test_attribution_setting(void **state)
+{
+    (void)state;
+    const char *fmt = "{\"axes\": {\"policy\": [\"v10-full\"]%s},"
+                      " \"fixed\": {\"mix\": [\"tests/data/engine/sa_vu.csv\", \"ncf\"],"
+                      " \"requests\": 4}}";
+    char text[2][512];
+    snprintf(text[0], sizeof text[0], fmt, "");
+    snprintf(text[1], sizeof text[1], fmt, ", \"attribution\": [true, false]");
+    v10_sweep *a = parse_ok(text[0]), *b = parse_ok(text[1]);
+    assert_int_equal(v10_sweep_points(b), 2);
+    v10_sweep_point p;
+    v10_err err;
+    assert_int_equal(v10_sweep_point_get(a, 0, &p, &err), 0);
+    assert_int_equal(p.cfg.no_attribution, 0);
+    assert_int_equal(v10_sweep_point_get(b, 1, &p, &err), 0);
+    assert_int_equal(p.cfg.no_attribution, 1);
+    char *rows[3];
+    assert_int_equal(v10_sweep_run_point(a, 0, &rows[0], &err), 0);
+    assert_int_equal(v10_sweep_run_point(b, 0, &rows[1], &err), 0);
+    assert_int_equal(v10_sweep_run_point(b, 1, &rows[2], &err), 0);
+    cJSON *r[3];
+    for (int k = 0; k < 3; k++) {
+        r[k] = cJSON_Parse(rows[k]);
+        assert_non_null(r[k]);
+        cJSON_DeleteItemFromObjectCaseSensitive(r[k], "perf"); /* wall time */
+        cJSON_DeleteItemFromObjectCaseSensitive(r[k], "point");
+        cJSON_DeleteItemFromObjectCaseSensitive(r[k], "id");
+        cJSON_DeleteItemFromObjectCaseSensitive(r[k], "index");
+    }
+    assert_true(cJSON_Compare(r[0], r[1], 1)); /* true is the default */
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(r[2], "result"), "tenants");
+    assert_int_equal(cJSON_GetArraySize(ts), 2);
+    for (const cJSON *t = ts->child; t; t = t->next) {
+        assert_null(cJSON_GetObjectItemCaseSensitive(t, "states_cycles"));
+        assert_null(cJSON_GetObjectItemCaseSensitive(t, "lost_to"));
+    }
+    ts = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r[0], "result"),
+                                          "tenants");
+    for (cJSON *t = ts->child; t; t = t->next) {
+        assert_non_null(cJSON_GetObjectItemCaseSensitive(t, "states_cycles"));
+        cJSON_DeleteItemFromObjectCaseSensitive(t, "states_cycles");
+        cJSON_DeleteItemFromObjectCaseSensitive(t, "lost_to");
+    }
+    assert_true(cJSON_Compare(r[0], r[2], 1)); /* the rest, the same */
+    for (int k = 0; k < 3; k++) {
+        cJSON_Delete(r[k]);
+        free(rows[k]);
+    }
+    v10_sweep_destroy(a);
+    v10_sweep_destroy(b);
+}
+
 /* A parameter axis is crossed only with the policies that read it (issue
  * 12: pmt was run once per V10 slice, giving duplicate points). */
 static void test_param_axes_follow_policy(void **state)
@@ -270,6 +327,8 @@ static void test_malformed(void **state)
         {"{\"axes\": {\"mix\": [[\"ncf\"]], \"pmt.slize_us\": [500]}}",
          "axes.pmt.slize_us: unknown key"},
         {"{\"axes\": {\"mix\": [[\"ncf\"]], \"contention\": [1]}}", "axes.contention[0]"},
+        {"{\"axes\": {\"mix\": [[\"ncf\"]]}, \"fixed\": {\"attribution\": \"no\"}}",
+         "fixed.attribution"},
         {"{\"axes\": {\"mix\": [[\"ncf\"]], \"prema_drain_frac\": [-1]}}",
          "axes.prema_drain_frac[0]"},
         {"{\"axes\": {\"mix\": [[\"ncf\"]], \"seed\": [1]}, \"fixed\": {\"seed\": 2}}",
@@ -708,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_param_table_keys),
         cmocka_unit_test(test_canonical_hash),
         cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_attribution_setting),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_threads_equal),
         cmocka_unit_test(test_store_repair),
