@@ -126,6 +126,9 @@ static const char *const tenant_cols[][2] = {
     {"latency_us", "avg"}, {"latency_us", "p50"}, {"latency_us", "p95"},
     {"latency_us", "p99"}, {"slo_attainment", NULL}, {"preemptions", NULL},
 };
+/* Then per tenant where its time went (docs/attribution.md; empty cells with
+ * "attribution": false): tK_states_cycles_STATE for each state, and
+ * tK_lost_to_tJ for each other tenant J (the row's lost_to, by J's name). */
 #define N_OF(a) (sizeof a / sizeof a[0])
 
 static void cfg_cell(sbuf *b, const cJSON *point, const cJSON *cfg, const char *key)
@@ -173,12 +176,23 @@ static void csv_header(sbuf *b, const v10_sweep *s, size_t max_t)
                  metric_cols[k][1] ? metric_cols[k][1] : metric_cols[k][0]);
         sb_str(b, col);
     }
-    for (size_t t = 0; t < max_t; t++)
+    for (size_t t = 0; t < max_t; t++) {
         for (size_t k = 0; k < N_OF(tenant_cols); k++) {
             snprintf(col, sizeof col, ",t%zu_%s%s%s", t, tenant_cols[k][0],
                      tenant_cols[k][1] ? "_" : "", tenant_cols[k][1] ? tenant_cols[k][1] : "");
             sb_str(b, col);
         }
+        for (int k = 0; k < V10_ATTR_STATES; k++) {
+            snprintf(col, sizeof col, ",t%zu_states_cycles_%s", t,
+                     v10_attr_name((v10_attr_state)k));
+            sb_str(b, col);
+        }
+        for (size_t p = 0; p < max_t; p++)
+            if (p != t) {
+                snprintf(col, sizeof col, ",t%zu_lost_to_t%zu", t, p);
+                sb_str(b, col);
+            }
+    }
     sb_str(b, ",error\n");
 }
 
@@ -211,6 +225,19 @@ static void csv_row(sbuf *b, const v10_sweep *s, const cJSON *r, size_t max_t)
             sb_str(b, ",");
             if (tj)
                 sb_json_cell(b, path_get(tj, tenant_cols[k][0], tenant_cols[k][1]));
+        }
+        for (int k = 0; k < V10_ATTR_STATES; k++) {
+            sb_str(b, ",");
+            sb_json_cell(b, path_get(tj, "states_cycles", v10_attr_name((v10_attr_state)k)));
+        }
+        const cJSON *lost = path_get(tj, "lost_to", NULL);
+        for (size_t q = 0; q < max_t; q++) {
+            if (q == t)
+                continue;
+            sb_str(b, ",");
+            const cJSON *name = path_get(cJSON_GetArrayItem(ts, (int)q), "name", NULL);
+            if (lost && cJSON_IsString(name))
+                sb_json_cell(b, path_get(lost, name->valuestring, "total"));
         }
     }
     sb_str(b, ",");

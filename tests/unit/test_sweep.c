@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -459,6 +460,56 @@ static void run_into(const char *dir, const v10_sweep *s, int resume, int thread
     v10_sweep_store_close(st);
 }
 
+/* Field k (from 0) of a CSV line without quoted cells, as a number. */
+static double csv_field(const char *line, int k)
+{
+    for (; k > 0 && line; k--) {
+        line = strchr(line, ',');
+        line = line ? line + 1 : NULL;
+    }
+    assert_non_null(line);
+    return strtod(line, NULL);
+}
+
+/* The place of column `name` in the header line h (the first line of a CSV). */
+static int csv_col(const char *h, const char *name)
+{
+    int k = 0;
+    size_t n = strlen(name);
+    for (const char *p = h; *p && *p != '\n'; k++) {
+        if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\n'))
+            return k;
+        p += strcspn(p, ",\n");
+        p += *p == ',';
+    }
+    fail_msg("no column %s", name);
+    return -1;
+}
+
+/* Every row of results.csv carries where each tenant's time went: its
+ * states add up to the window (docs/attribution.md), and what it lost to
+ * its partner is in tK_lost_to_tJ. */
+static void check_csv_states(const char *csv, size_t rows)
+{
+    int win = csv_col(csv, "window_cycles"), lost = csv_col(csv, "t0_lost_to_t1");
+    int st[2];
+    st[0] = csv_col(csv, "t0_states_cycles_exec");
+    st[1] = csv_col(csv, "t1_states_cycles_exec");
+    assert_int_equal(csv_col(csv, "t0_states_cycles_idle"), st[0] + V10_ATTR_STATES - 1);
+    const char *line = strchr(csv, '\n') + 1;
+    for (size_t r = 0; r < rows; r++, line = strchr(line, '\n') + 1) {
+        double w = csv_field(line, win);
+        assert_true(w > 0);
+        for (int t = 0; t < 2; t++) {
+            double sum = 0;
+            for (int k = 0; k < V10_ATTR_STATES; k++)
+                sum += csv_field(line, st[t] + k);
+            assert_true(fabs(sum - w) <= 1);
+        }
+        assert_true(csv_field(line, lost) >= 0);
+    }
+}
+
 static void test_threads_equal(void **state)
 {
     (void)state;
@@ -471,6 +522,7 @@ static void test_threads_equal(void **state)
     char *c1 = file_text(d1, "results.csv"), *c3 = file_text(d3, "results.csv");
     assert_string_equal(c1, c3);
     assert_non_null(strstr(c1, "index,id,mix,priority,npu,policy"));
+    check_csv_states(c1, 12);
     /* Header plus one line per point. */
     size_t lines = 0;
     for (char *p = c1; *p; p++)
