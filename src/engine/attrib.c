@@ -524,6 +524,31 @@ static void __attribute__((noinline)) refresh_intervals(v10_engine *e)
 }
 
 /*
+ * Whether refresh_intervals would change nothing now but attr_seen_running:
+ * nobody waits for an FU (so every type's summary is set aside, as the
+ * last refresh left it: free = -1), and every tenant marked is executing
+ * as it was, out of any shared wait, charged to nobody: the tenant whose
+ * operator ended and whose next began at once, most events of a run with
+ * as many FUs of each type as tenants.  A few loads, against the whole
+ * interval rule's walk.
+ */
+static int nothing_moved(const v10_engine *e)
+{
+    if (e->ready[V10_FU_SA] | e->ready[V10_FU_VU] ||
+        (e->attr_seen[V10_FU_SA].free & e->attr_seen[V10_FU_VU].free) != -1)
+        return 0;
+    int nt = e->n_tenants;
+    for (uint64_t m = e->attr_dirty & (nt < 64 ? (1ull << nt) - 1 : ~0ull); m; m &= m - 1) {
+        const tenant *t = &e->tenants[__builtin_ctzll(m)];
+        if (t->state != V10P_RUNNING || t->a_state != V10_ATTR_EXEC || t->a_lazy ||
+            t->a_partners || e->fus[t->fu].state == V10P_FU_RESTORE ||
+            (t->op_attr && t->op != t->a_op))
+            return 0;
+    }
+    return 1;
+}
+
+/*
  * After every event.  With tallies (attr_tally), closes the
  * configuration's stretch when the configuration changed, which it can
  * only where attr_dirty is marked; otherwise refresh_intervals.  Most
@@ -534,7 +559,12 @@ void eng_attr_refresh(v10_engine *e)
     if (e->attr_off || !e->attr_dirty)
         return;
     if (!e->attr_tally) {
-        refresh_intervals(e);
+        if (nothing_moved(e)) {
+            e->attr_seen_running = e->running;
+            e->attr_dirty = 0;
+        } else {
+            refresh_intervals(e);
+        }
         return;
     }
     uint64_t key = tally_key(e);
