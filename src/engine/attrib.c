@@ -548,23 +548,31 @@ static int nothing_moved(const v10_engine *e)
     return 1;
 }
 
+/* The interval rule's refresh (both out of line: the tallies' events do
+ * not pay for them). */
+static void __attribute__((noinline)) refresh_untallied(v10_engine *e)
+{
+    if (nothing_moved(e)) {
+        e->attr_seen_running = e->running;
+        e->attr_dirty = 0;
+        return;
+    }
+    refresh_intervals(e);
+}
+
 /*
  * After every event.  With tallies (attr_tally), closes the
  * configuration's stretch when the configuration changed, which it can
- * only where attr_dirty is marked; otherwise refresh_intervals.  Most
- * events change no summary, and cost a few compares.
+ * only where attr_dirty is marked; otherwise the interval rule
+ * (refresh_untallied).  Most events change no summary, and cost a few
+ * compares.
  */
 void eng_attr_refresh(v10_engine *e)
 {
     if (e->attr_off || !e->attr_dirty)
         return;
     if (!e->attr_tally) {
-        if (nothing_moved(e)) {
-            e->attr_seen_running = e->running;
-            e->attr_dirty = 0;
-        } else {
-            refresh_intervals(e);
-        }
+        refresh_untallied(e);
         return;
     }
     uint64_t key = tally_key(e);
