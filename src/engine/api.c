@@ -142,7 +142,7 @@ uint64_t v10p_ready_mask(const v10_engine *e, v10_fu_type type) { return e->read
  * so the RUNNING set answers without walking the FUs. */
 uint64_t v10p_core_clear_mask(const v10_engine *e)
 {
-    uint64_t all = e->n_tenants < 64 ? (1ull << e->n_tenants) - 1 : ~0ull;
+    uint64_t all = eng_all_tenants(e);
     if (!e->running)
         return all;
     return e->running & (e->running - 1) ? 0 : e->running; /* one holder: only it */

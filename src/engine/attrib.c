@@ -429,6 +429,21 @@ static void tally_move(v10_engine *e, uint64_t key)
 
 /* ---- classification ----------------------------------------------------------- */
 
+/* The state of RUNNING tenant t: executing (its HBM losses:
+ * eng_attr_hbm_settle), or restoring its context. */
+static int running_state(const v10_engine *e, const tenant *t)
+{
+    return e->fus[t->fu].state == V10P_FU_RESTORE ? V10_ATTR_SWITCH : V10_ATTR_EXEC;
+}
+
+/* Whether tenant t's open interval (outside a shared wait) is state st
+ * with these partners, for its current operator: refreshing it then
+ * charges nothing. */
+static int interval_same(const tenant *t, int st, uint64_t partners)
+{
+    return st == t->a_state && partners == t->a_partners && (!t->op_attr || t->op == t->a_op);
+}
+
 /* Tenant i's state now (sum: the FUs by type, with sw_all).  A READY
  * tenant the type's shared wait describes joins it (attr_lazy); otherwise
  * an unchanged state (and partners) keeps its interval open, and a changed
@@ -466,12 +481,12 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
             sum_fus(e, ty, i, &own);
         st = ready_state(i, ty, (int)(e->attr_preempted >> i & 1), sum[ty].owned ? &own : &sum[ty],
                          e->running, sw_all, &partners);
-    } else { /* executing (its HBM losses: eng_attr_hbm_settle) or restoring */
-        st = e->fus[t->fu].state == V10P_FU_RESTORE ? V10_ATTR_SWITCH : V10_ATTR_EXEC;
+    } else {
+        st = running_state(e, t);
     }
     if (t->a_lazy)
         wait_leave(e, i);
-    else if (st == t->a_state && partners == t->a_partners && (!t->op_attr || t->op == t->a_op))
+    else if (interval_same(t, st, partners))
         return;
     else
         settle_one(e, i);
@@ -517,8 +532,7 @@ static void __attribute__((noinline)) refresh_intervals(v10_engine *e)
         }
     }
     e->attr_seen_running = e->running;
-    int nt = e->n_tenants;
-    for (uint64_t m = e->attr_dirty & (nt < 64 ? (1ull << nt) - 1 : ~0ull); m; m &= m - 1)
+    for (uint64_t m = e->attr_dirty & eng_all_tenants(e); m; m &= m - 1)
         refresh_one(e, __builtin_ctzll(m), seen, sw_all);
     e->attr_dirty = 0;
 }
@@ -526,23 +540,20 @@ static void __attribute__((noinline)) refresh_intervals(v10_engine *e)
 /*
  * Whether refresh_intervals would change nothing now but attr_seen_running:
  * nobody waits for an FU (so every type's summary is set aside, as the
- * last refresh left it: free = -1), and every tenant marked is executing
- * as it was, out of any shared wait, charged to nobody: the tenant whose
- * operator ended and whose next began at once, most events of a run with
- * as many FUs of each type as tenants.  A few loads, against the whole
- * interval rule's walk.
+ * last refresh left it: free = -1), and every tenant marked is running as
+ * it was (refresh_one's rule), out of any shared wait, charged to nobody:
+ * the tenant whose operator ended and whose next began at once, most
+ * events of a run with as many FUs of each type as tenants.  A few loads,
+ * against the whole interval rule's walk.
  */
 static int nothing_moved(const v10_engine *e)
 {
-    if (e->ready[V10_FU_SA] | e->ready[V10_FU_VU] ||
-        (e->attr_seen[V10_FU_SA].free & e->attr_seen[V10_FU_VU].free) != -1)
+    if (e->ready[V10_FU_SA] | e->ready[V10_FU_VU] || e->attr_seen[V10_FU_SA].free != -1 ||
+        e->attr_seen[V10_FU_VU].free != -1)
         return 0;
-    int nt = e->n_tenants;
-    for (uint64_t m = e->attr_dirty & (nt < 64 ? (1ull << nt) - 1 : ~0ull); m; m &= m - 1) {
+    for (uint64_t m = e->attr_dirty & eng_all_tenants(e); m; m &= m - 1) {
         const tenant *t = &e->tenants[__builtin_ctzll(m)];
-        if (t->state != V10P_RUNNING || t->a_state != V10_ATTR_EXEC || t->a_lazy ||
-            t->a_partners || e->fus[t->fu].state == V10P_FU_RESTORE ||
-            (t->op_attr && t->op != t->a_op))
+        if (t->state != V10P_RUNNING || t->a_lazy || !interval_same(t, running_state(e, t), 0))
             return 0;
     }
     return 1;
@@ -606,8 +617,7 @@ void eng_attr_start(v10_engine *e)
         e->attr_seen[ty].free = -1; /* the first refresh takes every summary */
         e->wait[ty].cls = W_STALE;
     }
-    int nt = e->n_tenants;
-    e->attr_dirty = nt < 64 ? (1ull << nt) - 1 : ~0ull;
+    e->attr_dirty = eng_all_tenants(e);
     eng_attr_refresh(e);
 }
 

@@ -354,6 +354,11 @@ void v10_engine_free(v10_engine *e);
 /* Heap slots: FUs 0..max_fus-1, then one per tenant, then the timer. */
 static inline int eng_slot_tenant(const v10_engine *e, int t) { return e->max_fus + t; }
 static inline int eng_slot_timer(const v10_engine *e) { return e->max_fus + e->n_tenants; }
+/* Every tenant's bit (bit i for tenant i < n_tenants). */
+static inline uint64_t eng_all_tenants(const v10_engine *e)
+{
+    return e->n_tenants < 64 ? (1ull << e->n_tenants) - 1 : ~0ull;
+}
 
 /* Remaining work of the operator on busy FU u at the current time. */
 static inline double eng_rem_now(const v10_engine *e, const fu *u)
