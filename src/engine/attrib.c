@@ -83,23 +83,44 @@ static inline void settle_one(v10_engine *e, int i)
 }
 
 /*
- * The part of the operators' time lost to HBM sharing since the rates last
- * changed (e->hbm_since): an operator at rate r of its full rate f loses
- * 1 - r / f of each cycle, counted in its tenant's `hbm` (a part of the
- * executing time its `exec` counter holds, engine.h) and charged to the
- * other operators in proportion to the bandwidth they draw.
- * The rates, the busy FUs and the running tenants are constant over that
- * time, since every change of them calls this first (fu.c, rates.c,
- * eng_set_state), so a tenant executing
- * is `exec` to refresh_one whatever its rate and no rate change reclassifies
- * anyone.
+ * The part of an operator's time lost to HBM sharing: it loses `slowdown`
+ * (1 - rate / full_rate, rates.c) of each cycle, counted in its tenant's
+ * `hbm` (a part of the executing time its `exec` counter holds, engine.h)
+ * and charged to the other operators in proportion to the bandwidth they
+ * draw.  Its own part is charged per FU, when its slowdown changes or it
+ * stops (eng_attr_fu_hbm: rates.c, fu.c), so that an event that changes no
+ * rate charges nothing.  The partners' shares: no operator demands more
+ * than the HBM gives (begin_exec), so one slowed shares the HBM with
+ * another drawing; a tenant draws on one FU at most (its operator's; a
+ * gang's followers draw nothing), so with two tenants that is the other
+ * tenant's, charged here (--check holds all three).  With more tenants
+ * the shares are split interval by interval (eng_attr_hbm_settle).
+ */
+void eng_attr_fu_hbm_charge(v10_engine *e, fu *u)
+{
+    double lost = cycles(e->now - u->slow_since) * u->slowdown;
+    u->slow_since = e->now;
+    size_t i = (size_t)u->tenant, nt = (size_t)e->n_tenants;
+    e->attr[i * V10_ATTR_STATES + V10_ATTR_HBM] += lost; /* within exec's (engine.h) */
+    const tenant *t = &e->tenants[i];
+    if (t->op_attr)
+        t->op_attr[t->op * V10_ATTR_STATES + V10_ATTR_HBM] += lost;
+    if (nt == 2)
+        e->attr_lost[(i * V10_ATTR_STATES + V10_ATTR_HBM) * nt + (i ^ 1)] += lost;
+}
+
+/*
+ * The partners' shares of the HBM losses since the rates or the busy FUs
+ * last changed (e->hbm_since), with more than two tenants: over that time
+ * every rate is constant, since every change of them calls this first
+ * (fu.c, rates.c), and an operator's loss is split over the others in
+ * proportion to the bandwidth they draw (with two busy FUs, the other one
+ * has it all).
  */
 void eng_attr_hbm_settle(v10_engine *e)
 {
-    uint64_t dt = e->now - e->hbm_since;
+    double dt = cycles(e->now - e->hbm_since);
     e->hbm_since = e->now;
-    if (!dt || !e->contended || e->attr_off)
-        return;
     const int *idx = e->busy, n = e->n_busy;
     size_t nt = (size_t)e->n_tenants;
     double drawn = 0;
@@ -107,19 +128,16 @@ void eng_attr_hbm_settle(v10_engine *e)
         drawn += e->fus[idx[k]].hbm_rate;
     for (int k = 0; k < n; k++) {
         const fu *u = &e->fus[idx[k]];
-        if (u->rate >= u->full_rate || e->tenants[u->tenant].fu != idx[k] ||
-            e->tenants[u->tenant].state != V10P_RUNNING)
-            continue; /* at full rate, or draining for a tenant preempted */
-        size_t i = (size_t)u->tenant;
-        double lost = (double)dt * (1.0 - u->rate / u->full_rate);
-        e->attr[i * V10_ATTR_STATES + V10_ATTR_HBM] += lost; /* within exec's (engine.h) */
-        const tenant *t = &e->tenants[i];
-        if (t->op_attr)
-            t->op_attr[t->op * V10_ATTR_STATES + V10_ATTR_HBM] += lost;
         double others = drawn - u->hbm_rate;
-        if (others <= 0)
-            continue;
+        if (u->slowdown <= 0 || others <= 0)
+            continue; /* at full rate (or a gang's follower), or slowed by its own demand */
+        size_t i = (size_t)u->tenant;
+        double lost = dt * u->slowdown;
         double *to = e->attr_lost + (i * V10_ATTR_STATES + V10_ATTR_HBM) * nt;
+        if (n == 2) {
+            to[e->fus[idx[k ^ 1]].tenant] += lost;
+            continue;
+        }
         double per_byte = lost / others;
         for (int m = 0; m < n; m++) {
             const fu *v = &e->fus[idx[m]];
@@ -430,7 +448,7 @@ static void tally_move(v10_engine *e, uint64_t key)
 /* ---- classification ----------------------------------------------------------- */
 
 /* The state of RUNNING tenant t: executing (its HBM losses:
- * eng_attr_hbm_settle), or restoring its context. */
+ * eng_attr_fu_hbm), or restoring its context. */
 static int running_state(const v10_engine *e, const tenant *t)
 {
     return e->fus[t->fu].state == V10P_FU_RESTORE ? V10_ATTR_SWITCH : V10_ATTR_EXEC;
@@ -597,6 +615,7 @@ void eng_attr_start(v10_engine *e)
     e->attr_off = e->cfg->no_attribution;
     if (e->attr_off) /* the counters stay zero */
         return;
+    e->attr_hbm_split = e->n_tenants > 2;
     for (int f = 0; f < e->n_fus; f++)
         e->attr_owned |= e->fus[f].owner >= 0;
     /* A trace records each tenant's intervals: only the interval rule has
@@ -623,7 +642,9 @@ void eng_attr_start(v10_engine *e)
 
 void eng_attr_settle(v10_engine *e)
 {
-    eng_attr_hbm_settle(e);
+    eng_attr_hbm(e);
+    for (int k = 0; k < e->n_busy; k++)
+        eng_attr_fu_hbm(e, &e->fus[e->busy[k]]);
     if (e->attr_off)
         return;
     if (e->attr_tally) {

@@ -52,6 +52,20 @@ void eng_check_state(const v10_engine *e)
             snprintf(msg, sizeof msg, "FU %d runs below full rate with the HBM not shared", f);
             check_fail(e, msg);
         }
+        /* Attribution charges the slowdown kept beside the rate, and its
+         * partner rule for two tenants needs each demand within the HBM
+         * (attrib.c, eng_attr_fu_hbm_charge). */
+        if (u->state == V10P_FU_BUSY && u->demand > e->hbm_bytes_per_cycle) {
+            snprintf(msg, sizeof msg, "FU %d demands %g HBM bytes a cycle, more than the %g "
+                     "there are", f, u->demand, e->hbm_bytes_per_cycle);
+            check_fail(e, msg);
+        }
+        if (u->slowdown < 0 || u->slowdown >= 1 ||
+            (u->state == V10P_FU_BUSY && (u->slowdown == 0) != (u->rate == u->full_rate))) {
+            snprintf(msg, sizeof msg, "FU %d: its slowdown %g disagrees with its rate %g of %g",
+                     f, u->slowdown, u->rate, u->full_rate);
+            check_fail(e, msg);
+        }
         /* No FU runs two operators: each holds one tenant's, as that
          * tenant's FU or a follower of it in its state (a gang, fu.c). */
         int holder = eng_follower(u) ? u->lead : f;

@@ -144,6 +144,10 @@ typedef struct fu {
     double alloc;               /* HBM bytes per cycle granted */
     double bytes_per_work;      /* HBM bytes per standalone cycle of the op */
     double hbm_rate;            /* rate x bytes_per_work: HBM bytes per cycle now */
+    double slowdown;            /* 1 - rate / full_rate: the part of each cycle lost
+                                   to HBM sharing (rates.c) */
+    uint64_t slow_since;        /* when that slowdown was last charged (attrib.c,
+                                   eng_attr_fu_hbm) */
     double seg_rem0;            /* remaining work when the segment started */
     int stopping;               /* a preemption is pending */
     double stop_at;             /* remaining work at which to stop: 0 = finish */
@@ -293,11 +297,15 @@ struct v10_engine {
      * (with 64 tenants, tenant 63's: refreshing a tenant whose state did
      * not change charges nothing new, though a lone waiter may join its
      * type's wait sooner); nonzero after any change attribution reads.
-     * hbm_since: when the HBM rates or the busy FUs last changed
-     * (eng_attr_hbm_settle). */
+     * HBM losses: each busy FU's own are charged when its slowdown changes
+     * (eng_attr_fu_hbm), with the partner's share when there are two
+     * tenants; with more (attr_hbm_split) the partners' shares are charged
+     * interval by interval from hbm_since, when the HBM rates or the busy
+     * FUs last changed (eng_attr_hbm_settle). */
     double *attr, *attr_lost, *attr_base, *attr_lost_base;
     uint64_t attr_dirty;
     uint64_t hbm_since;
+    int attr_hbm_split;
     int attr_window;            /* the *_base counters are taken */
     int attr_off;               /* cfg->no_attribution: nothing is counted */
     int attr_owned;             /* some FU is a partition (spatial) */
@@ -393,16 +401,12 @@ static inline void eng_sync_fu(v10_engine *e, fu *u)
     u->rate_time = e->now;
 }
 
-static inline void eng_attr_hbm(v10_engine *e);
-
 /* Moves tenant ti to state st, keeping the ready masks; call it once the
  * tenant's next operator (t->op, t->fu_of) is set. */
 static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
 {
     tenant *t = &e->tenants[ti];
     uint64_t bit = 1ull << ti;
-    if (e->running & bit)
-        eng_attr_hbm(e); /* its operator's HBM losses up to now are its own */
     e->ready[V10_FU_SA] &= ~bit;
     e->ready[V10_FU_VU] &= ~bit;
     e->running &= ~bit;
@@ -563,9 +567,14 @@ void eng_attr_start(v10_engine *e);
 int eng_attr_ops_alloc(v10_engine *e, const v10_model *models, v10_err *err);
 /* The window opened this event: settle and take the *_base counters. */
 void eng_attr_open_window(v10_engine *e);
-/* Charges the HBM losses since hbm_since (call it before any rate or busy
- * FU changes); eng_attr_hbm: the same, with the check inline. */
+/* Charges the partners' shares of the HBM losses since hbm_since: call
+ * eng_attr_hbm before any rate or busy FU changes, which settles only when
+ * the HBM is shared, time has passed and the shares are split interval by
+ * interval (attr_hbm_split). */
 void eng_attr_hbm_settle(v10_engine *e);
+/* Charges busy FU u's HBM losses since slow_since at its slowdown: call
+ * eng_attr_fu_hbm before its slowdown changes or it leaves FU_BUSY. */
+void eng_attr_fu_hbm_charge(v10_engine *e, fu *u);
 /* Turns a row of state counters (or their growth over a window) from the
  * engine's convention (exec counting the hbm part too) into the states'. */
 static inline void eng_attr_exec_net(double *row)
@@ -574,8 +583,13 @@ static inline void eng_attr_exec_net(double *row)
 }
 static inline void eng_attr_hbm(v10_engine *e)
 {
-    if (e->contended && e->now != e->hbm_since && !e->attr_off)
+    if (e->contended && e->now != e->hbm_since && e->attr_hbm_split)
         eng_attr_hbm_settle(e);
+}
+static inline void eng_attr_fu_hbm(v10_engine *e, fu *u)
+{
+    if (u->slowdown > 0 && !e->attr_off)
+        eng_attr_fu_hbm_charge(e, u);
 }
 /* The tallies' field of FU state s and type ty (tally_fus, attrib.c's
  * key): tenant i's bit is this times ENG_TALLY_TENANTS, plus i. */

@@ -77,6 +77,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
             e->busy[i] = e->busy[i + 1];
         e->busy_by_type[u->type]--;
         eng_attr_fu_bit(e, V10P_FU_BUSY, u->type, u->tenant, 0);
+        eng_attr_fu_hbm(e, u); /* its HBM losses up to its stop */
     } else {
         e->n_switching--;
         attr_switch_left(e, f, was);
@@ -196,7 +197,7 @@ static void gang_follow(v10_engine *e, const fu *u, v10p_fstate st)
         v->switch_start = e->now;
         v->seg_start = e->now;
         v->rate_time = e->now;
-        v->rate = v->full_rate = v->demand = v->hbm_rate = v->bytes_per_work = 0;
+        v->rate = v->full_rate = v->demand = v->hbm_rate = v->bytes_per_work = v->slowdown = 0;
         v->seg_rem0 = 0;
     }
 }
@@ -248,11 +249,14 @@ static void begin_exec(v10_engine *e, fu *u, int ti)
     }
     u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
     u->demand = u->bytes_per_work * u->full_rate;
+    if (u->demand > e->hbm_bytes_per_cycle) /* rounding: hw/cost.c gives an operator */
+        u->demand = e->hbm_bytes_per_cycle; /* at least bytes / bandwidth cycles */
     fu_set_state(e, (int)(u - e->fus), V10P_FU_BUSY);
     eng_mark_started(e, (int)(u - e->fus));
     u->seg_start = e->now;
     u->rate_time = e->now;
     u->rate = u->full_rate;
+    u->slowdown = 0;
     u->hbm_rate = u->rate * u->bytes_per_work;
     u->seg_rem0 = t->remaining;
     gang_follow(e, u, V10P_FU_BUSY);

@@ -201,6 +201,38 @@ static void test_hbm_lost_to_the_partner(void **state)
     v10_run_result_fini(&r);
 }
 
+/* Three memory-bound tenants on two SAs and two VUs (v10-isca23-2x, the
+ * HBM twice the core's) under V10-Base: each operator runs beside one or
+ * both others, and the part it loses is split over those drawing the HBM
+ * (in proportion to their bandwidth, interval by interval): every cycle
+ * lost has a partner, so the partners' shares add up to the loss, and the
+ * two alike tenants lose to each other and to the third. */
+static void test_hbm_split_over_three(void **state)
+{
+    (void)state;
+    static v10_tenant_spec ts[3];
+    v10_err err;
+    const char *specs[3] = {D "attr_mem_sa.csv", D "attr_mem_sa.csv", D "attr_mem_vu.csv"};
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(v10_tenant_spec_parse(specs[i], &ts[i], &err), 0);
+    v10_run_config cfg;
+    runcfg(&cfg, "v10-base", ts, 3, 40, 4);
+    assert_int_equal(v10_npu_preset("v10-isca23-2x", &cfg.npu, &err), 0);
+    v10_run_result r;
+    assert_int_equal(runcfg_run(&cfg, &r), 0);
+    invariants(&r, 1);
+    for (size_t i = 0; i < 3; i++) {
+        double h = st(&r, i, V10_ATTR_HBM), shares = 0;
+        assert_true(h > 0.1 * win(&r));
+        for (size_t j = 0; j < 3; j++)
+            shares += lost(&r, i, j, V10_ATTR_HBM);
+        assert_true(fabs(shares - h) <= 1e-9 * h);
+        for (size_t j = 0; j < 3; j++)
+            assert_true(j == i || lost(&r, i, j, V10_ATTR_HBM) > 0.05 * h);
+    }
+    v10_run_result_fini(&r);
+}
+
 /* A Poisson tenant alone: executing or idle, and its idle time is the
  * window less its work. */
 static void test_idle_between_requests(void **state)
@@ -363,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_pmt_held_preempted_switch),
         cmocka_unit_test(test_v10_full_preempted_and_switches),
         cmocka_unit_test(test_hbm_lost_to_the_partner),
+        cmocka_unit_test(test_hbm_split_over_three),
         cmocka_unit_test(test_idle_between_requests),
         cmocka_unit_test(test_every_policy),
         cmocka_unit_test(test_every_rule_matches_the_traced_one),
