@@ -588,7 +588,7 @@ static inline void eng_attr_hbm(v10_engine *e)
 }
 static inline void eng_attr_fu_hbm(v10_engine *e, fu *u)
 {
-    if (u->slowdown > 0 && !e->attr_off)
+    if (!e->attr_off && u->slowdown > 0)
         eng_attr_fu_hbm_charge(e, u);
 }
 /* The tallies' field of FU state s and type ty (tally_fus, attrib.c's
