@@ -9,14 +9,14 @@
 
 #include <math.h>
 
-/* Moves busy FU f's stop event to follow its new rate r, which loses
- * `slowdown` (1 - r / full_rate) of each cycle to HBM sharing. */
-static void set_rate(v10_engine *e, int f, double r, double slowdown)
+/* Moves busy FU f's stop event to follow its new rate r, at which it loses
+ * 1 - r / full_rate of each cycle to HBM sharing (its slowdown). */
+static void set_rate(v10_engine *e, int f, double r)
 {
     fu *u = &e->fus[f];
     eng_sync_fu(e, u);
     u->rate = r;
-    u->slowdown = slowdown;
+    u->slowdown = r < u->full_rate ? 1.0 - r / u->full_rate : 0;
     u->slow_since = e->now;
     u->hbm_rate = r * u->bytes_per_work;
     v10_evq_set(&e->evq, f, e->now + eng_time_to_stop(e, u));
@@ -67,7 +67,7 @@ void eng_update_rates(v10_engine *e)
             if (!v10_evq_scheduled(&e->evq, idx[i]) ||
                 (e->contended && u->rate != u->full_rate)) {
                 eng_attr_fu_hbm(e, &e->fus[idx[i]]); /* its losses at the old rate */
-                set_rate(e, idx[i], u->full_rate, 0);
+                set_rate(e, idx[i], u->full_rate);
             }
         }
         e->contended = 0;
@@ -103,14 +103,12 @@ void eng_update_rates(v10_engine *e)
         const fu *u = &e->fus[idx[i]];
         if (eng_follower(u))
             continue;
-        double r = u->full_rate, q = 1; /* q: the share of its demand granted */
-        if (u->demand > 0 && u->full_rate * (u->alloc / u->demand) < r) {
-            q = u->alloc / u->demand;
-            r = u->full_rate * q;
-        }
+        double r = u->demand > 0 ? u->full_rate * (u->alloc / u->demand) : u->full_rate;
+        if (r > u->full_rate)
+            r = u->full_rate;
         if (!v10_evq_scheduled(&e->evq, idx[i]) || r != u->rate) {
             eng_attr_fu_hbm(e, &e->fus[idx[i]]); /* its losses at the old rate */
-            set_rate(e, idx[i], r, 1 - q);
+            set_rate(e, idx[i], r);
         }
     }
     if (!e->contended)
