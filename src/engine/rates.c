@@ -66,7 +66,8 @@ void eng_update_rates(v10_engine *e)
                 continue; /* ended since it started; its leader carries the operator */
             if (!v10_evq_scheduled(&e->evq, idx[i]) ||
                 (e->contended && u->rate != u->full_rate)) {
-                eng_attr_fu_hbm(e, &e->fus[idx[i]]); /* its losses at the old rate */
+                if (e->contended) /* else it has just started, at full rate */
+                    eng_attr_fu_hbm(e, &e->fus[idx[i]]); /* its losses at the old rate */
                 set_rate(e, idx[i], u->full_rate);
             }
         }
