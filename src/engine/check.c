@@ -60,8 +60,8 @@ void eng_check_state(const v10_engine *e)
                      "there are", f, u->demand, e->hbm_bytes_per_cycle);
             check_fail(e, msg);
         }
-        if (u->slowdown < 0 || u->slowdown >= 1 ||
-            (u->state == V10P_FU_BUSY && (u->slowdown == 0) != (u->rate == u->full_rate))) {
+        if (u->slowdown < 0 || u->slowdown > 1 ||
+            (u->state == V10P_FU_BUSY && u->rate == u->full_rate && u->slowdown != 0)) {
             snprintf(msg, sizeof msg, "FU %d: its slowdown %g disagrees with its rate %g of %g",
                      f, u->slowdown, u->rate, u->full_rate);
             check_fail(e, msg);
