@@ -8,7 +8,9 @@
  * (tallies); with more, a tenant marked in e->attr_dirty is settled
  * interval by interval, or, waiting beside others, from its FU type's
  * shared wait (lazy waits).  The part of execution lost to HBM sharing is
- * counted where the rates change (eng_attr_hbm_settle).
+ * counted by FU where its rate changes (eng_attr_fu_hbm), its partners'
+ * shares with it for two tenants, interval by interval for more
+ * (eng_attr_hbm_settle).
  */
 #include "engine/engine.h"
 

@@ -61,7 +61,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     if (was == st)
         return;
     if (was == V10P_FU_BUSY || st == V10P_FU_BUSY)
-        eng_attr_hbm(e); /* the HBM losses while these FUs were busy */
+        eng_attr_hbm(e); /* the partners' HBM shares while these FUs were busy */
     eng_energy_leave(e, f);
     fu_clock(e, u);
     /* Attribution's masks (eng_attr_fu_bit) are kept in each state's

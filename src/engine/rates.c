@@ -47,7 +47,7 @@ void eng_update_rates(v10_engine *e)
         e->rates_dirty = 0;
         return;
     }
-    eng_attr_hbm(e); /* the losses at the rates until now */
+    eng_attr_hbm(e); /* the partners' HBM shares at the rates until now */
     const int *idx = e->busy;
     int n = e->n_busy;
     double total = 0;
