@@ -132,7 +132,8 @@ void eng_attr_hbm_settle(v10_engine *e)
         const fu *u = &e->fus[idx[k]];
         double others = drawn - u->hbm_rate;
         if (u->slowdown <= 0 || others <= 0)
-            continue; /* at full rate (or a gang's follower), or slowed by its own demand */
+            continue; /* at full rate (a gang's follower too); or no other draw survives
+                         the rounding of drawn - its own (begin_exec: never none at all) */
         size_t i = (size_t)u->tenant;
         double lost = dt * u->slowdown;
         double *to = e->attr_lost + (i * V10_ATTR_STATES + V10_ATTR_HBM) * nt;
