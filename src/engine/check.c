@@ -127,6 +127,17 @@ void eng_check_state(const v10_engine *e)
                 check_fail(e, msg);
             }
     }
+    /* eng_update_rates decides with the running sum of the demands when it
+     * is far from the bandwidth: it must stay within rounding of theirs
+     * (rates.c, demands_exceed). */
+    double demand = 0;
+    for (int k = 0; k < e->n_busy; k++)
+        demand += e->fus[e->busy[k]].demand;
+    if (fabs(e->demand_sum - demand) > 1e-10 * e->hbm_bytes_per_cycle) {
+        snprintf(msg, sizeof msg, "the busy FUs demand %.17g HBM bytes a cycle, the running "
+                 "sum says %.17g", demand, e->demand_sum);
+        check_fail(e, msg);
+    }
     int switching = 0, n_free[V10_FU_TYPES] = {0, 0};
     for (int f = 0; f < e->n_fus; f++) {
         switching += e->fus[f].state == V10P_FU_SWITCH || e->fus[f].state == V10P_FU_RESTORE;

@@ -266,6 +266,12 @@ struct v10_engine {
     double *macs_pool;
     int rates_dirty;
     int contended;              /* the last eng_update_rates shared HBM (rates below full) */
+    /* The busy FUs' demands summed as they enter and leave FU_BUSY (fu.c),
+     * so that eng_update_rates need not add them up at every call: a
+     * running sum, within rounding of the one it would add (rates.c says how
+     * it decides with it). */
+    double demand_sum;
+    int demand_moves;           /* its additions since it was last added up afresh */
     int oom;                    /* a request log could not grow */
     int backlog;                /* 1 + tenant whose queue passed V10_MAX_BACKLOG */
     /* Set with oom, backlog and window_started: the loop looks at them

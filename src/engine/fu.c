@@ -76,6 +76,8 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
         for (e->n_busy--; i < e->n_busy; i++)
             e->busy[i] = e->busy[i + 1];
         e->busy_by_type[u->type]--;
+        e->demand_sum = e->n_busy ? e->demand_sum - u->demand : 0; /* none busy: exact */
+        e->demand_moves++;
         eng_attr_fu_bit(e, V10P_FU_BUSY, u->type, u->tenant, 0);
         eng_attr_fu_hbm(e, u); /* its HBM losses up to its stop */
     } else {
@@ -91,6 +93,8 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
             e->busy[i] = e->busy[i - 1];
         e->busy[i] = f;
         e->busy_by_type[u->type]++;
+        e->demand_sum += u->demand; /* begin_exec sets it first; gang_follow, 0 */
+        e->demand_moves++;
         eng_attr_fu_bit(e, V10P_FU_BUSY, u->type, u->tenant, 1);
     } else {
         e->n_switching++;
@@ -193,11 +197,12 @@ static void gang_follow(v10_engine *e, const fu *u, v10p_fstate st)
             v->switch_tenant = u->switch_tenant; /* before the state: attribution reads it */
         else if (v->state == V10P_FU_RESTORE)
             eng_trace_push(e, V10_TR_SWITCH, v->switch_start, e->now, g, v->tenant, 0);
+        v->demand = 0; /* before its state: e->demand_sum adds it */
         fu_set_state(e, g, st);
         v->switch_start = e->now;
         v->seg_start = e->now;
         v->rate_time = e->now;
-        v->rate = v->full_rate = v->demand = v->hbm_rate = v->bytes_per_work = v->slowdown = 0;
+        v->rate = v->full_rate = v->hbm_rate = v->bytes_per_work = v->slowdown = 0;
         v->seg_rem0 = 0;
     }
 }

@@ -23,6 +23,33 @@ static void set_rate(v10_engine *e, int f, double r)
 }
 
 /*
+ * Whether the busy FUs' demands, added up in the busy list's order, exceed
+ * the HBM bandwidth H.  The running sum e->demand_sum (fu.c) decides
+ * unless it lies within DEMAND_SLACK * H of H.  It differs from that
+ * addition by less than 1e-10 H: each of its DEMAND_RESUM moves rounds
+ * once, by at most 2^-53 of a sum of at most V10_MAX_FUS demands of at
+ * most H each (begin_exec), 8.7e-11 H in all, and the addition itself is
+ * off the exact sum by at most 4.1e-12 H.  So outside the slack both give
+ * the same answer; within it, or after DEMAND_RESUM moves, the demands
+ * are added up afresh, as the answer has always been taken.
+ */
+enum { DEMAND_RESUM = 4096 };
+#define DEMAND_SLACK 1e-8
+
+static int demands_exceed(v10_engine *e)
+{
+    double hbm = e->hbm_bytes_per_cycle, total = e->demand_sum;
+    if (fabs(total - hbm) > DEMAND_SLACK * hbm && e->demand_moves < DEMAND_RESUM)
+        return total > hbm;
+    total = 0;
+    for (int i = 0; i < e->n_busy; i++)
+        total += e->fus[e->busy[i]].demand;
+    e->demand_sum = total;
+    e->demand_moves = 0;
+    return total > hbm;
+}
+
+/*
  * Recomputes every running operator's rate: max-min fair shares of the HBM
  * bandwidth over the operators' demands (water-filling), or full rate with
  * contention off; then moves each busy FU's event to its new stop time.
@@ -50,11 +77,7 @@ void eng_update_rates(v10_engine *e)
     eng_attr_hbm(e); /* the partners' HBM shares at the rates until now */
     const int *idx = e->busy;
     int n = e->n_busy;
-    double total = 0;
-    if (e->cfg->contention)
-        for (int i = 0; i < n; i++)
-            total += e->fus[idx[i]].demand;
-    int contended = e->cfg->contention && total > e->hbm_bytes_per_cycle;
+    int contended = e->cfg->contention && demands_exceed(e);
     int n_started = e->n_started;
     e->n_started = 0;
     if (!contended) {
