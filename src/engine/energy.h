@@ -78,6 +78,9 @@ uint64_t eng_energy_wake_cycles(const v10_engine *e, int f);
  * at the run's end. */
 void eng_energy_trace(v10_engine *e);
 void eng_energy_trace_flush(v10_engine *e);
+/* The HBM bytes the operators have moved up to now (record.c's snapshots,
+ * and the HBM's energy). */
+double eng_hbm_bytes(const v10_engine *e);
 /* The accounts at now (record.c, at the window's edges). */
 void eng_energy_read(const v10_engine *e, eng_energy_acc *a);
 /* --check: at the window's end (before the run settles), the units' states sum to the total, the

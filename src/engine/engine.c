@@ -26,10 +26,8 @@ static void advance(v10_engine *e, uint64_t t)
     uint64_t dt = t - e->now;
     if (!dt)
         return;
-    /* Executing and switching cycles are added as FUs change state (fu.c);
-     * the bytes moved at the current rates, here. */
-    for (int k = 0; k < e->n_busy; k++) /* ascending: the sum's order is the FUs' */
-        e->hbm_bytes_moved += e->fus[e->busy[k]].hbm_rate * (double)dt;
+    /* Executing and switching cycles are added as FUs change state (fu.c),
+     * the bytes moved as work is credited (eng_credit, eng_hbm_bytes). */
     if (e->busy_by_type[V10_FU_SA] > 0 && e->busy_by_type[V10_FU_VU] > 0)
         e->overlap_cycles += dt;
     e->now = t;

@@ -96,7 +96,7 @@ typedef struct tenant {
     uint64_t rng[4];            /* xoshiro256** state for its arrivals */
     double work_done;           /* standalone cycles executed, whole run */
     double en_work[V10_FU_TYPES]; /* of those, by FU type (energy.c) */
-    double en_bytes;            /* HBM bytes they moved (energy.c) */
+    double en_bytes;            /* HBM bytes they moved (energy.c: eng_hbm_bytes) */
     /* attribution (attrib.c): the state it has been in since a_since and
      * the partners it loses that time to (bits), each a_share of it */
     uint8_t a_state;            /* v10_attr_state; in a shared wait (a_lazy), whether
@@ -227,7 +227,6 @@ struct v10_engine {
     /* counters */
     uint64_t events, preemptions, context_switches;
     uint64_t overlap_cycles;
-    double hbm_bytes_moved;
     int busy_by_type[V10_FU_TYPES];
     /* measurement window */
     v10_snapshot win[2];

@@ -137,7 +137,7 @@ void eng_snapshot(const v10_engine *e, v10_snapshot *s)
     memset(s, 0, sizeof *s);
     s->time = e->now;
     s->overlap = (double)e->overlap_cycles;
-    s->hbm_bytes = e->hbm_bytes_moved;
+    s->hbm_bytes = eng_hbm_bytes(e);
     for (int f = 0; f < e->n_fus; f++) {
         const fu *u = &e->fus[f];
         double exec = (double)eng_fu_exec_cycles(e, u) * u->speed;
