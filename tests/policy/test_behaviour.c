@@ -5,7 +5,7 @@
  * over-served holder, anywhere in an operator, only for a waiter, and a
  * resumed operator pays its restore; the active rate counts from a tenant's
  * arrival; spatial keeps tenants on their own FUs; contention slows
- * memory-bound operators.
+ * memory-bound operators, and the HBM bytes moved are the work's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -692,6 +692,38 @@ static void test_contention_slows_memory_bound(void **state)
     v10_run_result_fini(&off);
 }
 
+/* The HBM bytes moved are the work's: an operator moves bytes / work per
+ * standalone cycle of progress, so over a window that holds the whole run,
+ * two tenants of one memory-bound operator each, sharing the HBM (rates
+ * below full: operators end between cycles), moved exactly their work
+ * done times that, under every policy; not a fraction of a cycle's bytes
+ * more per operator, as when the bytes were counted by elapsed cycles. */
+static void test_hbm_bytes_are_the_work(void **state)
+{
+    (void)state;
+    const char *s[] = {D "attr_mem_sa.csv", D "attr_mem_vu.csv"};
+    const double bytes[] = {15e6, 20e6}; /* each file's operator */
+    v10_npu npu;
+    v10_err err;
+    assert_int_equal(v10_npu_resolve("v10-isca23", &npu, &err), 0);
+    double bw = v10_npu_hbm_bytes_per_cycle(&npu);
+    for (size_t k = 0; k < v10_policy_count(); k++) {
+        const char *pol = v10_policy_at(k)->name;
+        if (!strcmp(pol, "solo"))
+            continue; /* one tenant */
+        v10_run_result r;
+        run(pol, s, 2, 5, 1, "v10-isca23", &r); /* 5 requests: no warm-up */
+        assert_int_equal(r.window_start, 0);
+        assert_int_equal(r.window_end, r.end_cycle);
+        double moved = r.util_hbm * bw * (double)r.window_end, want = 0;
+        for (int i = 0; i < 2; i++)
+            want += r.tenants[i].work_done * bytes[i] / (double)r.tenants[i].alone_cycles;
+        print_message("%-8s %.3f of %.3f bytes\n", pol, moved, want);
+        assert_true(fabs(moved - want) < 1e-9 * want);
+        v10_run_result_fini(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -707,6 +739,7 @@ int main(void)
         cmocka_unit_test(test_spatial_partitions),
         cmocka_unit_test(test_spatial_caps_at_one_fu),
         cmocka_unit_test(test_contention_slows_memory_bound),
+        cmocka_unit_test(test_hbm_bytes_are_the_work),
         cmocka_unit_test(test_op_mapping_closed_form),
         cmocka_unit_test(test_op_mapping_uses_every_sa),
         cmocka_unit_test(test_op_mapping_alloc),
