@@ -70,6 +70,7 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
         e->n_free[e->fus[f].type] += e->fus[f].state == V10P_FU_FREE;
         if (e->fus[f].state == V10P_FU_FREE)
             e->free_fus[eng_fu_word(f)] |= eng_fu_bit(f);
+        e->type_fus[e->fus[f].type][eng_fu_word(f)] |= eng_fu_bit(f);
     }
     if (cfg->npu.op_mapping >= V10_MAP_ALLOC)
         eng_alloc_engines(e);

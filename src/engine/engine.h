@@ -258,6 +258,7 @@ struct v10_engine {
     int n_switching;            /* FUs in FU_SWITCH or FU_RESTORE (fu.c keeps it) */
     int n_free[V10_FU_TYPES];   /* FUs in FU_FREE by type (fu.c keeps it) */
     uint64_t free_fus[V10_FU_WORDS]; /* bit f set iff FU f is in FU_FREE (fu.c keeps it) */
+    uint64_t type_fus[V10_FU_TYPES][V10_FU_WORDS]; /* bit f set iff FU f is of the type */
     v10_op_view *view;          /* per tenant: its model as run (model/view.h), from
                                    the memo or computed into the pools */
     uint64_t *work_pool, *bytes_pool;  /* per op of the tenants not memoized, back to back */

@@ -504,17 +504,27 @@ void eng_fu_event(v10_engine *e, int f)
     eng_check_window(e);
 }
 
-/* The lowest free FU numbered from f up, or -1 (e->free_fus). */
+/* Word w of the free FUs of a type some tenant is ready for (e->free_fus,
+ * e->type_fus). */
+static uint64_t wanted_free(const v10_engine *e, unsigned w)
+{
+    uint64_t sa = e->ready[V10_FU_SA] ? e->type_fus[V10_FU_SA][w] : 0;
+    uint64_t vu = e->ready[V10_FU_VU] ? e->type_fus[V10_FU_VU][w] : 0;
+    return e->free_fus[w] & (sa | vu);
+}
+
+/* The lowest free FU numbered from f up of a type some tenant is ready
+ * for, or -1. */
 static int next_free(const v10_engine *e, int f)
 {
     if (f >= e->n_fus)
         return -1;
     unsigned w = eng_fu_word(f);
-    uint64_t m = e->free_fus[w] & -eng_fu_bit(f); /* the bits from f's up */
+    uint64_t m = wanted_free(e, w) & -eng_fu_bit(f); /* the bits from f's up */
     while (!m) {
         if (++w * 64 >= (unsigned)e->n_fus)
             return -1;
-        m = e->free_fus[w];
+        m = wanted_free(e, w);
     }
     return (int)(w * 64 + (unsigned)__builtin_ctzll(m));
 }
@@ -526,7 +536,8 @@ static int next_free(const v10_engine *e, int f)
  * becomes free meanwhile (picks only choose; an FU a gang takes leaves
  * the free set), so the walk visits, through the free set, exactly the
  * FUs still free when it reaches them, without reading the others (a
- * third of dispatch's instructions with 16 tenants on four SAs and VUs).
+ * third of dispatch's instructions with 16 tenants on four SAs and VUs),
+ * and of those only the ones of a type some tenant is still ready for.
  */
 void eng_dispatch(v10_engine *e)
 {
@@ -536,9 +547,8 @@ void eng_dispatch(v10_engine *e)
     int idle[V10_FU_TYPES] = {0, 0}; /* an unowned FU of the type was left idle */
     for (int f = next_free(e, 0); f >= 0; f = next_free(e, f + 1)) {
         fu *u = &e->fus[f];
-        int ty = (int)u->type;
-        uint64_t ready = e->ready[ty]; /* a tenant picked for an earlier FU has left it */
-        if (!ready || (u->owner < 0 && idle[ty]))
+        int ty = (int)u->type; /* some tenant is ready for it (next_free) */
+        if (u->owner < 0 && idle[ty])
             continue;
         uint64_t elig = eng_eligible_mask(e, f);
         int pick = elig ? e->policy->pick(e, e->pstate, f, elig) : -1;
