@@ -271,7 +271,7 @@ struct v10_engine {
      * running sum, within rounding of the one it would add (rates.c says how
      * it decides with it). */
     double demand_sum;
-    int demand_moves;           /* its additions since it was last added up afresh */
+    uint64_t demand_moves;      /* its additions since it was last added up afresh */
     int oom;                    /* a request log could not grow */
     int backlog;                /* 1 + tenant whose queue passed V10_MAX_BACKLOG */
     /* Set with oom, backlog and window_started: the loop looks at them

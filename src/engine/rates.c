@@ -31,7 +31,9 @@ static void set_rate(v10_engine *e, int f, double r)
  * most H each (begin_exec), 8.7e-11 H in all, and the addition itself is
  * off the exact sum by at most 4.1e-12 H.  So outside the slack both give
  * the same answer; within it, or after DEMAND_RESUM moves, the demands
- * are added up afresh, as the answer has always been taken.
+ * are added up afresh, as the answer has always been taken.  (With
+ * contention, every event that starts an operator calls this, so the
+ * moves between two calls are a few; without, nothing reads the sum.)
  */
 enum { DEMAND_RESUM = 4096 };
 #define DEMAND_SLACK 1e-8

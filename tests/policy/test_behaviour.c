@@ -716,7 +716,7 @@ static void test_hbm_bytes_are_the_work(void **state)
         assert_int_equal(r.window_start, 0);
         assert_int_equal(r.window_end, r.end_cycle);
         double moved = r.util_hbm * bw * (double)r.window_end, want = 0;
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 2; i++) /* one operator a request: its work is the request's */
             want += r.tenants[i].work_done * bytes[i] / (double)r.tenants[i].alone_cycles;
         print_message("%-8s %.3f of %.3f bytes\n", pol, moved, want);
         assert_true(fabs(moved - want) < 1e-9 * want);
