@@ -132,9 +132,7 @@ void eng_check_state(const v10_engine *e)
      * (rates.c, demands_exceed: 1e-10 of the bandwidth; a demand missed
      * or counted twice is far more).  Without contention nobody reads it
      * and nothing adds it up afresh. */
-    double demand = 0;
-    for (int k = 0; k < e->n_busy; k++)
-        demand += e->fus[e->busy[k]].demand;
+    double demand = eng_busy_demand(e);
     if (e->cfg->contention && fabs(e->demand_sum - demand) > 1e-9 * e->hbm_bytes_per_cycle) {
         snprintf(msg, sizeof msg, "the busy FUs demand %.17g HBM bytes a cycle, the running "
                  "sum says %.17g", demand, e->demand_sum);

@@ -100,7 +100,7 @@ static void read_fu(const v10_engine *e, int f, fu_now *r)
                   (double)in, 0};
     if (u->state == V10P_FU_BUSY) {
         r->exec += r->in;
-        r->in_work = eng_follower(u) ? 0 : u->seg_rem0 - eng_rem_now(e, u);
+        r->in_work = eng_follower(u) ? 0 : eng_seg_work(e, u);
         r->work += r->in_work;
     } else if (u->state != V10P_FU_FREE) {
         r->sw += r->in;
@@ -121,7 +121,7 @@ double eng_hbm_bytes(const v10_engine *e)
     for (int k = 0; k < e->n_busy; k++) {
         const fu *u = &e->fus[e->busy[k]];
         if (!eng_follower(u))
-            b += u->bytes_per_work * (u->seg_rem0 - eng_rem_now(e, u));
+            b += u->bytes_per_work * eng_seg_work(e, u);
     }
     return b;
 }

@@ -160,7 +160,7 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
             /* Settle the partial segment so that work adds up at the end. */
             tenant *t = &e->tenants[u->tenant];
             if (!eng_follower(u))
-                eng_credit(u, t, u->seg_rem0 - eng_rem_now(e, u));
+                eng_credit(u, t, eng_seg_work(e, u));
             eng_trace_op(e, u->seg_start, e->now, f, u->tenant);
         } else if (u->state != V10P_FU_FREE) { /* switching or restoring */
             eng_trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);

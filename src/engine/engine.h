@@ -382,6 +382,23 @@ static inline double eng_rem_now(const v10_engine *e, const fu *u)
     return r < u->stop_at ? u->stop_at : r;
 }
 
+/* The work busy FU u's operator has executed since its segment began
+ * (begin_exec; seg_rem0), not yet credited (eng_credit). */
+static inline double eng_seg_work(const v10_engine *e, const fu *u)
+{
+    return u->seg_rem0 - eng_rem_now(e, u);
+}
+
+/* The busy FUs' HBM demands, added up in the busy list's order (rates.c,
+ * and --check against the running e->demand_sum). */
+static inline double eng_busy_demand(const v10_engine *e)
+{
+    double total = 0;
+    for (int i = 0; i < e->n_busy; i++)
+        total += e->fus[e->busy[i]].demand;
+    return total;
+}
+
 /* FU u follows another's operator (op_mapping "all", "alloc"): it has no
  * work, rate or event of its own. */
 static inline int eng_follower(const fu *u) { return u->lead >= 0; }

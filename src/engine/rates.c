@@ -43,9 +43,7 @@ static int demands_exceed(v10_engine *e)
     double hbm = e->hbm_bytes_per_cycle, total = e->demand_sum;
     if (fabs(total - hbm) > DEMAND_SLACK * hbm && e->demand_moves < DEMAND_RESUM)
         return total > hbm;
-    total = 0;
-    for (int i = 0; i < e->n_busy; i++)
-        total += e->fus[e->busy[i]].demand;
+    total = eng_busy_demand(e);
     e->demand_sum = total;
     e->demand_moves = 0;
     return total > hbm;

@@ -144,7 +144,7 @@ void eng_snapshot(const v10_engine *e, v10_snapshot *s)
         double macs = u->macs;
         if (u->state == V10P_FU_BUSY && !eng_follower(u)) {
             const tenant *t = &e->tenants[u->tenant];
-            macs += t->macs[t->op] * (u->seg_rem0 - eng_rem_now(e, u)) / (double)t->work[t->op];
+            macs += t->macs[t->op] * eng_seg_work(e, u) / (double)t->work[t->op];
         }
         s->busy[u->type] += exec;
         s->macs += macs;
@@ -157,7 +157,7 @@ void eng_snapshot(const v10_engine *e, v10_snapshot *s)
         }
         double part = t->req_done_work; /* includes earlier segments of this op */
         if (t->state == V10P_RUNNING && e->fus[t->fu].state == V10P_FU_BUSY)
-            part += e->fus[t->fu].seg_rem0 - eng_rem_now(e, &e->fus[t->fu]);
+            part += eng_seg_work(e, &e->fus[t->fu]);
         s->progress[i] = (double)t->completed + part / (double)t->req_work;
     }
     eng_energy_read(e, &s->energy);
