@@ -5,6 +5,7 @@
 #include "util/num.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
@@ -19,6 +20,29 @@ void cli_signals(void)
 {
     signal(SIGXFSZ, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
+}
+
+/* Which of fds 0-2 the process started without (bit fd). */
+static unsigned std_closed;
+
+void cli_std_fds(void)
+{
+    /* In order 0, 1, 2: open() takes the lowest free descriptor, so each
+     * placeholder lands on the one that is missing.  It is open the other
+     * way round (standard input for writing, outputs for reading), so any
+     * use of it fails (EBADF) instead of reading nothing or writing into
+     * nowhere; "/" (a directory: reads fail, writes too) if /dev/null is
+     * missing. */
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        std_closed |= 1u << fd;
+        int got = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_NOCTTY);
+        if (got < 0)
+            got = open("/", O_RDONLY | O_DIRECTORY);
+        if (got != fd) /* nothing to stand in for it: never write a file there */
+            _exit(V10_EXIT_FAIL);
+    }
 }
 
 int cli_fail(const v10_err *err)
@@ -179,8 +203,12 @@ int cli_stdout_done(int rc)
     int e = errno;
     if (e == EPIPE || stdout_reader_gone())
         return rc; /* the reader stopped reading: not an error of ours */
-    fprintf(stderr, "v10sim: standard output: write failed%s%s\n", e ? ": " : "",
-            e ? strerror(e) : "");
+    if (std_closed & 2u)
+        fprintf(stderr, "v10sim: standard output is closed: the report cannot be written "
+                        "(run with standard output open, e.g. >/dev/null to discard it)\n");
+    else
+        fprintf(stderr, "v10sim: standard output: write failed%s%s\n", e ? ": " : "",
+                e ? strerror(e) : "");
     return rc == V10_EXIT_OK ? V10_EXIT_FAIL : rc;
 }
 

@@ -56,6 +56,15 @@ int cli_stdout_done(int rc);
  * temporaries removed, exit 1) instead of killing the process silently. */
 void cli_signals(void);
 
+/* Called next by every main: a standard stream the process was started
+ * without (`>&-`, `2>&-`, `<&-`) gets a placeholder descriptor that fails
+ * every use, so that no file the command opens takes fd 0, 1 or 2 and
+ * receives the report, a message or stray input.  A report that cannot be
+ * written is then a failure (cli_stdout_done: exit 1, saying that standard
+ * output is closed); messages to a closed stderr are lost, the exit code
+ * still says how the command went. */
+void cli_std_fds(void);
+
 /* Prints "v10sim: <msg>" to stderr and returns V10_EXIT_FAIL. */
 int cli_fail(const v10_err *err);
 /* Opens (creating it if missing) the result folder dir of command `owner`

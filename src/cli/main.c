@@ -39,6 +39,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     cli_signals();
+    cli_std_fds();
     v10_mem_tune();
     if (argc < 2) {
         usage(stderr);

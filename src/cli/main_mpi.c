@@ -171,6 +171,7 @@ int main(int argc, char **argv)
 {
     int provided, rank, size;
     cli_signals();
+    cli_std_fds();
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -100,7 +100,9 @@ static int std_stream(const struct stat *st)
 {
     for (int fd = 1; fd <= 2; fd++) {
         struct stat s;
-        if (fstat(fd, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino)
+        int fl = fcntl(fd, F_GETFL); /* a read-only one stands in for a closed stream */
+        if (fl != -1 && (fl & O_ACCMODE) != O_RDONLY && fstat(fd, &s) == 0 &&
+            s.st_dev == st->st_dev && s.st_ino == st->st_ino)
             return fd;
     }
     return 0;
