@@ -142,13 +142,22 @@ typedef struct v10_run_config {
                                 none of it: state_cycles and lost_to are then
                                 zero, and a trace has no state track */
     v10_trace *trace;        /* optional timeline sink */
-    uint64_t max_events;     /* refuse a run estimated past this; 0: V10_EVENT_BUDGET */
-    int progress;            /* 1: a progress bar on stderr once a run lasts 3 s */
+    uint64_t max_events;     /* the event budget: a run estimated past it, or reaching
+                                it unfinished, stops with an error; 0: V10_EVENT_BUDGET */
+    int progress;            /* 1: a progress bar on stderr once a run lasts 3 s
+                                (unless on_progress is set) */
     /* Optional: the tenants' models, already loaded and costed for `npu`
      * (models[i] serves tenants[i]; borrowed).  NULL: v10_run loads them.
      * A caller that reports on the run afterwards (a trace's operator
      * names) passes what it loaded, so every input is read once. */
     const v10_model *models;
+    /* Optional: called on the running thread every 65,536 events and once
+     * at the end of a finished run with the run's progress in [0, 1]: the
+     * least progress of its tenants toward their counts, the one that
+     * decides when the run ends (sim/run.c).  A caller running several
+     * simulations draws one bar over all of them with it. */
+    void (*on_progress)(void *ctx, double done);
+    void *progress_ctx;
 } v10_run_config;
 
 void v10_run_config_default(v10_run_config *c);

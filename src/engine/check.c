@@ -1,7 +1,7 @@
 /*
  * check.c — the engine's invariants, verified while running with --check
  * (tests/policy/test_conformance.c runs every policy so), and the error of
- * a run that outlasted its stall guard.
+ * a run whose simulated time passed the clock limit.
  */
 #include "engine/engine.h"
 
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The run outlasted the stall guard: names the first tenant still short. */
+/* Simulated time passed the clock limit: names the first tenant still short. */
 int eng_stalled(const v10_engine *e, v10_err *err)
 {
     int i = 0;
@@ -17,13 +17,14 @@ int eng_stalled(const v10_engine *e, v10_err *err)
         i++;
     V10_ASSERT(i < e->n_tenants);
     const tenant *t = &e->tenants[i];
-    return v10_err_set(err, "policy %s: tenant %d (%s) completed %llu of %llu requests by cycle "
-                            "%llu, %.0fx the run's estimated length; it is starved (or the "
-                            "NPU is overloaded), so the run cannot finish",
-                       e->policy->name, i, e->cfg->tenants[i].model,
-                       (unsigned long long)eng_done_count(t),
-                       (unsigned long long)t->n_requests, (unsigned long long)e->now,
-                       V10_STALL_FACTOR);
+    double years = (double)e->now / (e->npu->clock_mhz * 1e6) / (365.25 * 86400);
+    return v10_err_set(err, "run too long: simulated time passed cycle %llu (%.3g years at "
+                            "%g MHz), as far as the 64-bit clock goes, with tenant %d (%s) at "
+                            "%llu of %llu requests; use fewer requests, higher rates or "
+                            "shorter models (docs/limits.md)",
+                       (unsigned long long)e->stall_cycle, years, e->npu->clock_mhz, i,
+                       e->cfg->tenants[i].model, (unsigned long long)eng_done_count(t),
+                       (unsigned long long)t->n_requests);
 }
 
 /* ---- invariants (--check) -------------------------------------------------------- */

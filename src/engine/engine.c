@@ -16,7 +16,6 @@
 #include <time.h>
 
 #include "util/mem.h"
-#include "v10/pool.h"
 
 /* ---- event handlers -------------------------------------------------------------- */
 
@@ -140,13 +139,6 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
             return eng_stalled(e, err);
         if (e->events == e->check_at && e->check && e->check(e, e->check_ctx, err))
             return -1;
-        if (e->bar && !(e->events & 0xffff)) { /* a long run: requests completed so far */
-            uint64_t done = 0;
-            for (int i = 0; i < nt; i++)
-                done += eng_done_count(&e->tenants[i]) < e->tenants[i].n_requests
-                            ? eng_done_count(&e->tenants[i]) : e->tenants[i].n_requests;
-            v10_progress_step(e->bar, (size_t)done);
-        }
     }
     eng_snapshot(e, &e->win[1]);
     if (cfg->check)

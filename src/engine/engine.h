@@ -277,12 +277,11 @@ struct v10_engine {
     /* Set with oom, backlog and window_started: the loop looks at them
      * (and clears it) only then, not at every event. */
     int alert;
-    uint64_t stall_cycle;       /* the run fails past this (sim/run.c, sim/horizon.h) */
+    uint64_t stall_cycle;       /* the run fails past this (V10_CLOCK_LIMIT) */
     int n_done;                 /* tenants whose requests all completed */
-    struct v10_progress *bar;   /* progress on stderr (run.c), or NULL */
-    /* The event budget's check (sim/run.c): once the run has processed
-     * check_at events, check() may stop it (-1 with err set) or set a
-     * later check_at; NULL: none. */
+    /* The event budget's and progress's check (sim/run.c): once the run
+     * has processed check_at events, check() may stop it (-1 with err set)
+     * and must set a later check_at; NULL: none. */
     uint64_t check_at;
     int (*check)(v10_engine *e, void *ctx, v10_err *err);
     void *check_ctx;
@@ -350,9 +349,13 @@ struct v10_engine {
     eng_energy en;              /* energy accounts (energy.c) */
 };
 
-/* Runs that outlast their estimated length (sim/horizon.h) by this factor,
- * stretched by the priority spread, are stopped with an error. */
-#define V10_STALL_FACTOR 16.0
+/* The latest cycle a run may reach (sim/run.c passes it as stall_cycle):
+ * a quarter of the 64-bit clock, so that no time computed from it wraps.
+ * A run is bounded by its events (the event budget, sim/run.c), not by an
+ * estimate of its cycles: no estimate can foresee every way a valid
+ * configuration adds time (power-gating wake-ups, context switches, a
+ * policy's waits), so a slow run is never taken for a starved one. */
+#define V10_CLOCK_LIMIT (1ull << 62)
 
 /* Engine life cycle (used by sim/run.c).  alloc sets up FUs from the NPU
  * and every array the loop touches; run simulates, failing once simulated
@@ -653,7 +656,7 @@ static inline int eng_switch_tenant(const fu *u, v10p_fstate s)
 void eng_check_state(const v10_engine *e);
 void eng_check_end(const v10_engine *e);
 void eng_check_energy(const v10_engine *e);
-/* The run outlasted the stall guard: the error naming the starved tenant. */
+/* Simulated time passed stall_cycle: the error naming the first tenant short of its count. */
 int eng_stalled(const v10_engine *e, v10_err *err);
 
 #endif

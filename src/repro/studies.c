@@ -53,7 +53,7 @@ size_t repro_add(repro *R, const int *ms, const double *prio, size_t n_t, const 
     /* The studies are sized here and known to finish; the event budget
      * guards a user's run, and its estimate assumes time-sharing of the
      * whole core (658 s simulated for the 16-tenant point at 12 requests,
-     * ~20x the events it takes).  The stall guard still applies. */
+     * ~20x the events it takes). */
     c->max_events = UINT64_MAX;
     R->same[i] = i;
     R->n++;

@@ -21,9 +21,10 @@
  * An LLM server (llm[i].n > 0; llm may be NULL without any) counts its
  * last arrival as its span and its requests served alone, one at a time,
  * as its work (llm_tenant.h).
- * The engine stops a run that outlasts this (scaled by the priority spread)
- * by V10_STALL_FACTOR (engine/engine.h): a policy that starves a tenant, or an open-loop
- * tenant whose backlog grows without bound, ends in an error, not a hang.
+ * Only the up-front limit below uses it: a run is bounded while it runs by
+ * its events (sim/run.c), so a policy that starves a tenant, or an
+ * open-loop tenant whose backlog grows without bound, ends in an error,
+ * not a hang, and a slow run is never taken for a starved one.
  */
 double v10_run_estimate_cycles(const v10_run_config *cfg, const v10_model *models,
                                const v10_llm_tenant *llm);

@@ -1,8 +1,8 @@
 /*
  * run.c — v10_run, one simulation: checks the configuration, loads the
  * tenants' models (unless the caller gives them), refuses runs too long for
- * the clock (horizon.h), runs the engine under the chosen policy with its
- * stall guard, and hands the counters to the metrics layer.
+ * the clock (horizon.h), runs the engine under the chosen policy within
+ * its event budget, and hands the counters to the metrics layer.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,41 +13,42 @@
 #include "sim/horizon.h"
 #include "v10/pool.h"
 
-/* The stall guard: the estimate (horizon.h), stretched by how small a
- * share the least-favoured tenant may get, plus a million cycles so that
- * tiny runs are never cut short. */
-static uint64_t stall_cycle(const v10_run_config *cfg, const v10_model *models,
-                            const v10_llm_tenant *llm)
-{
-    double psum = 0, pmin = INFINITY;
-    for (size_t i = 0; i < cfg->n_tenants; i++) {
-        psum += cfg->tenants[i].priority;
-        pmin = fmin(pmin, cfg->tenants[i].priority);
-    }
-    double stall = V10_STALL_FACTOR * (1 + psum / pmin) * v10_run_estimate_cycles(cfg, models, llm);
-    return stall < 0x1p62 ? (uint64_t)stall + 1000000 : 1ull << 62;
-}
-
 /*
- * The event budget, checked on the run itself (docs/limits.md "Work"): at
- * check_at events the run's progress is the least progress of its tenants
- * (a closed loop: requests done toward its count, with the work done of
- * the one in flight; an open loop or an LLM server: simulated time over
- * its arrival span; with no progress at all, simulated time over the
- * expected length).  The events still to come are extrapolated at the
- * rate of the last interval between checks (the first: since the start),
- * so a tenant starved since the last check makes the estimate infinite;
- * a run estimated past the budget stops there.  Otherwise the next check
- * comes at twice the events, up to the budget.
+ * The event budget and progress, checked on the run itself (docs/limits.md
+ * "Work").  The run's progress is the least progress of its tenants, the
+ * one that decides when it ends (a closed loop: requests done toward its
+ * count, with the work done of the one in flight; an open loop or an LLM
+ * server: simulated time over its arrival span; with no progress at all,
+ * simulated time over the expected length).
+ *
+ * Estimates: at est_at events the events still to come are extrapolated
+ * at the rate of the last interval between estimates (the first: since
+ * the start), so a tenant that made no progress since the last estimate
+ * makes the estimate infinite; a run estimated past the budget stops
+ * there.  The next estimate comes at twice the events.  The budget itself
+ * is a ceiling: a run that reaches it unfinished stops there, whatever
+ * was estimated before, so no configuration runs for ever.
+ *
+ * Progress: with a bar or an on_progress hook, the check also runs every
+ * V10_PROGRESS_EVENTS events and reports the progress.  The engine calls
+ * check_events when its event count reaches e->check_at; every call sets
+ * a later one (the next of: an estimate, a progress report, the budget).
  */
+#define V10_PROGRESS_EVENTS 65536
+
 typedef struct event_check {
     const v10_run_config *cfg;
     const v10_llm_tenant *llm;
-    double budget;           /* events */
+    uint64_t budget;         /* events */
+    uint64_t est_at;         /* the events at which the next estimate is due */
     double T;                /* expected length, cycles (horizon.h) */
     double estimate;         /* the latest extrapolation; 0 before the first */
     double first;            /* the first (the run's events_estimated) */
-    double last_events, last_f; /* at the previous check */
+    double last_events, last_f; /* at the previous estimate */
+    int slowest;             /* the tenant of least progress at the last check */
+    double progress;         /* the run's progress at the last check, in [0, 1] */
+    int report;              /* report progress (bar or hook) every V10_PROGRESS_EVENTS */
+    v10_progress *bar;       /* the run's own bar, or NULL */
 } event_check;
 
 /* The fraction of its count tenant i has done, in [0, 1]. */
@@ -70,33 +71,96 @@ static double tenant_progress(const v10_engine *e, int i, const event_check *c, 
     return fmin(1, done / need);
 }
 
+/* The run's progress (see above) into c->progress and c->slowest. */
+static void run_progress(const v10_engine *e, event_check *c)
+{
+    double hz = c->cfg->npu.clock_mhz * 1e6, f = 1;
+    c->slowest = 0;
+    for (int i = 0; i < e->n_tenants; i++) {
+        double fi = tenant_progress(e, i, c, hz);
+        if (fi < f) {
+            f = fi;
+            c->slowest = i;
+        }
+    }
+    c->progress = f;
+}
+
+/* Reports the run's progress to the hook or the bar. */
+static void report(const v10_engine *e, const event_check *c)
+{
+    const v10_run_config *cfg = c->cfg;
+    if (cfg->on_progress)
+        cfg->on_progress(cfg->progress_ctx, c->progress);
+    if (!c->bar)
+        return;
+    uint64_t done = 0; /* requests, each tenant's up to its count */
+    for (int i = 0; i < e->n_tenants; i++) {
+        uint64_t d = eng_done_count(&e->tenants[i]);
+        done += d < e->tenants[i].n_requests ? d : e->tenants[i].n_requests;
+    }
+    c->bar->work_done = c->progress;
+    v10_progress_step(c->bar, (size_t)done);
+}
+
+/* err = "run too long: WHY (the run's state); what to change". */
+static int too_long(const v10_engine *e, const event_check *c, const char *why, v10_err *err)
+{
+    double hz = c->cfg->npu.clock_mhz * 1e6;
+    int i = c->slowest;
+    return v10_err_set(err, "run too long: %s (%.3g s simulated; the slowest, tenant %d (%s), "
+                            "%.1f%% done); use fewer requests, higher rates of open-loop "
+                            "tenants, closer priorities or longer slices, or raise the budget "
+                            "with --max-events (docs/limits.md)",
+                       why, (double)e->now / hz, i, c->cfg->tenants[i].model,
+                       floor(1000 * c->progress) / 10); /* unfinished: never "100.0" */
+}
+
 static int check_events(v10_engine *e, void *ctx, v10_err *err)
 {
     event_check *c = ctx;
-    double hz = c->cfg->npu.clock_mhz * 1e6, f = 1, events = (double)e->events;
-    for (int i = 0; i < e->n_tenants; i++)
-        f = fmin(f, tenant_progress(e, i, c, hz));
-    if (!(f > 0))
-        f = fmin(1, (double)e->now / fmax(1, c->T));
-    c->estimate = f >= 1 ? events
-                  : f > c->last_f
-                      ? events + (1 - f) * (events - c->last_events) / (f - c->last_f)
-                      : INFINITY;
-    c->last_events = events;
-    c->last_f = f;
-    if (!(c->first > 0))
-        c->first = c->estimate;
-    if (c->estimate > c->budget)
-        return v10_err_set(err, "run too long: about %.3g events estimated from its progress "
-                                "after %.3g events (%.3g s simulated so far), about %.2g min at "
-                                "the engine's %.0f million events/s (docs/benchmarks.md), over "
-                                "the budget of %.3g events; use fewer requests, higher rates "
-                                "of open-loop tenants, closer priorities or longer slices, or "
-                                "raise the budget with --max-events (docs/limits.md)",
-                           c->estimate, events, (double)e->now / hz,
-                           c->estimate / V10_EVENTS_PER_S / 60, V10_EVENTS_PER_S / 1e6,
-                           c->budget);
-    e->check_at = (double)(2 * e->check_at) < c->budget ? 2 * e->check_at : (uint64_t)c->budget;
+    uint64_t events = e->events;
+    run_progress(e, c);
+    if (c->report)
+        report(e, c);
+    char why[320];
+    if (events >= c->est_at) {
+        double f = c->progress, ev = (double)events;
+        if (!(f > 0))
+            f = fmin(1, (double)e->now / fmax(1, c->T));
+        c->estimate = f >= 1 ? ev
+                      : f > c->last_f ? ev + (1 - f) * (ev - c->last_events) / (f - c->last_f)
+                                      : INFINITY;
+        if (!(c->first > 0))
+            c->first = c->estimate;
+        if (c->estimate > (double)c->budget) {
+            if (isinf(c->estimate)) /* no progress since the last estimate */
+                snprintf(why, sizeof why, "about inf events estimated from its progress after "
+                                          "%.3g events (none since %.3g events), over the "
+                                          "budget of %llu events", ev, c->last_events,
+                         (unsigned long long)c->budget);
+            else
+                snprintf(why, sizeof why, "about %.3g events estimated from its progress after "
+                                          "%.3g events, about %.2g min at the engine's %.0f "
+                                          "million events/s (docs/benchmarks.md), over the "
+                                          "budget of %llu events", c->estimate, ev,
+                         c->estimate / V10_EVENTS_PER_S / 60, V10_EVENTS_PER_S / 1e6,
+                         (unsigned long long)c->budget);
+            return too_long(e, c, why, err);
+        }
+        c->last_events = ev;
+        c->last_f = f;
+        c->est_at = events <= UINT64_MAX / 2 ? 2 * events : UINT64_MAX;
+    }
+    if (events >= c->budget && e->n_done < e->n_tenants) {
+        snprintf(why, sizeof why, "it reached the budget of %llu events unfinished",
+                 (unsigned long long)c->budget);
+        return too_long(e, c, why, err);
+    }
+    uint64_t next = c->est_at < c->budget ? c->est_at : c->budget;
+    if (c->report && events + V10_PROGRESS_EVENTS < next)
+        next = events + V10_PROGRESS_EVENTS;
+    e->check_at = next > events ? next : events + 1;
     return 0;
 }
 
@@ -201,24 +265,33 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
         goto done;
     e.llm = llm;
     v10_progress bar;
-    if (cfg->progress) { /* drawn only once the run has lasted 3 s */
+    event_check chk = {.cfg = cfg, .llm = llm, .report = cfg->progress || cfg->on_progress};
+    chk.budget = cfg->max_events ? cfg->max_events : (uint64_t)V10_EVENT_BUDGET;
+    if (cfg->progress && !cfg->on_progress) { /* drawn only once the run has lasted 3 s */
         v10_progress_start(&bar, "requests simulated", (size_t)(cfg->requests * nt));
         const char *after = getenv("V10_PROGRESS_AFTER"); /* seconds; tests set 0 */
         bar.quiet_s = after ? atof(after) : 3;
-        e.bar = &bar;
+        bar.work_total = 1; /* the fraction is the run's progress, not requests */
+        chk.bar = &bar;
     }
-    event_check chk = {cfg, llm, cfg->max_events ? (double)cfg->max_events : V10_EVENT_BUDGET,
-                       0, 0, 0, 0, 0};
     v10_run_estimate_events(cfg, models, llm, &chk.T);
     e.check = check_events;
     e.check_ctx = &chk;
-    /* the first check early (a quarter of the budget at most), so that a
-     * run refused costs little */
-    e.check_at = (uint64_t)fmin(V10_EVENT_CHECK, fmax(1, chk.budget / 4));
-    int run_rc = v10_engine_run(&e, cfg, policy, models, stall_cycle(cfg, models, llm),
-                                err);
-    if (cfg->progress) {
-        if (!run_rc) /* every tenant reached its count */
+    /* the first estimate early (a quarter of the budget at most), so that
+     * a run refused costs little */
+    chk.est_at = (uint64_t)fmax(1, fmin(V10_EVENT_CHECK, (double)chk.budget / 4));
+    e.check_at = chk.report && chk.est_at > V10_PROGRESS_EVENTS ? V10_PROGRESS_EVENTS
+                                                                : chk.est_at;
+    /* The clock limit is the engine's only cycle limit: a run is bounded
+     * by its events, and a slow one is no starved one. */
+    int run_rc = v10_engine_run(&e, cfg, policy, models, V10_CLOCK_LIMIT, err);
+    if (!run_rc) { /* every tenant reached its count */
+        chk.progress = 1;
+        if (cfg->on_progress)
+            cfg->on_progress(cfg->progress_ctx, 1);
+    }
+    if (chk.bar) {
+        if (!run_rc)
             bar.done = bar.total;
         v10_progress_end(&bar);
     }

@@ -94,7 +94,7 @@ static int iter_cycles(v10_llm_tenant *L, v10_llm_iter_kind kind, uint32_t token
 }
 
 /* The estimates of serving every request alone, at the mean prompt and
- * context: one at a time (an upper bound, for the stall guard), and with
+ * context: one at a time (an upper bound, for the run-length limit), and with
  * decodes batched max_batch at a time (decode iterations cost about as
  * much at any small batch: they stream the weights), whose iterations are
  * one prefill per request and one decode per decode time over the span

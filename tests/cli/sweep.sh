@@ -178,7 +178,7 @@ cmp "$tmp/j1.rows" "$tmp/rows.rows"
 V10_PROGRESS=1 v10 sweep $D/tiny.json -j 2 --out "$tmp/bar" > /dev/null 2> "$tmp/bar.err"
 grep -q "48/48 100%  ETA" "$tmp/bar.err"
 
-# A point the simulator refuses (fcfs starves NCF beside an overloaded
+# A point the simulator refuses (fcfs leaves NCF no progress beside an overloaded
 # MNIST) records its error in its row; the other points run, the sweep
 # exits 0, and --resume finds every point done.
 v10 sweep $D/refused.json -j 2 --out "$tmp/refused" > /dev/null 2> "$tmp/refused.err"
@@ -189,7 +189,7 @@ d = sys.argv[1]
 rows = [json.loads(l) for l in open(d + "/results.jsonl")]
 assert len(rows) == 4, rows
 bad = [r for r in rows if "error" in r]
-assert [r["index"] for r in bad] == [2] and "starved" in bad[0]["error"], bad
+assert [r["index"] for r in bad] == [2] and "run too long" in bad[0]["error"], bad
 assert all("result" in r for r in rows if "error" not in r)
 csvr = list(csv.DictReader(open(d + "/results.csv")))
 assert [r["error"] != "" for r in csvr] == [False, False, True, False], csvr
