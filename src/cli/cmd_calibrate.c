@@ -163,7 +163,8 @@ int cmd_calibrate(int argc, char **argv)
     }
     v10_model cal;
     v10_calib_report rep;
-    if (v10_calibrate_with(&arch, &prof, &npu, &copts, &cal, &rep, &err)) {
+    if ((out && v10_wfile_probe(out, &err)) || /* before the work */
+        v10_calibrate_with(&arch, &prof, &npu, &copts, &cal, &rep, &err)) {
         v10_model_fini(&arch);
         return cli_fail(&err);
     }

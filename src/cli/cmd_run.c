@@ -405,6 +405,12 @@ int cmd_run(int argc, char **argv)
             cli_note_approx(&models[n_models]);
     }
     cfg.models = models;
+    /* The outputs can be written: found before the runs, not after. */
+    if ((trace_path && v10_wfile_probe(trace_path, &err)) ||
+        (per_op_path && v10_wfile_probe(per_op_path, &err))) {
+        free_models(models, n_models);
+        return cli_fail(&err);
+    }
 
     v10_trace trace = {0};
     trace.from_cycle = v10_npu_us_to_cycles(&cfg.npu, win_from);

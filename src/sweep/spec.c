@@ -28,8 +28,12 @@ _Static_assert(N_KINDS == K_SEED + 1, "one name per kind");
  * Noll, Vo; IETF draft-eastlake-fnv). */
 uint64_t sweep_fnv1a(const void *p, size_t n)
 {
+    return sweep_fnv1a_more(1469598103934665603ull, p, n); /* FNV's 64-bit offset basis */
+}
+
+uint64_t sweep_fnv1a_more(uint64_t h, const void *p, size_t n)
+{
     const unsigned char *b = p;
-    uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < n; i++) {
         h ^= b[i];
         h *= 1099511628211ull;

@@ -65,8 +65,10 @@ struct v10_sweep {
     char default_policy[V10_NAME_MAX]; /* the run's, when the spec gives none */
 };
 
-/* FNV-1a 64 of n bytes, and as 16 hex digits into out[17]. */
+/* FNV-1a 64 of n bytes, and as 16 hex digits into out[17]; _more goes on
+ * from hash h (FNV-1a of a concatenation, piece by piece). */
 uint64_t sweep_fnv1a(const void *p, size_t n);
+uint64_t sweep_fnv1a_more(uint64_t h, const void *p, size_t n);
 void sweep_hex16(uint64_t h, char *out);
 
 /* The NPU override object of a point: `npu` (a preset name, an object of

@@ -29,17 +29,27 @@
 
 #define LOCK_NAME ".lock" /* held by the process that owns a result folder */
 #define DB_NAME "results.db"
-#define STORE_FORMAT "1" /* meta.format: the schema below */
+#define STORE_FORMAT "2" /* meta.format: the schema below */
 
 /*
- * The schema.  meta holds spec_hash (the v10_sweep_hash of the spec the
- * rows belong to), points and format; points holds one row per finished
- * point: its index, its id (v10_sweep_point_id) and the result row as
- * compact JSON without the newline (v10_sweep_run_point).
+ * The schema (format 2).  meta holds spec_hash (the v10_sweep_hash of the
+ * spec the rows belong to), points and format; points holds one row per
+ * finished point: its index, its id (v10_sweep_point_id), the result row
+ * as compact JSON without the newline (v10_sweep_run_point) and sum, the
+ * FNV-1a of the three (row_sum), which tells a row as we wrote it from
+ * one edited since.  A store is ours only if it holds exactly these two
+ * tables, created by exactly these statements (as SQLite keeps them in
+ * sqlite_master), and meta.format is STORE_FORMAT.  (Format 1, before the
+ * row sums, is refused by its version.)
  */
-static const char schema[] =
-    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    "CREATE TABLE points(idx INTEGER PRIMARY KEY, id TEXT NOT NULL, row TEXT NOT NULL);";
+static const char *const tables[][2] = {
+    {"meta", "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"},
+    {"points", "CREATE TABLE points(idx INTEGER PRIMARY KEY, id TEXT NOT NULL, "
+               "row TEXT NOT NULL, sum TEXT NOT NULL)"},
+};
+#define N_TABLES (sizeof tables / sizeof tables[0])
+/* meta's PRIMARY KEY index, which SQLite makes itself (sql NULL). */
+#define META_INDEX "sqlite_autoindex_meta_1"
 
 /*
  * Invariants while open: this process holds DIR/.lock and the database's
@@ -56,6 +66,7 @@ struct v10_sweep_store {
     int lock;               /* DIR/.lock, held while the store is open */
     sqlite3 *db;
     sqlite3_stmt *insert;   /* INSERT INTO points */
+    int fresh_db;           /* results.db held no table when opened */
     unsigned char *done;    /* one flag per point */
     size_t count, dropped;
     char drop_why[160];     /* the first dropped row and why, or "" */
@@ -188,66 +199,166 @@ static int db_exec(v10_sweep_store *st, const char *sql, const char *what, v10_e
                                                                      : db_fail(st, what, err);
 }
 
-/* Reads meta.spec_hash into hash[17]; -1 if the table or key is missing. */
-static int db_spec_hash(v10_sweep_store *st, char *hash)
+/* meta.KEY into out[cap] ("" if absent); -1 if it cannot be read. */
+static int db_meta(v10_sweep_store *st, const char *key, char *out, size_t cap)
 {
     sqlite3_stmt *q;
-    int rc = -1;
-    if (sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key = 'spec_hash'", -1, &q,
-                           NULL) != SQLITE_OK)
+    out[0] = 0;
+    if (sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key = ?", -1, &q, NULL) !=
+        SQLITE_OK)
         return -1;
-    if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
-        snprintf(hash, 17, "%s", (const char *)sqlite3_column_text(q, 0));
-        rc = 0;
-    }
+    sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+    int step = sqlite3_step(q);
+    if (step == SQLITE_ROW && sqlite3_column_text(q, 0))
+        snprintf(out, cap, "%s", (const char *)sqlite3_column_text(q, 0));
     sqlite3_finalize(q);
-    return rc;
+    return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : -1;
+}
+
+/* err = "DIR/results.db: not a sweep result store (WHY); ..." */
+static int not_ours(v10_sweep_store *st, const char *why, v10_err *err)
+{
+    return v10_err_set(err, "%s: not a sweep result store as v10sim writes it (%s); refusing "
+                            "to use or change it: move it away, or run into a new --out",
+                       st->db_path, why);
 }
 
 /*
- * Opens (creating if new) DIR/results.db: WAL journal, each commit synced
- * (synchronous=FULL), and locking_mode=EXCLUSIVE, set before WAL is, so the
- * WAL index lives in this process's memory, not in a -shm file beside it
- * (one process per folder holds the lock anyway; this also keeps WAL
- * working on a network file system).  A new database gets the schema and
- * meta in one transaction; an existing one must be a sweep store of this
- * spec.
+ * Whether results.db is a store of ours, read without writing anything:
+ * its header is SQLite's (or the file is empty), no rollback journal lies
+ * beside it (a store keeps a WAL; opening the database would roll a
+ * journal back into it), and it holds exactly the tables of `tables`
+ * (st->fresh_db: none yet), of format STORE_FORMAT, spec_hash this spec's
+ * and points this spec's count, and passes SQLite's quick_check.  The
+ * connection is opened with the checkpoint on close turned off, so that
+ * closing it after a refusal leaves a foreign WAL as it was.  0, or -1
+ * with err saying what it is instead.
  */
-static int db_open(v10_sweep_store *st, v10_err *err)
+static int db_inspect(v10_sweep_store *st, v10_err *err)
 {
-    /* check_folder saw results.db and its journals absent or plain files;
-     * NOFOLLOW refuses a link planted since. */
+    int exists;
+    if (v10_outdir_check(&st->out, DB_NAME "-journal", &exists, err))
+        return -1;
+    if (exists)
+        return not_ours(st, DB_NAME "-journal beside it: a rollback journal, which a store "
+                            "never keeps", err);
+    unsigned char head[16];
+    long got = 0;
+    if (v10_outdir_check(&st->out, DB_NAME, &exists, err) ||
+        (exists && (got = v10_outdir_head(&st->out, DB_NAME, head, sizeof head, err)) < 0))
+        return -1;
+    if (got > 0 && (got < (long)sizeof head || memcmp(head, "SQLite format 3", 16)))
+        return not_ours(st, "not an SQLite database", err);
     if (sqlite3_open_v2(st->db_path, &st->db,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
                         NULL) != SQLITE_OK)
         return db_fail(st, "cannot open", err);
     sqlite3_extended_result_codes(st->db, 1);
-    sqlite3_stmt *q = NULL;
-    int tables = -1;
-    if (db_exec(st, "PRAGMA locking_mode=EXCLUSIVE", "", err) == 0 &&
-        sqlite3_prepare_v2(st->db, "PRAGMA journal_mode=WAL", -1, &q, NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW) {
-        const unsigned char *mode = sqlite3_column_text(q, 0);
-        sqlite3_finalize(q);
-        q = NULL;
-        if (!mode || strcmp((const char *)mode, "wal"))
-            return v10_err_set(err, "%s: cannot use a WAL journal here", st->db_path);
-        if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) ==
-                SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-            tables = sqlite3_column_int(q, 0);
+    sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+    if (db_exec(st, "PRAGMA locking_mode=EXCLUSIVE", "", err))
+        return -1;
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(st->db, "SELECT type, name, sql FROM sqlite_master", -1, &q, NULL) !=
+        SQLITE_OK) {
+        if ((sqlite3_errcode(st->db) & 0xff) == SQLITE_NOTADB)
+            return not_ours(st, sqlite3_errmsg(st->db), err);
+        return db_fail(st, "cannot open", err); /* an I/O error, a full disk */
     }
+    int step, n = 0, seen[N_TABLES] = {0};
+    char other[160] = "";
+    while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(q, 0);
+        const char *name = (const char *)sqlite3_column_text(q, 1);
+        const char *sql = (const char *)sqlite3_column_text(q, 2);
+        n++;
+        int known = type && name && !strcmp(type, "index") && !strcmp(name, META_INDEX) && !sql;
+        for (size_t k = 0; !known && k < N_TABLES; k++)
+            if (type && name && !strcmp(type, "table") && !strcmp(name, tables[k][0])) {
+                known = sql && !strcmp(sql, tables[k][1]);
+                seen[k] = 1;
+                if (!known && !other[0])
+                    snprintf(other, sizeof other, "table %s is not as a store's", name);
+            }
+        if (!known && !other[0])
+            snprintf(other, sizeof other, "it holds %s %.60s", type ? type : "?",
+                     name ? name : "?");
+    }
+    int bad_step = step != SQLITE_DONE;
     sqlite3_finalize(q);
-    if (tables < 0 && (sqlite3_errcode(st->db) & 0xff) == SQLITE_NOTADB) /* garbage */
-        return v10_err_set(err, "%s: not a sweep result store (%s); move it away, or run into "
-                                "a new --out", st->db_path, sqlite3_errmsg(st->db));
-    if (tables < 0) /* an I/O error, a full disk */
-        return db_fail(st, "cannot open", err);
+    if (bad_step)
+        return (sqlite3_errcode(st->db) & 0xff) == SQLITE_NOTADB
+                   ? not_ours(st, sqlite3_errmsg(st->db), err)
+                   : db_fail(st, "cannot open", err);
+    st->fresh_db = n == 0;
+    if (st->fresh_db)
+        return 0;
+    /* The version first: an earlier format's tables differ, and are
+     * refused for what they are. */
+    char format[32] = "", hash[32] = "", points[32] = "";
+    if (seen[0] && db_meta(st, "format", format, sizeof format) == 0 && format[0] &&
+        strcmp(format, STORE_FORMAT))
+        return v10_err_set(err, "%s: a sweep result store of format %s; this v10sim reads "
+                                "format " STORE_FORMAT " only (written by another version): "
+                                "run into a new --out, or resume with the version that "
+                                "started it", st->db_path, format);
+    if (other[0] || !seen[0] || !seen[1])
+        return not_ours(st, other[0] ? other : "a table of a store is missing", err);
+    if (db_meta(st, "format", format, sizeof format) || db_meta(st, "spec_hash", hash, sizeof hash) ||
+        db_meta(st, "points", points, sizeof points))
+        return db_fail(st, "reading", err);
+    if (!format[0])
+        return not_ours(st, "no format in its meta table", err);
+    char want[32];
+    snprintf(want, sizeof want, "%llu", (unsigned long long)st->s->points);
+    if (strcmp(hash, st->s->hash) || strcmp(points, want))
+        return v10_err_set(err, "%s holds the results of another spec (hash %s, %s points; "
+                                "this spec %s, %s points): refusing to resume; run into a new "
+                                "--out", st->db_path, hash, points, st->s->hash, want);
+    if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &q, NULL) != SQLITE_OK)
+        return db_fail(st, "checking", err);
+    char verdict[200] = "";
+    if ((step = sqlite3_step(q)) == SQLITE_ROW && sqlite3_column_text(q, 0))
+        snprintf(verdict, sizeof verdict, "%s", (const char *)sqlite3_column_text(q, 0));
+    sqlite3_finalize(q);
+    if (step != SQLITE_ROW)
+        return db_fail(st, "checking", err);
+    if (strcmp(verdict, "ok"))
+        return v10_err_set(err, "%s: the store is damaged (SQLite's quick_check: %s); move it "
+                                "away, or run into a new --out", st->db_path, verdict);
+    return 0;
+}
+
+/*
+ * Opens DIR/results.db once db_inspect found it ours (or new): WAL
+ * journal, each commit synced (synchronous=FULL), and locking_mode=
+ * EXCLUSIVE, set before WAL is, so the WAL index lives in this process's
+ * memory, not in a -shm file beside it (one process per folder holds the
+ * lock anyway; this also keeps WAL working on a network file system).  A
+ * new database gets the schema and meta in one transaction.  Nothing is
+ * written to a database before db_inspect accepted it.
+ */
+static int db_open(v10_sweep_store *st, v10_err *err)
+{
+    if (db_inspect(st, err))
+        return -1;
+    sqlite3_stmt *q = NULL;
+    const unsigned char *mode = NULL;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode=WAL", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+        mode = sqlite3_column_text(q, 0);
+    int wal = mode && !strcmp((const char *)mode, "wal");
+    sqlite3_finalize(q);
+    if (!wal)
+        return (sqlite3_errcode(st->db) & 0xff) == SQLITE_OK
+                   ? v10_err_set(err, "%s: cannot use a WAL journal here", st->db_path)
+                   : db_fail(st, "cannot open", err);
     if (db_exec(st, "PRAGMA synchronous=FULL", "", err))
         return -1;
-    if (tables == 0) { /* new, or created by a sweep killed before its first commit */
-        char *sql = sqlite3_mprintf("BEGIN;%sINSERT INTO meta VALUES('spec_hash', %Q), "
+    if (st->fresh_db) { /* new, or created by a sweep killed before its first commit */
+        char *sql = sqlite3_mprintf("BEGIN;%s;%s;INSERT INTO meta VALUES('spec_hash', %Q), "
                                     "('points', '%llu'), ('format', '" STORE_FORMAT "');COMMIT;",
-                                    schema, st->s->hash, (unsigned long long)st->s->points);
+                                    tables[0][1], tables[1][1], st->s->hash,
+                                    (unsigned long long)st->s->points);
         int rc = sql ? db_exec(st, sql, "creating the store", err)
                      : v10_err_set(err, "out of memory");
         sqlite3_free(sql);
@@ -256,17 +367,21 @@ static int db_open(v10_sweep_store *st, v10_err *err)
             return -1;
         }
     }
-    char hash[17];
-    if (db_spec_hash(st, hash) ||
-        sqlite3_prepare_v2(st->db, "INSERT INTO points(idx, id, row) VALUES(?, ?, ?)", -1,
-                           &st->insert, NULL) != SQLITE_OK)
-        return v10_err_set(err, "%s: not a sweep result store (no sweep tables in it); move it "
-                                "away, or run into a new --out", st->db_path);
-    if (strcmp(hash, st->s->hash))
-        return v10_err_set(err, "%s holds the results of another spec (hash %s, this spec %s): "
-                                "refusing to resume; run into a new --out", st->db_path, hash,
-                           st->s->hash);
+    /* ours: closing checkpoints the WAL into results.db and removes it */
+    sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
+    if (sqlite3_prepare_v2(st->db, "INSERT INTO points(idx, id, row, sum) VALUES(?, ?, ?, ?)",
+                           -1, &st->insert, NULL) != SQLITE_OK)
+        return db_fail(st, "cannot open", err);
     return 0;
+}
+
+/* The row sum of point i's record: FNV-1a 64 of "i id row" (row without
+ * its newline, n bytes), 16 hex digits into hex[17]. */
+static void row_sum(size_t i, const char *id, const char *row, size_t n, char *hex)
+{
+    char head[64];
+    int k = snprintf(head, sizeof head, "%zu %s ", i, id);
+    sweep_hex16(sweep_fnv1a_more(sweep_fnv1a(head, (size_t)k), row, n), hex);
 }
 
 /* Deletes the rows of the n indices bad[] in one transaction. */
@@ -292,18 +407,23 @@ static int db_delete(v10_sweep_store *st, const sqlite3_int64 *bad, size_t n, v1
 }
 
 /* 0 if `row` (compact JSON) is the record of point i with id `id`, as
- * v10_sweep_run_point writes it: an object whose "index" is i, whose "id"
- * is id and which holds a "result" object or an "error" string; else 1
- * with why[] saying what is wrong, or -1 if memory ran out. */
+ * v10_sweep_run_point writes it: JSON by the strict rule of every input
+ * (v10_json_parse_input: nothing after the value, no key twice), an object
+ * whose "index" is i, whose "id" is id and which holds a "result" object or
+ * an "error" string; else 1 with why[] saying what is wrong, or -1 if
+ * memory ran out. */
 static int row_invalid(const char *row, size_t i, const char *id, char *why, size_t cap)
 {
     unsigned mark = v10_json_mark();
-    cJSON *o = row ? cJSON_Parse(row) : NULL;
+    v10_err e = {{0}};
+    cJSON *o = row ? v10_json_parse_input(row, "row", &e) : NULL;
     const cJSON *ix = cJSON_GetObjectItemCaseSensitive(o, "index");
     const cJSON *rid = cJSON_GetObjectItemCaseSensitive(o, "id");
     int bad = 1;
-    if (v10_json_failed_since(mark))
+    if (v10_json_failed_since(mark) || strstr(e.msg, "out of memory"))
         bad = -1;
+    else if (!o)
+        snprintf(why, cap, "%.100s", e.msg[0] ? e.msg : "no text");
     else if (!cJSON_IsObject(o))
         snprintf(why, cap, "not a JSON object");
     else if (!cJSON_IsNumber(ix) || ix->valuedouble != (double)i)
@@ -320,14 +440,16 @@ static int row_invalid(const char *row, size_t i, const char *id, char *why, siz
 }
 
 /* Marks the rows of the store done; deletes (and counts in `dropped`) any
- * whose index is out of range, whose id is not that point's or whose
+ * that is not as this store wrote it: whose index is out of range, whose
+ * id is not that point's, whose sum is not its row's (edited), whose row
+ * is not text that both SQLite's JSON functions and ours accept, or whose
  * record is not that point's result (row_invalid; the first is described
- * in drop_why). */
+ * in drop_why).  Such a point runs again: the store is ours, the row not. */
 static int db_load(v10_sweep_store *st, v10_err *err)
 {
     sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(st->db, "SELECT idx, id, row FROM points", -1, &q, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(st->db, "SELECT idx, id, row, sum, typeof(row) = 'text' AND "
+                                   "json_valid(row) FROM points", -1, &q, NULL) != SQLITE_OK)
         return db_fail(st, "reading", err);
     sqlite3_int64 *bad = NULL;
     size_t cap = 0;
@@ -345,8 +467,19 @@ static int db_load(v10_sweep_store *st, v10_err *err)
         } else if (!id || strcmp(id, want)) {
             snprintf(why, sizeof why, "its id is not point %lld's %s", (long long)i, want);
         } else {
-            invalid = row_invalid((const char *)sqlite3_column_text(q, 2), (size_t)i, want,
-                                  why, sizeof why);
+            const char *row = (const char *)sqlite3_column_text(q, 2);
+            size_t n = (size_t)sqlite3_column_bytes(q, 2);
+            const char *sum = (const char *)sqlite3_column_text(q, 3);
+            char hex[17];
+            if (row)
+                row_sum((size_t)i, want, row, n, hex);
+            if (!row || !sum || strcmp(sum, hex))
+                snprintf(why, sizeof why, "edited since it was written (its sum is not its "
+                                          "row's)");
+            else if (!sqlite3_column_int(q, 4) || memchr(row, 0, n))
+                snprintf(why, sizeof why, "not JSON text by SQLite's json_valid");
+            else
+                invalid = row_invalid(row, (size_t)i, want, why, sizeof why);
         }
         if (invalid < 0) { /* never drop a row for want of memory */
             rc = v10_err_set(err, "%s: out of memory", st->db_path);
@@ -449,7 +582,8 @@ static int check_folder(v10_sweep_store *st, int resume, int *fresh, v10_err *er
                                         "results.csv"};
     int exists[sizeof names / sizeof names[0]];
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        if (v10_outdir_check(&st->out, names[k], &exists[k], err))
+        if (v10_outdir_check(&st->out, names[k], &exists[k], err) ||
+            (k >= 6 && v10_outdir_replaceable(&st->out, names[k], err))) /* the exports */
             return -1;
     char *old = v10_outdir_read(&st->out, "spec.json", V10_JSON_MAX_BYTES, &exists[1], err);
     *fresh = 0;
@@ -497,6 +631,8 @@ int v10_sweep_store_open(const char *dir, const v10_sweep *s, int resume,
     int rc = v10_outdir_open(&st->out, st->dir, err);
     if (rc == 0)
         rc = check_folder(st, resume, &fresh, err);
+    if (rc == 0) /* the folder takes new files (its exports, at the end) */
+        rc = v10_outdir_probe(&st->out, err);
     if (rc == 0)
         rc = v10_outdir_lock(&st->out, LOCK_NAME, dir, &st->lock, err);
     if (rc == 0)
@@ -535,9 +671,12 @@ int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_e
     char id[17];
     if (v10_sweep_point_id(st->s, i, id))
         return v10_err_set(err, "point %zu: out of memory", i);
+    char sum[17];
+    row_sum(i, id, row, n - 1, sum);
     sqlite3_bind_int64(st->insert, 1, (sqlite3_int64)i);
     sqlite3_bind_text(st->insert, 2, id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st->insert, 3, row, (int)(n - 1), SQLITE_STATIC);
+    sqlite3_bind_text(st->insert, 4, sum, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st->insert) == SQLITE_DONE ? 0 : db_fail(st, "recording a point", err);
     sqlite3_reset(st->insert);
     sqlite3_clear_bindings(st->insert);

@@ -11,9 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/fs.h> /* FS_IOC_GETFLAGS: chattr's flags */
+#endif
 
 /* Reads all of f (closing it) as v10_file_read does; path for messages. */
 static char *read_all(FILE *f, const char *path, size_t max_bytes, size_t *len, v10_err *err)
@@ -138,6 +142,76 @@ static int open_direct(v10_wfile *w, int flags, v10_err *err)
     return 0;
 }
 
+/* 1 if the file open as fd cannot be replaced or rewritten whatever the
+ * permissions (chattr +i immutable, +a append-only): a rename over it
+ * fails, so it is found before the work, not after. */
+static int frozen(int fd)
+{
+#if defined(FS_IOC_GETFLAGS) && defined(FS_IMMUTABLE_FL) && defined(FS_APPEND_FL)
+    int fl = 0;
+    return ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0 && (fl & (FS_IMMUTABLE_FL | FS_APPEND_FL));
+#else
+    (void)fd;
+    return 0;
+#endif
+}
+
+/* -1 with err if the regular file at dirfd/name (it exists) is frozen. */
+static int check_frozen(int dirfd, const char *name, const char *shown, v10_err *err)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int bad = fd >= 0 && frozen(fd);
+    if (fd >= 0)
+        close(fd);
+    return bad ? v10_err_set(err, "%s: immutable or append-only (chattr +i / +a): it cannot "
+                                  "be replaced; clear the flag, or choose another output",
+                             shown)
+               : 0;
+}
+
+/*
+ * The file a dangling symlink at `path` names, through any chain of links,
+ * into out[cap]: its directory resolved (realpath) and its last name, so
+ * that it is created whole, through a temporary beside it, as a new file
+ * would be.  -1 with err if the chain loops or its directory is missing.
+ */
+static int link_target(const char *path, char *out, size_t cap, v10_err *err)
+{
+    char cur[PATH_MAX], next[PATH_MAX], dir[PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hops = 0; hops < 40; hops++) {
+        ssize_t n = readlink(cur, next, sizeof next - 1);
+        if (n < 0)
+            return v10_err_set(err, "%s: cannot resolve the link: %s", path, strerror(errno));
+        next[n] = 0;
+        if (next[0] != '/') { /* relative to the link's own directory */
+            char *slash = strrchr(cur, '/');
+            int dl = slash ? (int)(slash - cur) : 1;
+            if ((size_t)snprintf(dir, sizeof dir, "%.*s/%s", dl, slash ? cur : ".", next) >=
+                sizeof dir)
+                return v10_err_set(err, "%s: path too long", path);
+            strcpy(next, dir);
+        }
+        strcpy(cur, next);
+        struct stat st;
+        if (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode))
+            continue;
+        /* the end of the chain: a name that does not exist yet */
+        char *slash = strrchr(cur, '/');
+        const char *base = slash ? slash + 1 : cur;
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - cur) + (slash == cur) : 1,
+                 slash ? cur : ".");
+        char real[PATH_MAX];
+        if (!*base || !realpath(dir, real))
+            return v10_err_set(err, "%s: the link's target %s cannot be created: %s", path, cur,
+                               *base ? strerror(errno) : "no file name");
+        if ((size_t)snprintf(out, cap, "%s/%s", strcmp(real, "/") ? real : "", base) >= cap)
+            return v10_err_set(err, "%s: path too long", path);
+        return 0;
+    }
+    return v10_err_set(err, "%s: cannot resolve the link: %s", path, strerror(ELOOP));
+}
+
 int v10_wfile_open(v10_wfile *w, const char *path, int sync, v10_err *err)
 {
     memset(w, 0, sizeof *w);
@@ -155,10 +229,17 @@ int v10_wfile_open(v10_wfile *w, const char *path, int sync, v10_err *err)
         st.st_nlink = 0;
     } else if (S_ISLNK(st.st_mode)) {
         /* Follow the link: its target is what gets written (or replaced). */
-        if (stat(path, &st) != 0) /* dangling: create the target through it */
-            return open_direct(w, O_CREAT | O_TRUNC, err);
+        if (stat(path, &st) != 0) { /* dangling: its target is a new file */
+            if (errno != ENOENT)
+                return v10_err_set(err, "%s: cannot resolve the link: %s", path,
+                                   strerror(errno));
+            if (link_target(path, w->path, sizeof w->path, err))
+                return -1;
+            st.st_mode = S_IFREG;
+            st.st_nlink = 0;
+        }
         char real[PATH_MAX];
-        if (S_ISREG(st.st_mode)) {
+        if (S_ISREG(st.st_mode) && st.st_nlink) {
             if (!realpath(path, real) || strlen(real) >= sizeof w->path)
                 return v10_err_set(err, "%s: cannot resolve the link: %s", path,
                                    strerror(errno ? errno : ENAMETOOLONG));
@@ -172,6 +253,8 @@ int v10_wfile_open(v10_wfile *w, const char *path, int sync, v10_err *err)
         return open_std(w, std, err);
     if (!S_ISREG(st.st_mode))
         return open_direct(w, 0, err); /* a device, FIFO, socket: never replaced */
+    if (st.st_nlink && check_frozen(AT_FDCWD, w->path, path, err))
+        return -1;
     snprintf(w->tmp, sizeof w->tmp, "%s.tmp.XXXXXX", w->path);
     int fd = mkstemp(w->tmp);
     if (fd < 0) {
@@ -190,6 +273,18 @@ int v10_wfile_open(v10_wfile *w, const char *path, int sync, v10_err *err)
         w->tmp[0] = 0;
         return v10_err_set(err, "%s: cannot open: %s", path, strerror(e));
     }
+    return 0;
+}
+
+int v10_wfile_probe(const char *path, v10_err *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return 0; /* a device or FIFO: written directly, and opening a FIFO would block */
+    v10_wfile w;
+    if (v10_wfile_open(&w, path, 0, err))
+        return -1;
+    v10_wfile_abort(&w);
     return 0;
 }
 
@@ -217,7 +312,10 @@ static int fsync_dir_of(const char *path)
     return v10_fsync_dir(dir);
 }
 
-int v10_wfile_commit(v10_wfile *w, v10_err *err)
+/* Flushes and closes w's stream, checking every write (and syncing a
+ * temporary if asked); on failure removes the temporary and sets err.
+ * The temporary, if any, stays in w->tmp, not renamed yet. */
+static int wfile_close(v10_wfile *w, v10_err *err)
 {
     errno = 0;
     int bad = fflush(w->f) != 0 || ferror(w->f);
@@ -229,18 +327,27 @@ int v10_wfile_commit(v10_wfile *w, v10_err *err)
         e = errno;
     }
     w->f = NULL;
+    if (!bad)
+        return 0;
+    if (w->tmp[0])
+        unlinkat(w->dirfd, w->tmp, 0);
+    w->tmp[0] = 0;
+    return v10_err_set(err, "%s: write failed: %s", w->name, e ? strerror(e) : "I/O error");
+}
+
+int v10_wfile_commit(v10_wfile *w, v10_err *err)
+{
+    if (wfile_close(w, err))
+        return -1;
     if (!w->tmp[0])
-        return bad ? v10_err_set(err, "%s: write failed: %s", w->name,
-                                 e ? strerror(e) : "I/O error")
-                   : 0;
-    if (!bad && renameat(w->dirfd, w->tmp, w->dirfd, w->path) == 0) {
+        return 0;
+    if (renameat(w->dirfd, w->tmp, w->dirfd, w->path) == 0) {
         w->tmp[0] = 0;
         if (w->sync && (w->dirfd == AT_FDCWD ? fsync_dir_of(w->path) : fsync(w->dirfd)))
             return v10_err_set(err, "%s: %s", w->name, strerror(errno));
         return 0;
     }
-    if (!bad)
-        e = errno;
+    int e = errno;
     unlinkat(w->dirfd, w->tmp, 0);
     w->tmp[0] = 0;
     return v10_err_set(err, "%s: write failed: %s", w->name, e ? strerror(e) : "I/O error");
@@ -342,6 +449,49 @@ int v10_outdir_check(const v10_outdir *d, const char *name, int *exists, v10_err
     return plain_file(d, name, &st, err);
 }
 
+int v10_outdir_replaceable(const v10_outdir *d, const char *name, v10_err *err)
+{
+    int exists;
+    char shown[4200];
+    snprintf(shown, sizeof shown, "%s/%s", d->path, name);
+    return v10_outdir_check(d, name, &exists, err) ||
+                   (exists && check_frozen(d->fd, name, shown, err))
+               ? -1 : 0;
+}
+
+/* Creates a fresh temporary NAME.tmp.XXXXXX in folder dirfd (its name
+ * into tmp[cap]): O_EXCL fails on anything already there, a dangling link
+ * included, so it is always a new file of ours.  The descriptor, or -1
+ * with errno set. */
+static int create_tmp(int dirfd, const char *name, char *tmp, size_t cap)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    unsigned x = (unsigned)t.tv_nsec ^ ((unsigned)getpid() << 12);
+    int fd = -1;
+    for (int k = 0; fd < 0 && k < 64; k++) {
+        x = x * 1103515245u + 12345u; /* the C standard's example LCG: any spread will do */
+        snprintf(tmp, cap, "%s.tmp.%06x", name, (x >> 8) & 0xffffffu);
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    return fd;
+}
+
+int v10_outdir_probe(const v10_outdir *d, v10_err *err)
+{
+    char tmp[64];
+    int fd = create_tmp(d->fd, ".v10sim-probe", tmp, sizeof tmp);
+    if (fd < 0)
+        return v10_err_set(err, "%s: cannot write in this folder: %s; choose another --out",
+                           d->path, strerror(errno));
+    close(fd);
+    if (unlinkat(d->fd, tmp, 0))
+        return v10_err_set(err, "%s/%s: cannot remove: %s", d->path, tmp, strerror(errno));
+    return 0;
+}
+
 /* Opens NAME of the folder with flags (never through a link); checks that
  * what was opened is a plain file.  -1 with err set on failure. */
 static int open_plain(const v10_outdir *d, const char *name, int flags, v10_err *err)
@@ -374,19 +524,7 @@ int v10_outdir_wopen(const v10_outdir *d, const char *name, v10_wfile *w, int sy
     if (v10_outdir_check(d, name, NULL, err))
         return -1;
     strcpy(w->path, name);
-    /* A fresh name: O_EXCL fails on anything already there, a dangling
-     * link included, so the temporary is always a new file of ours. */
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    unsigned x = (unsigned)t.tv_nsec ^ ((unsigned)getpid() << 12);
-    int fd = -1;
-    for (int k = 0; fd < 0 && k < 64; k++) {
-        x = x * 1103515245u + 12345u; /* the C standard's example LCG: any spread will do */
-        snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%06x", name, (x >> 8) & 0xffffffu);
-        fd = openat(d->fd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
+    int fd = create_tmp(d->fd, name, w->tmp, sizeof w->tmp);
     if (fd < 0 || !(w->f = fdopen(fd, "w"))) {
         int e = errno;
         if (fd >= 0) {
@@ -433,6 +571,30 @@ char *v10_outdir_read(const v10_outdir *d, const char *name, size_t max_bytes, i
     char shown[4200];
     snprintf(shown, sizeof shown, "%s/%s", d->path, name);
     return f ? read_all(f, shown, max_bytes, NULL, err) : NULL;
+}
+
+long v10_outdir_head(const v10_outdir *d, const char *name, void *buf, size_t n, v10_err *err)
+{
+    err->msg[0] = 0;
+    int fd = open_plain(d, name, O_RDONLY, err);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            close(fd);
+            return v10_err_set(err, "%s/%s: read error: %s", d->path, name, strerror(e));
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    return (long)got;
 }
 
 int v10_outdir_lock(const v10_outdir *d, const char *name, const char *what, int *fd,
@@ -507,6 +669,28 @@ static int listed(const char *m, const char *name)
     return 0;
 }
 
+/* Calls fn(d, name, ctx) for each name the manifest m lists (its lines
+ * after the first that are plain names: no '/', not "." or ".."), until
+ * one returns non-zero, which it returns. */
+static int each_listed(const v10_outdir *d, const char *m,
+                       int (*fn)(const v10_outdir *d, const char *name, void *ctx), void *ctx)
+{
+    int rc = 0;
+    for (const char *p = strchr(m, '\n'); rc == 0 && p && p[1]; p = strchr(p + 1, '\n')) {
+        char name[256];
+        size_t l = strcspn(p + 1, "\n");
+        snprintf(name, sizeof name, "%.*s", (int)(l < 255 ? l : 255), p + 1);
+        if (name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, ".."))
+            rc = fn(d, name, ctx);
+    }
+    return rc;
+}
+
+static int listed_replaceable(const v10_outdir *d, const char *name, void *err)
+{
+    return v10_outdir_replaceable(d, name, err);
+}
+
 int v10_outdir_claim(const v10_outdir *d, const char *owner, v10_err *err)
 {
     int state;
@@ -514,16 +698,9 @@ int v10_outdir_claim(const v10_outdir *d, const char *owner, v10_err *err)
     if (state < 0)
         return -1;
     if (m) { /* the files it lists will be replaced: each must be a plain file */
-        int rc = 0;
-        for (char *p = strchr(m, '\n'); rc == 0 && p && p[1]; p = strchr(p + 1, '\n')) {
-            char name[256];
-            size_t l = strcspn(p + 1, "\n");
-            snprintf(name, sizeof name, "%.*s", (int)(l < 255 ? l : 255), p + 1);
-            rc = strchr(name, '/') || !strcmp(name, "..") ? 0
-                                                          : v10_outdir_check(d, name, NULL, err);
-        }
+        int rc = each_listed(d, m, listed_replaceable, err);
         free(m);
-        return rc;
+        return rc ? rc : v10_outdir_probe(d, err);
     }
     int fd = dup(d->fd);
     DIR *dir = fd < 0 ? NULL : fdopendir(fd);
@@ -544,6 +721,64 @@ int v10_outdir_claim(const v10_outdir *d, const char *owner, v10_err *err)
         return v10_err_set(err, "%s: directory is not empty (it holds '%s') and is not an "
                                 "earlier output of v10sim %s (no %s): choose an empty or new "
                                 "--out", d->path, first, owner, V10_MANIFEST);
+    return v10_outdir_probe(d, err);
+}
+
+/* The manifest text "v10sim OWNER\n" and one line per name of names[0..n)
+ * and of extra (NULL-terminated), each once; NULL if memory ran out. */
+static char *manifest_text(const char *owner, const char *const *names, size_t n,
+                           const char *const *extra)
+{
+    size_t cap = strlen(owner) + 16;
+    for (size_t i = 0; i < n; i++)
+        cap += strlen(names[i]) + 1;
+    for (size_t i = 0; extra && extra[i]; i++)
+        cap += strlen(extra[i]) + 1;
+    char *t = malloc(cap);
+    if (!t)
+        return NULL;
+    size_t k = (size_t)snprintf(t, cap, "v10sim %s\n", owner);
+    for (size_t i = 0; i < n; i++)
+        if (!listed(t, names[i]))
+            k += (size_t)snprintf(t + k, cap - k, "%s\n", names[i]);
+    for (size_t i = 0; extra && extra[i]; i++)
+        if (!listed(t, extra[i]))
+            k += (size_t)snprintf(t + k, cap - k, "%s\n", extra[i]);
+    return t;
+}
+
+/* The names of manifest m (after its first line) as a NULL-terminated
+ * array pointing into m, whose newlines become NULs; NULL if memory ran
+ * out (or m is NULL: then an empty array). */
+static const char **manifest_names(char *m)
+{
+    size_t n = 0;
+    for (const char *p = m ? strchr(m, '\n') : NULL; p; p = strchr(p + 1, '\n'))
+        n++;
+    const char **v = calloc(n + 1, sizeof *v);
+    if (!v || !m)
+        return v;
+    size_t k = 0;
+    char *p = strchr(m, '\n');
+    while (p && p[1]) {
+        char *line = p + 1;
+        p = strchr(line, '\n');
+        if (p)
+            *p = 0;
+        if (line[0] && !strchr(line, '/') && strcmp(line, ".") && strcmp(line, ".."))
+            v[k++] = line;
+        if (!p)
+            break;
+    }
+    return v;
+}
+
+/* 1 if name is one of names[0..n). */
+static int among(const char *name, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(name, names[i]))
+            return 1;
     return 0;
 }
 
@@ -555,10 +790,10 @@ int v10_outdir_write_set(const v10_outdir *d, const char *owner, const char *con
     if (state < 0)
         return -1;
     /* Check every name before writing any: a refusal changes nothing. */
-    size_t cap = strlen(owner) + 16 + (m ? strlen(m) : 0);
     for (size_t i = 0; i < n; i++) {
         int exists;
-        if (v10_outdir_check(d, names[i], &exists, err)) {
+        if (v10_outdir_check(d, names[i], &exists, err) ||
+            v10_outdir_replaceable(d, names[i], err)) {
             free(m);
             return -1;
         }
@@ -569,29 +804,87 @@ int v10_outdir_write_set(const v10_outdir *d, const char *owner, const char *con
                                     "choose another --out", d->path, names[i], owner,
                                V10_MANIFEST);
         }
-        cap += strlen(names[i]) + 1;
     }
-    /* The manifest first: a run killed after it left files we know. */
-    char *t = malloc(cap);
-    if (!t) {
-        free(m);
-        return v10_err_set(err, "out of memory");
+    const char **old = manifest_names(m); /* m's lines, cut in place */
+    char (*tmp)[300] = calloc(n ? n : 1, sizeof *tmp); /* NAME.tmp.XXXXXX, NAME < 256 */
+    char *t = NULL;
+    int rc = old && tmp ? 0 : v10_err_set(err, "out of memory");
+    /* 1. Every file whole into its temporary, none in place yet: a full
+     * disk or a write error leaves the folder as it was. */
+    size_t made = 0;
+    for (; rc == 0 && made < n; made++) {
+        v10_wfile w;
+        if (strlen(names[made]) + 12 >= sizeof *tmp) {
+            rc = v10_err_set(err, "%s/%s: file name too long", d->path, names[made]);
+            break;
+        }
+        if (v10_outdir_wopen(d, names[made], &w, 0, err))
+            rc = -1;
+        else if (len[made] && fwrite(data[made], 1, len[made], w.f) != len[made])
+            rc = wfile_close(&w, err) ? -1 : v10_err_set(err, "%s: write failed", w.name);
+        else
+            rc = wfile_close(&w, err);
+        if (rc == 0)
+            memcpy(tmp[made], w.tmp, strlen(w.tmp) + 1); /* fits: checked above */
+        else if (w.tmp[0])
+            unlinkat(d->fd, w.tmp, 0);
+        if (rc)
+            break;
     }
-    size_t k = (size_t)snprintf(t, cap, "v10sim %s\n", owner);
-    for (const char *p = m ? strchr(m, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
-        size_t l = strcspn(p + 1, "\n");
-        memcpy(t + k, p + 1, l);
-        t[k + l] = '\n';
-        k += l + 1;
+    /* 2. The manifest (the old names, the new and the marker), then the
+     * marker: from here until the marker is removed, the folder may hold
+     * files of two runs, and says so. */
+    static const char *const marker[] = {V10_INCOMPLETE, NULL};
+    if (rc == 0) {
+        size_t n_old = 0;
+        while (old[n_old])
+            n_old++;
+        const char **all = calloc(n_old + n + 1, sizeof *all);
+        if (all) {
+            memcpy(all, old, n_old * sizeof *all);
+            memcpy(all + n_old, names, n * sizeof *all);
+        }
+        t = all ? manifest_text(owner, all, n_old + n, marker) : NULL;
+        rc = t ? v10_outdir_write(d, V10_MANIFEST, t, strlen(t), 0, err)
+               : v10_err_set(err, "out of memory");
+        free(all);
     }
-    t[k] = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!listed(t, names[i]))
-            k += (size_t)snprintf(t + k, cap - k, "%s\n", names[i]);
-    free(m);
-    int rc = v10_outdir_write(d, V10_MANIFEST, t, k, 0, err);
+    char note[320];
+    int nl = snprintf(note, sizeof note,
+                      "v10sim %s was writing the files of this folder and did not finish: they "
+                      "may be of two runs.  Run the command again to complete it; this file is "
+                      "removed when a run has written every file.\n", owner);
+    if (rc == 0)
+        rc = v10_outdir_write(d, V10_INCOMPLETE, note, (size_t)nl, 0, err);
+    /* 3. Every file in place (renames: nothing left to run out of). */
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (renameat(d->fd, tmp[i], d->fd, names[i]))
+            rc = v10_err_set(err, "%s/%s: cannot put in place: %s (the folder is marked %s)",
+                             d->path, names[i], strerror(errno), V10_INCOMPLETE);
+        else
+            tmp[i][0] = 0;
+    }
+    /* 4. The earlier run's files this one did not write, the marker, and
+     * the manifest of this run alone. */
+    for (size_t i = 0; rc == 0 && old[i]; i++)
+        if (!among(old[i], names, n) && strcmp(old[i], V10_INCOMPLETE) &&
+            strcmp(old[i], V10_MANIFEST) && v10_outdir_check(d, old[i], NULL, err) == 0)
+            unlinkat(d->fd, old[i], 0);
+    if (rc == 0 && unlinkat(d->fd, V10_INCOMPLETE, 0))
+        rc = v10_err_set(err, "%s/%s: cannot remove: %s", d->path, V10_INCOMPLETE,
+                         strerror(errno));
+    if (rc == 0) {
+        free(t);
+        t = manifest_text(owner, names, n, NULL);
+        rc = t ? v10_outdir_write(d, V10_MANIFEST, t, strlen(t), 0, err)
+               : v10_err_set(err, "out of memory");
+    }
+    for (size_t i = 0; tmp && i < made; i++) /* a failure: temporaries not in place */
+        if (tmp[i][0])
+            unlinkat(d->fd, tmp[i], 0);
     free(t);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = v10_outdir_write(d, names[i], data[i], len[i], 0, err);
+    free(tmp);
+    free(old);
+    free(m);
     return rc;
 }

@@ -8,8 +8,9 @@
  *
  * Writing: a new or regular file is written whole or not at all, through a
  * temporary (PATH.tmp.XXXXXX, mkstemp's unique name) renamed over it; a
- * symlink to a regular file is written the same way at its target, so the
- * link stays a link.  Anything else (a device, a FIFO, a terminal, the
+ * symlink to a regular file, or a dangling one (through any chain of
+ * links), is written the same way at its target, so the link stays a link
+ * and its target is never seen half-written.  Anything else (a device, a FIFO, a terminal, the
  * file behind standard output) is never replaced: it is written directly
  * and its write errors are reported.  A directory is refused.
  */
@@ -57,6 +58,11 @@ int v10_wfile_open(v10_wfile *w, const char *path, int sync, v10_err *err);
 int v10_wfile_commit(v10_wfile *w, v10_err *err);
 /* Discards what was written (removes the temporary). */
 void v10_wfile_abort(v10_wfile *w);
+/* Checks, before the work that produces it, that PATH can be written as
+ * v10_wfile_open would: its temporary can be created (then removed) and
+ * the file it replaces is not immutable; a device or FIFO is not opened.
+ * 0, or -1 with err as v10_wfile_open's. */
+int v10_wfile_probe(const char *path, v10_err *err);
 /* fsync()s directory DIR (a rename or creation in it becomes durable). */
 int v10_fsync_dir(const char *dir);
 /* The whole of data[0..n) to PATH, by the rules above. */
@@ -100,6 +106,9 @@ int v10_outdir_write(const v10_outdir *d, const char *name, const void *data, si
  * (*exists = 0 then, err unset). */
 char *v10_outdir_read(const v10_outdir *d, const char *name, size_t max_bytes, int *exists,
                       v10_err *err);
+/* Reads the first n bytes (fewer if it is shorter) of NAME of the folder,
+ * checked as above, into buf: the count read, or -1 with err set. */
+long v10_outdir_head(const v10_outdir *d, const char *name, void *buf, size_t n, v10_err *err);
 /*
  * Takes the advisory lock NAME of the folder (created if needed) for as
  * long as this process keeps *fd open, and records our pid in it.  If
@@ -111,18 +120,38 @@ int v10_outdir_lock(const v10_outdir *d, const char *name, const char *what, int
                     v10_err *err);
 void v10_lock_release(int fd);
 
+/* NAME of the folder can be replaced: v10_outdir_check, and if it exists
+ * it is not immutable or append-only (chattr +i / +a); else -1 with err. */
+int v10_outdir_replaceable(const v10_outdir *d, const char *name, v10_err *err);
+/* The folder takes new files: a temporary is created in it and removed;
+ * else -1 with err naming the folder and why. */
+int v10_outdir_probe(const v10_outdir *d, v10_err *err);
+
 /*
  * The folder of a command that writes a set of files (repro, llm-study):
  * it is the command's own earlier output if it holds the manifest
  * V10_MANIFEST whose first line is "v10sim OWNER" and whose other lines
- * name the files that run wrote.  v10_outdir_claim: 0 if the folder is
- * empty or OWNER's (its other files are the user's and stay untouched),
- * else -1 naming what is in the way.  v10_outdir_write_set: checks that
- * each of names[0..n) is absent or listed in the manifest (a user's file of
- * the same name is refused), writes the manifest (the union of both lists)
- * and then data[i] of len[i] bytes to each name, each whole.
+ * name the files that run wrote.  v10_outdir_claim (before the work): 0 if
+ * the folder is empty or OWNER's (its other files are the user's and stay
+ * untouched) and every file its manifest lists can be replaced and the
+ * folder takes new files (v10_outdir_replaceable, v10_outdir_probe), else
+ * -1 naming what is in the way.
+ *
+ * v10_outdir_write_set: checks that each of names[0..n) is absent or
+ * listed in the manifest (a user's file of the same name is refused), then
+ * makes the folder hold this run's files and no other run's, or say that
+ * it may not (docs/formats.md, "Result folders"):
+ *   1. data[i] (len[i] bytes) into a temporary per name, none in place
+ *      (a full disk or a write error stops here: the folder is unchanged);
+ *   2. the manifest listing the earlier names, the new and V10_INCOMPLETE,
+ *      then the marker file V10_INCOMPLETE;
+ *   3. each temporary renamed over its name;
+ *   4. the earlier run's listed files that this one did not write are
+ *      removed, then the marker, and the manifest lists this run's names.
+ * A run killed in 2-4 leaves the marker: the folder may mix two runs.
  */
 #define V10_MANIFEST ".v10sim-output"
+#define V10_INCOMPLETE "INCOMPLETE"
 int v10_outdir_claim(const v10_outdir *d, const char *owner, v10_err *err);
 int v10_outdir_write_set(const v10_outdir *d, const char *owner, const char *const *names,
                          const void *const *data, const size_t *len, size_t n, v10_err *err);

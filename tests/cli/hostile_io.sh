@@ -61,6 +61,124 @@ assert sqlite3.connect(d + "/results.db").execute("PRAGMA integrity_check").fetc
 assert len(open(d + "/results.jsonl").read().splitlines()) == 2
 PY
 
+# --- 13. outputs are whole, and of one run ------------------------------------
+# A --trace through a dangling link (or a chain of links) whose target is
+# cut off by `ulimit -f`: the target is absent or whole, never half-written.
+mkdir "$tmp/c13"
+for chain in 1 2; do
+    rm -f "$tmp/c13/"*
+    if [ $chain = 1 ]; then
+        ln -s target.json "$tmp/c13/link.json"
+    else
+        ln -s mid.json "$tmp/c13/link.json"
+        ln -s target.json "$tmp/c13/mid.json"
+    fi
+    set +e
+    (ulimit -f 8; exec timeout 60 "$bin" run --tenant resnet50 --requests 4 \
+        --trace "$tmp/c13/link.json" >/dev/null 2>"$tmp/c13/err")
+    rc=$?
+    set -e
+    [ "$rc" -eq 1 ] && grep -q "File too large" "$tmp/c13/err" ||
+        fail "trace through a dangling link past ulimit -f: exit $rc: $(cat "$tmp/c13/err")"
+    [ ! -e "$tmp/c13/target.json" ] || fail "a half-written target left through $chain link(s)"
+    [ -L "$tmp/c13/link.json" ] || fail "the link was replaced"
+    ls -a "$tmp/c13" | grep -q '\.tmp' && fail "a temporary left: $(ls -a "$tmp/c13")"
+    # and with room, the target is written whole through the chain
+    v10 run --tenant mnist --requests 2 --trace "$tmp/c13/link.json" >/dev/null 2>&1 ||
+        fail "trace through $chain link(s)"
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/c13/target.json" ||
+        fail "trace through $chain dangling link(s): target not whole"
+    [ -L "$tmp/c13/link.json" ] || fail "the link was replaced"
+done
+# A rerun of llm-study into its own folder whose writing fails (past
+# `ulimit -f`; its last file immutable, with chattr): the folder holds the
+# first run's files, all of them, or says it is incomplete.
+L=(llm-study --quick --requests 2 -j 2)
+v10 "${L[@]}" --out "$tmp/c13/ls" >/dev/null 2>&1 || fail "llm-study"
+cp -r "$tmp/c13/ls" "$tmp/c13/ls.ref"
+one_run() { # WHY: the folder is the first run's, or marked
+    if [ ! -e "$tmp/c13/ls/INCOMPLETE" ]; then
+        diff -r "$tmp/c13/ls.ref" "$tmp/c13/ls" >/dev/null ||
+            fail "llm-study rerun ($1): files of two runs, unmarked: $(diff -rq "$tmp/c13/ls.ref" "$tmp/c13/ls" | head -3)"
+    fi
+    ls -a "$tmp/c13/ls" | grep -q '\.tmp\.' && fail "llm-study ($1) left a temporary"
+    return 0
+}
+set +e
+(ulimit -f 12; exec timeout 300 "$bin" "${L[@]}" --seed 2 --out "$tmp/c13/ls" \
+    >/dev/null 2>"$tmp/c13/err")
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "llm-study rerun past ulimit -f: exit $rc: $(cat "$tmp/c13/err")"
+one_run "ulimit -f"
+if chattr +i "$tmp/c13/ls/summary.md" 2>/dev/null; then
+    set +e
+    timeout 300 "$bin" "${L[@]}" --seed 2 --out "$tmp/c13/ls" >/dev/null 2>"$tmp/c13/err"
+    rc=$?
+    set -e
+    chattr -i "$tmp/c13/ls/summary.md"
+    [ "$rc" -eq 1 ] || fail "llm-study rerun onto an immutable file: exit $rc"
+    one_run "an immutable file"
+fi
+# A rerun that writes fewer files leaves none of the earlier run's behind.
+touch "$tmp/c13/ls/stale.svg"
+printf 'stale.svg\n' >>"$tmp/c13/ls/.v10sim-output"
+v10 "${L[@]}" --seed 2 --out "$tmp/c13/ls" >/dev/null 2>&1 || fail "llm-study rerun"
+[ ! -e "$tmp/c13/ls/stale.svg" ] && [ ! -e "$tmp/c13/ls/INCOMPLETE" ] ||
+    fail "llm-study rerun: $(ls "$tmp/c13/ls")"
+grep -qx stale.svg "$tmp/c13/ls/.v10sim-output" && fail "manifest lists a file no longer there"
+
+# --- 14. outputs that cannot be written are found before the work -----------
+# (root, on a file system with chattr: immutable folders and files.)  In
+# progress lines mode a simulation that starts prints a line; none may.
+mkdir "$tmp/c14"
+if chattr +i "$tmp/c14" 2>/dev/null; then
+    P=(env -u V10_PROGRESS V10_PROGRESS_AFTER=0 V10_PROGRESS_EVERY=0)
+    before_work() { # WHAT ARGS...: exit 1 naming WHAT, nothing simulated
+        local what=$1
+        shift
+        set +e
+        "${P[@]}" timeout 300 "$bin" "$@" >/dev/null 2>"$tmp/c14.err"
+        local rc=$?
+        set -e
+        [ "$rc" -eq 1 ] && grep -q "$what" "$tmp/c14.err" ||
+            fail "v10sim $*: exit $rc: $(head -c 300 "$tmp/c14.err")"
+        grep -qE "simulated|llm-study:|repro" "$tmp/c14.err" &&
+            fail "v10sim $*: simulated before finding its output unwritable: $(head -c 300 "$tmp/c14.err")"
+        return 0
+    }
+    before_work "c14: cannot write in this folder" llm-study --quick -j 2 --out "$tmp/c14"
+    before_work "c14: cannot write in this folder" repro --quick -j 2 --out "$tmp/c14"
+    before_work "c14/t.json: cannot create" run --tenant mnist --tenant ncf --requests 3000 \
+        --trace "$tmp/c14/t.json"
+    before_work "c14/p.csv: cannot create" run --tenant mnist --tenant ncf --requests 3000 \
+        --per-op "$tmp/c14/p.csv"
+    before_work "c14/r.csv: cannot create" "${CAL[@]}" --out "$tmp/c14/r.csv"
+    printf '{"name": "s14", "axes": {"seed": [1, 2]}, "fixed": {"mix": ["mnist"], "requests": 2}}\n' \
+        >"$tmp/s14.json"
+    before_work "c14" sweep "$tmp/s14.json" --out "$tmp/c14"
+    chattr -i "$tmp/c14"
+    # An immutable file of an earlier run, which the rerun would replace.
+    v10 "${L[@]}" --out "$tmp/c14/ls" >/dev/null 2>&1 || fail "llm-study into c14/ls"
+    chattr +i "$tmp/c14/ls/summary.md"
+    before_work "summary.md: immutable" llm-study --quick -j 2 --out "$tmp/c14/ls"
+    chattr -i "$tmp/c14/ls/summary.md"
+    echo "old" >"$tmp/c14/t.json"
+    chattr +i "$tmp/c14/t.json"
+    before_work "t.json: immutable" run --tenant mnist --tenant ncf --requests 3000 \
+        --trace "$tmp/c14/t.json"
+    chattr -i "$tmp/c14/t.json"
+    # A sweep whose exports would be immutable, resumed with points to run.
+    v10 sweep "$tmp/s14.json" --out "$tmp/c14/sw" >/dev/null 2>&1 || fail "sweep into c14/sw"
+    python3 -c 'import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute("DELETE FROM points"); d.commit()' \
+        "$tmp/c14/sw/results.db"
+    chattr +i "$tmp/c14/sw/results.csv"
+    before_work "results.csv: immutable" sweep "$tmp/s14.json" --out "$tmp/c14/sw" --resume
+    chattr -i "$tmp/c14/sw/results.csv"
+else
+    echo "hostile_io: chattr not available here: class 14 not checked" >&2
+fi
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails failure(s)" >&2
     exit 1
