@@ -125,8 +125,9 @@ int sweep_cli_open(const sweep_args *a, const v10_sweep *s, v10_sweep_store **st
         fprintf(stderr, "v10sim sweep: %s: %zu of %zu points already done, %zu to run%s\n",
                 a->out, done, n, n - done, "");
     if (v10_sweep_store_dropped(*st))
-        fprintf(stderr, "v10sim sweep: %s: dropped %zu row(s) of results.db that are not "
-                "this spec's points' results (those points run again; first: %s)\n", a->out,
+        fprintf(stderr, "v10sim sweep: %s: dropped %zu row(s) of results.db that are not as "
+                "the store wrote them, or not this spec's points' results (those points run "
+                "again; first: %s)\n", a->out,
                 v10_sweep_store_dropped(*st), v10_sweep_store_drop_why(*st));
     return V10_EXIT_OK;
 }

@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -339,8 +340,20 @@ static int db_inspect(v10_sweep_store *st, v10_err *err)
  */
 static int db_open(v10_sweep_store *st, v10_err *err)
 {
-    if (db_inspect(st, err))
+    int had_wal = 1;
+    if (v10_outdir_check(&st->out, DB_NAME "-wal", &had_wal, err))
         return -1;
+    if (db_inspect(st, err)) {
+        /* Reading a database in WAL mode creates its (empty) log, which
+         * a refused file did not have: closed, then removed. */
+        sqlite3_close(st->db);
+        st->db = NULL;
+        struct stat sb;
+        if (!had_wal && !fstatat(st->out.fd, DB_NAME "-wal", &sb, AT_SYMLINK_NOFOLLOW) &&
+            S_ISREG(sb.st_mode) && sb.st_size == 0)
+            unlinkat(st->out.fd, DB_NAME "-wal", 0);
+        return -1;
+    }
     sqlite3_stmt *q = NULL;
     const unsigned char *mode = NULL;
     if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode=WAL", -1, &q, NULL) == SQLITE_OK &&

@@ -61,6 +61,90 @@ assert sqlite3.connect(d + "/results.db").execute("PRAGMA integrity_check").fetc
 assert len(open(d + "/results.jsonl").read().splitlines()) == 2
 PY
 
+# --- 12. a result store that is not as we wrote it --------------------------
+# Refused with a message, and not one byte of it changed (no WAL mode set
+# on another program's database), or repaired where it is provably ours
+# (an edited or unreadable row of our store runs again).
+mkdir "$tmp/c12"
+printf '{"name": "s12", "axes": {"seed": [1, 2, 3]}, "fixed": {"mix": ["mnist", "ncf"], "requests": 2}}\n' \
+    >"$tmp/c12/s.json"
+v10 sweep "$tmp/c12/s.json" --out "$tmp/c12/ref" >/dev/null 2>&1 || fail "sweep into c12/ref"
+sums() { (cd "$1" && find . -type f ! -name .lock | LC_ALL=C sort | xargs sha256sum); } # the lock is ours
+# store_case NAME WHAT PYTHON: a copy of the finished sweep whose results.db
+# PYTHON (given the path) changes, resumed: refused naming WHAT, unchanged.
+store_case() {
+    local d="$tmp/c12/$1" what=$2
+    rm -rf "$d"
+    cp -r "$tmp/c12/ref" "$d"
+    rm -f "$d/results.csv" "$d/results.jsonl"
+    python3 -c "import sqlite3, sys; db = sys.argv[1]; $3" "$d/results.db"
+    local before
+    before=$(sums "$d")
+    set +e
+    timeout 60 "$bin" sweep "$tmp/c12/s.json" --out "$d" --resume >/dev/null 2>"$tmp/c12/err"
+    local rc=$?
+    set -e
+    [ "$rc" -eq 1 ] && grep -q "$what" "$tmp/c12/err" ||
+        fail "store $1: exit $rc: $(head -c 300 "$tmp/c12/err")"
+    [ "$(sums "$d")" = "$before" ] || fail "store $1: refused, but changed"
+}
+# Another program's database (rollback journal, then WAL with its log).
+store_case foreign "not a sweep result store" \
+    'import os; os.remove(db); c = sqlite3.connect(db); c.execute("CREATE TABLE t(x)"); c.execute("INSERT INTO t VALUES(1)"); c.commit(); c.close()'
+store_case foreign_wal "not a sweep result store" \
+    'import os, shutil; os.remove(db); c = sqlite3.connect(db); c.execute("PRAGMA journal_mode=WAL"); c.execute("PRAGMA wal_autocheckpoint=0"); c.execute("CREATE TABLE t(x)"); c.execute("INSERT INTO t VALUES(1)"); c.commit(); shutil.copy(db, db + ".k"); shutil.copy(db + "-wal", db + "-wal.k"); os._exit(0)'
+store_case garbage "not an SQLite database" 'open(db, "wb").write(b"not a database at all\n" * 100)'
+store_case extra_table "it holds table" \
+    'c = sqlite3.connect(db); c.execute("CREATE TABLE mine(x)"); c.commit()'
+store_case duplicates "table points is not as a store" \
+    'c = sqlite3.connect(db); c.executescript("CREATE TABLE p2 AS SELECT * FROM points; INSERT INTO p2 SELECT * FROM points; DROP TABLE points; ALTER TABLE p2 RENAME TO points;")'
+store_case format "store of format 7" \
+    'c = sqlite3.connect(db); c.execute("UPDATE meta SET value = 7 WHERE key = \"format\""); c.commit()'
+store_case other_spec "another spec" \
+    'c = sqlite3.connect(db); c.execute("UPDATE meta SET value = \"0123456789abcdef\" WHERE key = \"spec_hash\""); c.commit()'
+store_case journal "rollback journal" 'open(db + "-journal", "wb").write(b"x" * 512)'
+# Rows of our store that are not as it wrote them: dropped (said so) and
+# run again; the results are those of an undisturbed sweep.
+row_case() {
+    local d="$tmp/c12/$1"
+    rm -rf "$d"
+    cp -r "$tmp/c12/ref" "$d"
+    rm -f "$d/results.csv" "$d/results.jsonl"
+    python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()" \
+        "$d/results.db" "$2"
+    set +e
+    timeout 60 "$bin" sweep "$tmp/c12/s.json" --out "$d" --resume >/dev/null 2>"$tmp/c12/err"
+    local rc=$?
+    set -e
+    [ "$rc" -eq 0 ] && grep -q "dropped 1 row" "$tmp/c12/err" ||
+        fail "store row $1: exit $rc: $(head -c 300 "$tmp/c12/err")"
+    cmp -s "$d/results.csv" "$tmp/c12/ref/results.csv" || fail "store row $1: results differ"
+}
+row_case edited "UPDATE points SET row = replace(row, '\"seed\":2', '\"seed\":9') WHERE idx = 1"
+row_case trailing "UPDATE points SET row = row || ' x' WHERE idx = 1"
+row_case not_json "UPDATE points SET row = substr(row, 1, 40) WHERE idx = 1"
+row_case blob "UPDATE points SET row = CAST(row AS BLOB) WHERE idx = 1"
+# A store of the earlier format, as an earlier v10sim wrote it (no row sums).
+d="$tmp/c12/v1"
+rm -rf "$d"
+cp -r "$tmp/c12/ref" "$d"
+python3 - "$d/results.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("""CREATE TABLE p1(idx INTEGER PRIMARY KEY, id TEXT NOT NULL, row TEXT NOT NULL);
+INSERT INTO p1 SELECT idx, id, row FROM points; DROP TABLE points; ALTER TABLE p1 RENAME TO points;
+UPDATE meta SET value = '1' WHERE key = 'format';""")
+c.commit()
+PY
+before=$(sums "$d")
+set +e
+timeout 60 "$bin" sweep "$tmp/c12/s.json" --out "$d" --resume >/dev/null 2>"$tmp/c12/err"
+rc=$?
+set -e
+[ "$rc" -eq 1 ] && grep -q "store of format 1; this v10sim reads format 2" "$tmp/c12/err" ||
+    fail "store of format 1: exit $rc: $(cat "$tmp/c12/err")"
+[ "$(sums "$d")" = "$before" ] || fail "store of format 1: refused, but changed"
+
 # --- 13. outputs are whole, and of one run ------------------------------------
 # A --trace through a dangling link (or a chain of links) whose target is
 # cut off by `ulimit -f`: the target is absent or whole, never half-written.

@@ -132,7 +132,7 @@ done = {r[0] for r in db.execute("SELECT idx FROM points")}
 missing = min(set(range(60)) - done)
 db.execute("PRAGMA cache_size=2")
 db.execute("BEGIN")
-db.execute("INSERT INTO points VALUES(?, 'x', printf('%.4000000c', 'x'))", (missing,))
+db.execute("INSERT INTO points VALUES(?, 'x', printf('%.4000000c', 'x'), 'x')", (missing,))
 os.kill(os.getpid(), signal.SIGKILL)
 PY
 then echo "the writer was not killed"; exit 1; fi
@@ -151,7 +151,7 @@ cp -r "$tmp/j1" "$tmp/corrupt"
 head -c 8192 /dev/urandom > "$tmp/corrupt/results.db"
 cp "$tmp/corrupt/results.db" "$tmp/corrupt.db"
 if v10 sweep $D/tiny.json --out "$tmp/corrupt" --resume 2> "$tmp/err"; then exit 1; fi
-grep -q "corrupt/results.db: not a sweep result store (file is not a database)" "$tmp/err"
+grep -q "corrupt/results.db: not a sweep result store as v10sim writes it (not an SQLite database)" "$tmp/err"
 cmp "$tmp/corrupt.db" "$tmp/corrupt/results.db"
 cp "$tmp/ref/results.db" "$tmp/corrupt/results.db"
 if v10 sweep $D/tiny.json --out "$tmp/corrupt" --resume 2> "$tmp/err"; then exit 1; fi
@@ -168,7 +168,7 @@ db.execute("UPDATE points SET row = (SELECT row FROM points WHERE idx = 5) WHERE
 db.execute("UPDATE points SET row = '{\"index\":7' WHERE idx = 7")
 PY
 v10 sweep $D/tiny.json -j 2 --out "$tmp/rows" --resume > /dev/null 2> "$tmp/err"
-grep -q "dropped 3 row(s) of results.db .* first: row 3: not a JSON object" "$tmp/err"
+grep -q "dropped 3 row(s) of results.db .* first: row 3: edited since it was written" "$tmp/err"
 grep -q "45 of 48 points already done, 3 to run" "$tmp/err"
 cmp "$tmp/j1/results.csv" "$tmp/rows/results.csv"
 rows "$tmp/rows/results.jsonl" 48 > "$tmp/rows.rows"

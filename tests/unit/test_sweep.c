@@ -612,8 +612,8 @@ static void test_store_repair(void **state)
     char *want = canonical_rows(full, 12);
 
     record_points(d, s, 5);
-    db_exec(d, "INSERT INTO points VALUES(7, '0000000000000000', '{}');"
-               "INSERT INTO points VALUES(99, 'ffffffffffffffff', '{}');");
+    db_exec(d, "INSERT INTO points VALUES(7, '0000000000000000', '{}', 'x');"
+               "INSERT INTO points VALUES(99, 'ffffffffffffffff', '{}', 'x');");
     /* Without --resume the directory is refused. */
     v10_sweep_store *st;
     v10_err err;
@@ -668,7 +668,7 @@ static void test_store_killed_before_commit(void **state)
         sqlite3 *db;
         if (sqlite3_open(p, &db) ||
             sqlite3_exec(db, "PRAGMA cache_size=2; BEGIN; INSERT INTO points VALUES(5, 'x', "
-                             "printf('%.4000000c', 'x'));", NULL, NULL, NULL))
+                             "printf('%.4000000c', 'x'), 'x');", NULL, NULL, NULL))
             _exit(1);
         kill(getpid(), SIGKILL);
     }
@@ -717,8 +717,9 @@ static void test_store_foreign_db(void **state)
     v10_sweep_store *st;
     v10_err err;
     static const char *const cases[][2] = {
-        {"garbage", "not a sweep result store (file is not a database)"},
-        {"CREATE TABLE notes(x);", "not a sweep result store (no sweep tables"},
+        {"garbage", "not a sweep result store as v10sim writes it (not an SQLite database)"},
+        {"CREATE TABLE notes(x);", "not a sweep result store as v10sim writes it (it holds "
+                                   "table notes)"},
         {"other spec", "holds the results of another spec"},
     };
     for (size_t c = 0; c < 3; c++) {
