@@ -49,6 +49,13 @@ typedef struct v10_tenant_spec {
 } v10_tenant_spec;
 
 int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err);
+/* The files a tenant reads: its model's (v10_model_spec_files: a trace CSV,
+ * an ONNX file, an llm/ configuration, profile= files), then an LLM
+ * server's trace= or lengths= file (a built-in "@NAME" trace is none).
+ * Calls fn(path, ctx) for each, stopping at the first non-zero result,
+ * which it returns; -1 with err set on a malformed model spec. */
+int v10_tenant_spec_files(const v10_tenant_spec *t, int (*fn)(const char *path, void *ctx),
+                          void *ctx, v10_err *err);
 
 /* Policy parameters: the fields the policies' parameter tables map onto
  * (v10_param_def below); v10_policy_params_default sets every field to its

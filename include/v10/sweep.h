@@ -32,6 +32,20 @@ typedef struct v10_sweep v10_sweep;
 int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err);
 void v10_sweep_destroy(v10_sweep *s);
 
+/*
+ * A sweep's inputs are read once, when its spec is parsed: every file its
+ * mixes read (trace CSVs, ONNX files, profile= files, LLM configurations,
+ * traces and lengths).  Its points load their models from those bytes,
+ * never from the files (a file edited or removed mid-sweep changes
+ * nothing; no point opens a file), and spec.json records their hashes.
+ * _pack gives them as one buffer (malloc'd, *len bytes; NULL if memory ran
+ * out) for another process (an MPI rank), which parses the same spec with
+ * v10_sweep_parse_inputs from them instead of the files.
+ */
+char *v10_sweep_inputs_pack(const v10_sweep *s, size_t *len);
+int v10_sweep_parse_inputs(const char *text, const char *origin, const char *packed,
+                           size_t len, v10_sweep **out, v10_err *err);
+
 size_t v10_sweep_points(const v10_sweep *s);
 const char *v10_sweep_name(const v10_sweep *s);
 /* FNV-1a 64 of the canonical spec, 16 hex digits: equal for specs that differ
@@ -62,11 +76,12 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
  * Runs point i and returns its result row (malloc'd, one line of JSON ending
  * in '\n'): {"index", "id", "point": the spec's settings, "result": the
  * run report (config, seed, metrics), "perf": events and wall time}.  A
- * point the simulator refuses (a starved tenant, a run too long, ...) gets
- * {"index", "id", "point", "error": the message} instead: it is recorded
- * like any other and the sweep goes on.  Returns -1 only when the run or
- * its row ran out of memory.  Everything but "perf" is a pure function of
- * the spec and i.
+ * point the simulator refuses (a run too long, ...) gets {"index", "id",
+ * "point", "error": the message} instead: it is recorded like any other
+ * and the sweep goes on.  Returns -1 only when the run or its row ran out
+ * of memory or needed a file not among the sweep's inputs (no property of
+ * the point: the sweep stops, and a resume runs it).  Everything but
+ * "perf" is a pure function of the spec and i.
  */
 int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err);
 

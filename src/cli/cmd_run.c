@@ -269,10 +269,34 @@ static int write_section(v10_tab *t, v10_format fmt, const char *title)
     return V10_EXIT_OK;
 }
 
-static void free_models(v10_model *m, size_t n)
+/* Releases the models loaded and the input files read for them. */
+static void free_models(v10_model *m, size_t n, v10_inputs *in)
 {
     for (size_t i = 0; i < n; i++)
         v10_model_fini(&m[i]);
+    v10_inputs_use(NULL);
+    v10_inputs_fini(in);
+}
+
+typedef struct pin_ctx {
+    v10_inputs *in;
+    v10_err *err;
+} pin_ctx;
+
+static int pin(const char *path, void *ctx)
+{
+    pin_ctx *p = ctx;
+    return v10_inputs_add(p->in, path, p->err);
+}
+
+/* Reads every file the tenants read into `in`, once (v10_tenant_spec_files). */
+static int read_inputs(const v10_tenant_spec *specs, size_t n, v10_inputs *in, v10_err *err)
+{
+    pin_ctx p = {in, err};
+    for (size_t i = 0; i < n; i++)
+        if (v10_tenant_spec_files(&specs[i], pin, &p, err))
+            return v10_err_prefix(err, "tenant %zu", i);
+    return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -395,10 +419,16 @@ int cmd_run(int argc, char **argv)
      * operators, from what was read here, even if a file changes meanwhile. */
     static v10_model models[64];
     size_t n_models = 0;
+    v10_inputs inputs = {0}; /* and every file, for what reads one later (LLM traces) */
+    if (read_inputs(specs, n_specs, &inputs, &err)) {
+        v10_inputs_fini(&inputs);
+        return cli_fail(&err);
+    }
+    v10_inputs_use(&inputs);
     for (; n_models < n_specs; n_models++) {
         if (v10_tenant_model_load(&specs[n_models], &cfg.npu, &models[n_models], &err)) {
             v10_err_prefix(&err, "tenant %zu", n_models);
-            free_models(models, n_models);
+            free_models(models, n_models, &inputs);
             return cli_fail(&err);
         }
         if (strstr(specs[n_models].model, ":unknown=vu")) /* ONNX approximations, once */
@@ -408,7 +438,7 @@ int cmd_run(int argc, char **argv)
     /* The outputs can be written: found before the runs, not after. */
     if ((trace_path && v10_wfile_probe(trace_path, &err)) ||
         (per_op_path && v10_wfile_probe(per_op_path, &err))) {
-        free_models(models, n_models);
+        free_models(models, n_models, &inputs);
         return cli_fail(&err);
     }
 
@@ -423,7 +453,7 @@ int cmd_run(int argc, char **argv)
     if (n_pol > 1 && (!cmp || (fmt == V10_FMT_JSON && !arr))) {
         v10_tab_destroy(cmp);
         cJSON_Delete(arr);
-        free_models(models, n_models);
+        free_models(models, n_models, &inputs);
         return cli_fail(&(v10_err){"out of memory"});
     }
     v10_tab *per_op = per_op_path ? v10_tab_create() : NULL;
@@ -538,7 +568,7 @@ int cmd_run(int argc, char **argv)
     v10_tab_destroy(energy);
     v10_tab_destroy(llm);
     v10_trace_fini(&trace);
-    free_models(models, n_models);
+    free_models(models, n_models, &inputs);
     if (rc == V10_EXIT_OK && refused)
         rc = V10_EXIT_FAIL;
     return rc; /* main checks that stdout was written (cli_stdout_done) */

@@ -58,12 +58,15 @@ static void send_text(const char *s, int tag)
     MPI_Send(s, (int)n, MPI_CHAR, 0, tag, MPI_COMM_WORLD);
 }
 
-/* A worker rank: parse the broadcast spec, then run points until told to stop. */
-static void worker(int rank, const char *text, const char *origin)
+/* A worker rank: parse the broadcast spec over rank 0's inputs (the
+ * files as rank 0 read them when the sweep started: no rank reads them
+ * again), then run points until told to stop. */
+static void worker(int rank, const char *text, const char *origin, const char *inputs,
+                   size_t n_inputs)
 {
     v10_sweep *s = NULL;
     v10_err err;
-    if (v10_sweep_parse(text, origin, &s, &err)) {
+    if (v10_sweep_parse_inputs(text, origin, inputs, n_inputs, &s, &err)) {
         char m[V10_ERR_MAX + 32];
         snprintf(m, sizeof m, "rank %d: %s", rank, err.msg);
         send_text(m, TAG_BROKEN);
@@ -204,6 +207,19 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, V10_EXIT_FAIL);
     MPI_Bcast(text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
     text[len] = 0;
+    /* ... and the sweep's input files, as rank 0 read them */
+    size_t n_in = 0;
+    char *in = rank == 0 ? v10_sweep_inputs_pack(s, &n_in) : NULL;
+    if (rank == 0 && (!in || n_in > INT32_MAX)) {
+        fprintf(stderr, "v10sim-mpi: the sweep's inputs: %s\n",
+                in ? "more than 2 GiB in all" : "out of memory");
+        MPI_Abort(MPI_COMM_WORLD, V10_EXIT_FAIL);
+    }
+    long long in_len = (long long)n_in;
+    MPI_Bcast(&in_len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (rank != 0 && !(in = malloc((size_t)in_len + 1)))
+        MPI_Abort(MPI_COMM_WORLD, V10_EXIT_FAIL);
+    MPI_Bcast(in, (int)in_len, MPI_CHAR, 0, MPI_COMM_WORLD);
 
     int rc = V10_EXIT_OK;
     if (rank == 0) {
@@ -220,12 +236,13 @@ int main(int argc, char **argv)
         v10_sweep_store_close(st);
         v10_sweep_destroy(s);
     } else {
-        worker(rank, text, origin);
+        worker(rank, text, origin, in, (size_t)in_len);
         free(text);
         MPI_Request r;
         MPI_Irecv(&rc, 1, MPI_INT, 0, TAG_DONE, MPI_COMM_WORLD, &r);
         wait_req(&r);
     }
+    free(in);
     MPI_Finalize();
     return rc;
 }

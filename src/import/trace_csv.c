@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "util/csv.h"
+#include "util/file.h"
 #include "util/num.h"
 #include "v10/model.h"
 
@@ -36,9 +37,9 @@ static void init_named(v10_model *m, const char *path)
 int v10_trace_csv_read(const char *path, const v10_npu *npu, v10_model *out, v10_err *err)
 {
     init_named(out, path); /* the caller's v10_model_fini is safe on every path */
-    FILE *f = fopen(path, "r");
+    FILE *f = v10_input_open(path, err);
     if (!f)
-        return v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
     int rc = v10_trace_csv_parse(f, path, npu, out, err);
     fclose(f);
     return rc;

@@ -75,9 +75,11 @@ static int count_points(v10_sweep *s)
     return s->points > V10_SWEEP_POINTS_MAX ? -1 : 0;
 }
 
-int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err)
+/* v10_sweep_parse, with its inputs from `given` if not NULL. */
+static int parse(const char *text, const char *origin, const v10_inputs *given,
+                 v10_sweep **out, v10_err *err)
 {
-    if (sweep_spec_parse(text, origin, out, err))
+    if (sweep_spec_parse(text, origin, given, out, err))
         return -1;
     if (count_points(*out)) {
         v10_sweep_destroy(*out);
@@ -86,6 +88,27 @@ int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_e
                            V10_SWEEP_POINTS_MAX);
     }
     return 0;
+}
+
+int v10_sweep_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err)
+{
+    return parse(text, origin, NULL, out, err);
+}
+
+int v10_sweep_parse_inputs(const char *text, const char *origin, const char *packed,
+                           size_t len, v10_sweep **out, v10_err *err)
+{
+    v10_inputs given = {0};
+    *out = NULL;
+    int rc = v10_inputs_unpack(&given, packed, len, err) ? -1
+                                                          : parse(text, origin, &given, out, err);
+    v10_inputs_fini(&given);
+    return rc;
+}
+
+char *v10_sweep_inputs_pack(const v10_sweep *s, size_t *len)
+{
+    return v10_inputs_pack(&s->inputs, len);
 }
 
 /* Takes the next digit (the fastest remaining) of i for setting k. */
@@ -252,14 +275,19 @@ int v10_sweep_run_point(const v10_sweep *s, size_t i, char **row, v10_err *err)
         free(p);
         return -1;
     }
-    /* A point the simulator refuses (starved, too long, ...) is a result
-     * too: its row records the error and the sweep goes on.  Running out of
-     * memory is no property of the point: that stops the sweep, and
-     * --resume runs the point again. */
+    /* A point the simulator refuses (too long, ...) is a result too: its
+     * row records the error and the sweep goes on.  What is no property of
+     * the point stops the sweep, and --resume runs the point again: running
+     * out of memory, and an input not read when the sweep started (the
+     * point loads its models from the sweep's inputs only, never a file). */
     v10_run_result r;
     v10_err run_err;
+    const v10_inputs *prev = v10_inputs_use(&s->inputs);
+    v10_inputs_missed();
     int refused = v10_run(&p->cfg, &r, &run_err) != 0;
-    if (refused && strstr(run_err.msg, "out of memory")) {
+    int missed = v10_inputs_missed();
+    v10_inputs_use(prev);
+    if (refused && (missed || strstr(run_err.msg, "out of memory"))) {
         *err = run_err;
         v10_err_prefix(err, "point %zu (id %s)", i, p->id);
         free(p);

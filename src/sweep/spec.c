@@ -114,7 +114,22 @@ static int key_kind(const char *key, sweep_kind *out, const v10_param_def **para
 typedef struct vctx {
     const char *origin;
     v10_err *err;
+    v10_sweep *s;             /* its inputs fill as the mixes are checked */
+    const v10_inputs *given;  /* the inputs to take them from, or NULL: the files */
 } vctx;
+
+/* Puts input file `path` into the sweep's set, once (v10_model_spec_files'
+ * callback): from the given set, or read from the file. */
+static int pin_input(const char *path, void *ctx)
+{
+    vctx *v = ctx;
+    if (!v->given)
+        return v10_inputs_add(&v->s->inputs, path, v->err);
+    const v10_input *x = v10_inputs_find(v->given, path);
+    if (!x)
+        return v10_err_set(v->err, "%s: not among the inputs given", path);
+    return v10_inputs_put(&v->s->inputs, path, x->data, x->len, v->err);
+}
 
 static int bad(vctx *v, const char *path, const char *fmt, const char *what)
 {
@@ -209,8 +224,15 @@ static int check_mix(vctx *v, const char *path, const cJSON *j)
         v10_err e;
         if (v10_tenant_spec_parse(c->valuestring, &ts, &e))
             return v10_err_set(v->err, "%s: %s: %s", v->origin, p, e.msg);
+        /* Its files, read once for the whole sweep, then the model from them. */
+        vctx pv = {v->origin, &e, v->s, v->given};
+        if (v10_tenant_spec_files(&ts, pin_input, &pv, &e))
+            return v10_err_set(v->err, "%s: %s: %s", v->origin, p, e.msg);
+        const v10_inputs *prev = v10_inputs_use(&v->s->inputs);
         v10_model m;
-        if (v10_model_load(ts.model, &npu, &m, &e))
+        int bad = v10_model_load(ts.model, &npu, &m, &e);
+        v10_inputs_use(prev);
+        if (bad)
             return v10_err_set(v->err, "%s: %s: %s", v->origin, p, e.msg);
         v10_model_fini(&m);
     }
@@ -441,10 +463,11 @@ static int collect(vctx *v, v10_sweep *s, const cJSON *obj, int is_axis)
     return 0;
 }
 
-int sweep_spec_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err)
+int sweep_spec_parse(const char *text, const char *origin, const v10_inputs *given,
+                     v10_sweep **out, v10_err *err)
 {
     *out = NULL;
-    vctx v = {origin, err};
+    vctx v = {origin, err, NULL, given};
     unsigned mark = v10_json_mark();
     cJSON *in = v10_json_parse_input(text, origin, err);
     if (!in)
@@ -455,6 +478,7 @@ int sweep_spec_parse(const char *text, const char *origin, v10_sweep **out, v10_
         return v10_err_set(err, "out of memory");
     }
     snprintf(s->origin, sizeof s->origin, "%s", origin);
+    v.s = s;
     int rc = -1;
     if (!cJSON_IsObject(in)) {
         v10_err_set(err, "%s: expected a JSON object with \"axes\"", origin);
@@ -553,6 +577,7 @@ void v10_sweep_destroy(v10_sweep *s)
     cJSON_Delete(s->root);
     cJSON_Delete(s->lists);
     free(s->canonical);
+    v10_inputs_fini(&s->inputs);
     free(s);
 }
 

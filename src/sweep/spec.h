@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/file.h"
 #include "v10/sweep.h"
 
 /* The settings a spec may give, in enumeration order: a point's index is
@@ -63,6 +64,10 @@ struct v10_sweep {
     size_t block; /* points per value of the settings before the policy's
                      parameters: sum over policies of their parameter axes' product */
     char default_policy[V10_NAME_MAX]; /* the run's, when the spec gives none */
+    /* Every file the mixes read (model files, their profile= files, LLM
+     * configurations, traces and lengths), read once when the spec was
+     * parsed: the points load from it (v10_inputs_use), spec.json hashes it. */
+    v10_inputs inputs;
 };
 
 /* FNV-1a 64 of n bytes, and as 16 hex digits into out[17]; _more goes on
@@ -79,7 +84,10 @@ cJSON *sweep_npu_object(const cJSON *npu);
 int sweep_npu_resolve(cJSON *o, const char *origin, v10_npu *out, v10_err *err);
 
 /* Parses and validates a spec, leaving its points uncounted:
- * v10_sweep_parse (points.c) counts them. */
-int sweep_spec_parse(const char *text, const char *origin, v10_sweep **out, v10_err *err);
+ * v10_sweep_parse (points.c) counts them.  The files its mixes read go
+ * into s->inputs: from `given` if not NULL (a file not in it is an
+ * error), else read from the file system, each once. */
+int sweep_spec_parse(const char *text, const char *origin, const v10_inputs *given,
+                     v10_sweep **out, v10_err *err);
 
 #endif

@@ -117,63 +117,31 @@ static int dir_has_files(const char *dir)
 }
 
 
-/* Adds {path: hash} to the object in ctx for one input file (once). */
-typedef struct hash_ctx {
-    cJSON *o;
-    v10_err *err;
-} hash_ctx;
-
-static int hash_input(const char *path, void *ctx)
-{
-    hash_ctx *h = ctx;
-    if (cJSON_GetObjectItemCaseSensitive(h->o, path))
-        return 0;
-    size_t n;
-    char *b = v10_file_read(path, (size_t)1 << 31, &n, h->err), hex[17];
-    if (!b)
-        return -1;
-    sweep_hex16(sweep_fnv1a(b, n), hex);
-    free(b);
-    cJSON_AddStringToObject(h->o, path, hex);
-    return 0;
-}
-
 /*
- * The files the points read, by content: {"PATH": "HASH"} for every file a
- * mix's models read (trace CSV, ONNX, llm/ configuration, calibration
- * profile; v10_model_spec_files), HASH the FNV-1a of its bytes.  The
- * spec's hash covers only the paths; a resume compares these, so a file
- * edited between a kill and --resume is refused instead of mixing old and
- * new rows.  (NPU settings in a spec are presets and fields, not files.)
- * NULL with err set on failure.
+ * The files the points read, by content: {"PATH": "HASH"} for every input
+ * of the sweep (every file a mix reads: trace CSV, ONNX, llm/ configuration,
+ * its trace or lengths, calibration profile; v10/sweep.h), HASH the FNV-1a
+ * of the bytes the sweep read when it started, the very bytes every point
+ * runs on.  The spec's hash covers only the paths; a resume compares
+ * these, so a file edited between a kill and --resume is refused instead
+ * of mixing old and new rows.  (NPU settings in a spec are presets and
+ * fields, not files.)  NULL with err set on failure.
  */
 static cJSON *input_hashes(const v10_sweep *s, v10_err *err)
 {
     unsigned mark = v10_json_mark();
-    hash_ctx h = {cJSON_CreateObject(), err};
-    for (size_t k = 0; h.o && k < s->n_set; k++) {
-        if (s->set[k].k != K_MIX)
-            continue;
-        const cJSON *mix;
-        cJSON_ArrayForEach(mix, s->set[k].values) {
-            const cJSON *t;
-            cJSON_ArrayForEach(t, mix) {
-                /* The model part of a tenant spec, as the points load it. */
-                v10_tenant_spec ts;
-                if (v10_tenant_spec_parse(t->valuestring, &ts, err) ||
-                    v10_model_spec_files(ts.model, hash_input, &h, err)) {
-                    cJSON_Delete(h.o);
-                    return NULL;
-                }
-            }
-        }
+    cJSON *o = cJSON_CreateObject();
+    for (size_t k = 0; o && k < s->inputs.n; k++) {
+        char hex[17];
+        sweep_hex16(sweep_fnv1a(s->inputs.v[k].data, s->inputs.v[k].len), hex);
+        cJSON_AddStringToObject(o, s->inputs.v[k].path, hex);
     }
-    if (!h.o || v10_json_failed_since(mark)) {
-        cJSON_Delete(h.o);
+    if (!o || v10_json_failed_since(mark)) {
+        cJSON_Delete(o);
         v10_err_set(err, "out of memory");
         return NULL;
     }
-    return h.o;
+    return o;
 }
 
 /* 0 if every input recorded in spec.json (`was`) still has its hash in

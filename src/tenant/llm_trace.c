@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "util/csv.h"
+#include "util/file.h"
 #include "util/num.h"
 
 enum { C_TIME, C_PROMPT, C_OUTPUT, C_N };
@@ -146,12 +147,8 @@ static const struct {
 /* Opens a trace: a built-in one's text for "@NAME", else the file. */
 static FILE *trace_open(const char *path, v10_err *err)
 {
-    if (path[0] != '@') {
-        FILE *f = fopen(path, "r");
-        if (!f)
-            v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-        return f;
-    }
+    if (path[0] != '@')
+        return v10_input_open(path, err);
     for (size_t i = 0; i < sizeof builtin / sizeof *builtin; i++)
         if (!strcmp(path, builtin[i].name)) {
             const char *t = builtin[i].text;

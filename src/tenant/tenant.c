@@ -208,3 +208,12 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                                 "at rate=RPS", s, outstanding);
     return llm_consistent(s, out, serving, outstanding, err);
 }
+
+int v10_tenant_spec_files(const v10_tenant_spec *t, int (*fn)(const char *path, void *ctx),
+                          void *ctx, v10_err *err)
+{
+    int rc = v10_model_spec_files(t->model, fn, ctx, err);
+    if (rc == 0 && t->llm && t->llm_file[0] && t->llm_file[0] != '@')
+        rc = fn(t->llm_file, ctx);
+    return rc;
+}

@@ -37,8 +37,56 @@ char *v10_file_read(const char *path, size_t max_bytes, size_t *len, v10_err *er
  * returns the text after a UTF-8 byte order mark, if any, in *start. */
 char *v10_text_read(const char *path, size_t max_bytes, const char **start, v10_err *err);
 
+/* Reads all of f (closing it) as v10_file_read does; path for messages. */
+char *v10_file_read_stream(FILE *f, const char *path, size_t max_bytes, size_t *len,
+                           v10_err *err);
+
 /* The bytes after a UTF-8 byte order mark at the start of s, or s. */
 const char *v10_skip_bom(const char *s);
+
+/*
+ * Input sets: files read once, whole, that the readers above (and
+ * v10_input_open) serve from while the set is in use on the calling thread.
+ * A command that runs many simulations on the same inputs (a sweep, `run`
+ * with several policies) reads them into a set when it starts and uses it
+ * on every thread that loads them: however the files change meanwhile,
+ * every point sees the same bytes, the bytes the sweep hashed, and no
+ * point opens a file (an I/O failure, `ulimit -n`, can only stop the
+ * start).  With a set in use, a read of a file not in it fails (its
+ * inputs were all known when the work started) and is noted for
+ * v10_inputs_missed.  Invariant: paths unique; data[len] == 0.
+ */
+#define V10_INPUT_MAX_BYTES ((size_t)1 << 31) /* an input file, whole in memory */
+typedef struct v10_input {
+    char *path; /* as the model spec names it */
+    char *data; /* its bytes, NUL-terminated */
+    size_t len;
+} v10_input;
+typedef struct v10_inputs {
+    v10_input *v;
+    size_t n, cap;
+} v10_inputs;
+
+/* Reads PATH into the set (once: a path already there is kept as read). */
+int v10_inputs_add(v10_inputs *in, const char *path, v10_err *err);
+/* Puts len bytes of data into the set as PATH's (unless PATH is there). */
+int v10_inputs_put(v10_inputs *in, const char *path, const char *data, size_t len,
+                   v10_err *err);
+const v10_input *v10_inputs_find(const v10_inputs *in, const char *path);
+void v10_inputs_fini(v10_inputs *in);
+/* Makes `in` the calling thread's set (NULL: none, read the files);
+ * returns the one it replaces.  The set must outlive its use. */
+const v10_inputs *v10_inputs_use(const v10_inputs *in);
+/* 1 if a read on this thread missed its set since the last call. */
+int v10_inputs_missed(void);
+/* The set as one buffer (each path, NUL, its length in decimal, NUL, its
+ * bytes), for another process; malloc'd, *len bytes, NULL if memory ran
+ * out.  _unpack puts a packed set's files into `in`. */
+char *v10_inputs_pack(const v10_inputs *in, size_t *len);
+int v10_inputs_unpack(v10_inputs *in, const char *buf, size_t len, v10_err *err);
+/* An input file as a stream, for readers that parse a FILE: from the set
+ * in use, else the file.  NULL with err set on failure. */
+FILE *v10_input_open(const char *path, v10_err *err);
 
 typedef struct v10_wfile {
     FILE *f;
@@ -58,6 +106,14 @@ int v10_wfile_open(v10_wfile *w, const char *path, int sync, v10_err *err);
 int v10_wfile_commit(v10_wfile *w, v10_err *err);
 /* Discards what was written (removes the temporary). */
 void v10_wfile_abort(v10_wfile *w);
+/* The first half of v10_wfile_commit: flushes and closes w's stream,
+ * checking every write (and syncing a temporary if asked); on failure
+ * removes the temporary and sets err.  The temporary, if any, stays in
+ * w->tmp, not renamed yet (a set of files is put in place together). */
+int v10_wfile_finish(v10_wfile *w, v10_err *err);
+/* -1 with err naming `shown` if the existing regular file dirfd/name is
+ * immutable or append-only (chattr +i / +a): it cannot be replaced. */
+int v10_file_check_frozen(int dirfd, const char *name, const char *shown, v10_err *err);
 /* Checks, before the work that produces it, that PATH can be written as
  * v10_wfile_open would: its temporary can be created (then removed) and
  * the file it replaces is not immutable; a device or FIFO is not opened.

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/csv.h"
+#include "util/file.h"
 #include "util/num.h"
 
 /* Columns of a profile CSV; aliases map to one field.  Percentages and µs. */
@@ -194,9 +195,9 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
 int v10_profile_merge_file(const char *path, const char *row, uint32_t batch,
                            v10_profile *p, v10_err *err)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = v10_input_open(path, err);
     if (!f)
-        return v10_err_set(err, "%s: %s", path, strerror(errno));
+        return -1;
     int rc = merge_stream(f, path, row, batch, p, err);
     fclose(f);
     return rc;
