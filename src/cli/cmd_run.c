@@ -14,6 +14,7 @@
 #include "util/json.h"
 #include "util/num.h"
 #include "v10/llm_tenant.h"
+#include "v10/pool.h"
 #include "v10/report.h"
 #include "v10/sim.h"
 
@@ -299,6 +300,21 @@ static int read_inputs(const v10_tenant_spec *specs, size_t n, v10_inputs *in, v
     return 0;
 }
 
+/* Several policies: one bar over all of them (v10_run's own bar would
+ * start afresh with each, and stay quiet for each shorter than 3 s).
+ * Policy i of the n at run progress f is i + f of n done. */
+typedef struct policies_bar {
+    v10_progress bar;
+    int i; /* the policy running */
+} policies_bar;
+
+static void policies_progress(void *ctx, double f)
+{
+    policies_bar *b = ctx;
+    b->bar.work_done = b->i + f;
+    v10_progress_step(&b->bar, (size_t)b->i);
+}
+
 int cmd_run(int argc, char **argv)
 {
     double win_from = 0, win_to = INFINITY;
@@ -475,8 +491,18 @@ int cmd_run(int argc, char **argv)
         v10_report_compare_attr_cols(cmp, &cfg);
     else if (cmp)
         v10_report_compare_cols(cmp);
+    policies_bar pb;
+    if (n_pol > 1) { /* drawn once the command has lasted 3 s */
+        v10_progress_start(&pb.bar, "policies simulated", (size_t)n_pol);
+        const char *after = getenv("V10_PROGRESS_AFTER"); /* seconds; tests set 0 */
+        pb.bar.quiet_s = after ? atof(after) : 3;
+        pb.bar.work_total = n_pol;
+        cfg.on_progress = policies_progress;
+        cfg.progress_ctx = &pb;
+    }
     int rc = V10_EXIT_OK, refused = 0;
     for (int i = 0; i < n_pol && rc == V10_EXIT_OK; i++) {
+        pb.i = i;
         memcpy(cfg.policy, names[i], sizeof cfg.policy);
         cfg.trace = trace_path ? &trace : NULL;
         v10_run_result res;
@@ -529,7 +555,13 @@ int cmd_run(int argc, char **argv)
             }
         }
         v10_run_result_fini(&res);
+        if (n_pol > 1) { /* policy i done (or refused) */
+            pb.bar.work_done = i + 1;
+            v10_progress_step(&pb.bar, (size_t)i + 1);
+        }
     }
+    if (n_pol > 1)
+        v10_progress_end(&pb.bar);
     if (cmp && rc == V10_EXIT_OK) {
         if (arr) {
             char *s = v10_json_print(arr, 1);

@@ -94,11 +94,13 @@ static void report(const v10_engine *e, const event_check *c)
         cfg->on_progress(cfg->progress_ctx, c->progress);
     if (!c->bar)
         return;
-    uint64_t done = 0; /* requests, each tenant's up to its count */
+    uint64_t done = 0, total = 0; /* requests, each tenant's up to its count */
     for (int i = 0; i < e->n_tenants; i++) {
-        uint64_t d = eng_done_count(&e->tenants[i]);
-        done += d < e->tenants[i].n_requests ? d : e->tenants[i].n_requests;
+        uint64_t d = eng_done_count(&e->tenants[i]), n = e->tenants[i].n_requests;
+        done += d < n ? d : n;
+        total += n; /* an LLM server's is its trace's, not --requests */
     }
+    c->bar->total = (size_t)total;
     c->bar->work_done = c->progress;
     v10_progress_step(c->bar, (size_t)done);
 }

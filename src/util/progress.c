@@ -1,5 +1,6 @@
 /* progress.c — the one progress bar: with ETA on stderr, or on a stderr that
  * is not a terminal a line every 10 s (see v10/pool.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,21 +66,23 @@ static void draw(v10_progress *p)
 {
     double el = now_s() - p->t0;
     double frac = fraction(p), left = v10_progress_eta_s(p, el);
+    /* percent: 100 only when all is done, never rounded up to it */
+    double pct = p->done >= p->total ? 100 : fmin(99, floor(100 * frac));
     char eta[16] = "--:--", spent[16];
     mmss(el, spent, sizeof spent);
     if (left >= 0)
         mmss(left, eta, sizeof eta);
     if (p->enabled == 2) {
         fprintf(stderr, "v10sim: %s: %zu/%zu (%.0f%%), %s elapsed, ETA %s\n", p->label, p->done,
-                p->total, 100 * frac, spent, eta);
+                p->total, pct, spent, eta);
     } else {
         int width = 30, fill = (int)(frac * width);
         char bar[64];
         for (int i = 0; i < width; i++)
             bar[i] = i < fill ? '#' : ' ';
         bar[width] = 0;
-        fprintf(stderr, "\r[%s] %zu/%zu %3.0f%%  ETA %s  %s", bar, p->done, p->total, 100 * frac,
-                eta, p->label);
+        fprintf(stderr, "\r[%s] %zu/%zu %3.0f%%  ETA %s  %s", bar, p->done, p->total, pct, eta,
+                p->label);
     }
     fflush(stderr);
     p->drawn = 1;

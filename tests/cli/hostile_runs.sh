@@ -66,6 +66,26 @@ run 1 run --tenant mnist:rate=1000000 --tenant ncf --policy fcfs || true
 grep -q "starved" "$tmp/err" && fail "refused as starved: $(cat "$tmp/err")"
 grep -qE "run too long|without bound" "$tmp/err" || fail "overloaded open loop: $(cat "$tmp/err")"
 
+# --- 18. progress tracks the work --------------------------------------------
+# Several policies: one progress over all of them (not a bar per policy,
+# each starting afresh and quiet when shorter than 3 s), reported during
+# each policy, never going back, 100% on its last line only.  (stderr not
+# a terminal: a line every V10_PROGRESS_EVERY seconds, here every report.)
+V10_PROGRESS_AFTER=0 V10_PROGRESS_EVERY=0 run 0 run --tenant mnist --tenant ncf --requests 3000 \
+    --policy fcfs,prema,v10-full &&
+    python3 - "$tmp/err" <<'PY' || fail "progress over three policies: $(head -c 300 "$tmp/err")"
+import re, sys
+lines = [re.match(r"v10sim: (.*): (\d+)/(\d+) \((\d+)%\)", l) for l in open(sys.argv[1])]
+assert lines and all(lines), "a line that is not progress"
+assert {m[1] for m in lines} == {"policies simulated"}, "not one progress"
+items = [int(m[2]) for m in lines]
+pct = [int(m[4]) for m in lines]
+assert items == sorted(items) and pct == sorted(pct), f"went back: {pct}"
+assert {0, 1, 2} <= set(items), f"not reported during each policy: {items}"
+assert lines[-1][2] == lines[-1][3] == "3" and pct[-1] == 100, "no last line 3/3"
+assert 100 not in pct[:-1], f"100% before the end: {pct}"
+PY
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails failure(s)" >&2
     exit 1
