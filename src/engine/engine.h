@@ -256,6 +256,16 @@ struct v10_engine {
      * eng_update_rates empties it): the only busy FUs without an event. */
     int *started, n_started;
     int n_switching;            /* FUs in FU_SWITCH or FU_RESTORE (fu.c keeps it) */
+    /* An FU whose operator completed this event, freed as far as the
+     * policy and the dispatch see (its state, tenant, the free set), with
+     * the rest of leaving FU_BUSY (the busy list, busy_by_type, the demands'
+     * sum, attribution's mask) pending until the dispatch ends, so that a
+     * tenant that takes it back for its next operator undoes nothing
+     * (fu.c, "Kept FUs"); -1: none.  Only between an FU's event and the
+     * end of the dispatch that follows. */
+    int released;
+    int released_tenant;        /* ... the tenant whose operator it was */
+    double released_demand;     /* ... and that operator's demand */
     int n_free[V10_FU_TYPES];   /* FUs in FU_FREE by type (fu.c keeps it) */
     uint64_t free_fus[V10_FU_WORDS]; /* bit f set iff FU f is in FU_FREE (fu.c keeps it) */
     uint64_t type_fus[V10_FU_TYPES][V10_FU_WORDS]; /* bit f set iff FU f is of the type */
