@@ -265,7 +265,8 @@ struct v10_engine {
      * end of the dispatch that follows. */
     int released;
     int released_tenant;        /* ... the tenant whose operator it was */
-    double released_demand;     /* ... and that operator's demand */
+    double released_demand;     /* ... that operator's demand */
+    uint64_t released_dirty;    /* ... and that tenant's bit of attr_dirty before */
     int n_free[V10_FU_TYPES];   /* FUs in FU_FREE by type (fu.c keeps it) */
     uint64_t free_fus[V10_FU_WORDS]; /* bit f set iff FU f is in FU_FREE (fu.c keeps it) */
     uint64_t type_fus[V10_FU_TYPES][V10_FU_WORDS]; /* bit f set iff FU f is of the type */
@@ -412,6 +413,13 @@ static inline double eng_busy_demand(const v10_engine *e)
 /* FU u follows another's operator (op_mapping "all", "alloc"): it has no
  * work, rate or event of its own. */
 static inline int eng_follower(const fu *u) { return u->lead >= 0; }
+
+/* eng_energy_leave (energy.c) of a busy FU u: its tenant's executing
+ * cycles on the type, inline for the loop's commonest change of state. */
+static inline void eng_energy_leave_busy(v10_engine *e, const fu *u)
+{
+    e->en.busy[u->tenant][u->type] += (double)(e->now - u->since) * u->speed;
+}
 
 /* Cycles FU u has executed so far: the intervals of the busy states it
  * left, which fu.c adds as it leaves them, plus the one it is in. */

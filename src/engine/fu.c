@@ -169,12 +169,13 @@ static void fu_release(v10_engine *e, int f)
     if (e->released >= 0)
         release_end(e);
     eng_attr_hbm(e);
-    eng_energy_leave(e, f);
+    eng_energy_leave_busy(e, u);
     fu_clock(e, u);
     eng_attr_fu_hbm(e, u);
     e->released = f;
     e->released_tenant = u->tenant;
     e->released_demand = u->demand;
+    e->released_dirty = e->attr_dirty & 1ull << u->tenant;
     e->n_free[u->type]++;
     e->free_fus[eng_fu_word(f)] |= eng_fu_bit(f);
     u->state = V10P_FU_FREE;
@@ -383,6 +384,11 @@ static inline void take_back_op(v10_engine *e, fu *u, int f, int ti)
     exec_rates(e, u, t);
     take_back(e, u, f);
     exec_segment(e, u, f, t);
+    /* What attribution reads of the tenant is as it was before its
+     * operator ended (executing on an FU of this type, not preempted, the
+     * FU busy); with per-operator counters its operator is not. */
+    if (!t->op_attr)
+        e->attr_dirty = (e->attr_dirty & ~(1ull << ti)) | e->released_dirty;
 }
 
 /* Gives FU f to tenant ti's next operator: it executes now, or after its
