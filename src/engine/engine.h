@@ -2,7 +2,8 @@
  * engine.h — the discrete-event engine's state and the calls between its
  * files: engine.c, the loop and life cycle; record.c, the trace and the
  * window's snapshots; rates.c, HBM water-filling; fu.c, dispatch,
- * execution and preemption; arrivals.c, requests and their arrivals;
+ * execution and preemption; partition.c, the FUs divided among tenants
+ * (spatial partitions, allocations); arrivals.c, requests and their arrivals;
  * llm.c, LLM servers' iterations; check.c, invariants; api.c, the
  * policies' view (engine/policy_api.h); attrib.c, where each tenant's time
  * goes; the event queue is util/evq.h.
@@ -549,7 +550,7 @@ static inline void eng_mark_started(v10_engine *e, int f)
 
 /* Recomputes the running operators' rates and moves their events (rates.c). */
 void eng_update_rates(v10_engine *e);
-/* op_mapping "alloc", "harvest": sets alloc_fus from the tenants' priorities (fu.c). */
+/* op_mapping "alloc", "harvest": sets alloc_fus from the tenants' priorities (partition.c). */
 void eng_alloc_engines(v10_engine *e);
 /* Offers the free FUs to the policy (fu.c). */
 void eng_dispatch(v10_engine *e);
