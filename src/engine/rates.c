@@ -24,12 +24,19 @@ static void set_rate(v10_engine *e, int f, double r)
 
 /* Busy FU f's operator, begun this event at its full rate (begin_exec:
  * rate, slowdown and hbm_rate set, remaining as at rate_time = now), gets
- * its stop event: set_rate at its full rate, less what that leaves as it is. */
+ * its stop event: set_rate at its full rate, less what that leaves as it
+ * is.  A whole operator at rate 1 with no stop pending ends after its
+ * work, an integer W below 2^53, which is what eng_time_to_stop computes
+ * for it (ceil(W - 1e-9) = W, and 0 for 0): taken from the integer, so
+ * that the event's time does not wait on the conversions. */
 static void start_at_full(v10_engine *e, int f)
 {
     fu *u = &e->fus[f];
+    const tenant *t = &e->tenants[u->tenant];
+    uint64_t w = t->work[t->op];
     u->slow_since = e->now;
-    v10_evq_set(&e->evq, f, e->now + eng_time_to_stop(e, u));
+    int whole = u->rate == 1.0 && !u->stopping && w < (1ull << 53) && t->remaining == (double)w;
+    v10_evq_set(&e->evq, f, e->now + (whole ? w : eng_time_to_stop(e, u)));
 }
 
 /*
