@@ -366,6 +366,18 @@ static void begin_exec(v10_engine *e, fu *u, int ti)
     gang_follow(e, u, V10P_FU_BUSY);
 }
 
+/* FU u (f) holds tenant ti's next operator, which is RUNNING from now
+ * (start_op, take_back_op). */
+static inline void hold_op(v10_engine *e, fu *u, int f, int ti)
+{
+    u->tenant = ti;
+    u->stopping = 0;
+    u->stop_at = 0;
+    e->attr_preempted &= ~(1ull << ti);
+    eng_set_state(e, ti, V10P_RUNNING);
+    e->tenants[ti].fu = f;
+}
+
 /* Tenant ti takes FU u (f) back for its next operator (kept FUs): start_op
  * and begin_exec in that case.  Its last operator completed on the FU, so
  * no context was saved and the FU was never idle (nothing to restore or
@@ -375,12 +387,7 @@ static inline void take_back_op(v10_engine *e, fu *u, int f, int ti)
     tenant *t = &e->tenants[ti];
     V10_ASSERT(!t->saved && t->remaining <= 0);
     t->remaining = (double)t->work[t->op];
-    u->tenant = ti;
-    u->stopping = 0;
-    u->stop_at = 0;
-    e->attr_preempted &= ~(1ull << ti);
-    eng_set_state(e, ti, V10P_RUNNING);
-    t->fu = f;
+    hold_op(e, u, f, ti);
     u->covered = 0;
     exec_rates(e, u, t);
     take_back(e, u, f);
@@ -402,12 +409,7 @@ static void start_op(v10_engine *e, int f, int ti)
     if (t->remaining <= 0)
         t->remaining = (double)t->work[t->op];
     gang_gather(e, f, ti);
-    u->tenant = ti;
-    u->stopping = 0;
-    u->stop_at = 0;
-    e->attr_preempted &= ~(1ull << ti);
-    eng_set_state(e, ti, V10P_RUNNING);
-    t->fu = f;
+    hold_op(e, u, f, ti);
     /* A gang waits for its slowest FU's restore and wake-up. */
     uint64_t restore = 0;
     for (int g = f; g >= 0; g = e->fus[g].next) {
