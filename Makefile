@@ -1,5 +1,7 @@
 # Thin wrapper over CMake.  `make` builds build/v10sim; `make test` builds and
-# runs every test twice: a strict-warnings build and an ASan+UBSan build.
+# runs every test twice: a strict-warnings build and an ASan+UBSan build (the
+# test executables, fuzz replays and v10sim-mpi build under the `tests`
+# target, the benchmarks under `benches`: CMakeLists.txt).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all release asan test test-release test-asan bench clean deps docs-deps fuzz valgrind
@@ -29,11 +31,13 @@ else
 endif
 	@cmake --build build -j $(JOBS)
 
+# The sanitizer build is for the tests: it builds them too.
 asan:
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DV10_SANITIZE=ON -DV10_WERROR=ON >/dev/null
-	@cmake --build build-asan -j $(JOBS)
+	@cmake --build build-asan -j $(JOBS) --target all tests
 
 test-release: release
+	@cmake --build build -j $(JOBS) --target tests
 	cd build && ctest --output-on-failure -j $(JOBS)
 
 test-asan: asan
@@ -43,6 +47,7 @@ test-asan: asan
 test: test-release test-asan
 
 bench: release
+	@cmake --build build -j $(JOBS) --target benches
 	bash bench/run.sh
 
 # libFuzzer on every parser, FUZZ_SECONDS each (default 60); new corpus

@@ -29,6 +29,9 @@ typedef struct v10_pool_job {
     int threads;                /* >= 1 */
     const char *progress;       /* label for the progress bar, or NULL */
     int weigh;                  /* the bar's ETA weighs runs by their estimated events */
+    int longest_first;          /* hand runs out in order of their estimated work, the
+                                   longest first (src/sim/batch.c), so that the threads
+                                   end together; else in index order */
     v10_pool_done_fn done;      /* optional */
     void *ctx;
 } v10_pool_job;

@@ -40,6 +40,10 @@ void eng_check_state(const v10_engine *e)
 {
     char msg[256];
     int followers = 0, listed = 0;
+    if (e->released >= 0) {
+        snprintf(msg, sizeof msg, "FU %d's release is pending after the dispatch", e->released);
+        check_fail(e, msg);
+    }
     for (int f = 0; f < e->n_fus; f++) {
         const fu *u = &e->fus[f];
         followers += eng_follower(u);

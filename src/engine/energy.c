@@ -60,7 +60,7 @@ void eng_energy_leave(v10_engine *e, int f)
     double dt = (double)in * u->speed;
     int ty = (int)u->type;
     switch (u->state) {
-    case V10P_FU_BUSY: en->busy[u->tenant][ty] += dt; break;
+    case V10P_FU_BUSY: eng_energy_leave_busy(e, u); break;
     case V10P_FU_RESTORE: en->sw[u->tenant][ty] += dt; break;
     case V10P_FU_SWITCH:
         if (u->switch_tenant >= 0)

@@ -177,6 +177,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
                      size_t state_size, v10_err *err)
 {
     memset(e, 0, sizeof *e);
+    e->released = -1;
     int nt = (int)cfg->n_tenants;
     int nsa = (int)cfg->npu.sa_count, nvu = (int)cfg->npu.vu_count;
     e->max_fus = (nsa > nt ? nsa : nt) + (nvu > nt ? nvu : nt);

@@ -2,7 +2,8 @@
  * engine.h — the discrete-event engine's state and the calls between its
  * files: engine.c, the loop and life cycle; record.c, the trace and the
  * window's snapshots; rates.c, HBM water-filling; fu.c, dispatch,
- * execution and preemption; arrivals.c, requests and their arrivals;
+ * execution and preemption; partition.c, the FUs divided among tenants
+ * (spatial partitions, allocations); arrivals.c, requests and their arrivals;
  * llm.c, LLM servers' iterations; check.c, invariants; api.c, the
  * policies' view (engine/policy_api.h); attrib.c, where each tenant's time
  * goes; the event queue is util/evq.h.
@@ -256,6 +257,17 @@ struct v10_engine {
      * eng_update_rates empties it): the only busy FUs without an event. */
     int *started, n_started;
     int n_switching;            /* FUs in FU_SWITCH or FU_RESTORE (fu.c keeps it) */
+    /* An FU whose operator completed this event, freed as far as the
+     * policy and the dispatch see (its state, tenant, the free set), with
+     * the rest of leaving FU_BUSY (the busy list, busy_by_type, the demands'
+     * sum, attribution's mask) pending until the dispatch ends, so that a
+     * tenant that takes it back for its next operator undoes nothing
+     * (fu.c, "Kept FUs"); -1: none.  Only between an FU's event and the
+     * end of the dispatch that follows. */
+    int released;
+    int released_tenant;        /* ... the tenant whose operator it was */
+    double released_demand;     /* ... that operator's demand */
+    uint64_t released_dirty;    /* ... and that tenant's bit of attr_dirty before */
     int n_free[V10_FU_TYPES];   /* FUs in FU_FREE by type (fu.c keeps it) */
     uint64_t free_fus[V10_FU_WORDS]; /* bit f set iff FU f is in FU_FREE (fu.c keeps it) */
     uint64_t type_fus[V10_FU_TYPES][V10_FU_WORDS]; /* bit f set iff FU f is of the type */
@@ -406,6 +418,13 @@ static inline double eng_busy_demand(const v10_engine *e)
  * work, rate or event of its own. */
 static inline int eng_follower(const fu *u) { return u->lead >= 0; }
 
+/* eng_energy_leave (energy.c) of a busy FU u: its tenant's executing
+ * cycles on the type, inline for the loop's commonest change of state. */
+static inline void eng_energy_leave_busy(v10_engine *e, const fu *u)
+{
+    e->en.busy[u->tenant][u->type] += (double)(e->now - u->since) * u->speed;
+}
+
 /* Cycles FU u has executed so far: the intervals of the busy states it
  * left, which fu.c adds as it leaves them, plus the one it is in. */
 static inline uint64_t eng_fu_exec_cycles(const v10_engine *e, const fu *u)
@@ -534,7 +553,7 @@ static inline void eng_mark_started(v10_engine *e, int f)
 
 /* Recomputes the running operators' rates and moves their events (rates.c). */
 void eng_update_rates(v10_engine *e);
-/* op_mapping "alloc", "harvest": sets alloc_fus from the tenants' priorities (fu.c). */
+/* op_mapping "alloc", "harvest": sets alloc_fus from the tenants' priorities (partition.c). */
 void eng_alloc_engines(v10_engine *e);
 /* Offers the free FUs to the policy (fu.c). */
 void eng_dispatch(v10_engine *e);

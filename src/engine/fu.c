@@ -2,7 +2,8 @@
  * fu.c — the functional units: offering free FUs to the policy (dispatch),
  * starting and ending operators, context restores and switches, and
  * preemption under the drain and tile models (engine/policy_api.h,
- * v10p_preempt); spatial partitions.
+ * v10p_preempt); an FU kept for its tenant's next operator; gangs.
+ * Spatial partitions are in partition.c.
  */
 #include "engine/engine.h"
 
@@ -47,19 +48,82 @@ static void attr_switch_left(v10_engine *e, int f, v10p_fstate s)
     eng_attr_fu_bit(e, s, u->type, who, 0);
 }
 
+/* FU f leaves FU_BUSY's lists (tenant ti's operator, demanding `demand`):
+ * the busy list, busy_by_type, the demands' sum and attribution's mask. */
+static void busy_leave(v10_engine *e, int f, int ti, double demand)
+{
+    const fu *u = &e->fus[f];
+    int i = 0;
+    while (e->busy[i] != f)
+        i++;
+    for (e->n_busy--; i < e->n_busy; i++)
+        e->busy[i] = e->busy[i + 1];
+    e->busy_by_type[u->type]--;
+    e->demand_sum = e->n_busy ? e->demand_sum - demand : 0; /* none busy: exact */
+    e->demand_moves++;
+    eng_attr_fu_bit(e, V10P_FU_BUSY, u->type, ti, 0);
+}
+
+/* ---- kept FUs (e->released) -------------------------------------------------------- */
+
+/*
+ * An operator that completes frees its FU, and most often the dispatch
+ * that follows gives the same FU back to the same tenant's next operator
+ * (nobody else waits for the type, or the policy picks it again).
+ * fu_release frees FU f as far as anything before the dispatch's end can
+ * see: its state, the free set, its clocks, energy and HBM losses up to
+ * now; leaving the busy list and the rest of busy_leave is left pending
+ * (e->released).  A tenant that takes the FU back (fu_set_state to BUSY
+ * with the same tenant) then skips both halves, and any other change of an
+ * FU's state first completes the pending one (release_end), as does the
+ * dispatch's end: so every count is changed in the order fu_set_state
+ * would have changed it, but for the busy list's leaving and rejoining by
+ * the same FU, which cancel.  Nothing in between reads what is pending
+ * (the loop's update of the rates, attribution and the checks come after
+ * the dispatch; eng_fu_event completes it before it snapshots a window).
+ */
+static void release_end(v10_engine *e)
+{
+    int f = e->released;
+    e->released = -1;
+    busy_leave(e, f, e->released_tenant, e->released_demand);
+}
+
+/* Tenant released_tenant takes FU f back: the pending half of fu_release
+ * and fu_set_state's entry into FU_BUSY, less what cancels (the demands'
+ * sum changes as the two would change it). */
+static void take_back(v10_engine *e, fu *u, int f)
+{
+    e->released = -1;
+    e->n_free[u->type]--;
+    e->free_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
+    e->demand_sum = (e->n_busy > 1 ? e->demand_sum - e->released_demand : 0) + u->demand;
+    e->demand_moves += 2;
+    u->state = V10P_FU_BUSY;
+    e->attr_dirty |= 1ull << (u->tenant & 63);
+}
+
 /* FU f moves to state st: the one place FU states change, so that e->busy
  * stays the ascending list of busy FUs (rates.c and the loop's clock walk
  * it instead of every FU), busy_by_type counts them, n_switching counts
  * the FUs switching or restoring and n_free the free FUs of each type; and
  * the time spent in the state left is added to the FU's executing or
  * switching cycles (and its tenant's active cycles), instead of at every
- * event. */
+ * event.  A kept FU (fu_release) is taken back or its release completed
+ * first. */
 static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
 {
     fu *u = &e->fus[f];
     v10p_fstate was = u->state;
     if (was == st)
         return;
+    if (e->released >= 0) {
+        if (f == e->released && st == V10P_FU_BUSY && u->tenant == e->released_tenant) {
+            take_back(e, u, f);
+            return;
+        }
+        release_end(e);
+    }
     if (was == V10P_FU_BUSY || st == V10P_FU_BUSY)
         eng_attr_hbm(e); /* the partners' HBM shares while these FUs were busy */
     eng_energy_leave(e, f);
@@ -70,15 +134,7 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
         e->n_free[u->type]--;
         e->free_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
     } else if (was == V10P_FU_BUSY) {
-        int i = 0;
-        while (e->busy[i] != f)
-            i++;
-        for (e->n_busy--; i < e->n_busy; i++)
-            e->busy[i] = e->busy[i + 1];
-        e->busy_by_type[u->type]--;
-        e->demand_sum = e->n_busy ? e->demand_sum - u->demand : 0; /* none busy: exact */
-        e->demand_moves++;
-        eng_attr_fu_bit(e, V10P_FU_BUSY, u->type, u->tenant, 0);
+        busy_leave(e, f, u->tenant, u->demand);
         eng_attr_fu_hbm(e, u); /* its HBM losses up to its stop */
     } else {
         e->n_switching--;
@@ -103,6 +159,27 @@ static void fu_set_state(v10_engine *e, int f, v10p_fstate st)
     u->state = st;
     /* Its tenant's state may change, and the waiting tenants' if the FUs'
      * summary does (eng_attr_refresh); without a tenant (-1), bit 63. */
+    e->attr_dirty |= 1ull << (u->tenant & 63);
+}
+
+/* FU f's operator has completed: fu_set_state(f, FREE) but for the
+ * pending half ("Kept FUs" above). */
+static void fu_release(v10_engine *e, int f)
+{
+    fu *u = &e->fus[f];
+    if (e->released >= 0)
+        release_end(e);
+    eng_attr_hbm(e);
+    eng_energy_leave_busy(e, u);
+    fu_clock(e, u);
+    eng_attr_fu_hbm(e, u);
+    e->released = f;
+    e->released_tenant = u->tenant;
+    e->released_demand = u->demand;
+    e->released_dirty = e->attr_dirty & 1ull << u->tenant;
+    e->n_free[u->type]++;
+    e->free_fus[eng_fu_word(f)] |= eng_fu_bit(f);
+    u->state = V10P_FU_FREE;
     e->attr_dirty |= 1ull << (u->tenant & 63);
 }
 
@@ -230,43 +307,96 @@ static void gang_release(v10_engine *e, fu *u, int ti, int sw, uint64_t cycles)
     u->next = -1;
 }
 
-/* Tenant ti's operator starts executing on FU u, which it holds (with its
- * gang's followers, if any). */
-static void begin_exec(v10_engine *e, fu *u, int ti)
+/* A gang's or a partition's full rate for tenant t's operator of `work`
+ * cycles on FU u (leader of a gang, or speed < 1). */
+static double __attribute__((noinline)) shared_rate(const v10_engine *e, const fu *u,
+                                                    const tenant *t, uint64_t work)
 {
-    tenant *t = &e->tenants[ti];
     const v10_op *op = &t->model->ops[t->op];
-    uint64_t work = t->work[t->op];
-    u->full_rate = 1.0;
     if (u->next >= 0) {
         /* A gang of k: the operator's tiles split over the k engines
          * (v10_cost_split_cycles), never slower than on one. */
         uint64_t split = v10_cost_split_cycles(e->npu, op, t->bytes[t->op],
                                                (uint32_t)gang_size(e, u));
-        if (split < work)
-            u->full_rate = (double)work / (double)split;
-    } else if (u->speed < 1.0) {
-        /* A partition computes at `speed`; HBM time is unchanged. */
-        double mem = (double)work - (double)e->npu->issue_cycles;
-        double comp = (double)op->compute_cycles / u->speed;
-        double slow = (comp > mem ? comp : mem) + (double)e->npu->issue_cycles;
-        u->full_rate = (double)work / slow;
+        return split < work ? (double)work / (double)split : 1.0;
     }
+    /* A partition computes at `speed`; HBM time is unchanged. */
+    double mem = (double)work - (double)e->npu->issue_cycles;
+    double comp = (double)op->compute_cycles / u->speed;
+    double slow = (comp > mem ? comp : mem) + (double)e->npu->issue_cycles;
+    return (double)work / slow;
+}
+
+/* FU u's rates for tenant t's current operator: its full rate, its HBM
+ * bytes per standalone cycle and its demand at the full rate. */
+static inline void exec_rates(v10_engine *e, fu *u, const tenant *t)
+{
+    uint64_t work = t->work[t->op];
+    u->full_rate = u->next >= 0 || u->speed < 1.0 ? shared_rate(e, u, t, work) : 1.0;
     u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
     u->demand = u->bytes_per_work * u->full_rate;
     if (u->demand > e->hbm_bytes_per_cycle) /* rounding: hw/cost.c gives an operator */
         u->demand = e->hbm_bytes_per_cycle; /* at least bytes / bandwidth cycles */
-    fu_set_state(e, (int)(u - e->fus), V10P_FU_BUSY);
-    eng_mark_started(e, (int)(u - e->fus));
+}
+
+/* FU u (f), now FU_BUSY with tenant t's operator, begins its segment at
+ * its full rate; eng_update_rates gives it its event. */
+static inline void exec_segment(v10_engine *e, fu *u, int f, tenant *t)
+{
+    eng_mark_started(e, f);
     u->seg_start = e->now;
     u->rate_time = e->now;
     u->rate = u->full_rate;
     u->slowdown = 0;
     u->hbm_rate = u->rate * u->bytes_per_work;
     u->seg_rem0 = t->remaining;
-    gang_follow(e, u, V10P_FU_BUSY);
     t->saved = 0;
     e->rates_dirty = 1;
+}
+
+/* Tenant ti's operator starts executing on FU u, which it holds (with its
+ * gang's followers, if any). */
+static void begin_exec(v10_engine *e, fu *u, int ti)
+{
+    tenant *t = &e->tenants[ti];
+    int f = (int)(u - e->fus);
+    exec_rates(e, u, t);
+    fu_set_state(e, f, V10P_FU_BUSY);
+    exec_segment(e, u, f, t);
+    gang_follow(e, u, V10P_FU_BUSY);
+}
+
+/* FU u (f) holds tenant ti's next operator, which is RUNNING from now
+ * (start_op, take_back_op). */
+static inline void hold_op(v10_engine *e, fu *u, int f, int ti)
+{
+    u->tenant = ti;
+    u->stopping = 0;
+    u->stop_at = 0;
+    e->attr_preempted &= ~(1ull << ti);
+    eng_set_state(e, ti, V10P_RUNNING);
+    e->tenants[ti].fu = f;
+}
+
+/* Tenant ti takes FU u (f) back for its next operator (kept FUs): start_op
+ * and begin_exec in that case.  Its last operator completed on the FU, so
+ * no context was saved and the FU was never idle (nothing to restore or
+ * wake), and with one FU an operator (op_mapping "one") no gang forms. */
+static inline void take_back_op(v10_engine *e, fu *u, int f, int ti)
+{
+    tenant *t = &e->tenants[ti];
+    V10_ASSERT(!t->saved && t->remaining <= 0);
+    t->remaining = (double)t->work[t->op];
+    hold_op(e, u, f, ti);
+    u->covered = 0;
+    exec_rates(e, u, t);
+    take_back(e, u, f);
+    exec_segment(e, u, f, t);
+    /* What attribution reads of the tenant is as it was before its
+     * operator ended (executing on an FU of this type, not preempted, the
+     * FU busy); with per-operator counters its operator is not. */
+    if (!t->op_attr)
+        e->attr_dirty = (e->attr_dirty & ~(1ull << ti)) | e->released_dirty;
 }
 
 /* Gives FU f to tenant ti's next operator: it executes now, or after its
@@ -279,12 +409,7 @@ static void start_op(v10_engine *e, int f, int ti)
     if (t->remaining <= 0)
         t->remaining = (double)t->work[t->op];
     gang_gather(e, f, ti);
-    u->tenant = ti;
-    u->stopping = 0;
-    u->stop_at = 0;
-    e->attr_preempted &= ~(1ull << ti);
-    eng_set_state(e, ti, V10P_RUNNING);
-    t->fu = f;
+    hold_op(e, u, f, ti);
     /* A gang waits for its slowest FU's restore and wake-up. */
     uint64_t restore = 0;
     for (int g = f; g >= 0; g = e->fus[g].next) {
@@ -418,9 +543,73 @@ static void preempted(v10_engine *e, fu *u, int f, int ti)
     eng_notify(e, V10_EV_PREEMPTED, ti);
 }
 
+/* Tenant ti's request is complete (its last operator has left its FU):
+ * its latency, its count, and (closed loop) its next request. */
+static void request_done(v10_engine *e, tenant *t, int ti)
+{
+    uint64_t r = t->cur_req++;
+    uint64_t arrived = t->pend[r & (t->pend_cap - 1)];
+    V10_ASSERT(e->now >= arrived);
+    t->completed++;
+    t->op = 0;
+    t->req_done_work = 0;
+    if (e->window_started)
+        eng_log_latency(e, t, ti, e->now - arrived);
+    eng_trace_push(e, V10_TR_REQUEST, arrived, e->now, -1, ti, (uint32_t)r);
+    if (t->completed == t->n_requests) {
+        t->finish_cycle = e->now;
+        e->n_done++;
+    }
+    eng_set_state(e, ti, t->cur_req < t->issued ? V10P_READY : V10P_IDLE);
+    if (t->rate_per_cycle == 0)
+        eng_issue(e, ti); /* closed loop: the client sends its next request */
+    eng_notify(e, V10_EV_REQ_DONE, ti);
+    if (!e->window_started && e->released >= 0) /* the window's snapshot reads it */
+        release_end(e);
+    eng_check_window(e);
+}
+
+/* Tenant ti's operator has left FU u: its next one, or the end of its
+ * request (or of an LLM server's iteration). */
+static inline void next_op(v10_engine *e, tenant *t, int ti)
+{
+    t->remaining = 0;
+    t->op++;
+    if (t->op < t->model->n_ops) {
+        eng_set_state(e, ti, V10P_READY);
+        eng_notify(e, V10_EV_OP_DONE, ti);
+    } else if (t->llm) { /* an LLM server's iteration is complete */
+        if (e->released >= 0) /* it does not read a kept FU's pending half */
+            release_end(e);
+        eng_llm_iter_done(e, ti);
+    } else {
+        request_done(e, t, ti);
+    }
+}
+
+/* The operator on FU f (no gang) reached its end with no stop pending, the
+ * event most runs are made of: the rest of eng_fu_event in that case
+ * (its stop point stop_at is 0: the whole work). */
+static inline void op_done(v10_engine *e, fu *u, int f)
+{
+    int ti = u->tenant;
+    tenant *t = &e->tenants[ti];
+    eng_credit(u, t, u->seg_rem0);
+    eng_trace_op(e, u->seg_start, e->now, f, ti);
+    fu_release(e, f); /* its tenant may take it back (kept FUs) */
+    u->tenant = -1;
+    t->fu = -1;
+    e->rates_dirty = 1;
+    next_op(e, t, ti);
+}
+
 void eng_fu_event(v10_engine *e, int f)
 {
     fu *u = &e->fus[f];
+    if (u->state == V10P_FU_BUSY && !u->stopping && u->next < 0) {
+        op_done(e, u, f);
+        return;
+    }
     if (u->state == V10P_FU_SWITCH) {
         eng_trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
         fu_set_state(e, f, V10P_FU_FREE);
@@ -472,36 +661,7 @@ void eng_fu_event(v10_engine *e, int f)
     }
     if (finished_in_drain) /* the switch still ends when it would have */
         switch_fu(e, u, f, ti, u->stop_time + u->switch_cost - e->now);
-    t->remaining = 0;
-    t->op++;
-    if (t->op < t->model->n_ops) {
-        eng_set_state(e, ti, V10P_READY);
-        eng_notify(e, V10_EV_OP_DONE, ti);
-        return;
-    }
-    if (t->llm) { /* an LLM server's iteration is complete */
-        eng_llm_iter_done(e, ti);
-        return;
-    }
-    /* The request is complete. */
-    uint64_t r = t->cur_req++;
-    uint64_t arrived = t->pend[r & (t->pend_cap - 1)];
-    V10_ASSERT(e->now >= arrived);
-    t->completed++;
-    t->op = 0;
-    t->req_done_work = 0;
-    if (e->window_started)
-        eng_log_latency(e, t, ti, e->now - arrived);
-    eng_trace_push(e, V10_TR_REQUEST, arrived, e->now, -1, ti, (uint32_t)r);
-    if (t->completed == t->n_requests) {
-        t->finish_cycle = e->now;
-        e->n_done++;
-    }
-    eng_set_state(e, ti, t->cur_req < t->issued ? V10P_READY : V10P_IDLE);
-    if (t->rate_per_cycle == 0)
-        eng_issue(e, ti); /* closed loop: the client sends its next request */
-    eng_notify(e, V10_EV_REQ_DONE, ti);
-    eng_check_window(e);
+    next_op(e, t, ti);
 }
 
 /* Word w of the free FUs of a type some tenant is ready for (e->free_fus,
@@ -529,6 +689,40 @@ static int next_free(const v10_engine *e, int f)
     return (int)(w * 64 + (unsigned)__builtin_ctzll(m));
 }
 
+/* FU f goes to tenant ti's next operator (start_op), or back to it
+ * (take_back_op). */
+static inline void give(v10_engine *e, int f, int ti)
+{
+    if (f == e->released && ti == e->released_tenant && e->npu->op_mapping == V10_MAP_ONE)
+        take_back_op(e, &e->fus[f], f, ti);
+    else
+        start_op(e, f, ti);
+}
+
+/*
+ * The dispatch when the FU released this event (e->released, kept FUs) is
+ * the only free FU of a type some tenant is ready for, as after most
+ * operators: eng_dispatch's walk would offer it alone.  Returns 0, doing
+ * nothing, when that is not so.
+ */
+static int dispatch_kept(v10_engine *e)
+{
+    int f = e->released;
+    unsigned w0 = eng_fu_word(f);
+    for (unsigned w = 0; w * 64 < (unsigned)e->n_fus; w++)
+        if (wanted_free(e, w) != (w == w0 ? eng_fu_bit(f) : 0))
+            return 0;
+    uint64_t elig = eng_eligible_mask(e, f);
+    int pick = elig ? e->policy->pick(e, e->pstate, f, elig) : -1;
+    if (pick >= 0) {
+        V10_ASSERT(elig >> pick & 1); /* one of the candidates */
+        give(e, f, pick);
+    }
+    if (e->released >= 0) /* kept free */
+        release_end(e);
+    return 1;
+}
+
 /*
  * Offers every free FU to the policy, in FU order, with the tenants whose
  * next operator needs that FU type (filtered per FU for partitions and
@@ -541,9 +735,14 @@ static int next_free(const v10_engine *e, int f)
  */
 void eng_dispatch(v10_engine *e)
 {
+    if (e->released >= 0 && dispatch_kept(e))
+        return;
     if (!(e->ready[V10_FU_SA] && e->n_free[V10_FU_SA]) &&
-        !(e->ready[V10_FU_VU] && e->n_free[V10_FU_VU]))
+        !(e->ready[V10_FU_VU] && e->n_free[V10_FU_VU])) {
+        if (e->released >= 0) /* nobody takes it back */
+            release_end(e);
         return; /* nobody waits for a type with a free FU */
+    }
     int idle[V10_FU_TYPES] = {0, 0}; /* an unowned FU of the type was left idle */
     for (int f = next_free(e, 0); f >= 0; f = next_free(e, f + 1)) {
         fu *u = &e->fus[f];
@@ -557,96 +756,9 @@ void eng_dispatch(v10_engine *e)
             continue;
         }
         V10_ASSERT(elig >> pick & 1); /* one of the candidates */
-        start_op(e, f, pick);
+        give(e, f, pick);
         idle[0] = idle[1] = 0;
     }
+    if (e->released >= 0) /* kept free */
+        release_end(e);
 }
-
-/* ---- spatial partitions and allocations ------------------------------------------ */
-
-/* n whole FUs among nt <= n tenants by share (sums to 1): at least one
- * each, the rest by largest remainder (ties: the lower index). */
-static void whole_fus(int n, int nt, const double *share, int *given)
-{
-    int left = n - nt;
-    double rem[V10_MAX_TENANTS];
-    for (int i = 0; i < nt; i++) {
-        double want = share[i] * n - 1;
-        int w = want > 0 ? (int)floor(want) : 0;
-        if (w > left)
-            w = left;
-        given[i] = 1 + w;
-        left -= w;
-        rem[i] = want - w;
-    }
-    while (left > 0) {
-        int best = 0;
-        for (int i = 1; i < nt; i++)
-            if (rem[i] > rem[best])
-                best = i;
-        given[best]++;
-        rem[best] = -1e9;
-        left--;
-    }
-}
-
-/* Each tenant's allocation of each type's FUs, by priority: whole FUs as
- * a spatial partition gives them (whole_fus), or one each when there are
- * fewer FUs than tenants.  Counts, not particular FUs (Neu10 maps a
- * vNPU's engines onto any free physical ones); not reserved while idle. */
-void eng_alloc_engines(v10_engine *e)
-{
-    int nt = e->n_tenants;
-    double sum = 0, share[V10_MAX_TENANTS];
-    for (int i = 0; i < nt; i++)
-        sum += e->tenants[i].priority;
-    for (int i = 0; i < nt; i++)
-        share[i] = e->tenants[i].priority / sum;
-    for (int ty = 0; ty < V10_FU_TYPES; ty++) {
-        int given[V10_MAX_TENANTS];
-        if (e->n_phys[ty] >= nt)
-            whole_fus(e->n_phys[ty], nt, share, given);
-        for (int i = 0; i < nt; i++)
-            e->alloc_fus[i][ty] = e->n_phys[ty] >= nt ? given[i] : 1;
-    }
-}
-
-int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err *err)
-{
-    int n_phys = e->n_phys[type], nt = e->n_tenants;
-    fu keep[V10_MAX_FUS];
-    int nk = 0;
-    for (int f = 0; f < e->n_fus; f++)
-        if (e->fus[f].type != type)
-            keep[nk++] = e->fus[f];
-    fu parts[V10_MAX_FUS];
-    int np = 0;
-    if (n_phys >= nt) {
-        int given[V10_MAX_TENANTS];
-        whole_fus(n_phys, nt, share, given);
-        for (int i = 0; i < nt; i++)
-            for (int k = 0; k < given[i]; k++)
-                parts[np++] = (fu){.type = type, .owner = i, .speed = 1.0, .tenant = -1,
-                                   .lead = -1, .next = -1};
-    } else {
-        /* Fewer FUs than tenants: each tenant gets a slice of the FUs'
-         * compute (a partition of the array's columns / the VU's lanes). */
-        for (int i = 0; i < nt; i++) {
-            double s = share[i] * n_phys;
-            if (!(s > 0 && s <= 1))
-                return v10_err_set(err, "spatial: tenant %d's share of the %s is %g", i,
-                                   v10_fu_name(type), s);
-            parts[np++] = (fu){.type = type, .owner = i, .speed = s, .tenant = -1, .lead = -1,
-                               .next = -1};
-        }
-    }
-    if (nk + np > e->max_fus)
-        return v10_err_set(err, "spatial: too many partitions");
-    e->n_fus = 0;
-    for (int f = 0; f < nk; f++)
-        e->fus[e->n_fus++] = keep[f];
-    for (int f = 0; f < np; f++)
-        e->fus[e->n_fus++] = parts[f];
-    return 0;
-}
-

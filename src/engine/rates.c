@@ -22,6 +22,23 @@ static void set_rate(v10_engine *e, int f, double r)
     v10_evq_set(&e->evq, f, e->now + eng_time_to_stop(e, u));
 }
 
+/* Busy FU f's operator, begun this event at its full rate (begin_exec:
+ * rate, slowdown and hbm_rate set, remaining as at rate_time = now), gets
+ * its stop event: set_rate at its full rate, less what that leaves as it
+ * is.  A whole operator at rate 1 with no stop pending ends after its
+ * work, an integer W below 2^53, which is what eng_time_to_stop computes
+ * for it (ceil(W - 1e-9) = W, and 0 for 0): taken from the integer, so
+ * that the event's time does not wait on the conversions. */
+static void start_at_full(v10_engine *e, int f)
+{
+    fu *u = &e->fus[f];
+    const tenant *t = &e->tenants[u->tenant];
+    uint64_t w = t->work[t->op];
+    u->slow_since = e->now;
+    int whole = u->rate == 1.0 && !u->stopping && w < (1ull << 53) && t->remaining == (double)w;
+    v10_evq_set(&e->evq, f, e->now + (whole ? w : eng_time_to_stop(e, u)));
+}
+
 /*
  * Whether the busy FUs' demands, added up in the busy list's order, exceed
  * the HBM bandwidth H.  The running sum e->demand_sum (fu.c) decides
@@ -70,7 +87,16 @@ static int demands_exceed(v10_engine *e)
  */
 void eng_update_rates(v10_engine *e)
 {
-    if (!e->contended && !e->n_started) {
+    if (!e->contended && !(e->n_started && e->cfg->contention && demands_exceed(e))) {
+        /* Not shared before nor now: each operator begun since runs at its
+         * full rate (the loop below, in the case that most events take). */
+        for (int i = 0; i < e->n_started; i++) {
+            const fu *u = &e->fus[e->started[i]];
+            if (u->state == V10P_FU_BUSY && !eng_follower(u) &&
+                !v10_evq_scheduled(&e->evq, e->started[i]))
+                start_at_full(e, e->started[i]);
+        }
+        e->n_started = 0;
         e->rates_dirty = 0;
         return;
     }

@@ -12,11 +12,17 @@
 #include "policy/common.h"
 
 /* Invariant: while `running` (owner >= 0), the timer is armed for the end
- * of the owner's slice; before (no owner yet, or a switch completing) a
- * firing timer is a stale one and is ignored. */
+ * of the owner's slice, unless `asleep`; before (no owner yet, or a switch
+ * completing) a firing timer is a stale one and is ignored.  A slice that
+ * ends with no other tenant waiting changes nothing but the next slice's
+ * end, and so does every one after it until one does: the timer sleeps
+ * (asleep, from the end `tick`) and the first tenant to arrive re-arms it
+ * for the end the owner's slices would have reached then (pmt_event). */
 typedef struct pmt_state {
-    int owner;   /* tenant owning the core, -1 none (first: policy_owner_may_run) */
-    int running; /* the owner's slice has started */
+    int owner;     /* tenant owning the core, -1 none (first: policy_owner_may_run) */
+    int running;   /* the owner's slice has started */
+    int asleep;    /* no timer armed: nobody else waited at `tick` */
+    uint64_t tick; /* when asleep: the end of the owner's last slice that ticked */
 } pmt_state;
 _Static_assert(offsetof(pmt_state, owner) == 0, "policy_owner_may_run reads the owner first");
 
@@ -85,15 +91,27 @@ static void pmt_timer(v10_engine *e, void *st)
     if (!s->running)
         return; /* a switch is completing; the next slice starts after it */
     int next = next_with_work(e, s->owner);
-    if (next >= 0 && next != s->owner)
+    if (next >= 0 && next != s->owner) {
         give(e, s, next);
-    else
-        v10p_set_timer(e, v10p_now(e) + slice_of(e, s->owner));
+    } else { /* nobody else waits: sleep until someone does */
+        s->asleep = 1;
+        s->tick = v10p_now(e);
+    }
 }
 
 static void pmt_event(v10_engine *e, void *st, v10_ev_kind k, int t)
 {
     pmt_state *s = st;
+    if (s->asleep && k == V10_EV_ARRIVAL && t != s->owner) {
+        /* The owner's slices have kept ending every `len` cycles since
+         * `tick`: the timer is armed for the first end after `tick` from
+         * now on (now itself if one ends now: it runs after this event,
+         * with the arrival's tenant waiting). */
+        uint64_t len = slice_of(e, s->owner), now = v10p_now(e);
+        uint64_t ends = (now - s->tick + len - 1) / len;
+        s->asleep = 0;
+        v10p_set_timer(e, s->tick + (ends ? ends : 1) * len);
+    }
     if (s->owner < 0 || policy_has_work(e, s->owner))
         return;
     /* The owner ran out of requests: give the core to someone who has one. */

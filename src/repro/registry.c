@@ -13,37 +13,55 @@
 
 #include "repro/study.h"
 
+/* Run lengths (repro_length, docs/repro.md "Run lengths"): the pairs'
+ * runs carry the headline, its latency percentiles and attribution, and
+ * so do PMT's slices (the headline's latency under each); the other
+ * sensitivity studies report means over the pairs of throughput ratios
+ * and progress shares; the scalability study STP and utilization only,
+ * summed over up to 16 tenants. */
+#define LEN_PAIRS {{12, 2}, {3, 1}}
+#define LEN_SENSITIVITY {{6, 1}, {2, 1}}
+#define LEN_SCALE {{4, 1}, {2, 1}}
+#define LEN_NONE {{0, 0}, {0, 0}}
+
 const repro_study repro_studies[N_STUDIES] = {
-    [S_PAIRS] = {"pairs", {NPAIR, NPOL, 1}, 0, 1, repro_plan_pairs, repro_render_pairs},
-    [S_SLICE] = {"slice", {NPP, NSLICE, 1}, 0, 0, repro_plan_slice, repro_render_slice},
-    [S_PRIO] = {"priority", {NPP, NSPLIT, 2}, 0, 0, repro_plan_prio, repro_render_prio},
-    [S_VMEM] = {"vmem", {NPP, NVMEM, 2}, 0, 0, repro_plan_vmem, repro_render_vmem},
+    [S_PAIRS] = {"pairs", {NPAIR, NPOL, 1}, LEN_PAIRS, 1, repro_plan_pairs, repro_render_pairs},
+    [S_SLICE] = {"slice", {NPP, NSLICE, 1}, LEN_SENSITIVITY, 0, repro_plan_slice,
+                 repro_render_slice},
+    [S_PRIO] = {"priority", {NPP, NSPLIT, 2}, LEN_SENSITIVITY, 0, repro_plan_prio,
+                repro_render_prio},
+    [S_VMEM] = {"vmem", {NPP, NVMEM, 2}, LEN_SENSITIVITY, 0, repro_plan_vmem, repro_render_vmem},
     /* [V10-Full on each NPU, then PMT on the paper's core][workloads] */
-    [S_SCALE] = {"scalability", {NSCALE + 1, NTEN, 1}, 1, 0, repro_plan_scale,
+    [S_SCALE] = {"scalability", {NSCALE + 1, NTEN, 1}, LEN_SCALE, 0, repro_plan_scale,
                  repro_render_scale},
-    [S_CONT] = {"contention", {NPP, 2, 1}, 0, 0, repro_plan_cont, repro_render_cont},
+    [S_CONT] = {"contention", {NPP, 2, 1}, LEN_SENSITIVITY, 0, repro_plan_cont,
+                repro_render_cont},
     /* [pair][slice, then PMT as the reference] under the other reading */
-    [S_READ] = {"slice_reading", {NPP, NREADSL + 1, 1}, 0, 0, repro_plan_read, repro_render_read},
-    [S_PMTS] = {"pmt_slice", {NPP, NPMTS, 1}, 0, 0, repro_plan_pmts, repro_render_pmts},
+    [S_READ] = {"slice_reading", {NPP, NREADSL + 1, 1}, LEN_SENSITIVITY, 0, repro_plan_read,
+                repro_render_read},
+    [S_PMTS] = {"pmt_slice", {NPP, NPMTS, 1}, LEN_PAIRS, 0, repro_plan_pmts, repro_render_pmts},
     /* From the pairs' runs: profiles.csv, collocation.csv. */
-    [S_COLLOC] = {"collocation", {0, 0, 0}, 0, 0, NULL, repro_render_colloc},
+    [S_COLLOC] = {"collocation", {0, 0, 0}, LEN_NONE, 0, NULL, repro_render_colloc},
     /* From the pairs' runs: energy.csv, energy.svg, energy_split.svg. */
-    [S_ENERGY] = {"energy", {0, 0, 0}, 0, 0, NULL, repro_render_energy},
+    [S_ENERGY] = {"energy", {0, 0, 0}, LEN_NONE, 0, NULL, repro_render_energy},
 };
 
-/* Plans every study R runs: those marked `first` before the others. */
+/* Plans every study R runs, in table order (a study's run may stand for
+ * one of an earlier study: same_as, studies.c; the pool runs them longest
+ * first whatever the order: repro_run_batches). */
 static int plan(repro *R, v10_err *err)
 {
-    for (int first = 1; first >= 0; first--)
-        for (int s = 0; s < N_STUDIES; s++) {
-            const repro_study *st = &repro_studies[s];
-            if (!st->plan || st->first != first || (R->pairs_only && !st->both_sets))
-                continue;
-            R->base[s] = R->n;
-            memcpy(R->dim[s], st->dim, sizeof R->dim[s]);
-            if (st->plan(R, err))
-                return -1;
-        }
+    for (int s = 0; s < N_STUDIES; s++) {
+        const repro_study *st = &repro_studies[s];
+        if (!st->plan || (R->pairs_only && !st->both_sets))
+            continue;
+        R->base[s] = R->n;
+        memcpy(R->dim[s], st->dim, sizeof R->dim[s]);
+        R->len[s] = st->len[R->o->quick != 0];
+        R->study[s] = st->name;
+        if (st->plan(R, err))
+            return -1;
+    }
     return 0;
 }
 

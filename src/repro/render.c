@@ -298,8 +298,8 @@ int repro_render_prio(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
                 v10_tab_str(t, spl[s]);
                 v10_tab_str(t, pnames[p]);
                 v10_tab_str(t, k ? "v10-full" : "pmt");
-                v10_tab_real(t, r->tenants[0].priority);
-                v10_tab_real(t, r->tenants[1].priority);
+                v10_tab_real(t, 50 + 10 * s); /* the split's (the 50-50 runs' are 1 and 1) */
+                v10_tab_real(t, 50 - 10 * s);
                 v10_tab_real(t, n1);
                 v10_tab_real(t, n2);
                 v10_tab_real(t, share);

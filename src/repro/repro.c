@@ -6,6 +6,7 @@
  * free it all.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -58,10 +59,6 @@ int repro_prepare(repro *R, const v10_repro_opts *o, const char *set, int pairs_
     R->o = o;
     R->set = set;
     R->pairs_only = pairs_only;
-    /* Requests of the longest tenant of a run (shorter ones keep the load
-     * up meanwhile), raised for short runs to span several PMT slices. */
-    R->requests = o->quick ? 3 : 12;
-    R->warmup = o->quick ? 1 : 2;
     for (int m = 0; m < NM; m++)
         snprintf(R->spec[m], sizeof R->spec[m], "%s%s", strcmp(set, "zoo") ? "isca23/" : "",
                  repro_models[m]);
@@ -74,6 +71,46 @@ int repro_prepare(repro *R, const v10_repro_opts *o, const char *set, int pairs_
     return 0;
 }
 
+/* The study of run i of X (the grid whose runs hold it), or -1. */
+static int study_of(const repro *X, size_t i)
+{
+    for (int s = 0; s < N_STUDIES; s++) {
+        size_t n = X->dim[s][0] * X->dim[s][1] * X->dim[s][2];
+        if (n && i >= X->base[s] && i < X->base[s] + n)
+            return s;
+    }
+    return -1;
+}
+
+/*
+ * With V10_REPRO_PROFILE=FILE in the environment (bench/repro_profile.sh,
+ * docs/benchmarks.md), one line per simulation to FILE: its set, study
+ * (or "profile"), policy, tenants, requests, events and engine seconds,
+ * tab-separated: where repro's time goes.  Not an output of repro: its
+ * seconds are wall-clock time.
+ */
+static void repro_profile(const repro *const X[2], const v10_run_config *cfgs,
+                          const v10_run_result *res, const int *skip, const size_t first[2][2])
+{
+    const char *path = getenv("V10_REPRO_PROFILE");
+    FILE *f = path && *path ? fopen(path, "w") : NULL;
+    if (!f)
+        return;
+    fprintf(f, "set\tstudy\tpolicy\ttenants\trequests\tevents\tseconds\n");
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < X[s]->n + NM; i++) {
+            size_t k = i < X[s]->n ? first[s][0] + i : first[s][1] + i - X[s]->n;
+            int st = i < X[s]->n ? study_of(X[s], i) : -1;
+            if (skip[k])
+                continue;
+            fprintf(f, "%s\t%s\t%s\t%zu\t%llu\t%llu\t%.6f\n", X[s]->set,
+                    st >= 0 ? X[s]->study[st] : "profile", cfgs[k].policy, cfgs[k].n_tenants,
+                    (unsigned long long)cfgs[k].requests, (unsigned long long)res[k].events,
+                    res[k].wall_seconds);
+        }
+    fclose(f);
+}
+
 /* Where set X's runs go in the one batch of repro_run_batches. */
 typedef struct batch_part {
     repro *X;
@@ -82,9 +119,10 @@ typedef struct batch_part {
 
 /*
  * Runs both sets' batches and the solo runs of their profiles as one pool
- * run: R's runs (its longest first, as planned), then A's, then the 2 x NM
- * short solo runs.  One pool run leaves one core idle once, at its end,
- * where separate runs did at the end of each (issue 22).  Each result is
+ * run: R's runs, then A's, then the 2 x NM short solo runs, handed out by
+ * their estimated work, the longest first (v10_pool_job.longest_first), so
+ * that the threads end together.  One pool run leaves one core idle once,
+ * at its end, where separate runs did at the end of each.  Each result is
  * moved to its set; results depend on their configuration only, so the
  * order changes nothing.
  */
@@ -121,9 +159,12 @@ int repro_run_batches(repro *R, repro *A, v10_err *err)
     snprintf(what, sizeof what, "repro (%s, and %s pairs)", R->set, A->set);
     v10_pool_job job = {.cfgs = cfgs, .results = res, .n = n, .skip = skip,
                         .threads = R->o->threads, .progress = R->o->progress ? what : NULL,
-                        .weigh = 1};
+                        .weigh = 1, .longest_first = 1};
     if (v10_pool_run(&job, err))
         goto done;
+    const repro *X2[2] = {R, A};
+    const size_t first[2][2] = {{part[0].runs, part[0].profiles}, {part[1].runs, part[1].profiles}};
+    repro_profile(X2, cfgs, res, skip, first);
     for (int s = 0; s < 2; s++) {
         repro *X = part[s].X;
         /* The results' arrays move with them: res[] keeps no owner. */

@@ -14,7 +14,7 @@
 #include "repro/study.h"
 
 size_t repro_add(repro *R, const int *ms, const double *prio, size_t n_t, const char *pol,
-                 const v10_npu *npu, v10_err *err)
+                 const v10_npu *npu, repro_length len, v10_err *err)
 {
     if (R->n == R->cap) {
         size_t nc = R->cap ? 2 * R->cap : 256;
@@ -39,7 +39,7 @@ size_t repro_add(repro *R, const int *ms, const double *prio, size_t n_t, const 
         if (v10_tenant_spec_parse(spec, &ts[t], err))
             return (size_t)-1;
     }
-    uint64_t req = v10_span_requests(&R->span, ts, n_t, R->requests, err);
+    uint64_t req = v10_span_requests(&R->span, ts, n_t, len.requests, err);
     if (!req)
         return (size_t)-1;
     v10_run_config *c = &R->cfgs[i];
@@ -48,7 +48,7 @@ size_t repro_add(repro *R, const int *ms, const double *prio, size_t n_t, const 
     snprintf(c->policy, sizeof c->policy, "%s", pol);
     c->n_tenants = n_t;
     c->requests = req;
-    c->warmup = R->warmup;
+    c->warmup = len.warmup;
     c->seed = R->o->seed;
     /* The studies are sized here and known to finish; the event budget
      * guards a user's run, and its estimate assumes time-sharing of the
@@ -66,7 +66,7 @@ static v10_run_config *add(repro *R, int s, size_t i, size_t j, size_t k, const 
                            const double *prio, size_t n_t, const char *pol, const v10_npu *npu,
                            v10_err *err)
 {
-    size_t ix = repro_add(R, ms, prio, n_t, pol, npu, err);
+    size_t ix = repro_add(R, ms, prio, n_t, pol, npu, R->len[s], err);
     if (ix == (size_t)-1)
         return NULL;
     V10_ASSERT(ix == repro_point(R, s, i, j, k));
@@ -84,16 +84,21 @@ static v10_run_config *add(repro *R, int s, size_t i, size_t j, size_t k, const 
  * memory is the pairs' run.  It takes that result instead of being run
  * again.  The configurations differ at most in how they say it (a slice of
  * 0 stands for the NPU's), which the check below resolves through the
- * parameter's own rule (its table entry's `effective`).
+ * parameter's own rule (its table entry's `effective`), and in length: a
+ * study whose runs are shorter (repro_length) takes the longer run, its
+ * figure the more precise for it (c then records that run's length).
  */
-static void same_as(repro *R, const v10_run_config *c, size_t from)
+static void same_as(repro *R, v10_run_config *c, size_t from)
 {
     const v10_run_config *f = &R->cfgs[from];
     const v10_param_def *slice = v10_param_find("v10-full.slice_cycles");
     size_t ix = (size_t)(c - R->cfgs);
     V10_ASSERT(slice && slice->effective);
+    V10_ASSERT(c->requests <= f->requests);
+    c->requests = f->requests;
+    c->warmup = f->warmup;
     V10_ASSERT(from < ix && !strcmp(c->policy, f->policy) && c->n_tenants == f->n_tenants &&
-               c->requests == f->requests && c->warmup == f->warmup && c->seed == f->seed &&
+               c->seed == f->seed &&
                c->contention == f->contention && c->preempt == f->preempt &&
                c->npu.vmem_bytes == f->npu.vmem_bytes &&
                c->npu.sa_switch_overlap_cycles == f->npu.sa_switch_overlap_cycles &&
@@ -146,7 +151,10 @@ int repro_plan_slice(repro *R, v10_err *err)
     return 0;
 }
 
-/* Priority splits 50-50 .. 90-10 under PMT and V10-Full. */
+/* Priority splits 50-50 .. 90-10 under PMT and V10-Full.  The 50-50 split
+ * is equal priorities, the pairs' runs: PMT's slices are in proportion to
+ * the priorities and V10's scores are each active share over its
+ * priority, so only their ratio counts (priority.csv prints the split's). */
 int repro_plan_prio(repro *R, v10_err *err)
 {
     for (size_t p = 0; p < NPP; p++) {
@@ -154,9 +162,14 @@ int repro_plan_prio(repro *R, v10_err *err)
         pair_models(R, p, ms);
         for (size_t s = 0; s < NSPLIT; s++) {
             double pr[2] = {50.0 + 10 * (double)s, 50.0 - 10 * (double)s};
-            for (size_t k = 0; k < 2; k++)
-                if (!add(R, S_PRIO, p, s, k, ms, pr, 2, pmt_or_full(k), &R->npu, err))
+            for (size_t k = 0; k < 2; k++) {
+                v10_run_config *c = add(R, S_PRIO, p, s, k, ms, s ? pr : NULL, 2,
+                                        pmt_or_full(k), &R->npu, err);
+                if (!c)
                     return -1;
+                if (!s)
+                    same_as(R, c, repro_at(R, S_PAIRS, p, k ? P_FULL : P_PMT, 0));
+            }
         }
     }
     return 0;
@@ -190,8 +203,18 @@ int repro_plan_vmem(repro *R, v10_err *err)
     return 0;
 }
 
+/* The pair of models a < b in R->pairs, or -1. */
+static int pair_of(const repro *R, int a, int b)
+{
+    for (size_t p = 0; p < NPAIR; p++)
+        if (R->pairs[p].a == a && R->pairs[p].b == b)
+            return (int)p;
+    return -1;
+}
+
 /* V10-Full with 2 to 16 workloads (repro_scale_mix) on 1 to 8 SAs and VUs,
- * then PMT with the same mixes on the paper's core. */
+ * then PMT with the same mixes on the paper's core.  A mix of two on the
+ * paper's core, in the pairs' order, is a pair's run. */
 int repro_plan_scale(repro *R, v10_err *err)
 {
     for (size_t s = 0; s <= NSCALE; s++) {
@@ -201,9 +224,14 @@ int repro_plan_scale(repro *R, v10_err *err)
         for (size_t t = 0; t < NTEN; t++) {
             int ms[MAXT];
             repro_scale_mix(t, ms);
-            if (!add(R, S_SCALE, s, t, 0, ms, NULL, repro_scale_tenants[t],
-                     s < NSCALE ? "v10-full" : "pmt", &n, err))
+            v10_run_config *c = add(R, S_SCALE, s, t, 0, ms, NULL, repro_scale_tenants[t],
+                                    s < NSCALE ? "v10-full" : "pmt", &n, err);
+            if (!c)
                 return -1;
+            int p = repro_scale_tenants[t] == 2 && !strcmp(n.name, R->npu.name)
+                        ? pair_of(R, ms[0], ms[1]) : -1;
+            if (p >= 0)
+                same_as(R, c, repro_at(R, S_PAIRS, (size_t)p, s < NSCALE ? P_FULL : P_PMT, 0));
         }
     }
     return 0;

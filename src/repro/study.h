@@ -91,11 +91,22 @@ typedef struct repro_charts {
     size_t n;
 } repro_charts;
 
+/*
+ * How long a study's runs are: requests of the longest tenant, of them
+ * warm-up (the span rule raises short runs: studies.c), in the full run
+ * and with --quick.  Set by what the study reports (docs/repro.md, "Run
+ * lengths"): the pairs' latency percentiles need the most completed
+ * requests; throughput, utilization and progress shares count fractional
+ * progress and settle sooner.
+ */
+typedef struct repro_length {
+    unsigned requests, warmup;
+} repro_length;
+
 typedef struct repro_study {
     const char *name;
     size_t dim[3];     /* its runs: a dim[0] x dim[1] x dim[2] grid, row-major; 0 0 0: none */
-    int first;         /* planned before the others: its runs are the longest, and the
-                          pool hands out runs in order (longest job first) */
+    repro_length len[2]; /* full, --quick */
     int both_sets;     /* also runs, on the paper's pairs only, for the other workload set */
     /* Appends the study's runs to R in grid order (repro_point); NULL if it
      * only reads other studies' runs.  Deterministic. */
@@ -120,7 +131,6 @@ struct v10_repro {
     char spec[NM][64];       /* what each model is loaded as, e.g. "isca23/bert" */
     int pairs_only;          /* only the paper's pairs (the other set, for comparison) */
     repro *alt;              /* the other workload set, or NULL */
-    uint64_t requests, warmup;
     v10_npu npu;
     v10_span span;
     v10_profile prof[NM];
@@ -134,6 +144,8 @@ struct v10_repro {
     size_t n, cap;
     size_t base[N_STUDIES];  /* first run of each study */
     size_t dim[N_STUDIES][3];/* each study's grid (its table entry's dim) */
+    repro_length len[N_STUDIES]; /* each study's run length in this mode (its entry's len) */
+    const char *study[N_STUDIES]; /* each study's name (its entry's), for repro_profile */
     v10_colloc_result col, col_med;  /* thresholds 1.3 and the median gain */
     double max_resident_mib; /* largest vmem_bytes of any operator */
     double resident_mib[NM]; /* each model's largest */
@@ -246,9 +258,10 @@ int repro_plan_read(repro *R, v10_err *err);
 
 
 /* Appends a run of the n_t models ms[] (priorities prio, or all 1) under
- * policy pol on npu; returns its index, or (size_t)-1 with err set. */
+ * policy pol on npu, len long; returns its index, or (size_t)-1 with err
+ * set. */
 size_t repro_add(repro *R, const int *ms, const double *prio, size_t n_t, const char *pol,
-                 const v10_npu *npu, v10_err *err);
+                 const v10_npu *npu, repro_length len, v10_err *err);
 /* The paper's pairs in its order, then the rest in name order. */
 void repro_pairs(repro *R);
 

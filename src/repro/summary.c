@@ -220,14 +220,17 @@ static int write_summary(const void *ctx, FILE *f)
     repro_ratios q0;
     repro_mean_ratios(R, &q0);
     const repro_ratios *q = &q0;
+    const repro_length *lp = &R->len[S_PAIRS], *ls = &R->len[S_SLICE], *lc = &R->len[S_SCALE];
     fprintf(f, "# V10 reproduction: summary\n\n"
                "v10sim %s, NPU `%s` (1 SA 128x128, 1 VU, %.0f GB/s HBM, %.0f MHz), seed %llu, "
-               "%llu requests per tenant (warm-up %llu)%s.  %zu simulations: this set's "
-               "studies, the other set's %d paper pairs and both sets' %d standalone profiles "
-               "(a run whose result another's stands for is counted once).\n\n",
+               "%u requests per tenant (warm-up %u) in the pairs' and PMT slices' runs, %u (%u) "
+               "in the other sensitivity studies' and %u (%u) in the scalability study's%s.  %zu "
+               "simulations: this set's studies, the other set's %d paper pairs and both sets' "
+               "%d standalone profiles (a run whose result another's stands for is counted "
+               "once).\n\n",
             V10_VERSION, R->npu.name, R->npu.hbm_gbps, R->npu.clock_mhz,
-            (unsigned long long)R->o->seed, (unsigned long long)R->requests,
-            (unsigned long long)R->warmup, R->o->quick ? ", **--quick** (noisier)" : "", R->runs,
+            (unsigned long long)R->o->seed, lp->requests, lp->warmup, ls->requests, ls->warmup,
+            lc->requests, lc->warmup, R->o->quick ? ", **--quick** (noisier)" : "", R->runs,
             NPP, 2 * NM);
     fprintf(f, "## V10-Full over PMT, mean over the paper's 11 pairs\n\n"
                "Per pair: utilization and STP ratios V10-Full / PMT; latency ratios PMT / "
@@ -365,11 +368,14 @@ static int write_summary(const void *ctx, FILE *f)
                   "heuristic's rule — so it beats k-means over PCA features (five clusters "
                   "of eleven workloads, leave-two-out); we report it as measured."
                 : "");
-    fprintf(f, "* **Windows.**  Each run lasts until every tenant has completed %llu "
-               "requests (more for short pairs, so that a run spans four PMT slices; column "
-               "`requests` of pairs.csv), tenants that finish first keep loading the NPU, and "
-               "metrics cover the time after every tenant's warm-up%s.\n\n",
-            (unsigned long long)R->requests,
+    fprintf(f, "* **Windows.**  Each run lasts until every tenant has completed its "
+               "requests (%u in the pairs' and PMT slices' runs, %u in the other sensitivity "
+               "studies', %u in the scalability study's; more for short pairs, so that a run spans four PMT "
+               "slices; column `requests` of pairs.csv), tenants that finish first keep "
+               "loading the NPU, and metrics cover the time after every tenant's warm-up%s.  "
+               "A study's point at the core's own parameters is the pairs' run "
+               "(docs/repro.md, \"Run lengths\").\n\n",
+            R->len[S_PAIRS].requests, R->len[S_SLICE].requests, R->len[S_SCALE].requests,
             R->o->quick ? " in --quick mode, so figures are noisier than the full run's" : "");
     /* Sensitivity studies, in numbers. */
     fprintf(f, "## Sensitivity studies (means over the 11 paper pairs)\n\n");

@@ -5,6 +5,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/horizon.h"
 #include "util/pool.h"
@@ -14,6 +15,7 @@ typedef struct batch {
     const v10_pool_job *job;
     pthread_mutex_t lock; /* serializes job->done, as v10/pool.h promises */
     double *work;         /* the runs' estimated events, or NULL */
+    size_t *order;        /* item k of the pool runs point order[k]; NULL: k itself */
 } batch;
 
 /* Item i of the estimate pass (work[i], written by this item only). */
@@ -26,10 +28,53 @@ static int estimate_one(void *ctx, size_t i, v10_err *err)
     return 0;
 }
 
-static int run_one(void *ctx, size_t i, v10_err *err)
+/* A point and its estimated work, to sort by decreasing work (ties: the
+ * lower index first). */
+typedef struct ranked {
+    double work;
+    size_t i;
+} ranked;
+
+static int by_work(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->work != y->work)
+        return (x->work < y->work) - (x->work > y->work);
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* b->order: the points by decreasing b->work; work[] and skip[] (n each,
+ * skip optional) are permuted to follow it.  -1: out of memory. */
+static int longest_first(batch *b, size_t n, unsigned char *skip)
+{
+    ranked *r = malloc((n ? n : 1) * sizeof *r);
+    unsigned char *sk = skip ? malloc(n ? n : 1) : NULL;
+    if (!r || !(b->order = malloc((n ? n : 1) * sizeof *b->order)) || (skip && !sk)) {
+        free(r);
+        free(sk);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        r[i] = (ranked){b->work[i], i};
+    qsort(r, n, sizeof *r, by_work);
+    for (size_t k = 0; k < n; k++) {
+        b->order[k] = r[k].i;
+        b->work[k] = r[k].work;
+        if (skip)
+            sk[k] = skip[r[k].i];
+    }
+    if (skip)
+        memcpy(skip, sk, n);
+    free(sk);
+    free(r);
+    return 0;
+}
+
+static int run_one(void *ctx, size_t k, v10_err *err)
 {
     batch *b = ctx;
     const v10_pool_job *j = b->job;
+    size_t i = b->order ? b->order[k] : k;
     v10_run_result local, *r = j->results ? &j->results[i] : &local;
     int rc = v10_run(&j->cfgs[i], r, err);
     if (rc == 0 && j->done) {
@@ -49,20 +94,25 @@ int v10_pool_run(const v10_pool_job *job, v10_err *err)
     batch b = {.job = job};
     pthread_mutex_init(&b.lock, NULL);
     v10_pool_spec spec = {.n = job->n, .run = run_one, .ctx = &b, .progress = job->progress};
-    /* Weights for the bar's ETA: each run's estimated events (issue 24:
-     * repro's longest runs come first, and its ETA by count said 20 min
-     * for a 2 min job).  Skipped runs need none.  Estimated on the pool's
+    /* Each run's estimated work: the order of a batch handed out longest
+     * first (a long run started last keeps one thread busy while the
+     * others idle), and the weights of the bar's ETA (issue 24: repro's
+     * longest runs come first, and its ETA by count said 20 min for a 2
+     * min job).  Skipped runs need none.  Estimated on the pool's
      * threads: loading a run's models for an NPU not seen yet costs them
      * there (the isca23 cache's copies, 149 MB for RetinaNet), which on
      * one thread kept the other core idle for 1 to 4 s of `repro --quick`
      * before its first run (issue 22; RetinaNet's copies still come one
      * after another, under its cache lock).  An estimate reads only its
      * own configuration and the caches, so the weights are the same. */
-    if (job->weigh && v10_progress_wanted(job->progress) &&
-        (b.work = calloc(job->n, sizeof *b.work))) {
+    int bar = job->weigh && v10_progress_wanted(job->progress);
+    if ((bar || job->longest_first) && (b.work = calloc(job->n ? job->n : 1, sizeof *b.work))) {
         v10_pool_spec est = {.n = job->n, .run = estimate_one, .ctx = &b};
-        v10_err ignored; /* out of memory for the pass: the bar counts runs instead */
-        spec.work = v10_pool_for(&est, job->threads, &ignored) ? NULL : b.work;
+        v10_err ignored; /* out of memory for the pass: index order, the bar counts runs */
+        if (v10_pool_for(&est, job->threads, &ignored)) {
+            free(b.work);
+            b.work = NULL;
+        }
     }
     _Static_assert(sizeof *job->skip == sizeof(int), "skip is an int array");
     unsigned char *skip = NULL;
@@ -75,10 +125,14 @@ int v10_pool_run(const v10_pool_job *job, v10_err *err)
             skip[i] = job->skip[i] != 0;
         spec.skip = skip;
     }
+    if (rc == 0 && b.work && job->longest_first && longest_first(&b, job->n, skip))
+        rc = v10_err_set(err, "out of memory");
+    spec.work = bar ? b.work : NULL;
     if (rc == 0)
         rc = v10_pool_for(&spec, job->threads, err);
     free(skip);
     free(b.work);
+    free(b.order);
     pthread_mutex_destroy(&b.lock);
     return rc;
 }

@@ -1,7 +1,7 @@
 /*
  * test_behaviour.c — what each policy is for, in numbers: solo matches the
  * closed-form latency; PMT shares time (STP near 1, no SA/VU overlap, fair
- * slices); V10's fair sharing follows priorities; V10-Full preempts an
+ * slices) and its timer sleeps while nobody else has work; V10's fair sharing follows priorities; V10-Full preempts an
  * over-served holder, anywhere in an operator, only for a waiter, and a
  * resumed operator pays its restore; the active rate counts from a tenant's
  * arrival; spatial keeps tenants on their own FUs; contention slows
@@ -81,6 +81,33 @@ static void test_pmt_time_shares(void **state)
     assert_true(r.context_switches > 2);
     /* Equal priorities, equal slices: similar progress. */
     assert_true(r.fairness > 0.8);
+    v10_run_result_fini(&r);
+}
+
+/* PMT's timer sleeps while nobody but the owner has work (pmt.c): a tenant
+ * alone ticks once, at the end of its first slice, and runs as it would
+ * alone (its operators' ends are the other events); a partner arriving
+ * now and then still gets the core at the end of a slice. */
+static void test_pmt_sleeps_alone(void **state)
+{
+    (void)state;
+    const char *one[] = {D "sa_vu.csv"};
+    v10_run_result r;
+    run("pmt", one, 1, 200, 1, NULL, &r);
+    const uint64_t req = 24500 + 6 * 64; /* test_solo_closed_form's request */
+    assert_int_equal(r.end_cycle, 200 * req);
+    assert_true(r.end_cycle > 5 * 700000); /* five slices of 1 ms at least */
+    assert_int_equal(r.events, 200 * 6 + 1);
+    assert_int_equal(r.context_switches, 0);
+    v10_run_result_fini(&r);
+    const char *two[] = {D "sa_vu.csv", D "sa_vu.csv:rate=200"};
+    run("pmt", two, 2, 20, 1, NULL, &r);
+    assert_true(r.tenants[1].completed >= 20);
+    assert_true(r.context_switches >= 2 * 18); /* to the partner and back, mostly */
+    /* Each of its requests waits for a slice's end: more than the switch. */
+    assert_true(r.tenants[1].lat_avg_us > 30 + (double)req / 700);
+    assert_true((double)r.events <
+                (double)r.end_cycle / 700000 + 8 * (double)r.end_cycle / (double)req);
     v10_run_result_fini(&r);
 }
 
@@ -729,6 +756,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_solo_closed_form),
         cmocka_unit_test(test_pmt_time_shares),
+        cmocka_unit_test(test_pmt_sleeps_alone),
         cmocka_unit_test(test_v10_priorities),
         cmocka_unit_test(test_v10_full_preempts_overserved),
         cmocka_unit_test(test_preempt_drains_anywhere),

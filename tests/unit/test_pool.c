@@ -3,8 +3,8 @@
  * exactly once whatever the thread count, skipped items never, the first
  * failure stops handing out items and is the one reported, items can be
  * taken and finished outside the workers; and the simulation batch on it
- * (v10_pool_run) gives the same results on 1 and 3 threads; the progress
- * bar's ETA weighs items by their work.
+ * (v10_pool_run) gives the same results on 1 and 3 threads and handed out
+ * longest first; the progress bar's ETA weighs items by their work.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -212,6 +212,63 @@ static void test_batch(void **state)
         v10_run_result_fini(&r3[i]);
 }
 
+/* The order a batch's points ran in (done() is called as each finishes). */
+typedef struct ran_order {
+    size_t order[8], n;
+} ran_order;
+
+static int record_order(void *ctx, size_t i, const v10_run_result *r, v10_err *err)
+{
+    (void)r, (void)err;
+    ran_order *o = ctx;
+    o->order[o->n++] = i;
+    return 0;
+}
+
+/* longest_first: one thread runs the points by decreasing estimated
+ * events (v10_run_estimate_work; ties and skipped points aside), each
+ * result still at its own index, the same as in index order. */
+static void test_batch_longest_first(void **state)
+{
+    (void)state;
+    enum { M = 5 };
+    static const uint64_t requests[M] = {2, 9, 4, 9, 6};
+    v10_run_config cfg[M];
+    v10_tenant_spec ts[M][2];
+    v10_err err;
+    for (size_t i = 0; i < M; i++) {
+        v10_run_config_default(&cfg[i]);
+        assert_int_equal(v10_tenant_spec_parse("tests/data/engine/sa_vu.csv", &ts[i][0], &err), 0);
+        assert_int_equal(v10_tenant_spec_parse("mnist", &ts[i][1], &err), 0);
+        cfg[i].tenants = ts[i];
+        cfg[i].n_tenants = 2;
+        cfg[i].requests = requests[i];
+        cfg[i].warmup = 0;
+    }
+    int skip[M] = {0, 0, 0, 0, 1};
+    v10_run_result by_index[M], longest[M] = {{0}};
+    ran_order o = {.n = 0};
+    v10_pool_job job = {.cfgs = cfg, .results = by_index, .n = M, .threads = 1, .skip = skip};
+    assert_int_equal(v10_pool_run(&job, &err), 0);
+    job.results = longest;
+    job.longest_first = 1;
+    job.done = record_order;
+    job.ctx = &o;
+    assert_int_equal(v10_pool_run(&job, &err), 0);
+    /* 9, 9 (ties: the lower index first), 4, 2 requests; point 4 skipped */
+    assert_int_equal(o.n, 4);
+    assert_int_equal(o.order[0], 1);
+    assert_int_equal(o.order[1], 3);
+    assert_int_equal(o.order[2], 2);
+    assert_int_equal(o.order[3], 0);
+    for (size_t i = 0; i < M - 1; i++) {
+        assert_int_equal(by_index[i].events, longest[i].events);
+        assert_true(by_index[i].stp == longest[i].stp);
+        v10_run_result_fini(&by_index[i]);
+        v10_run_result_fini(&longest[i]);
+    }
+}
+
 /* The bar's ETA: of the estimated work when the items carry it, what is
  * running counted half done; of the items otherwise; none before 5%.
  * repro's longest runs come first: by count its first ETA said 20:48 for
@@ -247,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_stop_on_first_failure),
         cmocka_unit_test(test_take_and_done_outside),
         cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_batch_longest_first),
         cmocka_unit_test(test_progress_eta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

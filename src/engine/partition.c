@@ -1,0 +1,96 @@
+/*
+ * partition.c — the FUs a policy divides among the tenants: spatial
+ * partitions (v10p_partition: whole FUs by share, or slices of one), and
+ * op_mapping "alloc"/"harvest"'s allocations of each type's FUs by
+ * priority (eng_alloc_engines).
+ */
+#include "engine/engine.h"
+
+#include <math.h>
+
+/* n whole FUs among nt <= n tenants by share (sums to 1): at least one
+ * each, the rest by largest remainder (ties: the lower index). */
+static void whole_fus(int n, int nt, const double *share, int *given)
+{
+    int left = n - nt;
+    double rem[V10_MAX_TENANTS];
+    for (int i = 0; i < nt; i++) {
+        double want = share[i] * n - 1;
+        int w = want > 0 ? (int)floor(want) : 0;
+        if (w > left)
+            w = left;
+        given[i] = 1 + w;
+        left -= w;
+        rem[i] = want - w;
+    }
+    while (left > 0) {
+        int best = 0;
+        for (int i = 1; i < nt; i++)
+            if (rem[i] > rem[best])
+                best = i;
+        given[best]++;
+        rem[best] = -1e9;
+        left--;
+    }
+}
+
+/* Each tenant's allocation of each type's FUs, by priority: whole FUs as
+ * a spatial partition gives them (whole_fus), or one each when there are
+ * fewer FUs than tenants.  Counts, not particular FUs (Neu10 maps a
+ * vNPU's engines onto any free physical ones); not reserved while idle. */
+void eng_alloc_engines(v10_engine *e)
+{
+    int nt = e->n_tenants;
+    double sum = 0, share[V10_MAX_TENANTS];
+    for (int i = 0; i < nt; i++)
+        sum += e->tenants[i].priority;
+    for (int i = 0; i < nt; i++)
+        share[i] = e->tenants[i].priority / sum;
+    for (int ty = 0; ty < V10_FU_TYPES; ty++) {
+        int given[V10_MAX_TENANTS];
+        if (e->n_phys[ty] >= nt)
+            whole_fus(e->n_phys[ty], nt, share, given);
+        for (int i = 0; i < nt; i++)
+            e->alloc_fus[i][ty] = e->n_phys[ty] >= nt ? given[i] : 1;
+    }
+}
+
+int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err *err)
+{
+    int n_phys = e->n_phys[type], nt = e->n_tenants;
+    fu keep[V10_MAX_FUS];
+    int nk = 0;
+    for (int f = 0; f < e->n_fus; f++)
+        if (e->fus[f].type != type)
+            keep[nk++] = e->fus[f];
+    fu parts[V10_MAX_FUS];
+    int np = 0;
+    if (n_phys >= nt) {
+        int given[V10_MAX_TENANTS];
+        whole_fus(n_phys, nt, share, given);
+        for (int i = 0; i < nt; i++)
+            for (int k = 0; k < given[i]; k++)
+                parts[np++] = (fu){.type = type, .owner = i, .speed = 1.0, .tenant = -1,
+                                   .lead = -1, .next = -1};
+    } else {
+        /* Fewer FUs than tenants: each tenant gets a slice of the FUs'
+         * compute (a partition of the array's columns / the VU's lanes). */
+        for (int i = 0; i < nt; i++) {
+            double s = share[i] * n_phys;
+            if (!(s > 0 && s <= 1))
+                return v10_err_set(err, "spatial: tenant %d's share of the %s is %g", i,
+                                   v10_fu_name(type), s);
+            parts[np++] = (fu){.type = type, .owner = i, .speed = s, .tenant = -1, .lead = -1,
+                               .next = -1};
+        }
+    }
+    if (nk + np > e->max_fus)
+        return v10_err_set(err, "spatial: too many partitions");
+    e->n_fus = 0;
+    for (int f = 0; f < nk; f++)
+        e->fus[e->n_fus++] = keep[f];
+    for (int f = 0; f < np; f++)
+        e->fus[e->n_fus++] = parts[f];
+    return 0;
+}
+
