@@ -17,6 +17,14 @@
  * caller owns it; NULL on allocation failure. */
 cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r);
 
+/* The settings the run ran with, as `run --config` reads them back
+ * (v10/settings.h; recorded in the report as "settings"): the tenants as
+ * specs, the policy, the NPU (its preset's name when unchanged, else every
+ * field), every policy parameter as set, requests, warm-up, seed,
+ * contention, attribution, preemption model.  Caller owns it; NULL when
+ * memory ran out. */
+cJSON *v10_report_settings_json(const v10_run_config *cfg);
+
 /* Writes one run in the given format.  Returns -1 on allocation or write failure. */
 int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_format fmt, FILE *f);
 

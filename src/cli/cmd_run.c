@@ -15,6 +15,7 @@
 #include "util/num.h"
 #include "v10/llm_tenant.h"
 #include "v10/report.h"
+#include "v10/settings.h"
 #include "v10/sim.h"
 
 static void usage(FILE *f)
@@ -37,6 +38,10 @@ static void usage(FILE *f)
         "         requests=N: its first N requests) or Poisson arrivals with lengths\n"
         "         drawn from one; reports TTFT, TPOT, tokens/s (docs/llm.md).\n\n"
         "options:\n"
+        "  --config FILE.json   the run's settings: the keys of these flags and of a\n"
+        "                       sweep point, or a run's JSON report (its \"settings\"),\n"
+        "                       which reproduces that run; flags given too override\n"
+        "                       the file's (docs/formats.md, \"Run settings\")\n"
         "  --policy NAME        scheduling policy (default v10-full); a comma-separated\n"
         "                       list compares several ('all': every one but solo)\n"
         "  --npu NAME|FILE      NPU preset or JSON override (default v10-isca23)\n"
@@ -70,7 +75,7 @@ static void usage(FILE *f)
 
 enum { O_TENANT = 1000, O_POLICY, O_NPU, O_REQ, O_WARM, O_SEED, O_FMT, O_TRACE, O_NOCONT,
        O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_PREEMPT, O_MAXEV, O_HELP, O_TWIN,
-       O_PARAM, O_PEROP };
+       O_PARAM, O_PEROP, O_CONFIG };
 
 static const struct option opts[] = {
     {"tenant", required_argument, 0, O_TENANT},     {"policy", required_argument, 0, O_POLICY},
@@ -87,6 +92,7 @@ static const struct option opts[] = {
     {"trace-window", required_argument, 0, O_TWIN},
     {"param", required_argument, 0, O_PARAM},
     {"per-op", required_argument, 0, O_PEROP},
+    {"config", required_argument, 0, O_CONFIG},
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
 
@@ -285,23 +291,44 @@ int cmd_run(int argc, char **argv)
     v10_run_config_default(&cfg);
     const char *policy_arg = "v10-full", *trace_path = NULL, *per_op_path = NULL;
     v10_format fmt = V10_FMT_TABLE;
-    int warmup_set = 0;
+    int warmup_set = 0, policy_set = 0, tenants_set = 0;
     param_set params_set = {.n = 0};
     v10_err err;
     int npu_rc;
     unsigned long long u;
-    cli_getopt_begin();
+    /* --config first, wherever it stands: the other flags override it. */
+    static v10_settings file;
+    const char *config_path = NULL;
     int c;
+    cli_getopt_begin();
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1)
+        if (c == O_CONFIG)
+            config_path = optarg;
+    if (config_path) {
+        if (v10_settings_read(config_path, &file, &err))
+            return cli_fail(&err);
+        cfg = file.cfg;
+        n_specs = file.cfg.n_tenants;
+        memcpy(specs, file.tenants, n_specs * sizeof specs[0]);
+        warmup_set = (file.given & V10_SET_WARMUP) != 0;
+    }
+    cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
+        case O_CONFIG: break;
         case O_TENANT:
+            if (!tenants_set++)
+                n_specs = 0; /* the flags' tenants replace the file's */
             if (n_specs == sizeof specs / sizeof specs[0])
                 return cli_usage_error("run", "at most 64 tenants");
             if (v10_tenant_spec_parse(optarg, &specs[n_specs], &err))
                 return cli_fail(&err);
             n_specs++;
             break;
-        case O_POLICY: policy_arg = optarg; break;
+        case O_POLICY:
+            policy_arg = optarg;
+            policy_set = 1;
+            break;
         case O_NPU:
             if ((npu_rc = cli_npu("run", optarg, &cfg.npu)))
                 return npu_rc;
@@ -379,6 +406,10 @@ int cmd_run(int argc, char **argv)
     cfg.progress = 1; /* on a terminal, for runs of more than 3 s */
     char names[16][V10_NAME_MAX];
     int n_pol = policy_list(policy_arg, names, 16);
+    if (config_path && !policy_set) { /* the file's */
+        for (n_pol = 0; n_pol < (int)file.n_policies; n_pol++)
+            memcpy(names[n_pol], file.policies[n_pol], V10_NAME_MAX);
+    }
     if (n_pol <= 0)
         return cli_usage_error("run", "--policy: expected a name, a list or 'all'");
     for (int i = 0; i < n_pol; i++)
