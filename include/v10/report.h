@@ -81,4 +81,19 @@ typedef struct v10_artifact {
 int v10_artifact_add(v10_artifact **files, size_t *n, const char *name, char *data, size_t len,
                      v10_err *err);
 
+/* A self-contained report.html of files[0..n): the title, the Markdown md
+ * (NULL: none; v10_html_markdown's subset), then every *.svg among the
+ * files inline, its name under it.  malloc'd (its length in *len), or
+ * NULL when memory ran out (src/report/html.c). */
+char *v10_html_figures_page(const char *title, const char *md, const v10_artifact *files,
+                            size_t n, size_t *len);
+
+/* `run --plot DIR` (docs/formats.md, "Run plots"): appends to files
+ * time_POLICY.svg, where each tenant's time went (stacked attribution
+ * states, % of the window; not with no_attribution), and util_POLICY.svg,
+ * each FU's executing share of 100 equal intervals of the run, read from
+ * tr (the run's trace), with its numbers in util_POLICY.csv.  -1 with err when memory ran out. */
+int v10_report_run_plots(const v10_run_config *cfg, const v10_run_result *r,
+                         const v10_trace *tr, v10_artifact **files, size_t *n, v10_err *err);
+
 #endif

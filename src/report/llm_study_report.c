@@ -361,27 +361,6 @@ static int render_tokens(const view *v, const char *svc, const char *npu, v10_ll
     return add_file(out, name, svg, svg ? strlen(svg) : 0, err);
 }
 
-/* ---- report.html --------------------------------------------------------------------- */
-
-/* report.html, as repro's: summary.md, then every plot inline with its
- * file's name under it (the chart's own title says what it shows). */
-static int write_html(const void *ctx, FILE *f)
-{
-    const v10_llm_study_out *out = ctx;
-    v10_html_begin(f, "LLM serving beside other services: v10sim llm-study");
-    for (size_t i = 0; i < out->n_files; i++)
-        if (!strcmp(out->files[i].name, "summary.md"))
-            v10_html_markdown(f, out->files[i].data);
-    v10_html_h2(f, "Figures");
-    for (size_t i = 0; i < out->n_files; i++) {
-        size_t l = strlen(out->files[i].name);
-        if (l > 4 && !strcmp(out->files[i].name + l - 4, ".svg"))
-            v10_html_figure(f, out->files[i].data, out->files[i].name);
-    }
-    v10_html_end(f);
-    return 0;
-}
-
 /* ---- summary.md ----------------------------------------------------------------------- */
 
 /* Compares policy k against PMT on figure f over the partners: how many
@@ -567,7 +546,9 @@ int v10_llm_study_render(const v10_llm_study *s, v10_llm_study_out *out, v10_err
     char *md = v10_doc_render(write_summary, s, &len);
     if (add_file(out, "summary.md", md, len, err))
         goto fail;
-    char *html = v10_doc_render(write_html, out, &len); /* its figures: the SVGs above */
+    /* report.html, as repro's: summary.md, then every plot above inline */
+    char *html = v10_html_figures_page("LLM serving beside other services: v10sim llm-study",
+                                       md, out->files, out->n_files, &len);
     if (add_file(out, "report.html", html, len, err))
         goto fail;
     return 0;
