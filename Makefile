@@ -4,7 +4,7 @@
 # target, the benchmarks under `benches`: CMakeLists.txt).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all release asan test test-release test-asan bench clean deps docs-deps fuzz valgrind
+.PHONY: all release asan test test-release test-asan bench clean deps docs-deps fuzz valgrind install
 
 all: release
 
@@ -59,12 +59,18 @@ fuzz:
 valgrind: release
 	bash tests/valgrind.sh
 
+# make install PREFIX=DIR: the CLI, libv10sim.so, its headers, a pkg-config
+# file and the Python package (docs/python.md).
+PREFIX ?= /usr/local
+install: release
+	cmake --install build --prefix "$(PREFIX)"
+
 # Installs the Debian packages the build and tests need (run as root).
 deps:
 	apt-get update
 	apt-get install -y cmake gcc make libcjson-dev libcmocka-dev libopenmpi-dev openmpi-bin \
 	  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata python3-onnx zlib1g-dev \
-	  libsqlite3-dev libgsl-dev libcsv-dev
+	  libsqlite3-dev libgsl-dev libcsv-dev pkgconf python3-pip python3-pytest python3-pandas chromium
 
 # Optional: what the docs' examples use beyond the build (docs/sweep.md's pandas).
 docs-deps:

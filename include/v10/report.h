@@ -17,6 +17,14 @@
  * caller owns it; NULL on allocation failure. */
 cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r);
 
+/* The settings the run ran with, as `run --config` reads them back
+ * (v10/settings.h; recorded in the report as "settings"): the tenants as
+ * specs, the policy, the NPU (its preset's name when unchanged, else every
+ * field), every policy parameter as set, requests, warm-up, seed,
+ * contention, attribution, preemption model.  Caller owns it; NULL when
+ * memory ran out. */
+cJSON *v10_report_settings_json(const v10_run_config *cfg);
+
 /* Writes one run in the given format.  Returns -1 on allocation or write failure. */
 int v10_report_run(const v10_run_config *cfg, const v10_run_result *r, v10_format fmt, FILE *f);
 
@@ -72,5 +80,20 @@ typedef struct v10_artifact {
  * naming the file. */
 int v10_artifact_add(v10_artifact **files, size_t *n, const char *name, char *data, size_t len,
                      v10_err *err);
+
+/* A self-contained report.html of files[0..n): the title, the Markdown md
+ * (NULL: none; v10_html_markdown's subset), then every *.svg among the
+ * files inline, its name under it.  malloc'd (its length in *len), or
+ * NULL when memory ran out (src/report/html.c). */
+char *v10_html_figures_page(const char *title, const char *md, const v10_artifact *files,
+                            size_t n, size_t *len);
+
+/* `run --plot DIR` (docs/formats.md, "Run plots"): appends to files
+ * time_POLICY.svg, where each tenant's time went (stacked attribution
+ * states, % of the window; not with no_attribution), and util_POLICY.svg,
+ * each FU's executing share of 100 equal intervals of the run, read from
+ * tr (the run's trace), with its numbers in util_POLICY.csv.  -1 with err when memory ran out. */
+int v10_report_run_plots(const v10_run_config *cfg, const v10_run_result *r,
+                         const v10_trace *tr, v10_artifact **files, size_t *n, v10_err *err);
 
 #endif

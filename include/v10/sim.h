@@ -57,6 +57,12 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err);
 int v10_tenant_spec_files(const v10_tenant_spec *t, int (*fn)(const char *path, void *ctx),
                           void *ctx, v10_err *err);
 
+/* The spec as text that v10_tenant_spec_parse reads back into the same
+ * fields: the model with its options, then each option that is not its
+ * default, numbers in their shortest exact form.  -1 if it needs more than
+ * cap bytes (V10_SPEC_MAX * 2 always suffices). */
+int v10_tenant_spec_format(const v10_tenant_spec *s, char *out, size_t cap);
+
 /* Policy parameters: the fields the policies' parameter tables map onto
  * (v10_param_def below); v10_policy_params_default sets every field to its
  * table's default.  Code may set the fields directly (repro, tests). */

@@ -117,6 +117,11 @@ int v10_sweep_store_append(v10_sweep_store *st, size_t i, const char *row, v10_e
  * 0 without writing if some points are missing. */
 int v10_sweep_store_finish(v10_sweep_store *st, v10_err *err);
 void v10_sweep_store_close(v10_sweep_store *st);
+/* `sweep --plot`, when every point is recorded (else 0, nothing written):
+ * DIR/plot_KEY.svg for each axis of two or more values, the mean STP over
+ * the other axes at each value (a series per policy when the policy is
+ * another axis), and DIR/report.html with every figure (src/sweep/plot.c). */
+int v10_sweep_store_plot(v10_sweep_store *st, v10_err *err);
 
 /*
  * Hands out the missing points of a store one at a time (dynamic load

@@ -16,6 +16,7 @@
 #include "v10/llm_tenant.h"
 #include "v10/pool.h"
 #include "v10/report.h"
+#include "v10/settings.h"
 #include "v10/sim.h"
 
 static void usage(FILE *f)
@@ -38,6 +39,10 @@ static void usage(FILE *f)
         "         requests=N: its first N requests) or Poisson arrivals with lengths\n"
         "         drawn from one; reports TTFT, TPOT, tokens/s (docs/llm.md).\n\n"
         "options:\n"
+        "  --config FILE.json   the run's settings: the keys of these flags and of a\n"
+        "                       sweep point, or a run's JSON report (its \"settings\"),\n"
+        "                       which reproduces that run; flags given too override\n"
+        "                       the file's (docs/formats.md, \"Run settings\")\n"
         "  --policy NAME        scheduling policy (default v10-full); a comma-separated\n"
         "                       list compares several ('all': every one but solo)\n"
         "  --npu NAME|FILE      NPU preset or JSON override (default v10-isca23)\n"
@@ -47,6 +52,9 @@ static void usage(FILE *f)
         "  --format F           table (default), json or csv\n"
         "  --trace FILE         write a Perfetto / Chrome trace-event timeline\n"
         "                       (gzip'd when FILE ends in .gz, e.g. run.json.gz)\n"
+        "  --plot DIR           also draw, per policy, where each tenant's time went\n"
+        "                       (time_POLICY.svg) and each FU's utilization over the run\n"
+        "                       (util_POLICY.svg), and report.html, into DIR\n"
         "  --trace-window A:B   trace only what overlaps A..B us of simulated time\n"
         "                       (A: or :B leave one end open)\n"
         "  --no-contention      operators do not share HBM bandwidth\n"
@@ -71,7 +79,7 @@ static void usage(FILE *f)
 
 enum { O_TENANT = 1000, O_POLICY, O_NPU, O_REQ, O_WARM, O_SEED, O_FMT, O_TRACE, O_NOCONT,
        O_CHECK, O_SLICE, O_PMTSLICE, O_PMTSHARE, O_DRAIN, O_PREEMPT, O_MAXEV, O_HELP, O_TWIN,
-       O_PARAM, O_PEROP };
+       O_PARAM, O_PEROP, O_CONFIG, O_PLOT };
 
 static const struct option opts[] = {
     {"tenant", required_argument, 0, O_TENANT},     {"policy", required_argument, 0, O_POLICY},
@@ -88,6 +96,8 @@ static const struct option opts[] = {
     {"trace-window", required_argument, 0, O_TWIN},
     {"param", required_argument, 0, O_PARAM},
     {"per-op", required_argument, 0, O_PEROP},
+    {"config", required_argument, 0, O_CONFIG},
+    {"plot", required_argument, 0, O_PLOT},
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
 
@@ -324,24 +334,46 @@ int cmd_run(int argc, char **argv)
     v10_run_config cfg;
     v10_run_config_default(&cfg);
     const char *policy_arg = "v10-full", *trace_path = NULL, *per_op_path = NULL;
+    const char *plot_dir = NULL;
     v10_format fmt = V10_FMT_TABLE;
-    int warmup_set = 0;
+    int warmup_set = 0, policy_set = 0, tenants_set = 0;
     param_set params_set = {.n = 0};
     v10_err err;
     int npu_rc;
     unsigned long long u;
-    cli_getopt_begin();
+    /* --config first, wherever it stands: the other flags override it. */
+    static v10_settings file;
+    const char *config_path = NULL;
     int c;
+    cli_getopt_begin();
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1)
+        if (c == O_CONFIG)
+            config_path = optarg;
+    if (config_path) {
+        if (v10_settings_read(config_path, &file, &err))
+            return cli_fail(&err);
+        cfg = file.cfg;
+        n_specs = file.cfg.n_tenants;
+        memcpy(specs, file.tenants, n_specs * sizeof specs[0]);
+        warmup_set = (file.given & V10_SET_WARMUP) != 0;
+    }
+    cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
+        case O_CONFIG: break;
         case O_TENANT:
+            if (!tenants_set++)
+                n_specs = 0; /* the flags' tenants replace the file's */
             if (n_specs == sizeof specs / sizeof specs[0])
                 return cli_usage_error("run", "at most 64 tenants");
             if (v10_tenant_spec_parse(optarg, &specs[n_specs], &err))
                 return cli_fail(&err);
             n_specs++;
             break;
-        case O_POLICY: policy_arg = optarg; break;
+        case O_POLICY:
+            policy_arg = optarg;
+            policy_set = 1;
+            break;
         case O_NPU:
             if ((npu_rc = cli_npu("run", optarg, &cfg.npu)))
                 return npu_rc;
@@ -367,6 +399,7 @@ int cmd_run(int argc, char **argv)
             break;
         case O_TRACE: trace_path = optarg; break;
         case O_PEROP: per_op_path = optarg; break;
+        case O_PLOT: plot_dir = optarg; break;
         case O_TWIN:
             if (trace_window(optarg, &win_from, &win_to))
                 return cli_usage_error("run", "--trace-window: expected A:B microseconds with "
@@ -419,6 +452,10 @@ int cmd_run(int argc, char **argv)
     cfg.progress = 1; /* on a terminal, for runs of more than 3 s */
     char names[16][V10_NAME_MAX];
     int n_pol = policy_list(policy_arg, names, 16);
+    if (config_path && !policy_set) { /* the file's */
+        for (n_pol = 0; n_pol < (int)file.n_policies; n_pol++)
+            memcpy(names[n_pol], file.policies[n_pol], V10_NAME_MAX);
+    }
     if (n_pol <= 0)
         return cli_usage_error("run", "--policy: expected a name, a list or 'all'");
     for (int i = 0; i < n_pol; i++)
@@ -458,6 +495,15 @@ int cmd_run(int argc, char **argv)
         return cli_fail(&err);
     }
 
+    /* --plot: the folder judged before anything runs; the figures gathered
+     * from every policy's run, written at the end with report.html. */
+    v10_outdir plot_od;
+    v10_artifact *plots = NULL;
+    size_t n_plots = 0;
+    if (plot_dir && cli_out_dir(&plot_od, plot_dir, "run")) {
+        free_models(models, n_models);
+        return V10_EXIT_FAIL;
+    }
     v10_trace trace = {0};
     trace.from_cycle = v10_npu_us_to_cycles(&cfg.npu, win_from);
     if (!isinf(win_to)) { /* to_cycle 0 would mean "to the end" */
@@ -504,7 +550,7 @@ int cmd_run(int argc, char **argv)
     for (int i = 0; i < n_pol && rc == V10_EXIT_OK; i++) {
         pb.i = i;
         memcpy(cfg.policy, names[i], sizeof cfg.policy);
-        cfg.trace = trace_path ? &trace : NULL;
+        cfg.trace = trace_path || plot_dir ? &trace : NULL;
         v10_run_result res;
         if (v10_run(&cfg, &res, &err)) {
             if (n_pol == 1) {
@@ -530,6 +576,14 @@ int cmd_run(int argc, char **argv)
             } else if (v10_wfile_commit(&out, &err)) {
                 rc = cli_fail(&err);
             }
+        }
+        if (rc == V10_EXIT_OK && plot_dir &&
+            v10_report_run_plots(&cfg, &res, &trace, &plots, &n_plots, &err))
+            rc = cli_fail(&err);
+        if (plot_dir && n_pol > 1) { /* the next policy's trace starts empty */
+            uint64_t from = trace.from_cycle, to = trace.to_cycle;
+            v10_trace_fini(&trace);
+            trace = (v10_trace){.from_cycle = from, .to_cycle = to};
         }
         if (rc == V10_EXIT_OK && per_op)
             v10_report_op_rows(per_op, &cfg, &res);
@@ -593,6 +647,23 @@ int cmd_run(int argc, char **argv)
     }
     if (per_op && rc == V10_EXIT_OK)
         rc = write_per_op(per_op, per_op_path);
+    if (plot_dir) {
+        size_t len;
+        char *html = rc == V10_EXIT_OK
+                         ? v10_html_figures_page("v10sim run: where the time went", NULL, plots,
+                                                 n_plots, &len)
+                         : NULL;
+        if (rc == V10_EXIT_OK && v10_artifact_add(&plots, &n_plots, "report.html", html, len,
+                                                  &err))
+            rc = cli_fail(&err);
+        if (rc == V10_EXIT_OK)
+            rc = cli_write_files(&plot_od, "run", plots, n_plots);
+        else
+            v10_outdir_close(&plot_od);
+        for (size_t k = 0; k < n_plots; k++)
+            free(plots[k].data);
+        free(plots);
+    }
     v10_tab_destroy(per_op);
     cJSON_Delete(arr);
     v10_tab_destroy(cmp);

@@ -31,15 +31,18 @@ static void usage(FILE *f, int mpi)
         "  --list           print the points (index, id, settings) and exit\n"
         "  --quiet          no progress bar (it shows when stderr is a terminal or\n"
         "                   V10_PROGRESS=1)\n"
+        "  --plot           when done, also DIR/plot_KEY.svg for each swept setting\n"
+        "                   (mean STP by its values) and DIR/report.html\n"
         "  --help           this text\n");
 }
 
-enum { O_OUT = 1000, O_RESUME, O_LIST, O_QUIET, O_HELP };
+enum { O_OUT = 1000, O_RESUME, O_LIST, O_QUIET, O_HELP, O_PLOT };
 
 static const struct option opts[] = {
     {"jobs", required_argument, 0, 'j'},  {"out", required_argument, 0, O_OUT},
     {"resume", no_argument, 0, O_RESUME}, {"list", no_argument, 0, O_LIST},
     {"quiet", no_argument, 0, O_QUIET},   {"help", no_argument, 0, O_HELP},
+    {"plot", no_argument, 0, O_PLOT},
     {0, 0, 0, 0},
 };
 
@@ -70,6 +73,7 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
         case O_RESUME: a->resume = 1; break;
         case O_LIST: a->list = 1; break;
         case O_QUIET: a->quiet = 1; break;
+        case O_PLOT: a->plot = 1; break;
         case O_HELP: usage(stdout, mpi); return V10_EXIT_OK;
         default: return cli_bad_option("sweep", c, argv);
         }
@@ -136,12 +140,14 @@ int sweep_cli_finish(const sweep_args *a, const v10_sweep *s, v10_sweep_store *s
                      double seconds, const char *how)
 {
     v10_err err;
-    if (v10_sweep_store_finish(st, &err))
+    if (v10_sweep_store_finish(st, &err) || (a->plot && v10_sweep_store_plot(st, &err)))
         return cli_fail(&err);
     printf("sweep %s: %zu points (%zu run now, %s) in %.2f s; spec %s\n"
            "results: %s/results.jsonl, %s/results.csv\n",
            v10_sweep_name(s), v10_sweep_points(s), ran, how, seconds, v10_sweep_hash(s),
            a->out, a->out);
+    if (a->plot)
+        printf("plots: %s/plot_*.svg, %s/report.html\n", a->out, a->out);
     if (v10_sweep_store_refused(st))
         fprintf(stderr, "v10sim sweep: %zu point(s) were refused by the simulator; their "
                         "rows hold the message (column 'error' of results.csv)\n",

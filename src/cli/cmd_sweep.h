@@ -15,6 +15,7 @@ typedef struct sweep_args {
     int resume;        /* --resume */
     int list;          /* --list: print the points and exit */
     int quiet;         /* --quiet: no progress bar */
+    int plot;          /* --plot: a figure per swept parameter, and report.html */
 } sweep_args;
 
 /* Parses the command line.  Returns -1 to continue, or an exit code (after

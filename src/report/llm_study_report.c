@@ -546,6 +546,11 @@ int v10_llm_study_render(const v10_llm_study *s, v10_llm_study_out *out, v10_err
     char *md = v10_doc_render(write_summary, s, &len);
     if (add_file(out, "summary.md", md, len, err))
         goto fail;
+    /* report.html, as repro's: summary.md, then every plot above inline */
+    char *html = v10_html_figures_page("LLM serving beside other services: v10sim llm-study",
+                                       md, out->files, out->n_files, &len);
+    if (add_file(out, "report.html", html, len, err))
+        goto fail;
     return 0;
 fail:
     v10_tab_destroy(cdf);

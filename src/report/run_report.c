@@ -159,6 +159,7 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
         return NULL;
     cJSON_AddStringToObject(o, "version", V10_VERSION);
     v10_json_add(o, "config", config_json(cfg));
+    v10_json_add(o, "settings", v10_report_settings_json(cfg)); /* what reproduces it */
     v10_json_add(o, "seed", v10_json_u64(cfg->seed));
     cJSON_AddStringToObject(o, "policy", cfg->policy);
     add_num(o, "window_cycles", (double)(r->window_end - r->window_start));

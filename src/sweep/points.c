@@ -202,6 +202,72 @@ char *v10_sweep_point_text(const v10_sweep *s, size_t i)
     return t;
 }
 
+void sweep_apply_begin(sweep_apply *a, v10_run_config *c, v10_tenant_spec *tenants,
+                       size_t max_tenants)
+{
+    memset(a, 0, sizeof *a);
+    v10_run_config_default(c);
+    a->c = c;
+    a->tenants = tenants;
+    a->max_tenants = max_tenants;
+    c->tenants = tenants;
+}
+
+int sweep_apply_one(sweep_apply *a, const sweep_setting *st, const cJSON *v, v10_err *err)
+{
+    v10_run_config *c = a->c;
+    switch (st->k) {
+    case K_MIX:
+        for (const cJSON *t = v->child; t; t = t->next) {
+            if (c->n_tenants == a->max_tenants)
+                return v10_err_set(err, "%s: at most %zu tenants", st->key, a->max_tenants);
+            if (v10_tenant_spec_parse(t->valuestring, &a->tenants[c->n_tenants++], err))
+                return -1;
+        }
+        return 0;
+    case K_PRIORITY: a->priority = v; return 0;
+    case K_NPU:
+        cJSON_Delete(a->npu); /* npu.FIELD settings sort after it */
+        a->npu = sweep_npu_object(v);
+        return 0;
+    case K_NPU_FIELD:
+        if (!a->npu)
+            a->npu = sweep_npu_object(NULL);
+        cJSON_DeleteItemFromObjectCaseSensitive(a->npu, st->key + 4);
+        v10_json_add(a->npu, st->key + 4, cJSON_Duplicate(v, 1));
+        return 0;
+    case K_POLICY: snprintf(c->policy, sizeof c->policy, "%s", v->valuestring); return 0;
+    case K_PARAM: /* validated; a choice is a word */
+        return cJSON_IsString(v) ? v10_param_set(&c->params, st->param->name, v->valuestring, err)
+                                 : v10_param_put(&c->params, st->param, v->valuedouble, err);
+    case K_CONTENTION: c->contention = cJSON_IsTrue(v); return 0;
+    case K_ATTRIBUTION: c->no_attribution = !cJSON_IsTrue(v); return 0;
+    case K_REQUESTS: c->requests = (uint64_t)v->valuedouble; return 0;
+    case K_WARMUP:
+        c->warmup = (uint64_t)v->valuedouble;
+        a->warm_set = 1;
+        return 0;
+    case K_SEED: c->seed = (uint64_t)v->valuedouble; return 0;
+    }
+    V10_ASSERT(0);
+    return -1;
+}
+
+int sweep_apply_finish(sweep_apply *a, const char *origin, v10_err *err)
+{
+    v10_run_config *c = a->c;
+    size_t t = 0;
+    for (const cJSON *x = a->priority ? a->priority->child : NULL; x && t < c->n_tenants;
+         x = x->next)
+        a->tenants[t++].priority = x->valuedouble;
+    int rc = a->npu ? sweep_npu_resolve(a->npu, origin, &c->npu, err) : 0;
+    cJSON_Delete(a->npu);
+    a->npu = NULL;
+    if (!a->warm_set)
+        c->warmup = c->requests / 10;
+    return rc;
+}
+
 int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_err *err)
 {
     const cJSON *vals[SWEEP_SETTINGS_MAX];
@@ -211,57 +277,19 @@ int v10_sweep_point_get(const v10_sweep *s, size_t i, v10_sweep_point *p, v10_er
     unsigned mark = v10_json_mark();
     if (v10_sweep_point_id(s, i, p->id))
         return v10_err_set(err, "point %zu: out of memory", i);
-    v10_run_config *c = &p->cfg;
-    v10_run_config_default(c);
-    const cJSON *pri = NULL;
-    cJSON *npu = NULL;
-    int warm_set = 0, rc = 0;
-    for (size_t k = 0; k < s->n_set && rc == 0; k++) {
-        const cJSON *v = vals[k];
-        if (!v)
-            continue; /* a parameter the policy ignores: the default */
-        switch (s->set[k].k) {
-        case K_MIX:
-            for (const cJSON *t = v->child; t && rc == 0; t = t->next)
-                rc = v10_tenant_spec_parse(t->valuestring, &p->tenants[c->n_tenants++], err);
-            break;
-        case K_PRIORITY: pri = v; break;
-        case K_NPU: npu = sweep_npu_object(v); break;
-        case K_NPU_FIELD:
-            if (!npu)
-                npu = sweep_npu_object(NULL);
-            cJSON_DeleteItemFromObjectCaseSensitive(npu, s->set[k].key + 4);
-            v10_json_add(npu, s->set[k].key + 4, cJSON_Duplicate(v, 1));
-            break;
-        case K_POLICY: snprintf(c->policy, sizeof c->policy, "%s", v->valuestring); break;
-        case K_PARAM: /* validated by the spec; a choice is a word */
-            rc = cJSON_IsString(v)
-                     ? v10_param_set(&c->params, s->set[k].param->name, v->valuestring, err)
-                     : v10_param_put(&c->params, s->set[k].param, v->valuedouble, err);
-            break;
-        case K_CONTENTION: c->contention = cJSON_IsTrue(v); break;
-        case K_ATTRIBUTION: c->no_attribution = !cJSON_IsTrue(v); break;
-        case K_REQUESTS: c->requests = (uint64_t)v->valuedouble; break;
-        case K_WARMUP: c->warmup = (uint64_t)v->valuedouble; warm_set = 1; break;
-        case K_SEED: c->seed = (uint64_t)v->valuedouble; break;
-        }
-    }
-    if (rc == 0 && pri) {
-        size_t t = 0;
-        for (const cJSON *x = pri->child; x && t < c->n_tenants; x = x->next)
-            p->tenants[t++].priority = x->valuedouble;
-    }
+    sweep_apply a;
+    sweep_apply_begin(&a, &p->cfg, p->tenants, V10_SWEEP_TENANTS_MAX);
+    int rc = 0;
+    for (size_t k = 0; k < s->n_set && rc == 0; k++)
+        if (vals[k]) /* else a parameter the policy ignores: the default */
+            rc = sweep_apply_one(&a, &s->set[k], vals[k], err);
     if (rc == 0 && v10_json_failed_since(mark))
         rc = v10_err_set(err, "point %zu: out of memory", i);
-    if (rc == 0 && npu) {
-        char org[64];
-        snprintf(org, sizeof org, "point %zu npu", i);
-        rc = sweep_npu_resolve(npu, org, &c->npu, err);
-    }
-    cJSON_Delete(npu);
-    if (!warm_set)
-        c->warmup = c->requests / 10;
-    c->tenants = p->tenants;
+    char org[64];
+    snprintf(org, sizeof org, "point %zu npu", i);
+    if (rc == 0)
+        return sweep_apply_finish(&a, org, err);
+    sweep_apply_finish(&a, org, NULL);
     return rc;
 }
 

@@ -338,6 +338,17 @@ static int check_value(vctx *v, const sweep_setting *s, const char *path, const 
     return -1;
 }
 
+int sweep_setting_check(const char *origin, const char *path, const char *key, const cJSON *v,
+                        sweep_setting *st, v10_err *err)
+{
+    memset(st, 0, sizeof *st);
+    if (key_kind(key, &st->k, &st->param, &st->field) || strlen(key) >= sizeof st->key)
+        return v10_err_set(err, "%s: %s: unknown key", origin, path);
+    snprintf(st->key, sizeof st->key, "%s", key);
+    vctx vc = {origin, err};
+    return check_value(&vc, st, path, v);
+}
+
 static void setting_path(const sweep_setting *s, size_t j, char *out, size_t cap)
 {
     if (s->is_axis)

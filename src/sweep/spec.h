@@ -83,6 +83,36 @@ cJSON *sweep_npu_object(const cJSON *npu);
 /* Resolves such an object (named "<base>+k=v..." unless it has a name). */
 int sweep_npu_resolve(cJSON *o, const char *origin, v10_npu *out, v10_err *err);
 
+/* One setting alone, by the spec's rules (a run's settings file,
+ * settings.c): fills st's key, kind and parameter for `key` and checks the
+ * value v, naming origin and path in messages; -1 for an unknown key or a
+ * bad value.  A mix is checked by loading its models. */
+int sweep_setting_check(const char *origin, const char *path, const char *key, const cJSON *v,
+                        sweep_setting *st, v10_err *err);
+
+/*
+ * Settings applied to a run configuration, one at a time, in any order:
+ * what a point's values (points.c) and a run's settings file (settings.c)
+ * become.  Begin sets c to the defaults; finish applies the priorities
+ * over the mix's, resolves the NPU (its object and npu.FIELD keys; origin
+ * names it) and defaults the warm-up to a tenth of the requests.
+ */
+typedef struct sweep_apply {
+    v10_run_config *c;           /* c->tenants points into tenants */
+    v10_tenant_spec *tenants;    /* room for max_tenants */
+    size_t max_tenants;
+    const cJSON *priority;       /* borrowed from the settings */
+    cJSON *npu;                  /* owned: the NPU object being built; NULL: default */
+    int warm_set;
+} sweep_apply;
+
+void sweep_apply_begin(sweep_apply *a, v10_run_config *c, v10_tenant_spec *tenants,
+                       size_t max_tenants);
+/* Applies checked value v of setting st; -1 with err (a tenant spec). */
+int sweep_apply_one(sweep_apply *a, const sweep_setting *st, const cJSON *v, v10_err *err);
+/* Ends: 0, or -1 with err; frees what begin and one took either way. */
+int sweep_apply_finish(sweep_apply *a, const char *origin, v10_err *err);
+
 /* Parses and validates a spec, leaving its points uncounted:
  * v10_sweep_parse (points.c) counts them.  The files its mixes read go
  * into s->inputs: from `given` if not NULL (a file not in it is an

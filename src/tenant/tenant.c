@@ -217,3 +217,45 @@ int v10_tenant_spec_files(const v10_tenant_spec *t, int (*fn)(const char *path, 
         rc = fn(t->llm_file, ctx);
     return rc;
 }
+
+/* Appends ":key=v" (the shortest number that reads back as v) to out. */
+static void put_num(char *out, size_t cap, size_t *len, const char *key, double v)
+{
+    char n[V10_NUM_MAX];
+    v10_num_fmt(v, n, sizeof n);
+    if (*len < cap)
+        *len += (size_t)snprintf(out + *len, cap - *len, ":%s=%s", key, n);
+}
+
+int v10_tenant_spec_format(const v10_tenant_spec *s, char *out, size_t cap)
+{
+    size_t len = (size_t)snprintf(out, cap, "%s", s->model); /* with its model options */
+    if (s->priority != 1.0)
+        put_num(out, cap, &len, "priority", s->priority);
+    if (s->rate_rps > 0)
+        put_num(out, cap, &len, "rate", s->rate_rps);
+    if (s->outstanding != 1)
+        put_num(out, cap, &len, "outstanding", s->outstanding);
+    if (s->slo_us > 0)
+        put_num(out, cap, &len, "slo_us", s->slo_us);
+    if (s->llm && len < cap)
+        len += (size_t)snprintf(out + len, cap - len, ":%s=%s", s->llm == 1 ? "trace" : "lengths",
+                                s->llm_file);
+    if (s->rate_scale != 1.0)
+        put_num(out, cap, &len, "rate_scale", s->rate_scale);
+    if (s->start_s != 0)
+        put_num(out, cap, &len, "start_s", s->start_s);
+    if (s->max_batch)
+        put_num(out, cap, &len, "max_batch", s->max_batch);
+    if (s->max_prefill_tokens)
+        put_num(out, cap, &len, "max_prefill_tokens", s->max_prefill_tokens);
+    if (s->whole_prefill)
+        put_num(out, cap, &len, "chunked_prefill", 0);
+    if (s->llm_requests)
+        put_num(out, cap, &len, "requests", (double)s->llm_requests);
+    if (s->slo_ttft_ms > 0)
+        put_num(out, cap, &len, "slo_ttft_ms", s->slo_ttft_ms);
+    if (s->slo_tpot_ms > 0)
+        put_num(out, cap, &len, "slo_tpot_ms", s->slo_tpot_ms);
+    return len < cap ? 0 : -1;
+}

@@ -173,9 +173,9 @@ grep -q "len.csv: request 6 (row 7 after the header): 200000 prompt + 10 output 
 
 # ---- the built-in traces (llm-study's defaults): the file's bytes ----------
 "$bin" run --tenant "llm/llama3.2-1b:trace=@azure_conv_200:rate_scale=0.2" --tenant resnet50 \
-    --requests 10 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("perf"); d["config"]["tenants"][0].pop("trace"); print(json.dumps(d))' >"$tmp/builtin.json"
+    --requests 10 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("perf"); d.pop("settings"); d["config"]["tenants"][0].pop("trace"); print(json.dumps(d))' >"$tmp/builtin.json"
 "$bin" run --tenant "llm/llama3.2-1b:trace=$trace:rate_scale=0.2" --tenant resnet50 \
-    --requests 10 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("perf"); d["config"]["tenants"][0].pop("trace"); print(json.dumps(d))' >"$tmp/file.json"
+    --requests 10 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("perf"); d.pop("settings"); d["config"]["tenants"][0].pop("trace"); print(json.dumps(d))' >"$tmp/file.json"
 cmp -s "$tmp/builtin.json" "$tmp/file.json" || fail "trace=@azure_conv_200 differs from the file"
 
 # ---- memory: a server's buffers are sized to its trace, not the worst case --

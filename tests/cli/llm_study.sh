@@ -161,7 +161,13 @@ for svc in ("conv", "code"):
         want = "* %s: TTFT p95 on average %.2fx alone, TPOT p95 %.2fx alone;" % (name, m[0], m[1])
         assert want in sec, (want, sec)
 PY
-[ "$(ls "$tmp/a" | wc -l)" -eq 15 ] || fail "expected 15 files: $(ls "$tmp/a")"
+[ "$(ls "$tmp/a" | wc -l)" -eq 16 ] || fail "expected 16 files: $(ls "$tmp/a")"
+# report.html: summary.md and every plot inline (a browser opens it: browser.sh)
+[ "$(grep -c '<figure>' "$tmp/a/report.html")" -eq "$(ls "$tmp/a"/*.svg | wc -l)" ] ||
+    fail "report.html does not hold every SVG"
+if [ -n "${V10_KEEP_OUT:-}" ]; then # for tests/cli/browser.sh (ctest fixture llm_out)
+    rm -rf "$V10_KEEP_OUT" && mkdir -p "$(dirname "$V10_KEEP_OUT")" && cp -r "$tmp/a" "$V10_KEEP_OUT"
+fi
 
 # ---- errors -----------------------------------------------------------------
 err() { # err EXPECTED_TEXT ARGS...: non-zero exit, the text on stderr

@@ -39,6 +39,11 @@ PY
 n_log=$(sed -n 's/^v10sim repro: \([0-9]*\) simulations.*/\1/p' "$tmp/log")
 n_md=$(sed -n 's/.*  \([0-9]*\) simulations: .*/\1/p' "$tmp/out/summary.md")
 [ -n "$n_log" ] && [ "$n_log" = "$n_md" ] || { echo "simulations: printed $n_log, summary $n_md"; exit 1; }
+# The output for tests/cli/browser.sh and docs.sh (ctest fixture repro_out).
+if [ -n "${V10_KEEP_OUT:-}" ]; then
+    rm -rf "$V10_KEEP_OUT" && mkdir -p "$(dirname "$V10_KEEP_OUT")" && cp -r "$tmp/out" "$V10_KEEP_OUT"
+    cp "$tmp/log" "$V10_KEEP_OUT.log"
+fi
 # No temporary files left behind (atomic writes, grouped traces cleaned up).
 ! ls "$tmp/out" | grep -q '\.tmp\.'
 

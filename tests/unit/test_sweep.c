@@ -195,7 +195,16 @@ static void test_attribution_setting(void **state)
         cJSON_DeleteItemFromObjectCaseSensitive(t, "states_cycles");
         cJSON_DeleteItemFromObjectCaseSensitive(t, "lost_to");
     }
-    assert_true(cJSON_Compare(r[0], r[2], 1)); /* the rest, the same */
+    /* the settings record it (v10/settings.h); the rest, the same */
+    for (int k = 0; k < 3; k += 2) {
+        cJSON *set = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(r[k], "result"), "settings");
+        assert_true(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(set, "attribution")));
+        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(set, "attribution")),
+                         k == 0);
+        cJSON_DeleteItemFromObjectCaseSensitive(set, "attribution");
+    }
+    assert_true(cJSON_Compare(r[0], r[2], 1));
     for (int k = 0; k < 3; k++) {
         cJSON_Delete(r[k]);
         free(rows[k]);
