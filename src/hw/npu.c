@@ -172,6 +172,11 @@ static void mk_tpuv3(v10_npu *n)
     *n = isca23;
     snprintf(n->name, sizeof n->name, "tpuv3-core");
     n->sa_count = 2;
+    /* A TPU's compiler splits each matmul over both MXUs of the core
+     * (Norrie et al., IEEE Micro 2021); V10's one engine per operator stays
+     * the v10-isca23 presets' (docs/design.md, "Operators over several
+     * engines"). */
+    n->op_mapping = V10_MAP_ALL;
     n->clock_mhz = 940.0;
     n->hbm_gbps = 900.0 / 2;
     n->hbm_capacity_bytes = 32 * GiB / 2; /* 32 GiB per chip (Norrie et al., Table 1) */
@@ -193,6 +198,8 @@ static void mk_tpuv4(v10_npu *n)
     *n = isca23;
     snprintf(n->name, sizeof n->name, "tpuv4-core");
     n->sa_count = 4;
+    /* Each matmul split over the core's four MXUs (Jouppi et al., ISCA 2023). */
+    n->op_mapping = V10_MAP_ALL;
     n->clock_mhz = 1050.0;
     n->hbm_gbps = 1200.0 / 2;
     n->hbm_capacity_bytes = 32 * GiB / 2; /* 32 GiB per chip (Jouppi et al., Table 1) */

@@ -340,7 +340,9 @@ static void fused_attention(void **state)
 
 /* No stream beats the roofline: a lone prefill or decode takes at least
  * its matmul FLOPs at the SAs' peak and its weight (and KV) bytes at the
- * HBM bandwidth, on every preset model and both NPUs of docs/llm.md. */
+ * HBM bandwidth, on every preset model and both NPUs of docs/llm.md, each
+ * operator over the engines the NPU's op_mapping gives it alone (all four
+ * SAs of tpuv4-core). */
 static void bounds_never_beaten(void **state)
 {
     (void)state;
@@ -373,6 +375,7 @@ static void bounds_never_beaten(void **state)
                     bytes = w + (double)B[k - 3] * 1024 * (double)v10_llm_kv_bytes_per_token(&c);
                 }
                 assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+                assert_int_equal(v10_cost_map_model(&npu, &m, &err), 0); /* as run alone */
                 double bound = flops / peak > bytes / bw ? flops / peak : bytes / bw;
                 assert_true((double)m.total_cycles >= bound);
                 v10_model_fini(&m);
