@@ -203,6 +203,7 @@ static void gang_follow(v10_engine *e, const fu *u, v10p_fstate st)
         v->seg_start = e->now;
         v->rate_time = e->now;
         v->rate = v->full_rate = v->hbm_rate = v->bytes_per_work = v->slowdown = 0;
+        v->act_per_work = 0;
         v->seg_rem0 = 0;
     }
 }
@@ -253,6 +254,7 @@ static void begin_exec(v10_engine *e, fu *u, int ti)
         u->full_rate = (double)work / slow;
     }
     u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
+    u->act_per_work = eng_energy_activity(e, op, work);
     u->demand = u->bytes_per_work * u->full_rate;
     if (u->demand > e->hbm_bytes_per_cycle) /* rounding: hw/cost.c gives an operator */
         u->demand = e->hbm_bytes_per_cycle; /* at least bytes / bandwidth cycles */
