@@ -1,25 +1,25 @@
 #!/usr/bin/env python3
-"""llm_bounds.py BIN — docs/llm.md's validation table: for each preset LLM
-on v10-isca23 and tpuv4-core, a lone request's TTFT (its prefill stream,
-`v10sim profile llm/MODEL:prefill=P`) and the decode iteration time (TPOT)
-at batch 1 and 32 over 1024-token contexts (`decode=Bx1024`), each beside
-its roofline bound max(FLOPs / peak, bytes / HBM bandwidth):
+"""llm_bounds.py BIN [--op-mapping one|all] — docs/llm.md's validation table:
+for each preset LLM on v10-isca23 and tpuv4-core, a lone request's TTFT (its
+prefill stream, `v10sim profile llm/MODEL:prefill=P`) and the decode
+iteration time (TPOT) at batch 1 and 32 over 1024-token contexts
+(`decode=Bx1024`), each beside its roofline bound max(FLOPs / peak, bytes /
+HBM bandwidth):
   prefill  FLOPs = 2 x linear params x P + 2 x LM head + causal attention
            (2 x layers x heads x head_dim x P^2); bytes = the weights read
            once + the P tokens' K and V written;
   decode   FLOPs = B x (2 x matmul params + 4 x layers x heads x head_dim x
            1024); bytes = the weights + B x 1024 tokens of K and V read.
 Peak = sa_count x sa_rows x sa_cols x 2 FLOPs per cycle (bf16 MACs).
-With `--op-mapping all` (llm_bounds.py BIN --op-mapping all) each NPU runs
-every operator on all engines of its type (docs/design.md): the stream
-alone through the engine (`run --policy solo`), since `profile` sums the
-operators' one-engine costs."""
+Each NPU maps an operator onto its engines as its preset says (op_mapping:
+"one" SA on v10-isca23, all four on tpuv4-core), which `profile` honours;
+--op-mapping one|all overrides it on both NPUs (docs/design.md)."""
 import json, os, subprocess, sys, tempfile
 
 BIN = sys.argv[1]
-ALL = sys.argv[2:] == ["--op-mapping", "all"]
-if sys.argv[2:] and not ALL:
-    sys.exit("usage: llm_bounds.py BIN [--op-mapping all]")
+MAP = sys.argv[3] if len(sys.argv) == 4 and sys.argv[2] == "--op-mapping" else None
+if (sys.argv[2:] and MAP not in ("one", "all")) or len(sys.argv) < 2:
+    sys.exit("usage: llm_bounds.py BIN [--op-mapping one|all]")
 TMP = tempfile.mkdtemp()
 # The presets (src/workloads/llm.c, from each model's HuggingFace config.json).
 M = {"gpt2-xl": dict(L=48, h=1600, H=25, KV=25, d=64, f=6400, V=50257, ctx=1024, mats=2, tied=1),
@@ -31,20 +31,19 @@ def run(*args):
     return json.loads(subprocess.run([BIN, *args, "--format", "json"], check=True,
                                      capture_output=True, text=True).stdout)
 
-def npu_all(npu):
-    path = os.path.join(TMP, npu + "-all.json")
+def npu_file(npu):
+    """The preset, or a JSON file over it with --op-mapping's value."""
+    if not MAP:
+        return npu
+    path = os.path.join(TMP, "%s-%s.json" % (npu, MAP))
     with open(path, "w") as f:
-        json.dump({"base": npu, "name": npu + "-all", "op_mapping": "all"}, f)
+        json.dump({"base": npu, "name": "%s-%s" % (npu, MAP), "op_mapping": MAP}, f)
     return path
 
 def ms(npu, spec):
     """The stream's latency alone, or None if the weights and KV do not fit."""
     try:
-        if not ALL:
-            return run("profile", "llm/" + spec, "--npu", npu)["totals"]["latency_us"] / 1e3
-        r = run("run", "--tenant", "llm/" + spec, "--policy", "solo", "--requests", "1",
-                "--warmup", "0", "--npu", npu_all(npu))
-        return r["tenants"][0]["latency_us"]["avg"] / 1e3
+        return run("profile", "llm/" + spec, "--npu", npu_file(npu))["totals"]["latency_us"] / 1e3
     except subprocess.CalledProcessError:
         return None
 

@@ -48,6 +48,24 @@ uint64_t v10_cost_spill_bytes(const v10_op *op, uint64_t share_bytes);
  * traffic take as long as on one engine.  max(compute, HBM) + issue, as
  * v10_cost_op; k = 1 gives v10_cost_shared_cycles' figure for those bytes. */
 uint64_t v10_cost_split_cycles(const v10_npu *npu, const v10_op *op, uint64_t bytes, uint32_t k);
+/* Its compute alone over k engines: ceil(compute_cycles x ceil(tiles / k) / tiles). */
+uint64_t v10_cost_split_compute(const v10_op *op, uint32_t k);
+
+/* The engines of type `fu` one operator runs on when its tenant has the
+ * core to itself: 1 under op_mapping "one", else every engine of the type
+ * (under "alloc" and "harvest" a lone tenant's allocation is all of them). */
+uint32_t v10_cost_engines(const v10_npu *npu, v10_fu_type fu);
+
+/*
+ * A costed model as it runs alone on `npu` (what `profile` and `models`
+ * report): each operator's compute and duration split over
+ * v10_cost_engines of its type (v10_cost_split_cycles, the engine's gang
+ * rule), its HBM time unchanged; a no-op under "one".  The description
+ * (tiles, MACs, compute of one engine) is lost from compute_cycles, so
+ * write an operator-trace CSV from the unmapped model.  -1 with err set
+ * if a figure overflows 64 bits.
+ */
+int v10_cost_map_model(const v10_npu *npu, v10_model *m, v10_err *err);
 
 /* Standalone cycles of a costed op when its tenant holds `share_bytes` of
  * vector memory; *bytes gets its HBM traffic including spills.  With

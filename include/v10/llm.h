@@ -100,6 +100,22 @@ uint64_t v10_llm_kv_bytes_per_token(const v10_llm_config *c);
  * 2 x matmul_params + 4 x layers x heads x head_dim x ctx (QK^T and P.V). */
 uint64_t v10_llm_flops_per_token(const v10_llm_config *c, uint64_t ctx);
 
+/* Causal attention's block, query rows and keys: a flash-attention
+ * kernel computes the scores in blocks of this many and skips those above
+ * the diagonal (JAX's Pallas TPU flash attention, BlockSizes.get_default:
+ * block_q = block_k = 128). */
+#define V10_LLM_ATTN_BLOCK 128
+
+/*
+ * The score elements a flash-attention kernel computes for `t` queries
+ * after `past` cached keys, causally, in V10_LLM_ATTN_BLOCK blocks (every
+ * block on or below the diagonal, whole): the sum over key blocks c of the
+ * query rows that see block c times its keys.  *rows gets the sum of
+ * those rows.  For a whole prompt of n x 128 tokens, 128^2 x n(n + 1) / 2
+ * elements (the exact causal count is P(P + 1) / 2).
+ */
+uint64_t v10_llm_causal_blocks(uint64_t t, uint64_t past, uint64_t *rows);
+
 /*
  * Weights plus the KV cache of `kv_tokens` tokens must fit the NPU's
  * hbm_capacity_bytes; -1 otherwise, the message naming both sizes.
@@ -111,7 +127,8 @@ int v10_llm_check_fit(const v10_llm_config *c, const v10_npu *npu, uint64_t kv_t
 
 /*
  * The prefill of one sequence of `tokens` prompt tokens: every weight GEMM
- * has M = tokens; causal attention is batched GEMMs on the SA; the LM head
+ * has M = tokens; causal attention is batched GEMMs on the SA over the
+ * blocks v10_llm_causal_blocks computes; the LM head
  * and sampling run for the last position only.  The QKV GEMM's output write
  * is the K/V written to the cache.  -1 with err set on a bad size.
  */

@@ -17,23 +17,29 @@
  *           v10_llm_server_done(&s, end);
  *     v10_llm_server_stats(&s, &st);  v10_llm_server_fini(&s);
  *
- * Scheduling (ours, after vLLM's default scheduler; docs/llm.md):
- * admission is first-come first-served and stops at the first request that
- * does not fit, so a long prompt is never overtaken forever; the KV cache
- * is paged: a request takes blocks of V10_LLM_KV_BLOCK tokens as its
- * tokens are produced (its prompt's at admission, one more block when a
- * decode fills the last), never for output it has not made, since a
- * server does not know output lengths; when a decode's blocks do not fit,
- * the newest running request is preempted and later recomputed (its
- * prompt and emitted tokens prefilled again), vLLM's default.  With
- * chunked prefill (the default, as vLLM V1 schedules), an iteration
- * decodes every prefilled running request once and gives what remains of
- * the max_prefill_tokens budget (a decode counts one token) to chunks of
- * the prompts not yet prefilled, in admission order: a prompt longer than
- * the budget is prefilled over several iterations and emits its first
- * token with its last chunk.  Without it, an iteration prefills whole
- * prompts (up to max_prefill_tokens, at least one) and otherwise decodes
- * every running request once (vLLM's scheduler without chunked prefill).
+ * Scheduling (docs/llm.md).  With chunked prefill (the default) an
+ * iteration is what vLLM V1's scheduler makes of a step
+ * (vllm/v1/core/sched/scheduler.py, Scheduler.schedule): the running
+ * requests first, in the order they were admitted, each taking the tokens
+ * it has left to compute (one for a decode, the rest of its prompt for a
+ * prefill) within what remains of the max_prefill_tokens budget; each
+ * gets KV blocks of V10_LLM_KV_BLOCK tokens for the tokens it is scheduled
+ * (vllm/v1/core/kv_cache_manager.py, allocate_slots), and when they do not
+ * fit the newest running request is preempted (its blocks freed, to be
+ * recomputed later: prompt and emitted tokens prefilled again), down to
+ * the request itself, which then waits with the rest; then, only if no
+ * request was preempted, waiting requests (the preempted ones first, the
+ * last preempted first, then arrivals in order) are admitted while the
+ * batch, the budget and the KV blocks for their first chunk allow,
+ * stopping at the first that does not fit (no overtaking).  A prompt
+ * longer than what the budget leaves is prefilled over several
+ * iterations and emits its first token with its last chunk.  Without
+ * chunking (vLLM V0's scheduler): admission reserves the blocks of the
+ * whole prompt, an iteration prefills whole prompts (up to
+ * max_prefill_tokens, at least one) and otherwise decodes every running
+ * request once, the newest preempted while their next blocks do not fit.
+ * Nothing is ever reserved for output a request has not made: a server
+ * does not know output lengths.
  */
 #ifndef V10_LLM_SERVER_H
 #define V10_LLM_SERVER_H
@@ -104,17 +110,20 @@ typedef struct v10_llm_req_state {
                                  (chunked; 0 when admitted and after a preemption) */
     int prefilled;            /* its cache holds prompt + emitted tokens (0 when
                                  admitted, and again after a preemption) */
+    uint64_t kv_alloc;        /* KV tokens its blocks hold (whole blocks; 0 when
+                                 not running) */
 } v10_llm_req_state;
 
 /*
  * Invariants: requests are in arrival order; the queue is the preempted
  * requests (pre[0..n_pre), the last one first) then the requests arrived
  * and never admitted, in order (indices [head, arrived)); the running set
- * holds at most max_batch admitted, unfinished requests, and n_run + n_pre
- * <= max_batch; kv_used = the whole blocks the running set holds (each
- * request's prompt and emitted tokens, as of its last or next iteration)
- * <= kv_capacity_tokens; a request's emitted count only grows, by one per
- * iteration that includes it.
+ * holds at most max_batch admitted, unfinished requests in admission
+ * order, and n_run + n_pre <= max_batch; kv_used = the sum of the running
+ * requests' kv_alloc <= kv_capacity_tokens, each a whole number of blocks
+ * covering the tokens it has computed and is scheduled to compute; a
+ * request's emitted count only grows, by one per iteration that includes
+ * it.
  */
 typedef struct v10_llm_server {
     v10_llm_server_opts o;

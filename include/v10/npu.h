@@ -52,21 +52,24 @@ typedef struct v10_npu {
     uint32_t vu_registers;      /* vector registers of vu_lanes x 32 bit each: what a
                                    VU switch saves and restores (with the PC) */
     double pmt_switch_us;       /* PMT whole-core task switch, µs */
-    /* Power (docs/energy.md): static watts drawn whenever powered, dynamic
-     * watts while executing at full rate; one core's share of a chip's. */
+    /* Power (docs/energy.md): static watts drawn whenever powered; dynamic
+     * energy per operation done, so that a larger array or a faster clock
+     * draws more; one core's share of a chip's. */
     double sa_static_w;         /* per SA */
-    double sa_dynamic_w;        /* per SA, executing */
+    double sa_pj_per_mac;       /* SA dynamic energy per multiply-accumulate, pJ */
     double vu_static_w;         /* per VU */
-    double vu_dynamic_w;        /* per VU, executing */
+    double vu_pj_per_op;        /* VU dynamic energy per ALU op (one lane, one op), pJ */
     double vmem_static_w;       /* vector memory */
-    double vmem_dynamic_w;      /* vector memory with every FU executing (each
-                                   draws 1 / (sa_count + vu_count) of it) */
+    double vmem_pj_per_byte;    /* vector memory dynamic energy per byte an operator
+                                   moves through it (its HBM bytes), pJ */
     double hbm_static_w;        /* HBM controller and PHY */
     double hbm_w_per_gbps;      /* HBM dynamic, W per GB/s moved (= nJ per byte) */
     double other_static_w;      /* the rest of the core (ICI, host interface, ...) */
     double sched_w;             /* V10's operator scheduler (V10 policies only) */
     double idle_w;              /* published idle power (reference, not integrated) */
     double tdp_w;               /* published TDP (reference, not integrated) */
+    double max_w;               /* published measured maximum power (reference, not
+                                   integrated; 0: none published) */
     /* Power gating of idle SAs and VUs: gated after pg_idle_cycles idle
      * cycles (0: never), drawing pg_gated_frac of their static power; the
      * next operator waits pg_wake_cycles, and each wake-up costs pg_wake_nj. */
@@ -100,6 +103,10 @@ int v10_npu_validate(const v10_npu *npu, v10_err *err);
 /* Derived figures. */
 double v10_npu_hbm_bytes_per_cycle(const v10_npu *npu);
 uint64_t v10_npu_pmt_switch_cycles(const v10_npu *npu);
+/* An SA's and a VU's dynamic power at full activity, W: every PE (lane)
+ * doing its MAC (op) each cycle, at the energies above and the clock. */
+double v10_npu_sa_dynamic_w(const v10_npu *npu);
+double v10_npu_vu_dynamic_w(const v10_npu *npu);
 /* V10 VU operator context switch, cycles: save the registers and the PC to
  * vector memory, then restore the next operator's (docs/formats.md §1). */
 uint64_t v10_npu_vu_switch_cycles(const v10_npu *npu);

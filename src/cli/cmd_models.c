@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "v10/calibrate.h"
+#include "v10/cost.h"
 #include "v10/model.h"
 #include "v10/model_report.h"
 #include "v10/npu.h"
@@ -40,15 +41,34 @@ static int parse_args(const char *cmd, void (*usage)(void), int argc, char **arg
     return -1;
 }
 
-/* Resolves the NPU and loads + costs `spec` into *m (and summarizes it if
- * s is non-NULL).  Returns 0, or an exit code after printing the error. */
-static int load(const char *spec, const v10_npu *npu, v10_model *m, v10_model_summary *s)
+/* Resolves the NPU and loads + costs `spec` into *m, as it runs alone
+ * on the NPU if `alone` (each operator over the engines its op_mapping
+ * gives it, v10_cost_map_model; an operator-trace CSV is written from the
+ * one-engine costs instead), and summarizes it.  Returns 0, or an exit
+ * code after printing the error. */
+static int load(const char *spec, const v10_npu *npu, int alone, v10_model *m,
+                v10_model_summary *s)
 {
     v10_err err;
     if (v10_model_load(spec, npu, m, &err))
         return cli_fail(&err);
     cli_note_approx(m);
-    if (s && v10_model_summarize(m, s, &err)) {
+    if (alone && npu->op_mapping != V10_MAP_ONE) {
+        v10_model own;
+        if (m->shared) { /* the cache's operators are read-only */
+            if (v10_model_copy(&own, m, &err)) {
+                v10_model_fini(m);
+                return cli_fail(&err);
+            }
+            v10_model_fini(m);
+            *m = own;
+        }
+        if (v10_cost_map_model(npu, m, &err)) {
+            v10_model_fini(m);
+            return cli_fail(&err);
+        }
+    }
+    if (v10_model_summarize(m, s, &err)) {
         v10_model_fini(m);
         return cli_fail(&err);
     }
@@ -73,7 +93,10 @@ static void models_usage(void)
            "  sa_busy, vu_busy             fraction of that latency in SA / VU ops\n"
            "  hbm_util                     HBM bytes over (bandwidth x latency)\n"
            "  sa_op_len_us, vu_op_len_us   operator length min, p50, mean, p95, max\n"
-           "  sa_op_len_cv, vu_op_len_cv   their coefficient of variation (sd / mean)\n\n"
+           "  sa_op_len_cv, vu_op_len_cv   their coefficient of variation (sd / mean)\n"
+           "An operator runs as the NPU's op_mapping says: on one engine (\"one\"), or\n"
+           "alone over every engine of its type (\"all\", the TPU presets' default;\n"
+           "docs/design.md, \"Operators over several engines\").\n\n"
            "  --npu SPEC     preset name or JSON file (default v10-isca23)\n"
            "  --format FMT   table (default), json or csv\n"
            "  --help         this text\n");
@@ -108,7 +131,7 @@ int cmd_models(int argc, char **argv)
                                         : builtin;
         v10_model m;
         v10_model_summary s;
-        if ((rc = load(spec, &npu, &m, &s)) != 0) {
+        if ((rc = load(spec, &npu, 1, &m, &s)) != 0) {
             v10_tab_destroy(t);
             return rc;
         }
@@ -132,8 +155,10 @@ static void profile_usage(void)
            "llm/NAME:decode=NxC as in docs/models.md) run alone: FU, standalone\n"
            "cycles and us, compute and HBM cycles, HBM bytes, whether compute or\n"
            "memory bound, tiles (preemption points) and MACs; the table ends with\n"
-           "the totals.\n\n"
-           "--format csv writes the operator-trace CSV (docs/formats.md), so\n"
+           "the totals.  Each operator runs over the engines the NPU's op_mapping\n"
+           "gives it alone (every engine of its type unless \"one\").\n\n"
+           "--format csv writes the operator-trace CSV (docs/formats.md: one engine's\n"
+           "compute cycles and the tiles, which re-reading maps again), so\n"
            "  v10sim profile bert --format csv > bert.csv; v10sim profile bert.csv\n"
            "reproduces the same per-operator cycles (edit the CSV to experiment).\n\n"
            "  --npu SPEC     preset name or JSON file (default v10-isca23)\n"
@@ -159,7 +184,7 @@ int cmd_profile(int argc, char **argv)
         return npu_rc;
     v10_model m;
     v10_model_summary s;
-    if ((rc = load(argv[first], &npu, &m, &s)) != 0)
+    if ((rc = load(argv[first], &npu, fmt != V10_FMT_CSV, &m, &s)) != 0)
         return rc;
     rc = v10_profile_write(&m, &s, &npu, fmt, stdout, &err) ||
          (fmt == V10_FMT_CSV && fflush(stdout));

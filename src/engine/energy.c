@@ -1,10 +1,12 @@
 /*
  * energy.c — energy from the run itself (docs/energy.md): every FU draws
- * its static power while powered and its dynamic power while it executes
- * or switches a context, the vector memory, the HBM and the rest of the
- * core their static power throughout, the HBM its energy per byte moved.
- * Added up at FU state changes and read at the window's edges, never per
- * event; the FUs' own cycle and work counters carry most of it.
+ * its static power while powered and, per operation it does, its dynamic
+ * energy (an executing FU for its operator's full-activity cycles, a
+ * switching one for every cycle), the vector memory, the HBM and the rest
+ * of the core their static power throughout, the HBM and the vector memory
+ * their energy per byte moved.  Added up at FU state changes and read at
+ * the window's edges, never per event; the FUs' own cycle, work and
+ * activity counters carry most of it.
  */
 #include "engine/engine.h"
 
@@ -32,18 +34,34 @@ void eng_energy_init(v10_engine *e, int sched)
     en->hz = n->clock_mhz * 1e6;
     en->static_w[V10_FU_SA] = n->sa_static_w;
     en->static_w[V10_FU_VU] = n->vu_static_w;
-    en->dynamic_w[V10_FU_SA] = n->sa_dynamic_w;
-    en->dynamic_w[V10_FU_VU] = n->vu_dynamic_w;
-    /* Each executing FU streams its operands through the vector memory:
-     * its share of the memory's dynamic power (ours, docs/energy.md). */
-    en->vmem_w = n->vmem_dynamic_w / (double)(n->sa_count + n->vu_count);
+    en->dynamic_w[V10_FU_SA] = v10_npu_sa_dynamic_w(n);
+    en->dynamic_w[V10_FU_VU] = v10_npu_vu_dynamic_w(n);
     en->hbm_j_per_byte = n->hbm_w_per_gbps * 1e-9; /* W per GB/s = nJ per byte */
+    /* Each byte an operator moves from HBM passes through the vector
+     * memory on its way to or from the FU (ours, docs/energy.md). */
+    en->vmem_j_per_byte = n->vmem_pj_per_byte * 1e-12;
     en->sched = sched;
     en->core_static_w =
         n->vmem_static_w + n->hbm_static_w + n->other_static_w + (sched ? n->sched_w : 0);
     en->wake_j = n->pg_wake_nj * 1e-9;
     en->pg_idle = n->pg_idle_cycles;
     en->pg_wake = n->pg_wake_cycles;
+}
+
+double eng_energy_activity(const v10_engine *e, const v10_op *op, uint64_t work)
+{
+    const v10_npu *n = e->npu;
+    double act;
+    if (op->kind == V10_OP_GATHER)
+        act = 0;
+    else if (op->fu == V10_FU_SA && (op->kind == V10_OP_GEMM || op->macs))
+        act = (double)op->macs / ((double)n->sa_rows * n->sa_cols);
+    else if (op->fu == V10_FU_VU && (op->kind == V10_OP_VECTOR || op->flops))
+        act = (double)op->flops / ((double)n->vu_lanes * n->vu_ops_per_lane);
+    else
+        act = (double)op->compute_cycles;
+    act /= (double)(work ? work : 1);
+    return act < 1 ? act : 1;
 }
 
 /* Cycles FU u has been gated in its current idle interval of `in` cycles. */
@@ -86,22 +104,23 @@ uint64_t eng_energy_wake_cycles(const v10_engine *e, int f)
 }
 
 /* FU f's counters up to now: executing, switching and gated cycles,
- * standalone work executed, and of the current interval its cycles and
- * (executing) its work. */
+ * full-activity cycles executed, and of the current interval its cycles
+ * and (executing) its work and activity. */
 typedef struct fu_now {
-    double exec, sw, gated, work, in, in_work;
+    double exec, sw, gated, act, in, in_work, in_act;
 } fu_now;
 
 static void read_fu(const v10_engine *e, int f, fu_now *r)
 {
     const fu *u = &e->fus[f];
     uint64_t in = e->now - u->since;
-    *r = (fu_now){(double)u->exec_cycles, (double)u->switch_cycles, e->en.gated[f], u->work,
-                  (double)in, 0};
+    *r = (fu_now){(double)u->exec_cycles, (double)u->switch_cycles, e->en.gated[f], u->act,
+                  (double)in, 0, 0};
     if (u->state == V10P_FU_BUSY) {
         r->exec += r->in;
         r->in_work = eng_follower(u) ? 0 : eng_seg_work(e, u);
-        r->work += r->in_work;
+        r->in_act = r->in_work * u->act_per_work;
+        r->act += r->in_act;
     } else if (u->state != V10P_FU_FREE) {
         r->sw += r->in;
     } else {
@@ -131,7 +150,7 @@ void eng_energy_read(const v10_engine *e, eng_energy_acc *a)
     const eng_energy *en = &e->en;
     memset(a, 0, sizeof *a);
     double hz = en->hz, now = (double)e->now, frac = e->npu->pg_gated_frac;
-    double jb = en->hbm_j_per_byte, pm = en->vmem_w / hz;
+    double jb = en->hbm_j_per_byte, jv = en->vmem_j_per_byte;
     for (int f = 0; f < e->n_fus; f++) {
         const fu *u = &e->fus[f];
         int ty = (int)u->type;
@@ -140,22 +159,20 @@ void eng_energy_read(const v10_engine *e, eng_energy_acc *a)
         read_fu(e, f, &c);
         double idle = now - c.exec - c.sw - c.gated, wake = en->wakes[f] * en->wake_j;
         double *row = a->unit_j[ty];
-        row[V10_EN_EXEC] += ps * c.exec + pd * c.work;
+        row[V10_EN_EXEC] += ps * c.exec + pd * c.act;
         row[V10_EN_SWITCH] += (ps + pd * s) * c.sw;
         row[V10_EN_IDLE] += ps * idle;
         row[V10_EN_GATED] += ps * frac * c.gated + wake;
-        a->unit_j[V10_EN_VMEM][V10_EN_EXEC] += pm * c.work;
-        a->unit_j[V10_EN_VMEM][V10_EN_SWITCH] += pm * s * c.sw;
         a->static_j += ps * (c.exec + c.sw + idle + frac * c.gated);
-        a->dynamic_j += (pd + pm) * (c.work + s * c.sw) + wake;
+        a->dynamic_j += pd * (c.act + s * c.sw) + wake;
         a->unattributed_j += ps * (idle + frac * c.gated) + wake;
         /* The current interval, which the tenants' accounts get as it ends. */
         if (u->state == V10P_FU_BUSY) {
             a->tenant_j[u->tenant] +=
-                ps * c.in + (pd + pm + jb * u->bytes_per_work) * c.in_work;
+                ps * c.in + pd * c.in_act + (jb + jv) * u->bytes_per_work * c.in_work;
         } else if (u->state != V10P_FU_FREE) {
             int who = u->state == V10P_FU_RESTORE ? u->tenant : u->switch_tenant;
-            double x = (ps + (pd + pm) * s) * c.in;
+            double x = (ps + pd * s) * c.in;
             if (who >= 0)
                 a->tenant_j[who] += x;
             else
@@ -166,26 +183,29 @@ void eng_energy_read(const v10_engine *e, eng_energy_acc *a)
         const tenant *t = &e->tenants[i];
         for (int ty = 0; ty < V10_FU_TYPES; ty++) {
             double ps = en->static_w[ty] / hz, pd = en->dynamic_w[ty] / hz;
-            a->tenant_j[i] += ps * en->busy[i][ty] + (pd + pm) * t->en_work[ty] +
-                              (ps + pd + pm) * en->sw[i][ty];
+            a->tenant_j[i] += ps * en->busy[i][ty] + pd * t->en_act[ty] +
+                              (ps + pd) * en->sw[i][ty];
         }
-        a->tenant_j[i] += jb * t->en_bytes;
+        a->tenant_j[i] += (jb + jv) * t->en_bytes;
     }
     for (int ty = 0; ty < V10_FU_TYPES; ty++)
-        a->unattributed_j += (en->static_w[ty] + en->dynamic_w[ty]) / hz * en->hold[ty] +
-                             pm * en->hold[ty];
-    double hbm_ops = jb * eng_hbm_bytes(e), hbm_sw = jb * en->switch_bytes;
+        a->unattributed_j += (en->static_w[ty] + en->dynamic_w[ty]) / hz * en->hold[ty];
+    double bytes = eng_hbm_bytes(e);
+    double hbm_ops = jb * bytes, hbm_sw = jb * en->switch_bytes;
+    double vmem_ops = jv * bytes, vmem_sw = jv * en->switch_bytes;
     const v10_npu *n = e->npu;
     double vmem = n->vmem_static_w * now / hz, hbm = n->hbm_static_w * now / hz;
     double other = (n->other_static_w + (en->sched ? n->sched_w : 0)) * now / hz;
     a->unit_j[V10_EN_HBM][V10_EN_EXEC] += hbm_ops;
     a->unit_j[V10_EN_HBM][V10_EN_SWITCH] += hbm_sw;
+    a->unit_j[V10_EN_VMEM][V10_EN_EXEC] += vmem_ops;
+    a->unit_j[V10_EN_VMEM][V10_EN_SWITCH] += vmem_sw;
     a->unit_j[V10_EN_VMEM][V10_EN_IDLE] += vmem;
     a->unit_j[V10_EN_HBM][V10_EN_IDLE] += hbm;
     a->unit_j[V10_EN_OTHER][V10_EN_IDLE] += other;
     a->static_j += vmem + hbm + other;
-    a->dynamic_j += hbm_ops + hbm_sw;
-    a->unattributed_j += vmem + hbm + other + hbm_sw;
+    a->dynamic_j += hbm_ops + hbm_sw + vmem_ops + vmem_sw;
+    a->unattributed_j += vmem + hbm + other + hbm_sw + vmem_sw;
 }
 
 int eng_energy_check(const v10_engine *e, char *msg, size_t cap)

@@ -96,7 +96,8 @@ typedef struct tenant {
                                    (drain model): its context is saved */
     uint64_t rng[4];            /* xoshiro256** state for its arrivals */
     double work_done;           /* standalone cycles executed, whole run */
-    double en_work[V10_FU_TYPES]; /* of those, by FU type (energy.c) */
+    double en_act[V10_FU_TYPES]; /* full-activity cycles of that work, by FU type
+                                   (energy.c) */
     double en_bytes;            /* HBM bytes they moved (energy.c: eng_hbm_bytes) */
     /* attribution (attrib.c): the state it has been in since a_since and
      * the partners it loses that time to (bits), each a_share of it */
@@ -161,6 +162,9 @@ typedef struct fu {
     uint64_t exec_cycles, switch_cycles; /* of states left (eng_fu_exec_cycles) */
     double work;                /* standalone work executed */
     double macs;                /* MACs executed */
+    double act_per_work;        /* busy: full-activity cycles of its operator per unit
+                                   of work (energy.c, eng_energy_activity) */
+    double act;                 /* full-activity cycles executed (dynamic energy) */
     /* op_mapping "all" or "alloc": an operator holds a gang of FUs of one
      * type.  Its leader (the FU it was offered) carries the operator: its
      * rate, its event, its work; `next` links the others, each a follower
@@ -518,9 +522,10 @@ static inline void eng_credit(fu *u, tenant *t, double done)
 {
     u->work += done;
     u->macs += t->macs[t->op] * done / (double)t->work[t->op];
+    u->act += done * u->act_per_work;
     t->work_done += done;
     t->req_done_work += done;
-    t->en_work[u->type] += done;
+    t->en_act[u->type] += done * u->act_per_work;
     t->en_bytes += done * u->bytes_per_work;
 }
 

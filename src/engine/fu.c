@@ -280,6 +280,7 @@ static void gang_follow(v10_engine *e, const fu *u, v10p_fstate st)
         v->seg_start = e->now;
         v->rate_time = e->now;
         v->rate = v->full_rate = v->hbm_rate = v->bytes_per_work = v->slowdown = 0;
+        v->act_per_work = 0;
         v->seg_rem0 = 0;
     }
 }
@@ -334,6 +335,7 @@ static inline void exec_rates(v10_engine *e, fu *u, const tenant *t)
     uint64_t work = t->work[t->op];
     u->full_rate = u->next >= 0 || u->speed < 1.0 ? shared_rate(e, u, t, work) : 1.0;
     u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
+    u->act_per_work = eng_energy_activity(e, op, work);
     u->demand = u->bytes_per_work * u->full_rate;
     if (u->demand > e->hbm_bytes_per_cycle) /* rounding: hw/cost.c gives an operator */
         u->demand = e->hbm_bytes_per_cycle; /* at least bytes / bandwidth cycles */

@@ -115,11 +115,17 @@ uint64_t v10_cost_spill_bytes(const v10_op *op, uint64_t share_bytes)
     return extra < V10_U64_DOUBLE_MAX ? (uint64_t)extra : UINT64_MAX;
 }
 
-uint64_t v10_cost_split_cycles(const v10_npu *npu, const v10_op *op, uint64_t bytes, uint32_t k)
+uint64_t v10_cost_split_compute(const v10_op *op, uint32_t k)
 {
     uint64_t tiles = op->tiles ? op->tiles : 1;
     uint64_t per = ceil_div(tiles, k ? k : 1); /* tiles on the busiest engine */
     double compute = ceil((double)op->compute_cycles * (double)per / (double)tiles);
+    return compute < V10_U64_DOUBLE_MAX ? (uint64_t)compute : UINT64_MAX;
+}
+
+uint64_t v10_cost_split_cycles(const v10_npu *npu, const v10_op *op, uint64_t bytes, uint32_t k)
+{
+    double compute = (double)v10_cost_split_compute(op, k);
     double mem = ceil((double)bytes / v10_npu_hbm_bytes_per_cycle(npu));
     double body = compute > mem ? compute : mem;
     return body < V10_U64_DOUBLE_MAX ? (uint64_t)body + npu->issue_cycles : UINT64_MAX;
@@ -135,4 +141,29 @@ uint64_t v10_cost_shared_cycles(const v10_npu *npu, const v10_op *op, uint64_t s
     *bytes = total < V10_U64_DOUBLE_MAX ? (uint64_t)total : UINT64_MAX;
     uint64_t body = op->compute_cycles > (uint64_t)mem ? op->compute_cycles : (uint64_t)mem;
     return body + npu->issue_cycles;
+}
+
+uint32_t v10_cost_engines(const v10_npu *npu, v10_fu_type fu)
+{
+    if (npu->op_mapping == V10_MAP_ONE)
+        return 1;
+    return fu == V10_FU_SA ? npu->sa_count : npu->vu_count;
+}
+
+int v10_cost_map_model(const v10_npu *npu, v10_model *m, v10_err *err)
+{
+    if (npu->op_mapping == V10_MAP_ONE)
+        return 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < m->n_ops; i++) {
+        v10_op *op = &m->ops[i];
+        uint64_t c = v10_cost_split_compute(op, v10_cost_engines(npu, op->fu));
+        uint64_t body = c > op->mem_cycles ? c : op->mem_cycles;
+        if (c == UINT64_MAX || v10_add_u64(body, npu->issue_cycles, &op->cycles) ||
+            v10_add_u64(total, op->cycles, &total))
+            return v10_err_set(err, "model %s: latency overflows 64 bits", m->name);
+        op->compute_cycles = c;
+    }
+    m->total_cycles = total;
+    return 0;
 }

@@ -66,19 +66,28 @@ static const v10_npu isca23 = {
      * Power: one core's half of a TPUv2 chip (two TensorCores of one MXU,
      * 700 MHz, as the paper's core) in NeuSim's chip configuration
      * (platformxlab/NeuSim, configs/chips/tpuv2.json: per SA 2.12 W static
-     * and 22.555 W dynamic; per VU 0.741/2.122 W, four per chip, so two
-     * per core, which our one VU of 2 ops per lane stands for; vector
-     * memory 12.935/22.214 W, HBM controller 1.908 + PHY 2.862 W, ICI 6.36 W
-     * and the rest 21.73 W static, halved; HBM 65 GB/s per W, i.e.
-     * 0.01538 W per GB/s; chip idle 53 W and TDP 280 W, halved).  The
-     * static parts sum to the idle figure, as in NeuSim.
+     * and 22.555 W dynamic at full activity; per VU 0.741/2.122 W, four per
+     * chip, so two per core, which our one VU of 2 ops per lane stands for;
+     * vector memory 12.935/22.214 W over 2 ports; HBM controller 1.908 +
+     * PHY 2.862 W, ICI 6.36 W and the rest 21.73 W static, halved; HBM 65
+     * GB/s per W, i.e. 0.01538 W per GB/s; chip idle 53 W and TDP 280 W,
+     * halved).  The static parts sum to the idle figure, as in NeuSim.
+     * Dynamic energy per operation as NeuSim's power model charges it
+     * (neusim/npusim/backend/power_model.py: a unit's dynamic power times
+     * its busy time times its FLOP utilization, i.e. per operation): an SA's
+     * watts over its 128 x 128 MACs a cycle, a VU's over its 8 x 128 ALUs
+     * (one op each a cycle, NeuSim's compute_peak_vu_flops), the vector
+     * memory's over its bandwidth (NeuSim's ChipConfig.vmem_bw_GBps: 8 x 128
+     * x 4 bytes a cycle per port).  NeuSim publishes no measured maximum
+     * for TPUv2 (its min_power_W is a placeholder), so these are its
+     * figures as they are.
      */
     .sa_static_w = 2.12,
-    .sa_dynamic_w = 22.55530667,
+    .sa_pj_per_mac = 22.55530667 / (128.0 * 128 * 0.7e9) * 1e12,
     .vu_static_w = 2 * 0.74127482825,
-    .vu_dynamic_w = 2 * 2.121728,
+    .vu_pj_per_op = 2.121728 / (8 * 128 * 0.7e9) * 1e12,
     .vmem_static_w = 12.93490069 / 2,
-    .vmem_dynamic_w = 22.2144 / 2,
+    .vmem_pj_per_byte = 22.2144 / (2 * 0.7e9 * 8 * 128 * 4) * 1e12,
     .hbm_static_w = (1.908 + 2.862) / 2,
     .hbm_w_per_gbps = 1.0 / 65,
     .other_static_w = (21.73 + 6.36) / 2,
@@ -87,6 +96,7 @@ static const v10_npu isca23 = {
     .sched_w = 0.003 * 280.0 / 2,
     .idle_w = 53.0 / 2,
     .tdp_w = 280.0 / 2,
+    .max_w = 0,
     /* Power gating off.  When on (pg_idle_cycles > 0): NeuSim's "HW"/"Full"
      * gating (neusim/configs/power_gating/PowerGatingConfig.py) leaves 3%
      * of an SA's or VU's static power and wakes an SA in 10 cycles; the
@@ -120,8 +130,8 @@ static void scale(v10_npu *n, uint32_t k, const char *name)
     n->hbm_static_w = isca23.hbm_static_w * k;
     n->idle_w = isca23.idle_w +
                 k1 * (isca23.sa_static_w + isca23.vu_static_w + isca23.hbm_static_w);
-    n->tdp_w = isca23.tdp_w + k1 * (isca23.sa_static_w + isca23.sa_dynamic_w +
-                                    isca23.vu_static_w + isca23.vu_dynamic_w +
+    n->tdp_w = isca23.tdp_w + k1 * (isca23.sa_static_w + v10_npu_sa_dynamic_w(&isca23) +
+                                    isca23.vu_static_w + v10_npu_vu_dynamic_w(&isca23) +
                                     isca23.hbm_static_w + isca23.hbm_w_per_gbps * isca23.hbm_gbps);
 }
 static void mk_2x(v10_npu *n) { scale(n, 2, "v10-isca23-2x"); }
@@ -130,35 +140,54 @@ static void mk_8x(v10_npu *n) { scale(n, 8, "v10-isca23-8x"); }
 
 /*
  * A chip's power in NeuSim's chip configurations (platformxlab/NeuSim,
- * configs/chips/tpuvN.json), watts: per SA and per VU static and dynamic, the
- * VUs on the chip, the vector memory's static and dynamic, the HBM
- * controller's and PHY's static, the ICI's and the rest's static, idle
- * (the sum of the static parts) and TDP.
+ * configs/chips/tpuvN.json), watts: per SA and per VU static and dynamic at
+ * full activity, the VUs on the chip, the vector memory's static and
+ * dynamic and its ports, the HBM controller's and PHY's static, the ICI's
+ * and the rest's static, idle (the sum of the static parts) and TDP; the
+ * chip's SA size and clock, HBM and ICI bandwidth and dynamic W per GB/s;
+ * and the measured maximum (0 where none is published).
  */
 typedef struct neusim_chip {
     double sa_static, sa_dynamic, vu_static, vu_dynamic, vus;
-    double vmem_static, vmem_dynamic, hbm_static, ici_static, other_static, idle, tdp;
+    double vmem_static, vmem_dynamic, vmem_ports, hbm_static, ici_static, other_static, idle, tdp;
+    double sas, sa_dim, ghz, hbm_gbps, hbm_w_per_gbps, ici_gbps, ici_w_per_gbps, max;
 } neusim_chip;
 
-/* One core of a two-core chip c (docs/energy.md): per-SA figures as they
+/*
+ * One core of a two-core chip c (docs/energy.md): per-SA figures as they
  * are; NeuSim's VUs do one op per lane per cycle, ours two, so our VUs
- * stand for the chip's per core (vus / 2 / vu_count each); the rest
- * halved (the ICI, idle in a one-core inference, with the rest); the
- * scheduler 0.3% of the core's TDP (V10, ISCA 2023, Table 3). */
+ * stand for the chip's per core (vus / 2 / vu_count each); the rest halved
+ * (the ICI, idle in a one-core inference, with the rest); the scheduler
+ * 0.3% of the core's TDP (V10, ISCA 2023, Table 3).  Dynamic energy per
+ * operation as for v10-isca23: the SA's watts over dim^2 MACs a cycle, a
+ * VU's over 8 x 128 ops, the vector memory's over its ports' 8 x 128 x 4
+ * bytes a cycle, HBM per byte.  Where a measured maximum is published,
+ * every unit at full activity at once (the chip's SAs, VUs, vector memory,
+ * HBM and ICI at full bandwidth) draws the maximum less idle, the rule by
+ * which NeuSim's TPUv3 figures are made (84 + 180.3 = 264 W against a
+ * measured 262 W); NeuSim's TPUv4 figures sum to 90 + 192.2 = 282 W, near
+ * its 300 W TDP, so the energies are scaled by (max - idle) / 192.2 there,
+ * keeping NeuSim's split between the units.
+ */
 static void neusim_core(v10_npu *n, const neusim_chip *c)
 {
-    double vus = c->vus / 2 / n->vu_count;
+    double vus = c->vus / 2 / n->vu_count, hz = c->ghz * 1e9;
+    double full = c->sas * c->sa_dynamic + c->vus * c->vu_dynamic + c->vmem_dynamic +
+                  c->hbm_gbps * c->hbm_w_per_gbps + c->ici_gbps * c->ici_w_per_gbps;
+    double scale = c->max > 0 ? (c->max - c->idle) / full : 1;
     n->sa_static_w = c->sa_static;
-    n->sa_dynamic_w = c->sa_dynamic;
+    n->sa_pj_per_mac = scale * c->sa_dynamic / (c->sa_dim * c->sa_dim * hz) * 1e12;
     n->vu_static_w = vus * c->vu_static;
-    n->vu_dynamic_w = vus * c->vu_dynamic;
+    n->vu_pj_per_op = scale * c->vu_dynamic / (8 * 128 * hz) * 1e12;
     n->vmem_static_w = c->vmem_static / 2;
-    n->vmem_dynamic_w = c->vmem_dynamic / 2;
+    n->vmem_pj_per_byte = scale * c->vmem_dynamic / (c->vmem_ports * hz * 8 * 128 * 4) * 1e12;
     n->hbm_static_w = c->hbm_static / 2;
+    n->hbm_w_per_gbps = scale * c->hbm_w_per_gbps;
     n->other_static_w = (c->other_static + c->ici_static) / 2;
     n->sched_w = 0.003 * c->tdp / 2;
     n->idle_w = c->idle / 2;
     n->tdp_w = c->tdp / 2;
+    n->max_w = c->max / 2;
 }
 
 /*
@@ -172,14 +201,21 @@ static void mk_tpuv3(v10_npu *n)
     *n = isca23;
     snprintf(n->name, sizeof n->name, "tpuv3-core");
     n->sa_count = 2;
+    /* A TPU's compiler splits each matmul over both MXUs of the core
+     * (Norrie et al., IEEE Micro 2021); V10's one engine per operator stays
+     * the v10-isca23 presets' (docs/design.md, "Operators over several
+     * engines"). */
+    n->op_mapping = V10_MAP_ALL;
     n->clock_mhz = 940.0;
     n->hbm_gbps = 900.0 / 2;
     n->hbm_capacity_bytes = 32 * GiB / 2; /* 32 GiB per chip (Norrie et al., Table 1) */
     n->vmem_bytes = 32 * MiB;
-    /* Power: NeuSim's TPUv3 chip (configs/chips/tpuv3.json), per core. */
+    /* Power: NeuSim's TPUv3 chip (configs/chips/tpuv3.json), per core; its
+     * measured maximum 262 W (NeuSim's max_power_W; Jouppi et al., ISCA 2023). */
     static const neusim_chip v3 = {2.9866666675, 30.28855467, 0.74127482825, 2.8491776, 4,
-                                   12.93490069, 29.830784, 4.032 + 6.048, 8.96, 37.11333333,
-                                   84, 450};
+                                   12.93490069, 29.830784, 2, 4.032 + 6.048, 8.96,
+                                   37.11333333, 84, 450,
+                                   4, 128, 0.94, 900, 1.0 / 65, 164, 0.0247047779, 262};
     neusim_core(n, &v3);
 }
 
@@ -193,13 +229,19 @@ static void mk_tpuv4(v10_npu *n)
     *n = isca23;
     snprintf(n->name, sizeof n->name, "tpuv4-core");
     n->sa_count = 4;
+    /* Each matmul split over the core's four MXUs (Jouppi et al., ISCA 2023). */
+    n->op_mapping = V10_MAP_ALL;
     n->clock_mhz = 1050.0;
     n->hbm_gbps = 1200.0 / 2;
     n->hbm_capacity_bytes = 32 * GiB / 2; /* 32 GiB per chip (Jouppi et al., Table 1) */
     n->vmem_bytes = 32 * MiB;
-    /* Power: NeuSim's TPUv4 chip (configs/chips/tpuv4.json), per core. */
+    /* Power: NeuSim's TPUv4 chip (configs/chips/tpuv4.json), per core; its
+     * measured maximum 192 W (measured min/mean/max 90/170/192 W: Google
+     * Cloud's TPU v4 documentation; NeuSim's max_power_W; Jouppi et al.,
+     * ISCA 2023). */
     static const neusim_chip v4 = {1.222, 16.91648, 0.427282, 1.591296, 4, 21.777552, 30.110208,
-                                   10.01602386, 5.499, 41.22229614, 90, 300};
+                                   4, 10.01602386, 5.499, 41.22229614, 90, 300,
+                                   8, 128, 1.05, 1200, 0.01538461538, 112, 0.01767315271, 192};
     neusim_core(n, &v4);
 }
 
@@ -259,17 +301,18 @@ static const field fields[] = {
     F(vu_registers, F_U32, 0, 1 << 20),
     F(pmt_switch_us, F_DBL, 0, 1e6),
     F(sa_static_w, F_DBL, 0, 1e5),
-    F(sa_dynamic_w, F_DBL, 0, 1e5),
+    F(sa_pj_per_mac, F_DBL, 0, 1e5),
     F(vu_static_w, F_DBL, 0, 1e5),
-    F(vu_dynamic_w, F_DBL, 0, 1e5),
+    F(vu_pj_per_op, F_DBL, 0, 1e5),
     F(vmem_static_w, F_DBL, 0, 1e5),
-    F(vmem_dynamic_w, F_DBL, 0, 1e5),
+    F(vmem_pj_per_byte, F_DBL, 0, 1e5),
     F(hbm_static_w, F_DBL, 0, 1e5),
     F(hbm_w_per_gbps, F_DBL, 0, 1e3),
     F(other_static_w, F_DBL, 0, 1e5),
     F(sched_w, F_DBL, 0, 1e5),
     F(idle_w, F_DBL, 0, 1e6),
     F(tdp_w, F_DBL, 0, 1e6),
+    F(max_w, F_DBL, 0, 1e6),
     F(pg_idle_cycles, F_U64, 0, 1ull << 40),
     F(pg_wake_cycles, F_U32, 0, 1 << 30),
     F(pg_wake_nj, F_DBL, 0, 1e9),
@@ -427,6 +470,16 @@ uint64_t v10_npu_vu_switch_cycles(const v10_npu *n)
     uint64_t port = word * n->vu_lanes;
     uint64_t bytes = (uint64_t)n->vu_registers * port + pc;
     return 2 * ((bytes + port - 1) / port);
+}
+
+double v10_npu_sa_dynamic_w(const v10_npu *n)
+{
+    return n->sa_pj_per_mac * 1e-12 * n->sa_rows * n->sa_cols * n->clock_mhz * 1e6;
+}
+
+double v10_npu_vu_dynamic_w(const v10_npu *n)
+{
+    return n->vu_pj_per_op * 1e-12 * n->vu_lanes * n->vu_ops_per_lane * n->clock_mhz * 1e6;
 }
 
 double v10_npu_cycles_to_us(const v10_npu *n, double cycles) { return cycles / n->clock_mhz; }

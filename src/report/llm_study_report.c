@@ -433,15 +433,31 @@ static double tokens_vs_alone(const view *v, int k, int active)
     return n ? sum / (double)n : NAN;
 }
 
+/* Mean over the isca23 partners of the service's energy per output token
+ * under policy k, J. */
+static double j_per_token(const view *v, int k)
+{
+    double sum = 0;
+    size_t n = 0;
+    for (size_t p = 0; p < v->n_partners; p++) {
+        const v10_llm_study_row *r = v->pair[p][k];
+        if (!llm_partner(v->partner[p]) && r && isfinite(r->j_per_token)) {
+            sum += r->j_per_token;
+            n++;
+        }
+    }
+    return n ? sum / (double)n : NAN;
+}
+
 static void summary_view(FILE *f, const view *v, const char *svc, const char *npu)
 {
     const v10_llm_study_row *a = v->alone;
     fprintf(f, "## llm-%s on %s\n\n", svc, npu);
     fprintf(f, "Alone: rate_scale %.4f, offered load %.1f%%, busy %.1f%% over the run, "
                "%llu requests, TTFT p95 %.2f ms, "
-               "TPOT p95 %.3f ms, %.1f tokens/s.\n\n",
+               "TPOT p95 %.3f ms, %.1f tokens/s, %.4f J per output token.\n\n",
             a->rate_scale, 100 * a->load_alone, 100 * a->busy_alone, (unsigned long long)a->llm_requests,
-            a->ttft_ms[1], a->tpot_ms[1], a->tokens_per_s);
+            a->ttft_ms[1], a->tpot_ms[1], a->tokens_per_s, a->j_per_token);
     fprintf(f, "| partner | TTFT p95 ms PMT | V10-Fair | V10-Full | TPOT p95 ms PMT | "
                "V10-Fair | V10-Full | partner NP PMT | V10-Fair | V10-Full |\n"
                "|---|---|---|---|---|---|---|---|---|---|\n");
@@ -465,9 +481,10 @@ static void summary_view(FILE *f, const view *v, const char *svc, const char *np
     }
     for (int k = 0; k < NPOL; k++)
         fprintf(f, "* %s: TTFT p95 on average %.2fx alone, TPOT p95 %.2fx alone; tokens/s over "
-                   "the active span %.3fx alone (over the run's window %.3fx).\n",
+                   "the active span %.3fx alone (over the run's window %.3fx); %.4f J per "
+                   "output token (the energy charged to the service, docs/energy.md).\n",
                 pol_names[k], vs_alone(v, F_TTFT, k), vs_alone(v, F_TPOT, k),
-                tokens_vs_alone(v, k, 1), tokens_vs_alone(v, k, 0));
+                tokens_vs_alone(v, k, 1), tokens_vs_alone(v, k, 0), j_per_token(v, k));
     for (size_t p = 0; p < v->n_partners; p++)
         if (llm_partner(v->partner[p]))
             fprintf(f, "* Beside %s (the overlap rule: both serve the requests arriving in "

@@ -45,6 +45,9 @@ static cJSON *derived_json(const v10_npu *n)
     cJSON_AddNumberToObject(d, "vu_switch_us",
                             v10_npu_cycles_to_us(n, (double)v10_npu_vu_switch_cycles(n)));
     cJSON_AddNumberToObject(d, "pmt_switch_cycles", (double)v10_npu_pmt_switch_cycles(n));
+    /* Power at full activity from the energies per operation (docs/energy.md). */
+    cJSON_AddNumberToObject(d, "sa_dynamic_w", v10_npu_sa_dynamic_w(n));
+    cJSON_AddNumberToObject(d, "vu_dynamic_w", v10_npu_vu_dynamic_w(n));
     return d;
 }
 

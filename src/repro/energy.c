@@ -12,7 +12,8 @@
 
 /* Run r's energy per inference over the window, whole and split: the
  * static and dynamic parts and the part spent switching contexts (the
- * FUs' and vector memory's switching, the task switches' HBM bytes). */
+ * FUs' switching, the task switches' bytes through HBM and vector
+ * memory). */
 typedef struct per_inf {
     double inferences, total, stat, dyn, sw;
 } per_inf;

@@ -102,52 +102,82 @@ static uint64_t context_of(const v10_llm_req_state *q)
     return (uint64_t)q->prompt + q->emitted;
 }
 
-/* Admits waiting requests while the batch and the KV blocks have room for
- * their next iteration: first the preempted ones (the last preempted
- * first, as vLLM puts them back at the front of its queue), then arrivals
- * in order; stops at the first that does not fit (no overtaking). */
+/* The waiting request admitted next: the last preempted, else the first
+ * arrival not admitted yet (vLLM puts a preempted request back at the
+ * front of its queue); the caller checks that there is one. */
+static uint32_t waiting_head(const v10_llm_server *s)
+{
+    return s->n_pre ? s->pre[s->n_pre - 1] : (uint32_t)s->head;
+}
+
+/* Moves waiting_head into the running set at cycle `now`. */
+static void admit_head(v10_llm_server *s, uint64_t now)
+{
+    uint32_t i = waiting_head(s);
+    if (s->r[i].admitted == NONE)
+        s->r[i].admitted = now;
+    if (s->n_pre)
+        s->n_pre--;
+    else
+        s->head++;
+    s->run[s->n_run++] = i;
+}
+
+/* Preempts the newest running request (vLLM's default, recompute): its
+ * blocks are freed and it waits at the front of the queue, to be
+ * prefilled again over its prompt and the tokens it emitted.  Returns its
+ * index. */
+static uint32_t preempt_newest(v10_llm_server *s)
+{
+    uint32_t i = s->run[--s->n_run];
+    v10_llm_req_state *q = &s->r[i];
+    s->kv_used -= q->kv_alloc;
+    q->kv_alloc = 0;
+    q->prefilled = 0;
+    q->computed = 0;
+    q->preempted++;
+    s->preemptions++;
+    s->pre[s->n_pre++] = i;
+    return i;
+}
+
+/* Without chunking: admits waiting requests while the batch and the KV
+ * blocks have room for their whole prompt (a preempted request: its
+ * prompt and the tokens it emitted), in waiting_head's order; stops at the
+ * first that does not fit (no overtaking). */
 static void admit(v10_llm_server *s, uint64_t now)
 {
     while (s->n_run < s->o.max_batch && (s->n_pre || s->head < s->arrived)) {
-        uint32_t i = s->n_pre ? s->pre[s->n_pre - 1] : (uint32_t)s->head;
-        v10_llm_req_state *q = &s->r[i];
+        v10_llm_req_state *q = &s->r[waiting_head(s)];
         uint64_t need = blocks_of(context_of(q));
         if (s->kv_used + need > s->o.kv_capacity_tokens)
             break;
         s->kv_used += need;
         if (s->kv_used > s->kv_peak)
             s->kv_peak = s->kv_used;
-        if (q->admitted == NONE)
-            q->admitted = now;
-        if (s->n_pre)
-            s->n_pre--;
-        else
-            s->head++;
-        s->run[s->n_run++] = i;
+        q->kv_alloc = need;
+        admit_head(s, now);
     }
 }
 
-/* Before a decode: every running request takes the blocks its next token
- * needs; while they do not fit, the newest running request is preempted
- * (vLLM's default, recompute): its blocks are freed and it waits at the
- * front of the queue, to be prefilled again over its prompt and the tokens
- * it emitted.  The oldest is never preempted, so it always progresses. */
+/* Without chunking, before a decode: every running request takes the
+ * blocks its next token needs; while they do not fit, the newest running
+ * request is preempted.  The oldest is never preempted, so it always
+ * progresses. */
 static void grow(v10_llm_server *s)
 {
     uint64_t need = 0;
     for (uint32_t j = 0; j < s->n_run; j++)
         need += blocks_of(context_of(&s->r[s->run[j]]));
     while (need > s->o.kv_capacity_tokens && s->n_run > 1) {
-        uint32_t i = s->run[--s->n_run];
-        v10_llm_req_state *q = &s->r[i];
-        need -= blocks_of(context_of(q));
-        q->prefilled = 0;
-        q->computed = 0;
-        q->preempted++;
-        s->preemptions++;
-        s->pre[s->n_pre++] = i;
+        need -= blocks_of(context_of(&s->r[s->run[s->n_run - 1]]));
+        preempt_newest(s);
     }
     s->kv_used = need;
+    for (uint32_t j = 0; j < s->n_run; j++) {
+        v10_llm_req_state *q = &s->r[s->run[j]];
+        q->kv_alloc = blocks_of(context_of(q));
+    }
     if (s->kv_used > s->kv_peak)
         s->kv_peak = s->kv_used;
 }
@@ -194,40 +224,106 @@ static void whole(v10_llm_server *s, v10_llm_iter *it)
     *it = (v10_llm_iter){V10_LLM_ITER_DECODE, k, s->it_req, s->it_tok, sum, k, k, NULL};
 }
 
-/* Chunked (vLLM V1's scheduler): every prefilled running request decodes,
- * one token of the budget each; what remains of the budget goes to the
- * prompts not yet prefilled, in admission order, each taking what it has
- * left or what remains (so at most the last chunk ends short of its
- * prompt).  Decodes always run, so a long prompt never starves them; when
- * they fill the budget no chunk joins until some finish. */
-static void chunked(v10_llm_server *s, v10_llm_iter *it)
+/* The tokens of request q whose K and V are in its cache: a prefilled
+ * request's context but the token its next decode makes; else what its
+ * prefill has computed. */
+static uint64_t cached_of(const v10_llm_req_state *q)
 {
-    grow(s);
-    uint32_t k = 0;
-    uint64_t ctx = 0;
-    for (uint32_t j = 0; j < s->n_run; j++) {
-        const v10_llm_req_state *q = &s->r[s->run[j]];
-        if (q->prefilled) {
-            add(s, &k, s->run[j], (uint32_t)context_of(q), 0);
-            ctx += context_of(q);
+    return q->prefilled ? context_of(q) - 1 : q->computed;
+}
+
+/* vLLM V1's KVCacheManager.allocate_slots (vllm/v1/core/kv_cache_manager.py):
+ * gives request q the blocks for its cached tokens and the n it is
+ * scheduled to compute, beyond those it holds; 0 (nothing taken) if the
+ * free blocks cannot hold them. */
+static int alloc_slots(v10_llm_server *s, v10_llm_req_state *q, uint64_t n)
+{
+    uint64_t want = blocks_of(cached_of(q) + n);
+    if (want <= q->kv_alloc)
+        return 1;
+    if (s->kv_used + (want - q->kv_alloc) > s->o.kv_capacity_tokens)
+        return 0;
+    s->kv_used += want - q->kv_alloc;
+    q->kv_alloc = want;
+    if (s->kv_used > s->kv_peak)
+        s->kv_peak = s->kv_used;
+    return 1;
+}
+
+/*
+ * Chunked: one step of vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py,
+ * Scheduler.schedule, FCFS, no prefix caching).  First the running
+ * requests in admission order while the budget lasts: each is scheduled
+ * the tokens it has left (a decode one, a prefill the rest of its prompt
+ * and emitted tokens) or what remains of the budget, after allocate_slots
+ * for them; while that fails the newest running request is preempted, and
+ * if that is the request itself scheduling the running ones stops.  Then,
+ * only on a step that preempted nobody, waiting requests in waiting_head's
+ * order while the batch and the budget have room, each scheduled its
+ * first chunk (its whole prompt, or what remains of the budget) if
+ * allocate_slots finds the blocks for it, stopping at the first that does
+ * not fit.  The iteration lists the decodes first, then the chunks in the
+ * order they were scheduled: only the last can end short of its prompt
+ * (the budget ran out there).
+ */
+static void chunked(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
+{
+    uint64_t budget = s->o.max_prefill_tokens, ctx = 0, sum = 0;
+    uint32_t d = 0, top = s->o.max_batch, n_emit = 0; /* chunks from the top down */
+    int preempted = 0;
+    for (uint32_t j = 0; j <= s->n_run && budget; j++) {
+        int running = j < s->n_run;
+        if (!running) { /* the waiting requests, on a step that preempted nobody */
+            if (preempted || s->n_run >= s->o.max_batch || !(s->n_pre || s->head < s->arrived))
+                break;
+            v10_llm_req_state *q = &s->r[waiting_head(s)];
+            if (!alloc_slots(s, q, context_of(q) < budget ? context_of(q) : budget))
+                break;
+            admit_head(s, now); /* now running, at index j */
         }
+        uint32_t i = s->run[j];
+        v10_llm_req_state *q = &s->r[i];
+        uint64_t left = q->prefilled ? 1 : context_of(q) - q->computed;
+        uint64_t n = left < budget ? left : budget;
+        if (running) {
+            int ok;
+            while (!(ok = alloc_slots(s, q, n))) {
+                preempted = 1;
+                if (preempt_newest(s) == i)
+                    break;
+            }
+            if (!ok)
+                break;
+        }
+        budget -= n;
+        if (q->prefilled) {
+            add(s, &d, i, (uint32_t)context_of(q), 0);
+            ctx += context_of(q);
+        } else {
+            top--;
+            s->it_req[top] = i;
+            s->it_tok[top] = (uint32_t)n;
+            s->it_past[top] = q->computed;
+            sum += n;
+        }
+        n_emit += n == left;
     }
-    uint32_t n_dec = k, n_emit = k;
-    uint64_t left = s->o.max_prefill_tokens > k ? s->o.max_prefill_tokens - k : 0, sum = 0;
-    for (uint32_t j = 0; j < s->n_run && left; j++) {
-        const v10_llm_req_state *q = &s->r[s->run[j]];
-        if (q->prefilled)
-            continue;
-        uint64_t rest = context_of(q) - q->computed, c = rest < left ? rest : left;
-        add(s, &k, s->run[j], (uint32_t)c, q->computed);
-        n_emit += c == rest;
-        left -= c;
-        sum += c;
+    /* The chunks, scheduled top-down from max_batch, go after the decodes
+     * in scheduling order. */
+    uint32_t c = s->o.max_batch - top;
+    for (uint32_t a = top, b = s->o.max_batch - 1; a < b; a++, b--) {
+        uint32_t t;
+        t = s->it_req[a], s->it_req[a] = s->it_req[b], s->it_req[b] = t;
+        t = s->it_tok[a], s->it_tok[a] = s->it_tok[b], s->it_tok[b] = t;
+        t = s->it_past[a], s->it_past[a] = s->it_past[b], s->it_past[b] = t;
     }
-    if (k == n_dec)
-        *it = (v10_llm_iter){V10_LLM_ITER_DECODE, k, s->it_req, s->it_tok, ctx, k, k, NULL};
+    memmove(s->it_req + d, s->it_req + top, c * sizeof *s->it_req);
+    memmove(s->it_tok + d, s->it_tok + top, c * sizeof *s->it_tok);
+    memmove(s->it_past + d, s->it_past + top, c * sizeof *s->it_past);
+    if (!c)
+        *it = (v10_llm_iter){V10_LLM_ITER_DECODE, d, s->it_req, s->it_tok, ctx, d, d, NULL};
     else
-        *it = (v10_llm_iter){V10_LLM_ITER_MIXED, k, s->it_req, s->it_tok, sum, n_dec, n_emit,
+        *it = (v10_llm_iter){V10_LLM_ITER_MIXED, d + c, s->it_req, s->it_tok, sum, d, n_emit,
                              s->it_past};
 }
 
@@ -235,11 +331,12 @@ int v10_llm_server_next(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
 {
     while (s->arrived < s->n && s->r[s->arrived].arrival <= now)
         s->arrived++;
-    admit(s, now);
-    if (s->o.chunked)
-        chunked(s, &s->it);
-    else
+    if (s->o.chunked) {
+        chunked(s, now, &s->it);
+    } else {
+        admit(s, now);
         whole(s, &s->it);
+    }
     if (!s->it.n)
         return 0;
     s->in_flight = 1;
@@ -273,7 +370,8 @@ void v10_llm_server_done(v10_llm_server *s, uint64_t now)
     for (uint32_t j = 0; j < s->n_run; j++) {
         v10_llm_req_state *q = &s->r[s->run[j]];
         if (q->finished != NONE) {
-            s->kv_used -= blocks_of(context_of(q) - 1); /* what its last iteration held */
+            s->kv_used -= q->kv_alloc;
+            q->kv_alloc = 0;
             s->finished++;
         } else {
             s->run[w++] = s->run[j];

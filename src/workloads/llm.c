@@ -424,33 +424,78 @@ static void cache_attention(lb *b, int l, uint64_t seqs, uint64_t sum_ctx)
     vec_bytes(b, l, "attn.av", qh * hd * sum_ctx, OPS_FMA, kv_read + scores + q);
 }
 
+/*
+ * Causal attention as a flash-attention kernel computes it: the scores in
+ * blocks of V10_LLM_ATTN_BLOCK query rows by V10_LLM_ATTN_BLOCK keys, each
+ * block run only if some query in it sees some key in it (on or below the
+ * diagonal: the blocks above it are skipped, the ones it crosses computed
+ * whole and masked inside), as JAX's Pallas TPU kernel does
+ * (jax/experimental/pallas/ops/tpu/flash_attention.py: below_or_on_diag,
+ * BlockSizes.get_default's block_q = block_k = 128).  For `t` queries
+ * after `past` cached keys (query i at position past + i, key blocks from
+ * position 0): key block c is computed with the query rows of every block
+ * from the first that reaches position c x 128 to the last.  *rows gets
+ * the sum over key blocks of those rows and the return is the score
+ * elements computed, sum over key blocks of rows x the block's keys.
+ */
+uint64_t v10_llm_causal_blocks(uint64_t t, uint64_t past, uint64_t *rows)
+{
+    const uint64_t B = V10_LLM_ATTN_BLOCK, nk = past + t;
+    uint64_t area = 0;
+    *rows = 0;
+    for (uint64_t c = 0; c * B < nk; c++) {
+        uint64_t first = c * B > past ? c * B - past : 0; /* first query that sees it */
+        uint64_t r0 = first / B;                           /* its query block */
+        uint64_t r = t - r0 * B, k = nk - c * B < B ? nk - c * B : B;
+        *rows += r;
+        area += r * k;
+    }
+    return area;
+}
+
 /* Causal self-attention of `t` prompt tokens after `past` ones already in
  * the cache (0 for a whole prompt; a later chunk of a chunked prefill
  * otherwise): batched GEMMs, one per kv head, whose M rows are the `group`
- * query heads sharing it x t tokens, over past + t keys.  The masked
- * upper triangle is computed, as an XLA-style compiler does. */
+ * query heads sharing it x the query rows over past + t keys, and a
+ * softmax over the scores, in the blocks v10_llm_causal_blocks computes.
+ * Each GEMM holds a key block's keys (QK^T) or values (P.V) stationary per
+ * fold and streams the query rows that see that block, so its M is the
+ * mean of those rows over the key blocks (exact for a whole prompt of a
+ * multiple of 128 tokens; rounded up otherwise); the softmax covers the
+ * computed blocks. */
 static void prompt_attention(lb *b, int l, uint64_t t, uint64_t past)
 {
     const v10_llm_config *c = b->c;
-    uint64_t group = c->heads / c->kv_heads, nk = past + t;
-    gemm(b, l, "attn.qk", c->kv_heads, group * t, nk, c->head_dim, 0);
+    uint64_t group = c->heads / c->kv_heads, nk = past + t, rows;
+    uint64_t area = v10_llm_causal_blocks(t, past, &rows);
+    uint64_t blocks = (nk + V10_LLM_ATTN_BLOCK - 1) / V10_LLM_ATTN_BLOCK;
+    uint64_t m = (rows + blocks - 1) / blocks;
+    gemm(b, l, "attn.qk", c->kv_heads, group * m, nk, c->head_dim, 0);
     size_t qk = b->m->n_ops - 1;
-    vec(b, l, "attn.softmax", (uint64_t)c->heads * t * nk, OPS_MASK_SOFTMAX, 1, 0);
+    vec(b, l, "attn.softmax", (uint64_t)c->heads * area, OPS_MASK_SOFTMAX, 1, 0);
     size_t sm = b->m->n_ops - 1;
-    gemm(b, l, "attn.av", c->kv_heads, group * t, c->head_dim, nk, 0);
-    if (b->rc || c->attention != V10_LLM_FUSED)
+    gemm(b, l, "attn.av", c->kv_heads, group * m, c->head_dim, nk, 0);
+    if (b->rc)
         return;
-    /* Fused (flash attention, Dao et al., NeurIPS 2022): the same GEMMs and
-     * softmax work, but the t x keys scores stay in on-chip memory: QK^T
-     * reads Q and K and writes nothing, the softmax moves nothing, P.V reads
-     * V and writes the output.  (The tiles are still the cost model's; the
-     * operators stay three, each on its FU.) */
+    /* Q, K, V and the output move as their whole tensors; a GEMM's own
+     * rule would read m query rows and write m x nk scores. */
     v10_op *o = b->m->ops;
     uint64_t q = (uint64_t)c->heads * t * c->head_dim * BYTES_PER_ELEM; /* Q, or the output */
     uint64_t kv = (uint64_t)c->kv_heads * nk * c->head_dim * BYTES_PER_ELEM; /* K, or V */
-    o[qk].hbm_bytes = q + kv;
-    o[sm].hbm_bytes = 0;
-    o[b->m->n_ops - 1].hbm_bytes = kv + q;
+    uint64_t scores = (uint64_t)c->heads * area * BYTES_PER_ELEM;
+    if (c->attention == V10_LLM_FUSED) {
+        /* Fused (flash attention, Dao et al., NeurIPS 2022): the scores
+         * stay in on-chip memory: QK^T reads Q and K and writes nothing,
+         * the softmax moves nothing, P.V reads V and writes the output.
+         * (The operators stay three, each on its FU.) */
+        o[qk].hbm_bytes = q + kv;
+        o[sm].hbm_bytes = 0;
+        o[b->m->n_ops - 1].hbm_bytes = kv + q;
+    } else { /* the computed scores written, read and written back, read */
+        o[qk].hbm_bytes = q + kv + scores;
+        o[sm].hbm_bytes = 2 * scores;
+        o[b->m->n_ops - 1].hbm_bytes = scores + kv + q;
+    }
 }
 
 /*

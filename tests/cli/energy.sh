@@ -100,5 +100,39 @@ assert n["idle_w"] == 45 and n["tdp_w"] == 150, n
 static = n["sa_count"] * n["sa_static_w"] + n["vu_count"] * n["vu_static_w"] + \
     n["vmem_static_w"] + n["hbm_static_w"] + n["other_static_w"]
 assert abs(static - n["idle_w"]) < 1e-6, static
+assert n["max_w"] == 96, n
+d = n["derived"]
+assert abs(d["sa_dynamic_w"] - n["sa_pj_per_mac"] * 1e-12 * 128 * 128 * 1050e6) < 1e-9, d
 '
+# A larger array draws more: 256 x 256 PEs at the same energy per MAC draw
+# four times the 128 x 128 array's dynamic power.
+echo '{"base": "tpuv4-core", "sa_rows": 256, "sa_cols": 256}' > "$tmp/big.json"
+a=$("$bin" npu --npu tpuv4-core --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["derived"]["sa_dynamic_w"])')
+b=$("$bin" npu --npu "$tmp/big.json" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["derived"]["sa_dynamic_w"])')
+python3 -c "assert abs($b - 4 * $a) < 1e-9 * $b, ($a, $b)"
+
+# No workload draws more than its TPU's published measured maximum (max_w,
+# per core): every zoo, isca23 and LLM model alone on each TPU preset
+# that has one (run --format json's system.power_w over the window).
+models=$("$bin" models --format json | python3 -c '
+import json, sys
+print(" ".join(m["name"] for m in json.load(sys.stdin)["models"]))')
+[ "$(echo $models | wc -w)" -ge 24 ] || { echo "too few models: $models"; exit 1; }
+for npu in tpuv3-core tpuv4-core; do
+    max=$("$bin" npu --npu $npu --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["max_w"])')
+    python3 -c "assert $max > 0"
+    for m in $models llm/gpt2-xl:prefill=1024 llm/llama3.2-1b:prefill=4096 \
+             llm/llama3.2-1b:decode=64x1024 llm/llama2-7b:prefill=1024 llm/llama2-7b:prefill=4096 \
+             llm/llama2-7b:decode=4x1024 llm/llama3-8b:prefill=2048 llm/llama3-8b:decode=1x512; do
+        w=$("$bin" run --tenant "$m" --policy solo --requests 2 --warmup 0 --npu $npu \
+            --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["system"]["power_w"])')
+        python3 -c "import sys; sys.exit(not 0 < $w <= $max)" ||
+            { echo "$m on $npu draws $w W, above the measured maximum $max W"; exit 1; }
+    done
+done
+# and an LLM server at saturation beside a zoo model under V10-Full
+w=$("$bin" run --tenant "llm/llama3.2-1b:trace=tests/data/llm/azure_code_200.csv:rate_scale=5" \
+    --tenant bert --policy v10-full --requests 30 --warmup 0 --npu tpuv4-core --format json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["system"]["power_w"])')
+python3 -c "import sys; sys.exit(not 0 < $w <= 96)" || { echo "server + bert: $w W"; exit 1; }
 echo ok

@@ -139,6 +139,25 @@ a=$("$bin" profile "$first" --npu tpuv4-core --format json | python3 -c 'import 
 b=$("$bin" profile "$tmp/t4.csv" --npu tpuv4-core --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["latency_cycles"])')
 [ "$a" = "$b" ] || fail "tpuv4 round trip: $a != $b"
 
+# profile and models honour op_mapping: tpuv4-core runs an operator over its
+# four SAs ("all"), so a model's latency is what a lone run of it measures,
+# and below its one-engine latency ("one", the same NPU otherwise)
+echo '{"base": "tpuv4-core", "name": "v4-one", "op_mapping": "one"}' >"$tmp/v4one.json"
+for spec in resnet50 isca23/bert llm/llama2-7b:prefill=1024 llm/llama2-7b:decode=4x512; do
+    lat() { "$bin" profile "$spec" --npu "$1" --format json |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["latency_us"])'; }
+    all=$(lat tpuv4-core)
+    one=$(lat "$tmp/v4one.json")
+    ran=$("$bin" run --tenant "$spec" --policy solo --requests 1 --warmup 0 --npu tpuv4-core \
+        --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tenants"][0]["latency_us"]["avg"])')
+    [ "$all" = "$ran" ] || fail "profile $spec on tpuv4-core: $all us, a lone run $ran us"
+    python3 -c "import sys; sys.exit(not float('$all') < float('$one'))" ||
+        fail "profile $spec: all $all us not below one $one us"
+    m=$("$bin" models "$spec" --npu tpuv4-core --format json |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["models"][0]["latency_us"])')
+    [ "$m" = "$all" ] || fail "models $spec: $m us, profile $all us"
+done
+
 # ---- npu --------------------------------------------------------------------
 "$bin" npu --format json | python3 -c '
 import json, sys

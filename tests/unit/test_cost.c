@@ -147,6 +147,50 @@ static void split_closed_form(void **state)
     v10_model_fini(&m);
 }
 
+/*
+ * A model as it runs alone (v10_cost_map_model, what profile and models
+ * report): on tpuv4-core ("all") each operator is split over the engines
+ * of its type, 4 SAs and 1 VU, so the prefill-like GEMM above takes 8288
+ * + 64 cycles, the decode-like one its HBM time, and a VU operator what it
+ * takes on one VU; under "one" nothing changes.
+ */
+static void map_model_alone(void **state)
+{
+    (void)state;
+    v10_npu npu;
+    v10_err err;
+    assert_int_equal(v10_npu_preset("tpuv4-core", &npu, &err), 0);
+    assert_int_equal(npu.op_mapping, V10_MAP_ALL);
+    assert_int_equal(v10_cost_engines(&npu, V10_FU_SA), 4);
+    assert_int_equal(v10_cost_engines(&npu, V10_FU_VU), 1);
+    v10_model m, one;
+    v10_model_init(&m, "map", 1);
+    assert_int_equal(v10_model_gemm(&m, "prefill", 1, 2048, 512, 512, 1, &err), 0);
+    assert_int_equal(v10_model_gemm(&m, "decode", 1, 1, 4096, 4096, 1, &err), 0);
+    assert_int_equal(v10_model_vector(&m, "act", 1 << 20, 3, 1, 0, &err), 0);
+    assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+    assert_int_equal(v10_model_copy(&one, &m, &err), 0);
+    assert_int_equal(v10_cost_map_model(&npu, &m, &err), 0);
+    assert_int_equal(m.ops[0].cycles, 8288 + 64);
+    assert_int_equal(m.ops[0].compute_cycles, 8288);
+    assert_int_equal(m.ops[1].cycles, m.ops[1].mem_cycles + 64);
+    assert_int_equal(m.ops[2].cycles, one.ops[2].cycles);
+    assert_int_equal(m.total_cycles, m.ops[0].cycles + m.ops[1].cycles + m.ops[2].cycles);
+    for (size_t i = 0; i < m.n_ops; i++) { /* the description stays */
+        assert_int_equal(m.ops[i].tiles, one.ops[i].tiles);
+        assert_int_equal(m.ops[i].macs, one.ops[i].macs);
+        assert_int_equal(m.ops[i].cycles, v10_cost_split_cycles(&npu, &one.ops[i],
+                                                                one.ops[i].hbm_bytes,
+                                                                i < 2 ? 4 : 1));
+    }
+    npu.op_mapping = V10_MAP_ONE;
+    assert_int_equal(v10_cost_engines(&npu, V10_FU_SA), 1);
+    assert_int_equal(v10_cost_map_model(&npu, &one, &err), 0);
+    assert_int_equal(one.ops[0].cycles, 33150 + 64);
+    v10_model_fini(&m);
+    v10_model_fini(&one);
+}
+
 /* SA tiles = folds (x count); FLOPs = 2 MACs; zero work never costs 0. */
 static void sa_tiles_are_folds(void **state)
 {
@@ -323,7 +367,7 @@ static void overflow_is_error(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(vu_closed_form),    cmocka_unit_test(split_closed_form),    cmocka_unit_test(hbm_roofline),
+        cmocka_unit_test(vu_closed_form),    cmocka_unit_test(split_closed_form), cmocka_unit_test(map_model_alone),    cmocka_unit_test(hbm_roofline),
         cmocka_unit_test(sa_tiles_are_folds), cmocka_unit_test(zoo_invariants),
         cmocka_unit_test(spill_closed_form), cmocka_unit_test(overflow_is_error),
     };

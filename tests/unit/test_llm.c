@@ -319,8 +319,9 @@ static void fused_attention(void **state)
             v10_err err = {{0}};
             v10_model_init(&m, c.name, 1);
             assert_int_equal(v10_llm_prefill(&c, P, &m, &err), 0);
-            uint64_t q = (uint64_t)c.heads * P * c.head_dim * 2;
-            uint64_t kv = (uint64_t)c.kv_heads * P * c.head_dim * 2, scores = c.heads * P * P * 2;
+            uint64_t q = (uint64_t)c.heads * P * c.head_dim * 2, rows;
+            uint64_t kv = (uint64_t)c.kv_heads * P * c.head_dim * 2;
+            uint64_t scores = c.heads * v10_llm_causal_blocks(P, 0, &rows) * 2;
             for (size_t j = 0; j < m.n_ops; j++) {
                 const v10_op *op = &m.ops[j];
                 if (ends_with(op->name, "attn.qk") || ends_with(op->name, "attn.av"))
@@ -333,14 +334,81 @@ static void fused_attention(void **state)
             cycles[u] = m.total_cycles;
             v10_model_fini(&m);
         }
-        assert_true(hbm[1] >= hbm[0] + 4ull * c.layers * c.heads * P * P * 2);
+        uint64_t rows, area = v10_llm_causal_blocks(P, 0, &rows);
+        assert_true(hbm[1] >= hbm[0] + 4ull * c.layers * c.heads * area * 2);
         assert_true(cycles[0] <= cycles[1]);
+    }
+}
+
+/*
+ * Causal attention (v10_llm_causal_blocks, a flash kernel's 128 x 128
+ * blocks on and below the diagonal): for a whole prompt of n x 128 tokens
+ * the QK^T and P.V GEMMs of every layer do heads x head_dim x 128^2 x
+ * n(n + 1) / 2 MACs each, exactly, between the exact causal count
+ * P(P + 1) / 2 per head and dim and the full P^2; the prompt's FLOPs are
+ * its matmuls', this attention and one LM head.  A 300-token prompt:
+ * blocks of 300 x 128, 172 x 128 and 44 x 44 (62,352 scores, 516 rows over
+ * 3 key blocks); a chunk of 256 after 128 cached tokens: 256, 256 and 128
+ * rows of 128 keys (81,920), the GEMMs' M the mean rows rounded up (214).
+ * Decode attention reads the whole cache.
+ */
+static void causal_flops(void **state)
+{
+    (void)state;
+    uint64_t rows;
+    assert_int_equal(v10_llm_causal_blocks(300, 0, &rows), 62352);
+    assert_int_equal(rows, 516);
+    assert_int_equal(v10_llm_causal_blocks(256, 128, &rows), 81920);
+    assert_int_equal(rows, 640);
+    assert_int_equal(v10_llm_causal_blocks(1, 4095, &rows), 4096); /* a decode-like row */
+    assert_int_equal(v10_llm_causal_blocks(37, 0, &rows), 37 * 37);
+    for (size_t i = 0; i < N_EXPECT; i++) {
+        v10_llm_config c = preset(EXPECT[i].name);
+        uint64_t lm = 2ull * c.vocab * c.hidden, per = 2ull * c.layers * c.heads * c.head_dim;
+        for (uint64_t n = 1; n <= 32; n *= 2) {
+            uint64_t P = 128 * n;
+            if (P > c.max_context)
+                continue;
+            uint64_t area = 128 * 128 * n * (n + 1) / 2;
+            assert_int_equal(v10_llm_causal_blocks(P, 0, &rows), area);
+            assert_true(area >= P * (P + 1) / 2 && (n == 1 ? area == P * P : area < P * P));
+            v10_model m;
+            v10_err err = {{0}};
+            v10_model_init(&m, c.name, 1);
+            assert_int_equal(v10_llm_prefill(&c, P, &m, &err), 0);
+            uint64_t attn = 0;
+            for (size_t j = 0; j < m.n_ops; j++)
+                if (ends_with(m.ops[j].name, "attn.qk") || ends_with(m.ops[j].name, "attn.av"))
+                    attn += 2 * m.ops[j].count * m.ops[j].m * m.ops[j].n * m.ops[j].k;
+            assert_int_equal(attn, 2 * per * area);
+            assert_int_equal(stream_flops(&m),
+                             P * (2 * v10_llm_matmul_params(&c) - lm) + lm + 2 * per * area);
+            v10_model_fini(&m);
+        }
+        /* a later chunk: within one row per key block of the blocks' count */
+        uint32_t dec = 100, chunk = 256, past = 128;
+        v10_model m;
+        v10_err err = {{0}};
+        v10_model_init(&m, c.name, 1);
+        assert_int_equal(v10_llm_mixed(&c, 1, &dec, 1, &chunk, &past, 1, &m, &err), 0);
+        uint64_t group = c.heads / c.kv_heads;
+        for (size_t j = 0; j < m.n_ops; j++)
+            if (ends_with(m.ops[j].name, "attn.qk") && m.ops[j].kind == V10_OP_GEMM) {
+                assert_int_equal(m.ops[j].m, group * 214);
+                assert_int_equal(m.ops[j].n, 384);
+                uint64_t macs = m.ops[j].count * m.ops[j].m * m.ops[j].n * m.ops[j].k;
+                uint64_t exact = c.heads * 81920ull * c.head_dim;
+                assert_true(macs >= exact && macs <= exact + c.heads * 3ull * 128 * c.head_dim);
+            }
+        v10_model_fini(&m);
     }
 }
 
 /* No stream beats the roofline: a lone prefill or decode takes at least
  * its matmul FLOPs at the SAs' peak and its weight (and KV) bytes at the
- * HBM bandwidth, on every preset model and both NPUs of docs/llm.md. */
+ * HBM bandwidth, on every preset model and both NPUs of docs/llm.md, each
+ * operator over the engines the NPU's op_mapping gives it alone (all four
+ * SAs of tpuv4-core). */
 static void bounds_never_beaten(void **state)
 {
     (void)state;
@@ -373,11 +441,54 @@ static void bounds_never_beaten(void **state)
                     bytes = w + (double)B[k - 3] * 1024 * (double)v10_llm_kv_bytes_per_token(&c);
                 }
                 assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+                assert_int_equal(v10_cost_map_model(&npu, &m, &err), 0); /* as run alone */
                 double bound = flops / peak > bytes / bw ? flops / peak : bytes / bw;
                 assert_true((double)m.total_cycles >= bound);
                 v10_model_fini(&m);
             }
         }
+    }
+}
+
+/*
+ * llama2-7b alone on tpuv4-core as the preset maps it (each operator over
+ * its four SAs), against tools/llm_bounds.py's roofline max(FLOPs / peak,
+ * bytes / HBM bandwidth): the prefill of 1,024 tokens (2 x linear params x
+ * P + one LM head + causal attention 2 x layers x heads x head_dim x P^2;
+ * the weights and the P tokens' K and V) within 1.3x, the decode of one
+ * sequence over 1,024 tokens (2 x matmul params + 4 x layers x heads x
+ * head_dim x 1024; the weights and the 1,024 tokens' K and V) within 1.1x,
+ * neither below.
+ */
+static void llama2_7b_near_roofline(void **state)
+{
+    (void)state;
+    v10_npu npu = npu_named("tpuv4-core");
+    v10_llm_config c = preset("llama2-7b");
+    double peak = 2.0 * npu.sa_count * npu.sa_rows * npu.sa_cols; /* FLOPs a cycle */
+    double bw = v10_npu_hbm_bytes_per_cycle(&npu);
+    double lm = (double)c.vocab * c.hidden, lin = (double)v10_llm_matmul_params(&c) - lm;
+    double kvpt = (double)v10_llm_kv_bytes_per_token(&c), P = 1024;
+    double attn = 2.0 * c.layers * c.heads * c.head_dim;
+    double bound[2] = {
+        fmax((2 * lin * P + 2 * lm + attn * P * P) / peak, (2 * (lin + lm) + P * kvpt) / bw),
+        fmax((2 * (lin + lm) + 2 * attn * 1024) / peak, (2 * (lin + lm) + 1024 * kvpt) / bw),
+    };
+    const double most[2] = {1.3, 1.1};
+    for (int k = 0; k < 2; k++) {
+        v10_model m;
+        v10_err err = {{0}};
+        v10_model_init(&m, c.name, 1);
+        uint32_t ctx = 1024;
+        assert_int_equal(k ? v10_llm_decode(&c, 1, &ctx, &m, &err)
+                           : v10_llm_prefill(&c, 1024, &m, &err), 0);
+        assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+        assert_int_equal(v10_cost_map_model(&npu, &m, &err), 0);
+        double ratio = (double)m.total_cycles / bound[k];
+        if (!(ratio >= 1 && ratio <= most[k]))
+            fail_msg("%s: %.3fx its roofline, expected 1 to %.1f", k ? "TPOT" : "TTFT", ratio,
+                     most[k]);
+        v10_model_fini(&m);
     }
 }
 
@@ -755,7 +866,8 @@ int main(void)
         cmocka_unit_test(prefill_shapes),
         cmocka_unit_test(decode_shapes_and_hbm),
         cmocka_unit_test(batched_prefill),
-        cmocka_unit_test(fused_attention),
+        cmocka_unit_test(fused_attention), cmocka_unit_test(causal_flops),
+        cmocka_unit_test(llama2_7b_near_roofline),
         cmocka_unit_test(bounds_never_beaten),
         cmocka_unit_test(bad_phase_sizes),
         cmocka_unit_test(fit_check),

@@ -4,8 +4,9 @@
  * batch bound, the KV-cache bound and first-come first-served order; the
  * prefill token budget; idleness between arrivals; statistics against
  * hand-computed percentiles and SLO fractions; refused configurations;
- * chunked prefill step by step (decodes first, a long prompt over several
- * iterations, its first token with its last chunk) and its stream; and
+ * chunked prefill step by step (running requests first, a long prompt over
+ * several iterations, its first token with its last chunk) and its stream;
+ * vLLM V1's order, preemptions and KV blocks on a hand-built trace; and
  * invariants over seeded random request streams, whole and chunked (every
  * token emitted exactly once and in order, the budget kept, no decode
  * starved, the KV cache never over capacity, every request finished).
@@ -368,8 +369,8 @@ static void test_chunked_long_prompt(void **state)
 }
 
 /* Decodes fill the budget: with a budget of 2 and two requests decoding,
- * a third request's prompt waits (decodes always run) and is prefilled
- * once one of them leaves. */
+ * a third request's prompt waits (the running requests are scheduled
+ * first) and is prefilled once one of them leaves. */
 static void test_chunked_decodes_first(void **state)
 {
     (void)state;
@@ -396,6 +397,71 @@ static void test_chunked_decodes_first(void **state)
     v10_llm_server_fini(&s);
 }
 
+/*
+ * vLLM V1's order (vllm/v1/core/sched/scheduler.py, Scheduler.schedule;
+ * blocks from vllm/v1/core/kv_cache_manager.py, allocate_slots) on a
+ * hand-built trace: 6 blocks of 16 tokens, a budget of 40 tokens, one
+ * iteration a cycle.  A (prompt 16, output 6), B (48, 1), C (32, 2) and
+ * D (24, 1) arrive together.  Per iteration, the tokens scheduled (a
+ * decode is one) and the blocks free after scheduling:
+ *
+ *   1  A16 B24       waiting ones in order: A whole (1 block), B's first 24
+ *                    tokens, which take 2 blocks, not the 3 of its prompt (3)
+ *   2  A1 B24 C15    running first: A's 17th token takes a 2nd block, B's
+ *                    last 24 a 3rd; then C is admitted with the 15 tokens
+ *                    left of the budget (1 block) (0); B finishes (3)
+ *   3  A1 C17 D22    C's prompt ends (its 2nd block); D admitted, 22 tokens
+ *                    in 2 blocks (0)
+ *   4  A1 C1         C's decode needs a 3rd block: the newest running
+ *                    request, D, is preempted (2 free), C takes one (1), and
+ *                    nobody is admitted on a step that preempted; C finishes (4)
+ *   5  A1 D24        D recomputed whole and finishes
+ *   6  A1            A finishes
+ *
+ * One preemption, D's.  Admitting before growing the running requests,
+ * each reserving its whole prompt (what this server did before), admitted
+ * C at iteration 2 into the blocks A and B's next tokens needed and
+ * preempted it before it ran: two preemptions.
+ */
+static void test_v1_order(void **state)
+{
+    (void)state;
+    v10_llm_request r[4] = {{0, 16, 6}, {0, 48, 1}, {0, 32, 2}, {0, 24, 1}};
+    v10_llm_server_opts o = opts(8, 6 * 16);
+    o.chunked = 1;
+    o.max_prefill_tokens = 40;
+    static const char *const want[] = {"A16 B24", "A1 B24 C15", "A1 C17 D22",
+                                       "A1 C1",   "A1 D24",     "A1"};
+    static const uint64_t kv_free[] = {3, 0, 0, 1, 2, 4}; /* blocks, after scheduling */
+    v10_llm_server s;
+    init(&s, r, 4, o);
+    uint64_t now = 0;
+    v10_llm_iter it;
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++, now++) {
+        assert_int_equal(v10_llm_server_next(&s, now, &it), 1);
+        char got[64] = "";
+        for (uint32_t q = 0; q < 4; q++) /* by request, a decode as one token */
+            for (uint32_t j = 0; j < it.n; j++)
+                if (it.req[j] == q)
+                    snprintf(got + strlen(got), sizeof got - strlen(got), "%s%c%u",
+                             got[0] ? " " : "", 'A' + q, j < it.n_decode ? 1 : it.tokens[j]);
+        if (strcmp(got, want[k]))
+            fail_msg("iteration %zu: scheduled %s, vLLM V1 schedules %s", k + 1, got, want[k]);
+        assert_int_equal(6 * 16 - s.kv_used, kv_free[k] * 16);
+        assert_int_equal(s.preemptions, k >= 3);
+        v10_llm_server_done(&s, now + 1);
+    }
+    assert_int_equal(v10_llm_server_next(&s, now, &it), 0);
+    assert_true(v10_llm_server_finished(&s));
+    assert_int_equal(s.r[3].preempted, 1); /* D, the one preemption */
+    assert_int_equal(s.r[2].preempted, 0);
+    assert_int_equal(s.r[2].admitted, 1);
+    assert_int_equal(s.r[3].admitted, 2);
+    assert_int_equal(s.r[3].first_token, 5);
+    assert_int_equal(s.kv_used, 0);
+    v10_llm_server_fini(&s);
+}
+
 static uint64_t lcg(uint64_t *x)
 {
     *x = *x * 6364136223846793005ull + 1442695040888963407ull;
@@ -407,7 +473,8 @@ static uint64_t lcg(uint64_t *x)
  * chunked (even).  Invariants at every step: tokens emitted once each and
  * in order, a chunk emitting only when it ends its prompt, the prefill
  * tokens within the budget left by the decodes, every prefilled running
- * request decoding in each chunked iteration (none starves), the KV cache
+ * request decoding in each chunked iteration unless the budget ran out
+ * first, no admission on a step that preempted (vLLM V1), the KV cache
  * within capacity, and every request finished. */
 static void test_random_invariants(void **state)
 {
@@ -433,6 +500,8 @@ static void test_random_invariants(void **state)
         size_t admitted_upto = 0;
         while (!v10_llm_server_finished(&s)) {
             v10_llm_iter it;
+            uint64_t pre0 = s.preemptions;
+            size_t head0 = s.head;
             if (!v10_llm_server_next(&s, now, &it)) {
                 uint64_t a = v10_llm_server_next_arrival(&s);
                 assert_true(a != NONE && a > now); /* idle only before an arrival */
@@ -447,8 +516,13 @@ static void test_random_invariants(void **state)
             uint32_t prefilled = 0;
             for (uint32_t j = 0; j < s.n_run; j++)
                 prefilled += s.r[s.run[j]].prefilled;
-            if (o.chunked) /* every prefilled running request decodes */
-                assert_int_equal(it.n_decode, prefilled);
+            if (o.chunked) {
+                /* every prefilled running request decodes unless the budget
+                 * ran out first; a step that preempts admits nobody */
+                assert_true(it.n_decode <= prefilled);
+                if (s.preemptions > pre0)
+                    assert_int_equal(s.head, head0);
+            }
             for (uint32_t j = 0; j < it.n; j++) {
                 const v10_llm_req_state *q = &s.r[it.req[j]];
                 assert_true(q->admitted != NONE && q->admitted >= q->arrival);
@@ -467,6 +541,8 @@ static void test_random_invariants(void **state)
             }
             if (it.kind == V10_LLM_ITER_MIXED) /* the decodes' tokens count */
                 assert_true(chunk_sum + it.n_decode <= o.max_prefill_tokens);
+            if (o.chunked && it.n_decode < prefilled) /* a decode left out: no budget left */
+                assert_int_equal(chunk_sum + it.n_decode, o.max_prefill_tokens);
             if (it.kind == V10_LLM_ITER_PREFILL && it.n > 1)
                 assert_true(chunk_sum <= o.max_prefill_tokens);
             /* admission in arrival order */
@@ -645,7 +721,7 @@ int main(void)
         cmocka_unit_test(test_stats),           cmocka_unit_test(test_refused),
         cmocka_unit_test(test_random_invariants), cmocka_unit_test(test_stream_matches_spec),
         cmocka_unit_test(test_stream_no_realloc), cmocka_unit_test(test_chunked_long_prompt),
-        cmocka_unit_test(test_chunked_decodes_first), cmocka_unit_test(test_stream_mixed),
+        cmocka_unit_test(test_chunked_decodes_first), cmocka_unit_test(test_v1_order), cmocka_unit_test(test_stream_mixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

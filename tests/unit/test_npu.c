@@ -240,15 +240,28 @@ static void validate_names_key(void **state)
     assert_non_null(strstr(err.msg, "hbm_gbps"));
 }
 
-/* op_mapping: "one" by default and left out of the JSON then (reports of
- * V10 runs read as before the key); "all" and "alloc" read, printed and
- * read back; any other value is an error naming the key and the file. */
+/* op_mapping: "one" on V10's presets (v10-isca23 and its scaled ones, as
+ * the paper's scalability study assumes) and left out of the JSON then
+ * (reports of V10 runs read as before the key); "all" on the TPU core
+ * presets, whose compiler splits a matmul over every MXU of the core;
+ * "all" and "alloc" read, printed and read back; any other value is an
+ * error naming the key and the file. */
 static void op_mapping_key(void **state)
 {
     (void)state;
     v10_npu n;
     v10_err err = {{0}};
-    assert_int_equal(v10_npu_preset("tpuv4-core", &n, &err), 0);
+    for (int i = 0; v10_npu_preset_names[i]; i++) {
+        const char *name = v10_npu_preset_names[i];
+        assert_int_equal(v10_npu_preset(name, &n, &err), 0);
+        int tpu = !strncmp(name, "tpu", 3);
+        assert_int_equal(n.op_mapping, tpu ? V10_MAP_ALL : V10_MAP_ONE);
+        cJSON *j = v10_npu_to_json(&n);
+        assert_true(!cJSON_GetObjectItemCaseSensitive(j, "op_mapping") == !tpu);
+        cJSON_Delete(j);
+    }
+    assert_int_equal(v10_npu_from_json("{\"base\": \"tpuv4-core\", \"op_mapping\": \"one\"}",
+                                       "mem.json", &n, &err), 0);
     assert_int_equal(n.op_mapping, V10_MAP_ONE);
     cJSON *j = v10_npu_to_json(&n);
     assert_null(cJSON_GetObjectItemCaseSensitive(j, "op_mapping"));
