@@ -80,6 +80,28 @@ for stage in profiling "scoring clusters" placing "simulating NPUs"; do
     grep -q "fleet: $stage: " "$tmp/prog" || { echo "no progress for $stage"; cat "$tmp/prog"; exit 1; }
 done
 
+# The services file is CSV as every other input (RFC 4180 through libcsv):
+# quoted fields (a comma, a doubled quote inside), no quotes kept, blanks
+# around fields dropped; control bytes in a name are escaped where it enters.
+printf 'name,model,batch,rate_rps,priority\n"search, v2",ncf,32,0,1\n"say ""hi""", "mnist" ,0,0,"2"\n' > "$tmp/q.csv"
+printf 'tags\033[31m,%s,0,0,1\n' "$D/sa_heavy.csv" >> "$tmp/q.csv"
+printf '"x\001y",%s,0,0,1\n' "$D/vu_heavy.csv" >> "$tmp/q.csv"
+V10_PROGRESS=0 "$bin" fleet --services "$tmp/q.csv" --npus 2 --requests 2 --format json > "$tmp/q.json"
+python3 - "$tmp/q.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["placements"][0]
+names = sorted(s["name"] for s in p["services"])
+assert names == ['say "hi"', "search, v2", "tags\\x1b[31m", "x\\x01y"], names
+models = {s["name"]: s["model"] for s in p["services"]}
+assert models['say "hi"'] == "mnist", models
+PY
+V10_PROGRESS=0 "$bin" fleet --services "$tmp/q.csv" --npus 2 --requests 2 > "$tmp/q.txt"
+if LC_ALL=C grep -q "$(printf '[\001\033]')" "$tmp/q.txt"; then
+    echo "a control byte reached the table"; exit 1
+fi
+grep -q 'tags\\x1b\[31m' "$tmp/q.txt"
+
 expect_fail() { # rc message args...
     local want=$1 msg=$2; shift 2
     set +e
@@ -99,4 +121,10 @@ printf 'name,model\nx,ncf\n' > "$tmp/hdr.csv"
 expect_fail 1 "hdr.csv:1: expected the header" --services "$tmp/hdr.csv" --npus 1
 printf 'name,model,batch,rate_rps\nx,ncf,32\n' > "$tmp/short.csv"
 expect_fail 1 "short.csv:2: expected 4 fields" --services "$tmp/short.csv" --npus 1
+printf 'name,model,batch,rate_rps\nab\0cd,ncf,32,0\ny,ncf,32,0\n' > "$tmp/nul.csv"
+expect_fail 1 "nul.csv:2: NUL byte" --services "$tmp/nul.csv" --npus 1
+printf 'name,model,batch,rate_rps\n"x,ncf,32,0\n' > "$tmp/quote.csv"
+expect_fail 1 "quote.csv:2: malformed quoting" --services "$tmp/quote.csv" --npus 1
+printf 'name,model,batch,rate_rps\nx,ncf,lots,0\n' > "$tmp/word.csv"
+expect_fail 1 "word.csv:2: batch: expected an integer in \[0, 65536\], got 'lots'" --services "$tmp/word.csv" --npus 1
 echo ok
