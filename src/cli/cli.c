@@ -3,6 +3,7 @@
 #include "util/file.h"
 #include "util/json.h"
 #include "util/num.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -21,9 +22,20 @@ void cli_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* Messages quote what the user gave (a name, a file's bytes): a control
+ * byte in them is escaped (util/text.h) before it reaches the terminal. */
+static void put_message(const char *msg)
+{
+    char esc[1024];
+    v10_name_escape(esc, sizeof esc, msg);
+    fputs(esc, stderr);
+}
+
 int cli_fail(const v10_err *err)
 {
-    fprintf(stderr, "v10sim: %s\n", err->msg);
+    fputs("v10sim: ", stderr);
+    put_message(err->msg);
+    fputc('\n', stderr);
     return V10_EXIT_FAIL;
 }
 
@@ -74,11 +86,13 @@ void cli_note_approx(const v10_model *m)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char msg[V10_ERR_MAX];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "v10sim %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "v10sim %s: ", cmd);
+    put_message(msg);
     fprintf(stderr, "\nTry 'v10sim %s --help'.\n", cmd);
     return V10_EXIT_USAGE;
 }

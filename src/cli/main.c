@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "util/mem.h"
+#include "util/text.h"
 
 static const cli_command commands[] = {
     {"run", "simulate tenants sharing one NPU under a policy", cmd_run},
@@ -56,7 +57,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < N_COMMANDS; i++)
         if (!strcmp(cmd, commands[i].name))
             return cli_stdout_done(commands[i].run(argc - 1, argv + 1));
-    fprintf(stderr, "v10sim: unknown command '%s'\n", cmd);
+    char esc[128];
+    v10_name_escape(esc, sizeof esc, cmd);
+    fprintf(stderr, "v10sim: unknown command '%s'\n", esc);
     usage(stderr);
     return V10_EXIT_USAGE;
 }

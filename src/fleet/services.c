@@ -75,15 +75,12 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
         memset(sv, 0, sizeof *sv);
         /* A name is printed in tables on a terminal and in JSON: escaped
          * here, where it enters, as model names are (util/text.h). */
-        char name[4 * V10_NAME_MAX]; /* a byte escaped takes four */
-        size_t name_len = strlen(fld[0]);
-        v10_name_escape(name, sizeof name, name_len < V10_NAME_MAX ? fld[0] : "");
-        if (!*name || strlen(name) >= sizeof sv->name) {
+        size_t name_len;
+        if (v10_name_take(sv->name, sizeof sv->name, fld[0], &name_len) <= 0) {
             v10_err_set(err, "%s:%d: name: expected 1 to %d characters, got %zu", path,
-                        lineno, V10_NAME_MAX - 1, name_len < V10_NAME_MAX ? strlen(name) : name_len);
+                        lineno, V10_NAME_MAX - 1, name_len);
             goto done;
         }
-        memcpy(sv->name, name, strlen(name) + 1);
         for (size_t i = 0; i < *n; i++)
             if (!strcmp(v[i].name, sv->name)) {
                 v10_err_set(err, "%s:%d: duplicate service name '%s' (line %zu)", path, lineno,

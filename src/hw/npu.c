@@ -17,6 +17,7 @@
 #include "util/config.h"
 #include "util/file.h"
 #include "util/json.h"
+#include "util/text.h"
 
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
@@ -388,7 +389,7 @@ static int read_npu(const cJSON *root, const char *origin, void *vout, v10_err *
             return -1;
     }
     if (!base && !cJSON_GetObjectItemCaseSensitive(root, "name"))
-        snprintf(out->name, sizeof out->name, "%s", origin);
+        v10_name_tail(out->name, sizeof out->name, origin); /* a path, escaped */
     return v10_npu_validate(out, err);
 }
 
