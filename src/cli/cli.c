@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "util/file.h"
 #include "util/json.h"
+#include "util/names.h"
 #include "util/num.h"
 #include "util/text.h"
 
@@ -117,12 +118,35 @@ int cli_npu(const char *cmd, const char *spec, v10_npu *out)
     return cli_fail(&err); /* a file: its content is input */
 }
 
-int cli_format(const char *cmd, const char *arg, v10_format *out)
+int cli_choice(const char *cmd, const char *opt, const char *arg, const char *const *choices)
 {
-    if (v10_format_parse(arg, out) == 0)
-        return 0;
-    cli_usage_error(cmd, "--format: expected table, json or csv, got '%s'", arg);
+    long i = v10_name_lookup(arg, choices, (size_t)-1);
+    if (i >= 0)
+        return (int)i;
+    size_t n = 0;
+    while (choices[n])
+        n++;
+    char list[256], hint[160];
+    size_t o = 0;
+    for (size_t k = 0; k < n && o < sizeof list; k++)
+        o += (size_t)snprintf(list + o, sizeof list - o, "%s%s",
+                              k == 0 ? "" : k + 1 < n ? ", " : " or ", choices[k]);
+    cli_usage_error(cmd, "%s: expected %s, got '%s'%s", opt, list, arg,
+                    v10_name_hint(hint, sizeof hint, arg, choices, n, NULL));
     return -1;
+}
+
+const char *const CLI_FORMATS[] = {"table", "json", "csv", NULL};
+const char *const CLI_FORMATS_NO_CSV[] = {"table", "json", NULL};
+
+int cli_format(const char *cmd, const char *arg, const char *const *formats, v10_format *out)
+{
+    int i = cli_choice(cmd, "--format", arg, formats);
+    if (i < 0)
+        return -1;
+    int rc = v10_format_parse(formats[i], out);
+    V10_ASSERT(rc == 0);
+    return 0;
 }
 
 int cli_u64(const char *cmd, const char *opt, const char *arg, unsigned long long min,

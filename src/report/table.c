@@ -13,6 +13,7 @@
 #include "report/doc.h"
 #include "util/csv.h"
 #include "util/json.h"
+#include "util/names.h"
 #include "util/num.h"
 #include "util/text.h"
 #include "v10/err.h"
@@ -348,14 +349,12 @@ int v10_tab_write(const v10_tab *t, v10_format fmt, FILE *f)
 
 int v10_format_parse(const char *s, v10_format *out)
 {
-    if (!strcmp(s, "table"))
-        *out = V10_FMT_TABLE;
-    else if (!strcmp(s, "json"))
-        *out = V10_FMT_JSON;
-    else if (!strcmp(s, "csv"))
-        *out = V10_FMT_CSV;
-    else
+    static const char *const names[] = {"table", "json", "csv", NULL};
+    static const v10_format fmts[] = {V10_FMT_TABLE, V10_FMT_JSON, V10_FMT_CSV};
+    long i = v10_name_lookup(s, names, 3); /* as people type it: "JSON" */
+    if (i < 0)
         return -1;
+    *out = fmts[i];
     return 0;
 }
 

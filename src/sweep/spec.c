@@ -4,6 +4,7 @@
  * points.c, the result store in store.c.  Format: docs/sweep.md.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,12 +292,21 @@ static int check_value(vctx *v, const sweep_setting *s, const char *path, const 
     case K_POLICY:
         if (!cJSON_IsString(j))
             return bad(v, path, "expected a policy name (see %s)", "'v10sim policies'");
-        if (!v10_policy_find(j->valuestring)) {
-            char m[V10_NAME_MAX + 64];
-            snprintf(m, sizeof m, "unknown policy '%.*s'", V10_NAME_MAX, j->valuestring);
+    {
+        const v10_policy_ops *p = v10_policy_find(j->valuestring);
+        if (!p) {
+            char m[V10_NAME_MAX + 224], hint[160];
+            snprintf(m, sizeof m, "unknown policy '%.*s'%s", V10_NAME_MAX, j->valuestring,
+                     v10_policy_hint(hint, sizeof hint, j->valuestring));
             return bad(v, path, "%s (see 'v10sim policies')", m);
         }
+        /* "V10-Full" as people type it (util/names.h): its registry name
+         * from here on, in the spec's canonical tree that the values are */
+        if (strcmp(j->valuestring, v10_policy_name(p)) &&
+            !cJSON_SetValuestring((cJSON *)(uintptr_t)j, v10_policy_name(p)))
+            return v10_err_set(v->err, "out of memory");
         return 0;
+    }
     case K_PARAM: return check_param(v, s->param, path, j);
     case K_CONTENTION:
     case K_ATTRIBUTION:
