@@ -400,7 +400,8 @@ int cmd_run(int argc, char **argv)
     char names[16][V10_NAME_MAX];
     int n_pol = policy_list(policy_arg, names, 16);
     if (n_pol <= 0)
-        return cli_usage_error("run", "--policy: expected a name, a list or 'all'");
+        return cli_usage_error("run", "--policy: expected a name, a comma-separated list or "
+                                      "'all', got '%s'", policy_arg);
     for (int i = 0; i < n_pol; i++)
         if (!v10_policy_find(names[i])) {
             char hint[160];
@@ -409,8 +410,18 @@ int cmd_run(int argc, char **argv)
                                    v10_policy_hint(hint, sizeof hint, names[i]));
         }
     param_warn_unread(&params_set, names, n_pol);
+    /* Options that do not go together are a command-line error (exit 2),
+     * found before any model is read; v10_run checks the same for callers
+     * that build a configuration themselves. */
+    if (cfg.warmup >= cfg.requests)
+        return cli_usage_error("run", "--warmup: expected fewer than --requests (%llu), got %llu",
+                               (unsigned long long)cfg.requests, (unsigned long long)cfg.warmup);
+    for (int i = 0; i < n_pol; i++)
+        if (!strcmp(names[i], "solo") && n_specs != 1)
+            return cli_usage_error("run", "--policy solo: expected one --tenant (it runs one "
+                                   "alone), got %zu", n_specs);
     if (n_pol > 1 && trace_path)
-        return cli_usage_error("run", "--trace needs a single --policy");
+        return cli_usage_error("run", "--trace: expected a single --policy, got %d", n_pol);
     if (win_set && !trace_path)
         return cli_usage_error("run", "--trace-window needs --trace FILE");
 

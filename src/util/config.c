@@ -29,9 +29,11 @@ int v10_config_from_json(const v10_config_kind *k, const char *text, const char 
     cJSON *root = v10_json_parse_input(text, origin, err);
     if (!root)
         return -1;
+    char got[64];
     int rc = cJSON_IsObject(root)
                  ? k->read(root, origin, out, err)
-                 : v10_err_set(err, "%s: expected a JSON object of %s", origin, k->object_of);
+                 : v10_err_set(err, "%s: expected a JSON object of %s, got %s", origin,
+                               k->object_of, v10_json_got(root, got, sizeof got));
     cJSON_Delete(root);
     return rc;
 }
