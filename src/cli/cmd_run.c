@@ -169,16 +169,11 @@ static int param_alias(v10_policy_params *p, param_set *ps, int opt, const char 
     return param_note(ps, alias[i].name, alias[i].flag, arg);
 }
 
-/* Appends policy `name` to names[0..*n) unless it is already there. */
-/* Adds the policy typed as name[0..l) (blanks around it dropped; its
- * registry name when it names one, as people type it: util/names.h) unless
- * it is there already. */
+/* Adds the policy typed as name[0..l) (its registry name when it names
+ * one, as people type it: util/names.h) to names[0..*n) unless it is there
+ * already. */
 static void policy_add(char names[][V10_NAME_MAX], int *n, int max, const char *name, size_t l)
 {
-    while (l && (*name == ' ' || *name == '\t'))
-        name++, l--;
-    while (l && (name[l - 1] == ' ' || name[l - 1] == '\t'))
-        l--;
     char typed[V10_NAME_MAX];
     snprintf(typed, sizeof typed, "%.*s", (int)l, name);
     const v10_policy_ops *p = v10_policy_find(typed);
