@@ -320,6 +320,9 @@ typedef struct v10_policy_ops v10_policy_ops;
 size_t v10_policy_count(void);
 const v10_policy_ops *v10_policy_at(size_t i);
 const v10_policy_ops *v10_policy_find(const char *name);
+/* "; did you mean 'v10-full'?" for a name v10_policy_find did not find,
+ * or "", into hint[cap]; returns hint. */
+char *v10_policy_hint(char *hint, size_t cap, const char *name);
 const char *v10_policy_name(const v10_policy_ops *p);
 const char *v10_policy_summary(const v10_policy_ops *p);
 

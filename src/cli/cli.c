@@ -2,7 +2,9 @@
 #include "cli/cli.h"
 #include "util/file.h"
 #include "util/json.h"
+#include "util/names.h"
 #include "util/num.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,9 +47,20 @@ void cli_std_fds(void)
     }
 }
 
+/* Messages quote what the user gave (a name, a file's bytes): a control
+ * byte in them is escaped (util/text.h) before it reaches the terminal. */
+static void put_message(const char *msg)
+{
+    char esc[1024];
+    v10_name_escape(esc, sizeof esc, msg);
+    fputs(esc, stderr);
+}
+
 int cli_fail(const v10_err *err)
 {
-    fprintf(stderr, "v10sim: %s\n", err->msg);
+    fputs("v10sim: ", stderr);
+    put_message(err->msg);
+    fputc('\n', stderr);
     return V10_EXIT_FAIL;
 }
 
@@ -98,11 +111,13 @@ void cli_note_approx(const v10_model *m)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char msg[V10_ERR_MAX];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "v10sim %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "v10sim %s: ", cmd);
+    put_message(msg);
     fprintf(stderr, "\nTry 'v10sim %s --help'.\n", cmd);
     return V10_EXIT_USAGE;
 }
@@ -127,12 +142,35 @@ int cli_npu(const char *cmd, const char *spec, v10_npu *out)
     return cli_fail(&err); /* a file: its content is input */
 }
 
-int cli_format(const char *cmd, const char *arg, v10_format *out)
+int cli_choice(const char *cmd, const char *opt, const char *arg, const char *const *choices)
 {
-    if (v10_format_parse(arg, out) == 0)
-        return 0;
-    cli_usage_error(cmd, "--format: expected table, json or csv, got '%s'", arg);
+    long i = v10_name_lookup(arg, choices, (size_t)-1);
+    if (i >= 0)
+        return (int)i;
+    size_t n = 0;
+    while (choices[n])
+        n++;
+    char list[256], hint[160];
+    size_t o = 0;
+    for (size_t k = 0; k < n && o < sizeof list; k++)
+        o += (size_t)snprintf(list + o, sizeof list - o, "%s%s",
+                              k == 0 ? "" : k + 1 < n ? ", " : " or ", choices[k]);
+    cli_usage_error(cmd, "%s: expected %s, got '%s'%s", opt, list, arg,
+                    v10_name_hint(hint, sizeof hint, arg, choices, n, NULL));
     return -1;
+}
+
+const char *const CLI_FORMATS[] = {"table", "json", "csv", NULL};
+const char *const CLI_FORMATS_NO_CSV[] = {"table", "json", NULL};
+
+int cli_format(const char *cmd, const char *arg, const char *const *formats, v10_format *out)
+{
+    int i = cli_choice(cmd, "--format", arg, formats);
+    if (i < 0)
+        return -1;
+    int rc = v10_format_parse(formats[i], out);
+    V10_ASSERT(rc == 0);
+    return 0;
 }
 
 int cli_u64(const char *cmd, const char *opt, const char *arg, unsigned long long min,

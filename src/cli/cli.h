@@ -97,8 +97,18 @@ int cli_bad_option(const char *cmd, int c, char *const *argv);
  * unknown preset name is a command-line error (V10_EXIT_USAGE), a file that
  * cannot be read or is malformed is bad input (V10_EXIT_FAIL); printed. */
 int cli_npu(const char *cmd, const char *spec, v10_npu *out);
-/* Parses --format's argument; on error prints and returns -1. */
-int cli_format(const char *cmd, const char *arg, v10_format *out);
+/* One of `choices` (NULL-terminated) as people type it (util/names.h:
+ * case and blanks around it ignored where no other choice matches): its
+ * index, or -1 after a usage error "OPT: expected a, b or c, got 'X'", with
+ * "; did you mean 'b'?" when one is near. */
+int cli_choice(const char *cmd, const char *opt, const char *arg, const char *const *choices);
+/* The formats of a command's --format, NULL-terminated; its --help lists
+ * the same. */
+extern const char *const CLI_FORMATS[];       /* table, json, csv */
+extern const char *const CLI_FORMATS_NO_CSV[]; /* table, json */
+/* Parses --format's argument among `formats` (cli_choice); on error prints
+ * and returns -1. */
+int cli_format(const char *cmd, const char *arg, const char *const *formats, v10_format *out);
 /* The default for -j: the number of online CPUs (1 if unknown). */
 int cli_default_threads(void);
 

@@ -107,7 +107,7 @@ int cmd_calibrate(int argc, char **argv)
                 return cli_usage_error(CMD, "--sa-ops: %s", err.msg);
             break;
         case 'f':
-            if (cli_format(CMD, optarg, &fmt))
+            if (cli_format(CMD, optarg, CLI_FORMATS, &fmt))
                 return V10_EXIT_USAGE;
             break;
         case 'h': usage(); return V10_EXIT_OK;

@@ -70,7 +70,7 @@ int cmd_collocate(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
         case O_FMT:
-            if (cli_format("collocate", optarg, &fmt))
+            if (cli_format("collocate", optarg, CLI_FORMATS, &fmt))
                 return V10_EXIT_USAGE;
             break;
         case O_K:

@@ -69,12 +69,19 @@ int cmd_fleet(int argc, char **argv)
                 return V10_EXIT_USAGE;
             o.npus = u;
             break;
-        case O_POL:
-            if (!v10_policy_find(optarg) || !strcmp(optarg, "solo"))
-                return cli_usage_error("fleet", "--policy: unknown or single-tenant policy '%s'",
-                                       optarg);
-            snprintf(o.base.policy, sizeof o.base.policy, "%s", optarg);
+        case O_POL: {
+            const v10_policy_ops *p = v10_policy_find(optarg);
+            char hint[160];
+            if (!p)
+                return cli_usage_error("fleet", "--policy: unknown policy '%s'%s (see 'v10sim "
+                                       "policies')", optarg,
+                                       v10_policy_hint(hint, sizeof hint, optarg));
+            if (!strcmp(v10_policy_name(p), "solo"))
+                return cli_usage_error("fleet", "--policy: expected a policy that shares an "
+                                                "NPU, got 'solo' (one tenant alone)");
+            snprintf(o.base.policy, sizeof o.base.policy, "%s", v10_policy_name(p));
             break;
+        }
         case O_NPU:
             if ((npu_rc = cli_npu("fleet", optarg, &o.base.npu)))
                 return npu_rc;
@@ -96,10 +103,8 @@ int cmd_fleet(int argc, char **argv)
             o.colloc.seed = o.base.seed;
             break;
         case O_FMT:
-            if (cli_format("fleet", optarg, &fmt))
+            if (cli_format("fleet", optarg, CLI_FORMATS_NO_CSV, &fmt))
                 return V10_EXIT_USAGE;
-            if (fmt == V10_FMT_CSV)
-                return cli_usage_error("fleet", "--format: expected table or json");
             break;
         case 'j':
             if (cli_threads("fleet", optarg, &o.threads))

@@ -30,7 +30,7 @@ static int parse_args(const char *cmd, void (*usage)(void), int argc, char **arg
         switch (c) {
         case 'n': *npu_spec = optarg; break;
         case 'f':
-            if (cli_format(cmd, optarg, fmt))
+            if (cli_format(cmd, optarg, CLI_FORMATS, fmt))
                 return V10_EXIT_USAGE;
             break;
         case 'h': usage(); return V10_EXIT_OK;

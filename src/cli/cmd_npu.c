@@ -41,7 +41,7 @@ int cmd_npu(int argc, char **argv)
         switch (c) {
         case 'n': spec = optarg; break;
         case 'f':
-            if (cli_format(CMD, optarg, &fmt))
+            if (cli_format(CMD, optarg, CLI_FORMATS, &fmt))
                 return V10_EXIT_USAGE;
             break;
         case 'l': do_list = 1; break;
@@ -56,7 +56,8 @@ int cmd_npu(int argc, char **argv)
     if (do_list)
         return cli_written(v10_npu_list_report(fmt, stdout, &err), &err);
     if (fmt == V10_FMT_CSV)
-        return cli_usage_error(CMD, "--format: expected table or json, got 'csv'");
+        return cli_usage_error(CMD, "--format: expected table or json, got 'csv' (csv "
+                                    "goes with --list)");
     v10_npu n;
     if ((npu_rc = cli_npu(CMD, spec, &n)))
         return npu_rc;

@@ -55,7 +55,7 @@ int cmd_policies(int argc, char **argv)
         } else if (!strcmp(argv[i], "--params")) {
             params_only = 1;
         } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-            if (cli_format("policies", argv[++i], &fmt))
+            if (cli_format("policies", argv[++i], CLI_FORMATS, &fmt))
                 return V10_EXIT_USAGE;
         } else if (!strcmp(argv[i], "--format")) {
             return cli_usage_error("policies", "--format: missing value");

@@ -54,11 +54,14 @@ int cmd_repro(int argc, char **argv)
         case O_OUT: dir = optarg; break;
         case O_QUICK: o.quick = 1; break;
         case O_WORKLOADS:
-            if (strcmp(optarg, "isca23") && strcmp(optarg, "zoo"))
-                return cli_usage_error("repro", "--workloads: expected isca23 or zoo, got '%s'",
-                                       optarg);
-            snprintf(o.workloads, sizeof o.workloads, "%s", optarg);
+        {
+            static const char *const sets[] = {"isca23", "zoo", NULL};
+            int i = cli_choice("repro", "--workloads", optarg, sets);
+            if (i < 0)
+                return V10_EXIT_USAGE;
+            snprintf(o.workloads, sizeof o.workloads, "%s", sets[i]);
             break;
+        }
         case 'j':
             if (cli_threads("repro", optarg, &o.threads))
                 return V10_EXIT_USAGE;

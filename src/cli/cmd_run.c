@@ -12,6 +12,7 @@
 #include "util/file.h"
 #include "util/gz.h"
 #include "util/json.h"
+#include "util/names.h"
 #include "util/num.h"
 #include "v10/llm_tenant.h"
 #include "v10/pool.h"
@@ -179,37 +180,48 @@ static int param_alias(v10_policy_params *p, param_set *ps, int opt, const char 
     return param_note(ps, alias[i].name, alias[i].flag, arg);
 }
 
-/* Appends policy `name` to names[0..*n) unless it is already there. */
+/* Adds the policy typed as name[0..l) (its registry name when it names
+ * one, as people type it: util/names.h) to names[0..*n) unless it is there
+ * already. */
 static void policy_add(char names[][V10_NAME_MAX], int *n, int max, const char *name, size_t l)
 {
+    char typed[V10_NAME_MAX];
+    snprintf(typed, sizeof typed, "%.*s", (int)l, name);
+    const v10_policy_ops *p = v10_policy_find(typed);
+    const char *add = p ? v10_policy_name(p) : typed;
     for (int i = 0; i < *n; i++)
-        if (strlen(names[i]) == l && !strncmp(names[i], name, l))
+        if (!strcmp(names[i], add))
             return;
-    if (*n < max) {
-        memcpy(names[*n], name, l);
-        names[(*n)++][l] = 0;
-    }
+    if (*n < max)
+        snprintf(names[(*n)++], V10_NAME_MAX, "%s", add);
 }
 
 /* Splits "a,b,c" into policy names, where "all" stands for every policy but
- * solo (so "all,solo" is every one); a name given twice runs once.  Returns
- * the count or -1. */
+ * solo (so "all,solo" is every one); a name given twice runs once; blanks
+ * around a name are dropped ("pmt, v10-full").  Returns the count or -1. */
 static int policy_list(const char *arg, char names[][V10_NAME_MAX], int max)
 {
     int n = 0;
     const char *p = arg;
     while (*p) {
         size_t l = strcspn(p, ",");
-        if (l == 0 || l >= V10_NAME_MAX)
+        const char *w = p + strspn(p, " \t");
+        size_t wl = l - (size_t)(w - p);
+        while (wl && (w[wl - 1] == ' ' || w[wl - 1] == '\t'))
+            wl--;
+        if (wl == 0 || wl >= V10_NAME_MAX)
             return -1;
-        if (l == 3 && !strncmp(p, "all", 3)) {
+        char word[V10_NAME_MAX];
+        snprintf(word, sizeof word, "%.*s", (int)wl, w);
+        static const char *const all[] = {"all", NULL};
+        if (v10_name_lookup(word, all, 1) == 0) {
             for (size_t i = 0; i < v10_policy_count(); i++) {
                 const char *name = v10_policy_name(v10_policy_at(i));
                 if (strcmp(name, "solo"))
                     policy_add(names, &n, max, name, strlen(name));
             }
         } else {
-            policy_add(names, &n, max, p, l);
+            policy_add(names, &n, max, w, wl);
         }
         p += l;
         if (*p == ',' && !*++p)
@@ -394,7 +406,7 @@ int cmd_run(int argc, char **argv)
                 return V10_EXIT_USAGE;
             break;
         case O_FMT:
-            if (cli_format("run", optarg, &fmt))
+            if (cli_format("run", optarg, CLI_FORMATS, &fmt))
                 return V10_EXIT_USAGE;
             break;
         case O_TRACE: trace_path = optarg; break;
@@ -433,9 +445,12 @@ int cmd_run(int argc, char **argv)
                 return V10_EXIT_USAGE;
             break;
         case O_PREEMPT:
-            if (v10_preempt_parse(optarg, &cfg.preempt))
-                return cli_usage_error("run", "--preempt: expected drain or tile, got '%s'",
-                                       optarg);
+        {
+            static const char *const models[] = {"drain", "tile", NULL};
+            int i = cli_choice("run", "--preempt", optarg, models);
+            if (i < 0 || v10_preempt_parse(models[i], &cfg.preempt))
+                return V10_EXIT_USAGE;
+        }
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
         default: return cli_bad_option("run", c, argv);
@@ -457,14 +472,28 @@ int cmd_run(int argc, char **argv)
             memcpy(names[n_pol], file.policies[n_pol], V10_NAME_MAX);
     }
     if (n_pol <= 0)
-        return cli_usage_error("run", "--policy: expected a name, a list or 'all'");
+        return cli_usage_error("run", "--policy: expected a name, a comma-separated list or "
+                                      "'all', got '%s'", policy_arg);
     for (int i = 0; i < n_pol; i++)
-        if (!v10_policy_find(names[i]))
-            return cli_usage_error("run", "--policy: unknown policy '%s' (see 'v10sim policies')",
-                                   names[i]);
+        if (!v10_policy_find(names[i])) {
+            char hint[160];
+            return cli_usage_error("run", "--policy: unknown policy '%s'%s (see 'v10sim "
+                                   "policies')", names[i],
+                                   v10_policy_hint(hint, sizeof hint, names[i]));
+        }
     param_warn_unread(&params_set, names, n_pol);
+    /* Options that do not go together are a command-line error (exit 2),
+     * found before any model is read; v10_run checks the same for callers
+     * that build a configuration themselves. */
+    if (cfg.warmup >= cfg.requests)
+        return cli_usage_error("run", "--warmup: expected fewer than --requests (%llu), got %llu",
+                               (unsigned long long)cfg.requests, (unsigned long long)cfg.warmup);
+    for (int i = 0; i < n_pol; i++)
+        if (!strcmp(names[i], "solo") && n_specs != 1)
+            return cli_usage_error("run", "--policy solo: expected one --tenant (it runs one "
+                                   "alone), got %zu", n_specs);
     if (n_pol > 1 && trace_path)
-        return cli_usage_error("run", "--trace needs a single --policy");
+        return cli_usage_error("run", "--trace: expected a single --policy, got %d", n_pol);
     if (win_set && !trace_path)
         return cli_usage_error("run", "--trace-window needs --trace FILE");
 

@@ -85,7 +85,9 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
     a->spec = argv[optind];
     if (out) {
         if (!*out || strlen(out) >= sizeof a->out)
-            return cli_usage_error("sweep", "--out: expected a directory path");
+            return cli_usage_error("sweep", "--out: expected a directory path (1 to %zu "
+                                            "bytes), got %zu bytes", sizeof a->out - 1,
+                                   strlen(out));
         snprintf(a->out, sizeof a->out, "%s", out);
     }
     return -1;

@@ -89,11 +89,13 @@ int cmd_topology(int argc, char **argv)
             if (parse_array(optarg, &rows, &cols))
                 return V10_EXIT_USAGE;
             break;
-        case OPT_DATAFLOW:
-            if (v10_dataflow_parse(optarg, &df))
-                return cli_usage_error(CMD, "--dataflow: expected ws, os or is, got '%s'",
-                                       optarg);
+        case OPT_DATAFLOW: {
+            static const char *const flows[] = {"ws", "os", "is", NULL};
+            int i = cli_choice(CMD, "--dataflow", optarg, flows);
+            if (i < 0 || v10_dataflow_parse(flows[i], &df))
+                return V10_EXIT_USAGE;
             break;
+        }
         case OPT_GEMM:
         case OPT_CONV: {
             int want = c == OPT_GEMM ? V10_TOPO_GEMM : V10_TOPO_CONV;
@@ -102,17 +104,16 @@ int cmd_topology(int argc, char **argv)
             force = want;
             break;
         }
-        case OPT_MODE:
-            if (!strcmp(optarg, "scalesim"))
-                mode = V10_SA_SCALESIM;
-            else if (!strcmp(optarg, "tpu"))
-                mode = V10_SA_TPU;
-            else
-                return cli_usage_error(CMD, "--mode: expected scalesim or tpu, got '%s'",
-                                       optarg);
+        case OPT_MODE: {
+            static const char *const modes[] = {"scalesim", "tpu", NULL};
+            int i = cli_choice(CMD, "--mode", optarg, modes);
+            if (i < 0)
+                return V10_EXIT_USAGE;
+            mode = i == 0 ? V10_SA_SCALESIM : V10_SA_TPU;
             break;
+        }
         case OPT_FORMAT:
-            if (cli_format(CMD, optarg, &fmt))
+            if (cli_format(CMD, optarg, CLI_FORMATS, &fmt))
                 return V10_EXIT_USAGE;
             break;
         default: return cli_bad_option(CMD, c, argv);

@@ -6,6 +6,8 @@
 
 #include "cli/cli.h"
 #include "util/mem.h"
+#include "util/names.h"
+#include "util/text.h"
 
 static const cli_command commands[] = {
     {"run", "simulate tenants sharing one NPU under a policy", cmd_run},
@@ -54,10 +56,16 @@ int main(int argc, char **argv)
         printf("v10sim %s\n", V10_VERSION);
         return cli_stdout_done(V10_EXIT_OK);
     }
+    const char *names[N_COMMANDS + 1] = {NULL};
     for (size_t i = 0; i < N_COMMANDS; i++)
-        if (!strcmp(cmd, commands[i].name))
-            return cli_stdout_done(commands[i].run(argc - 1, argv + 1));
-    fprintf(stderr, "v10sim: unknown command '%s'\n", cmd);
+        names[i] = commands[i].name;
+    long i = v10_name_lookup(cmd, names, N_COMMANDS); /* as people type it: "Run" */
+    if (i >= 0)
+        return cli_stdout_done(commands[i].run(argc - 1, argv + 1));
+    char esc[128], hint[160];
+    v10_name_escape(esc, sizeof esc, cmd);
+    v10_name_hint(hint, sizeof hint, cmd, names, N_COMMANDS, NULL);
+    fprintf(stderr, "v10sim: unknown command '%s'%s\n", esc, hint);
     usage(stderr);
     return V10_EXIT_USAGE;
 }

@@ -24,60 +24,98 @@ const char *v10_placement_name(v10_placement p)
 /* Capacity of NPU j: n services dealt as evenly as possible. */
 static size_t capacity(size_t n, size_t m, size_t j) { return n / m + (j < n % m); }
 
-/* Sum of pairwise scores of the services sharing an NPU. */
-static double objective(const double *S, size_t n, const size_t *npu_of)
+/* A service and its sort key. */
+typedef struct keyed {
+    double key;
+    size_t i;
+} keyed;
+
+static int by_key_desc(const void *pa, const void *pb)
 {
-    double t = 0;
+    const keyed *a = pa, *b = pb;
+    return a->key > b->key ? -1 : a->key < b->key ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+/* order[0..n): the services by decreasing key[i], ties in index order (what
+ * a stable sort gives), in O(n log n).  0, or -1 out of memory. */
+static int order_by(const double *key, size_t n, size_t *order)
+{
+    keyed *kv = malloc(n * sizeof *kv);
+    if (!kv)
+        return -1;
     for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            if (npu_of[i] == npu_of[j])
-                t += S[i * n + j];
-    return t;
+        kv[i] = (keyed){key[i], i};
+    qsort(kv, n, sizeof *kv, by_key_desc);
+    for (size_t i = 0; i < n; i++)
+        order[i] = kv[i].i;
+    free(kv);
+    return 0;
 }
 
 /*
- * Cluster placement: services in decreasing order of their best pairwise
- * score each join the NPU with room whose members they score best with
- * (an empty NPU scores the mean), then pairwise swaps between NPUs while
- * any swap raises the total within-NPU score.  Deterministic.
+ * Cluster placement.  The score of two services i != j is their clusters'
+ * pair score, cs[cl[i] * k + cl[j]] (symmetric, k clusters); the objective
+ * is the sum of the scores of the pairs sharing an NPU.
+ *
+ * Services in decreasing order of their best pairwise score each join the
+ * NPU with room whose members they score best with on average (an empty
+ * NPU scores the mean over all pairs), then pairwise swaps between NPUs in
+ * index order (a < b), each kept when it raises the objective by more than
+ * 1e-9, in passes until one keeps none (at most 100).  Deterministic.
+ *
+ * Because a score depends only on the two clusters, each NPU j is kept as
+ * its count of members per cluster, cnt[j * k + c], and its affinity to
+ * each cluster, aff[j * k + c] = sum over its members t of cs[c][cl[t]]
+ * (recomputed from the counts, so it does not depend on the order of the
+ * moves).  A service's average score on an NPU and a swap's gain then cost
+ * O(1): the start is O(n m + n log n + m k^2), a pass O(n^2 + s k^2) for s
+ * swaps kept, in O(m k) memory (the n x n score matrix is never formed).
+ * 0, or -1 out of memory.
  */
-static void place_by_scores(const double *S, size_t n, size_t m, size_t *npu_of)
+static int place_by_scores(const double *cs, size_t k, const int *cl, size_t n, size_t m,
+                           size_t *npu_of)
 {
     size_t *order = malloc(n * sizeof *order), *used = calloc(m, sizeof *used);
-    double *best = malloc(n * sizeof *best);
-    V10_ASSERT(order && used && best);
+    size_t *cnt = calloc(m * k, sizeof *cnt), total[V10_K_MAX] = {0};
+    double *aff = calloc(m * k, sizeof *aff), *best = malloc(n * sizeof *best);
+    int rc = -1;
+    if (!order || !used || !cnt || !aff || !best)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        total[cl[i]]++;
+    /* The mean over the n (n - 1) ordered pairs, and each service's best
+     * partner: a cluster with a member other than itself. */
     double mean = 0;
+    for (size_t c = 0; c < k; c++)
+        for (size_t d = 0; d < k && total[c]; d++)
+            mean += (double)total[c] * (double)(total[d] - (c == d)) * cs[c * k + d];
+    mean /= (double)n * (double)(n - 1);
     for (size_t i = 0; i < n; i++) {
-        order[i] = i;
+        size_t c = (size_t)cl[i];
         best[i] = -INFINITY;
-        for (size_t j = 0; j < n; j++)
-            if (j != i) {
-                best[i] = fmax(best[i], S[i * n + j]);
-                mean += S[i * n + j] / (double)(n * (n - 1));
-            }
+        for (size_t d = 0; d < k; d++)
+            if (total[d] > (c == d))
+                best[i] = fmax(best[i], cs[c * k + d]);
     }
-    for (size_t i = 1; i < n; i++) /* stable insertion sort, descending best */
-        for (size_t j = i; j > 0 && best[order[j]] > best[order[j - 1]]; j--) {
-            size_t t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
+    if (order_by(best, n, order))
+        goto done;
+#define AFF(j, c) aff[(j) * k + (c)]
+#define REFRESH(j) /* aff of NPU j from its counts */                                \
+    for (size_t c_ = 0; c_ < k; c_++) {                                              \
+        double a_ = 0;                                                               \
+        for (size_t d_ = 0; d_ < k; d_++)                                            \
+            a_ += (double)cnt[(j) * k + d_] * cs[c_ * k + d_];                      \
+        AFF(j, c_) = a_;                                                             \
+    }
     for (size_t i = 0; i < n; i++)
         npu_of[i] = m; /* unplaced */
     for (size_t oi = 0; oi < n; oi++) {
-        size_t s = order[oi], pick = m;
+        size_t s = order[oi], c = (size_t)cl[s], pick = m;
         double ps = -INFINITY;
         for (size_t j = 0; j < m; j++) {
             if (used[j] >= capacity(n, m, j))
                 continue;
-            double sc = 0;
-            size_t cnt = 0;
-            for (size_t t = 0; t < n; t++)
-                if (npu_of[t] == j) {
-                    sc += S[s * n + t];
-                    cnt++;
-                }
-            sc = cnt ? sc / (double)cnt : mean;
+            double sc = used[j] ? AFF(j, c) / (double)used[j] : mean;
             if (sc > ps + 1e-12) {
                 ps = sc;
                 pick = j;
@@ -86,54 +124,61 @@ static void place_by_scores(const double *S, size_t n, size_t m, size_t *npu_of)
         V10_ASSERT(pick < m);
         npu_of[s] = pick;
         used[pick]++;
+        cnt[pick * k + c]++;
+        REFRESH(pick);
     }
-    double cur = objective(S, n, npu_of);
     for (int pass = 0; pass < 100; pass++) {
         int improved = 0;
         for (size_t a = 0; a < n; a++)
             for (size_t b = a + 1; b < n; b++) {
-                if (npu_of[a] == npu_of[b])
-                    continue;
-                size_t t = npu_of[a];
-                npu_of[a] = npu_of[b];
-                npu_of[b] = t;
-                double nv = objective(S, n, npu_of);
-                if (nv > cur + 1e-9) {
-                    cur = nv;
+                size_t A = npu_of[a], B = npu_of[b], ca = (size_t)cl[a], cb = (size_t)cl[b];
+                if (A == B || ca == cb)
+                    continue; /* the same objective */
+                /* a leaves A's other members for B's others, b the reverse */
+                double gain = (AFF(B, ca) - cs[ca * k + cb]) - (AFF(A, ca) - cs[ca * k + ca]) +
+                              (AFF(A, cb) - cs[cb * k + ca]) - (AFF(B, cb) - cs[cb * k + cb]);
+                if (gain > 1e-9) {
+                    npu_of[a] = B;
+                    npu_of[b] = A;
+                    cnt[A * k + ca]--, cnt[A * k + cb]++;
+                    cnt[B * k + cb]--, cnt[B * k + ca]++;
+                    REFRESH(A);
+                    REFRESH(B);
                     improved = 1;
-                } else {
-                    npu_of[b] = npu_of[a];
-                    npu_of[a] = t;
                 }
             }
         if (!improved)
             break;
     }
+#undef REFRESH
+#undef AFF
+    rc = 0;
+done:
     free(order);
     free(used);
+    free(cnt);
+    free(aff);
     free(best);
+    return rc;
 }
 
 /*
  * Greedy complementarity: services in decreasing order of their dominant
  * standalone utilization each go to the NPU with room whose summed load
- * max(sum SA, sum VU, sum HBM) stays lowest after adding them.
+ * max(sum SA, sum VU, sum HBM) stays lowest after adding them: O(n m +
+ * n log n).  0, or -1 out of memory.
  */
-static void place_greedy(const v10_profile *p, size_t n, size_t m, size_t *npu_of)
+static int place_greedy(const v10_profile *p, size_t n, size_t m, size_t *npu_of)
 {
     size_t *order = malloc(n * sizeof *order), *used = calloc(m, sizeof *used);
-    double(*load)[3] = calloc(m, sizeof *load);
-    V10_ASSERT(order && used && load);
+    double(*load)[3] = calloc(m, sizeof *load), *dom = malloc(n * sizeof *dom);
+    int rc = -1;
+    if (!order || !used || !load || !dom)
+        goto done;
     for (size_t i = 0; i < n; i++)
-        order[i] = i;
-#define DOM(i) fmax(p[i].util_sa, fmax(p[i].util_vu, p[i].util_hbm))
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && DOM(order[j]) > DOM(order[j - 1]); j--) {
-            size_t t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-#undef DOM
+        dom[i] = fmax(p[i].util_sa, fmax(p[i].util_vu, p[i].util_hbm));
+    if (order_by(dom, n, order))
+        goto done;
     for (size_t oi = 0; oi < n; oi++) {
         size_t s = order[oi], pick = m;
         double pv = INFINITY;
@@ -156,15 +201,21 @@ static void place_greedy(const v10_profile *p, size_t n, size_t m, size_t *npu_o
         load[pick][1] += p[s].util_vu;
         load[pick][2] += p[s].util_hbm;
     }
+    rc = 0;
+done:
     free(order);
     free(used);
     free(load);
+    free(dom);
+    return rc;
 }
 
-static void place_random(size_t n, size_t m, uint64_t seed, size_t *npu_of)
+/* A seeded shuffle dealt round robin: O(n).  0, or -1 out of memory. */
+static int place_random(size_t n, size_t m, uint64_t seed, size_t *npu_of)
 {
     size_t *perm = malloc(n * sizeof *perm);
-    V10_ASSERT(perm);
+    if (!perm)
+        return -1;
     for (size_t i = 0; i < n; i++)
         perm[i] = i;
     uint64_t rng = seed ^ 0x706c616365ull; /* "place" */
@@ -177,6 +228,7 @@ static void place_random(size_t n, size_t m, uint64_t seed, size_t *npu_of)
     for (size_t i = 0; i < n; i++)
         npu_of[perm[i]] = i % m;
     free(perm);
+    return 0;
 }
 
 /* ---- the fleet run -------------------------------------------------------------------- */
@@ -217,6 +269,100 @@ static size_t distinct_models(const v10_service *svc, size_t n, char (*spec)[V10
     return nd;
 }
 
+/* first[0..m] and member[0..n): NPU j's services are member[first[j] ..
+ * first[j + 1]), in index order (a counting sort: O(n + m)). */
+static void members(const size_t *npu_of, size_t n, size_t m, size_t *first, size_t *member)
+{
+    memset(first, 0, (m + 1) * sizeof *first);
+    for (size_t i = 0; i < n; i++)
+        first[npu_of[i] + 1]++;
+    for (size_t j = 0; j < m; j++)
+        first[j + 1] += first[j];
+    for (size_t i = 0; i < n; i++)
+        member[first[npu_of[i]]++] = i;
+    for (size_t j = m; j > 0; j--) /* each first[j] moved to first[j + 1] */
+        first[j] = first[j - 1];
+    first[0] = 0;
+}
+
+/* A key and where it came from, sorted by key then index. */
+typedef struct tagged {
+    const void *key;
+    size_t len; /* of key, in elements */
+    size_t i;
+} tagged;
+
+static int by_spec(const void *pa, const void *pb)
+{
+    const tagged *a = pa, *b = pb;
+    int c = memcmp(a->key, b->key, sizeof(v10_tenant_spec));
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* A service's kind: the same number for services with the same tenant spec
+ * (model, batch, rate, priority; the parser zeroes every spec whole, so the
+ * bytes compare): the lowest index among them.  O(n log n).  0, or -1 out
+ * of memory. */
+static int service_kinds(const v10_service *svc, size_t n, size_t *kind)
+{
+    tagged *t = malloc(n * sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        t[i] = (tagged){&svc[i].spec, 1, i};
+    qsort(t, n, sizeof *t, by_spec);
+    for (size_t x = 0; x < n; x++) /* a group's first is its lowest index */
+        kind[t[x].i] = x && !memcmp(t[x].key, t[x - 1].key, sizeof svc->spec)
+                           ? kind[t[x - 1].i] : t[x].i;
+    free(t);
+    return 0;
+}
+
+static int by_kinds(const void *pa, const void *pb)
+{
+    const tagged *a = pa, *b = pb;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    const size_t *x = a->key, *y = b->key;
+    for (size_t t = 0; t < a->len; t++)
+        if (x[t] != y[t])
+            return x[t] < y[t] ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* The NPUs u = p m + j of the placements (NPU j of placement p holds the
+ * services member[p n + first[p (m + 1) + j] ...]) grouped by the kinds of
+ * their services in order: run_of[u] numbers the groups 0..*groups-1 in
+ * order of their first NPU.  O(N log N) comparisons of at most 64 kinds
+ * for N NPUs.  0, or -1 out of memory. */
+static int distinct_npus(const size_t *first, const size_t *member, const size_t *kind,
+                         size_t npus, size_t m, size_t n, size_t *run_of, size_t *groups)
+{
+    tagged *t = malloc(npus * sizeof *t);
+    size_t *seq = malloc(n * V10_PLACEMENTS * sizeof *seq), *head = malloc(npus * sizeof *head);
+    if (!t || !seq || !head) {
+        free(t), free(seq), free(head);
+        return -1;
+    }
+    for (size_t u = 0; u < npus; u++) {
+        const size_t *f = &first[(u / m) * (m + 1)], *mem = &member[(u / m) * n];
+        size_t j = u % m;
+        for (size_t s = f[j]; s < f[j + 1]; s++)
+            seq[(u / m) * n + s] = kind[mem[s]];
+        t[u] = (tagged){&seq[(u / m) * n + f[j]], f[j + 1] - f[j], u};
+    }
+    qsort(t, npus, sizeof *t, by_kinds);
+    for (size_t x = 0; x < npus; x++) /* each NPU's group, named by its first NPU */
+        head[t[x].i] = x && t[x].len == t[x - 1].len &&
+                               !memcmp(t[x].key, t[x - 1].key, t[x].len * sizeof *seq)
+                           ? head[t[x - 1].i] : t[x].i;
+    *groups = 0;
+    for (size_t u = 0; u < npus; u++)
+        run_of[u] = head[u] == u ? (*groups)++ : run_of[head[u]];
+    free(t), free(seq), free(head);
+    return 0;
+}
+
 int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
                   v10_fleet_result *r, v10_err *err)
 {
@@ -237,7 +383,7 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
     const char **dptr = calloc(n, sizeof *dptr);
     size_t *dof = calloc(n, sizeof *dof);
     v10_profile *dprof = calloc(n, sizeof *dprof);
-    double *S = calloc(n * n, sizeof *S);
+    size_t *first = NULL, *member = NULL, *run_of = NULL, *kind = NULL;
     v10_run_config *cfgs = NULL;
     v10_run_result *res = NULL;
     v10_tenant_spec *ten = NULL, *rep = NULL;
@@ -246,7 +392,7 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
     v10_span_init(&span, &o->base.npu);
     r->prof = calloc(n, sizeof *r->prof);
     r->cluster = calloc(n, sizeof *r->cluster);
-    if (!dspec || !dptr || !dof || !dprof || !S || !r->prof || !r->cluster) {
+    if (!dspec || !dptr || !dof || !dprof || !r->prof || !r->cluster) {
         v10_err_set(err, "out of memory");
         goto done;
     }
@@ -315,17 +461,16 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
                         .progress = o->progress ? "fleet: scoring clusters" : NULL};
     if (v10_pool_run(&job, err))
         goto done;
-    double cscore[V10_K_MAX][V10_K_MAX];
+    double cscore[V10_K_MAX * V10_K_MAX];
     q = 0;
     for (size_t a = 0; a < k; a++)
         for (size_t b = a; b < k; b++, q++) {
-            cscore[a][b] = cscore[b][a] = v10_colloc_pair_gain(&res[2 * q]);
+            cscore[a * k + b] = cscore[b * k + a] = v10_colloc_pair_gain(&res[2 * q]);
         }
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++)
-            S[i * n + j] = i == j ? 0 : cscore[r->cluster[i]][r->cluster[j]];
 
     /* 3. Place three ways. */
+    v10_progress bar;
+    v10_progress_start(&bar, o->progress ? "fleet: placing" : NULL, V10_PLACEMENTS);
     for (int pl = 0; pl < V10_PLACEMENTS; pl++) {
         v10_fleet_plan *pp = &r->plan[pl];
         pp->how = (v10_placement)pl;
@@ -337,64 +482,85 @@ int v10_fleet_run(const v10_service *svc, size_t n, const v10_fleet_opts *o,
             v10_err_set(err, "out of memory");
             goto done;
         }
-        if (pl == V10_PLACE_CLUSTER)
-            place_by_scores(S, n, m, pp->npu_of);
-        else if (pl == V10_PLACE_GREEDY)
-            place_greedy(r->prof, n, m, pp->npu_of);
-        else
-            place_random(n, m, o->colloc.seed, pp->npu_of);
+        if (pl == V10_PLACE_CLUSTER ? place_by_scores(cscore, k, r->cluster, n, m, pp->npu_of)
+            : pl == V10_PLACE_GREEDY ? place_greedy(r->prof, n, m, pp->npu_of)
+                                     : place_random(n, m, o->colloc.seed, pp->npu_of)) {
+            v10_err_set(err, "out of memory");
+            goto done;
+        }
+        v10_progress_step(&bar, (size_t)pl + 1);
     }
+    v10_progress_end(&bar);
 
-    /* 4. Simulate every NPU of every placement; tenants keep file order. */
-    size_t base_i = 2 * ncp;
+    /* 4. Simulate every NPU of every placement; tenants keep file order.
+     *    NPUs holding the same tenants in the same order would give the same
+     *    result (a run is a pure function of its configuration), so each such
+     *    group is simulated once: at most 3 m runs, at most as many as there
+     *    are distinct NPUs. */
+    first = calloc(V10_PLACEMENTS * (m + 1), sizeof *first);
+    member = calloc(V10_PLACEMENTS * n, sizeof *member);
+    run_of = calloc(V10_PLACEMENTS * m, sizeof *run_of);
+    kind = calloc(n, sizeof *kind);
+    if (!first || !member || !run_of || !kind || service_kinds(svc, n, kind)) {
+        v10_err_set(err, "out of memory");
+        goto done;
+    }
     for (int pl = 0; pl < V10_PLACEMENTS; pl++) {
-        v10_tenant_spec *t = &ten[(size_t)pl * n];
-        size_t off = 0;
+        size_t *f = &first[(size_t)pl * (m + 1)], *mem = &member[(size_t)pl * n];
+        members(r->plan[pl].npu_of, n, m, f, mem);
         for (size_t j = 0; j < m; j++) {
-            v10_run_config *c = &cfgs[base_i + (size_t)pl * m + j];
-            *c = o->base;
-            c->trace = NULL;
-            c->no_attribution = 1; /* nobody reads where the time went */
-            c->op_states = 0;
-            c->tenants = &t[off];
-            size_t cnt = 0;
-            for (size_t i = 0; i < n; i++)
-                if (r->plan[pl].npu_of[i] == j)
-                    t[off + cnt++] = svc[i].spec;
-            V10_ASSERT(cnt >= 2);
-            c->n_tenants = cnt;
-            if (!(c->requests = v10_span_requests(&span, &t[off], cnt, o->base.requests, err)))
-                goto done;
-            off += cnt;
+            V10_ASSERT(f[j + 1] - f[j] >= 2);
+            for (size_t t = f[j]; t < f[j + 1]; t++)
+                ten[(size_t)pl * n + t] = svc[mem[t]].spec;
         }
     }
-    v10_pool_job job2 = {.cfgs = cfgs + base_i, .results = res + base_i,
-                         .n = V10_PLACEMENTS * m, .threads = o->threads,
+    size_t base_i = 2 * ncp, nnpu;
+    if (distinct_npus(first, member, kind, V10_PLACEMENTS * m, m, n, run_of, &nnpu)) {
+        v10_err_set(err, "out of memory");
+        goto done;
+    }
+    for (size_t u = 0, seen = 0; u < V10_PLACEMENTS * m && seen < nnpu; u++) {
+        if (run_of[u] != seen)
+            continue; /* simulated as an earlier NPU */
+        size_t pl = u / m, j = u % m, *f = &first[pl * (m + 1)];
+        v10_run_config *c = &cfgs[base_i + seen++];
+        *c = o->base;
+        c->trace = NULL;
+        c->no_attribution = 1; /* nobody reads where the time went */
+        c->op_states = 0;
+        c->tenants = &ten[pl * n + f[j]];
+        c->n_tenants = f[j + 1] - f[j];
+        if (!(c->requests = v10_span_requests(&span, c->tenants, c->n_tenants,
+                                              o->base.requests, err)))
+            goto done;
+    }
+    v10_pool_job job2 = {.cfgs = cfgs + base_i, .results = res + base_i, .n = nnpu,
+                         .threads = o->threads,
                          .progress = o->progress ? "fleet: simulating NPUs" : NULL};
     if (v10_pool_run(&job2, err))
         goto done;
     for (int pl = 0; pl < V10_PLACEMENTS; pl++) {
         v10_fleet_plan *pp = &r->plan[pl];
+        const size_t *f = &first[(size_t)pl * (m + 1)], *mem = &member[(size_t)pl * n];
         double p95 = 0;
         for (size_t j = 0; j < m; j++) {
-            const v10_run_result *rr = &res[base_i + (size_t)pl * m + j];
+            const v10_run_result *rr = &res[base_i + run_of[(size_t)pl * m + j]];
             pp->npu_util[j] = rr->util_overall;
             pp->npu_stp[j] = rr->stp;
             pp->util_overall += rr->util_overall / (double)m;
             pp->util_sa += rr->util_sa / (double)m;
             pp->util_vu += rr->util_vu / (double)m;
             pp->stp_total += rr->stp;
-            size_t t = 0;
-            for (size_t i = 0; i < n; i++)
-                if (pp->npu_of[i] == j) {
-                    const v10_tenant_result *tr = &rr->tenants[t++];
-                    pp->svc[i].npu = j;
-                    pp->svc[i].np = tr->np;
-                    pp->svc[i].throughput_rps = tr->throughput_rps;
-                    pp->svc[i].lat_avg_us = tr->lat_avg_us;
-                    pp->svc[i].lat_p95_us = tr->lat_p95_us;
-                    p95 += pp->svc[i].lat_p95_us / (double)n;
-                }
+            for (size_t t = f[j]; t < f[j + 1]; t++) {
+                const v10_tenant_result *tr = &rr->tenants[t - f[j]];
+                size_t i = mem[t];
+                pp->svc[i].npu = j;
+                pp->svc[i].np = tr->np;
+                pp->svc[i].throughput_rps = tr->throughput_rps;
+                pp->svc[i].lat_avg_us = tr->lat_avg_us;
+                pp->svc[i].lat_p95_us = tr->lat_p95_us;
+                p95 += pp->svc[i].lat_p95_us / (double)n;
+            }
         }
         pp->lat_p95_mean_us = p95;
     }
@@ -408,7 +574,10 @@ done:
     free(rep);
     free(ten);
     v10_span_fini(&span);
-    free(S);
+    free(first);
+    free(member);
+    free(run_of);
+    free(kind);
     free(dprof);
     free(dof);
     free(dptr);

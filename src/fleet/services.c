@@ -1,26 +1,18 @@
 /*
  * services.c — the fleet's input: a services CSV (name, model, batch, rate,
- * priority per line) read into tenant specs, and each distinct model loaded
- * once so that a bad one is reported at the first line naming it.
+ * priority per line), read by the one CSV reader (util/csv.h), into tenant
+ * specs, and each distinct model loaded once so that a bad one is reported
+ * at the first line naming it.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/file.h"
+#include "util/csv.h"
 #include "util/num.h"
+#include "util/text.h"
 #include "v10/fleet.h"
-
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
-        *--e = 0;
-    return s;
-}
 
 static int parse_num(const char *s, double lo, double hi, double *out)
 {
@@ -47,46 +39,29 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
 {
     *out = NULL;
     *n = 0;
-    char line[2048];
-    size_t cap = 0, lineno = 0;
-    int header = 0, rc = -1;
+    char line[V10_CSV_LINE_MAX], *fld[V10_CSV_FIELDS_MAX];
+    size_t cap = 0;
+    int header = 0, rc = -1, lineno = 0, nf;
     v10_service *v = NULL;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            v10_err_set(err, "%s:%zu: line too long", path, lineno);
-            goto done;
-        }
-        char *s = trim(lineno == 1 ? (char *)v10_skip_bom(line) : line);
-        if (!*s || *s == '#')
-            continue;
-        char *fld[6];
-        int nf = 0;
-        for (char *p = s; nf < 6;) {
-            fld[nf++] = p;
-            char *c = strchr(p, ',');
-            if (!c)
-                break;
-            *c = 0;
-            p = c + 1;
-        }
-        for (int i = 0; i < nf; i++)
-            fld[i] = trim(fld[i]);
+    while ((nf = v10_csv_next(f, path, V10_CSV_COMMENTS, line, fld, &lineno, err)) > 0) {
         if (!header) {
-            if (nf < 4 || strcmp(fld[0], "name") || strcmp(fld[1], "model") ||
-                strcmp(fld[2], "batch") || strcmp(fld[3], "rate_rps") ||
-                (nf == 5 && strcmp(fld[4], "priority")) || nf > 5) {
-                v10_err_set(err, "%s:%zu: expected the header "
-                                 "'name,model,batch,rate_rps[,priority]'", path, lineno);
+            static const char *const cols[] = {"name", "model", "batch", "rate_rps", "priority"};
+            int ok = nf >= 4 && nf <= 5;
+            for (int i = 0; ok && i < nf; i++)
+                ok = !strcmp(fld[i], cols[i]);
+            if (!ok) {
+                char got[96];
+                v10_name_escape(got, sizeof got, fld[0]);
+                v10_err_set(err, "%s:%d: expected the header 'name,model,batch,rate_rps"
+                                 "[,priority]', got %d fields starting '%s'",
+                            path, lineno, nf, got);
                 goto done;
             }
             header = nf;
             continue;
         }
-        if (nf != header) {
-            v10_err_set(err, "%s:%zu: expected %d fields, got %d", path, lineno, header, nf);
+        if (v10_csv_check_fields(path, lineno, nf, header, err))
             goto done;
-        }
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
             v10_service *nv = realloc(v, cap * sizeof *v);
@@ -98,32 +73,44 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
         }
         v10_service *sv = &v[*n];
         memset(sv, 0, sizeof *sv);
-        if (!*fld[0] || strlen(fld[0]) >= sizeof sv->name) {
-            v10_err_set(err, "%s:%zu: name: expected 1 to %d characters", path, lineno,
-                        V10_NAME_MAX - 1);
+        /* A name is printed in tables on a terminal and in JSON: escaped
+         * here, where it enters, as model names are (util/text.h). */
+        size_t name_len;
+        if (v10_name_take(sv->name, sizeof sv->name, fld[0], &name_len) <= 0) {
+            v10_err_set(err, "%s:%d: name: expected 1 to %d characters, got %zu", path,
+                        lineno, V10_NAME_MAX - 1, name_len);
             goto done;
         }
         for (size_t i = 0; i < *n; i++)
-            if (!strcmp(v[i].name, fld[0])) {
-                v10_err_set(err, "%s:%zu: duplicate service name '%s'", path, lineno, fld[0]);
+            if (!strcmp(v[i].name, sv->name)) {
+                v10_err_set(err, "%s:%d: duplicate service name '%s' (line %zu)", path, lineno,
+                            sv->name, v[i].line);
                 goto done;
             }
-        snprintf(sv->name, sizeof sv->name, "%s", fld[0]);
         double batch, rate, prio = 1;
+        char got[64];
         if (parse_num(fld[2], 0, 65536, &batch) || batch != floor(batch)) {
-            v10_err_set(err, "%s:%zu: batch: expected an integer in [0, 65536], got '%s'",
-                        path, lineno, fld[2]);
+            v10_name_escape(got, sizeof got, fld[2]);
+            v10_err_set(err, "%s:%d: batch: expected an integer in [0, 65536], got '%s'",
+                        path, lineno, got);
             goto done;
         }
         if (parse_num(fld[3], 0, 1e9, &rate) || (rate > 0 && rate < 1e-6)) {
-            v10_err_set(err, "%s:%zu: rate_rps: expected 0 (closed loop) or a number in "
-                             "[1e-06, 1e9], got '%s'", path, lineno,
-                        fld[3]);
+            v10_name_escape(got, sizeof got, fld[3]);
+            v10_err_set(err, "%s:%d: rate_rps: expected 0 (closed loop) or a number in "
+                             "[1e-06, 1e9], got '%s'", path, lineno, got);
             goto done;
         }
         if (header == 5 && parse_num(fld[4], 1e-3, 1000, &prio)) {
-            v10_err_set(err, "%s:%zu: priority: expected a number in [0.001, 1000], got '%s'", path,
-                        lineno, fld[4]);
+            v10_name_escape(got, sizeof got, fld[4]);
+            v10_err_set(err, "%s:%d: priority: expected a number in [0.001, 1000], got '%s'",
+                        path, lineno, got);
+            goto done;
+        }
+        if (!*fld[1] || strchr(fld[1], ':')) {
+            v10_name_escape(got, sizeof got, fld[1]);
+            v10_err_set(err, "%s:%d: model: expected a model name or trace CSV path "
+                             "(options go in their own columns), got '%s'", path, lineno, got);
             goto done;
         }
         char spec[V10_SPEC_MAX + 128], num[2][V10_NUM_MAX];
@@ -135,22 +122,15 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
         if (rate > 0)
             len += snprintf(spec + len, sizeof spec - (size_t)len, ":rate=%s", num[0]);
         snprintf(spec + len, sizeof spec - (size_t)len, ":priority=%s", num[1]);
-        if (!*fld[1] || strchr(fld[1], ':')) {
-            v10_err_set(err, "%s:%zu: model: expected a model name or trace CSV path", path,
-                        lineno);
-            goto done;
-        }
         if (v10_tenant_spec_parse(spec, &sv->spec, err)) {
-            v10_err_prefix(err, "%s:%zu", path, lineno);
+            v10_err_prefix(err, "%s:%d", path, lineno);
             goto done;
         }
-        sv->line = lineno;
+        sv->line = (size_t)lineno;
         (*n)++;
     }
-    if (ferror(f)) {
-        v10_err_set(err, "%s: read error", path);
-        goto done;
-    }
+    if (nf < 0)
+        goto done; /* v10_csv_next named the line, or the read error */
     if (!header) {
         v10_err_set(err, "%s: empty: expected a header and at least two services", path);
         goto done;

@@ -17,6 +17,7 @@
 #include "util/config.h"
 #include "util/file.h"
 #include "util/json.h"
+#include "util/text.h"
 
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
@@ -354,11 +355,11 @@ int v10_npu_validate(const v10_npu *n, v10_err *err)
 static int set_field(v10_npu *n, const field *f, const cJSON *v, const char *origin,
                      v10_err *err)
 {
-    char *p = (char *)n + f->off;
+    char *p = (char *)n + f->off, got[64];
     if (f->kind == F_DF) {
         if (!cJSON_IsString(v) || v10_dataflow_parse(v->valuestring, (v10_dataflow *)(void *)p))
-            return v10_err_set(err, "%s: key '%s': expected \"ws\", \"os\" or \"is\"", origin,
-                               f->key);
+            return v10_err_set(err, "%s: key '%s': expected \"ws\", \"os\" or \"is\", got %s",
+                               origin, f->key, v10_json_got(v, got, sizeof got));
         return 0;
     }
     if (f->kind == F_MAP) {
@@ -367,19 +368,22 @@ static int set_field(v10_npu *n, const field *f, const cJSON *v, const char *ori
                                         !strcmp(v->valuestring, v10_op_mapping_name((v10_op_mapping)i))))
             i++;
         if (i > V10_MAP_HARVEST)
-            return v10_err_set(err, "%s: key '%s': expected \"one\", \"all\", \"alloc\" or \"harvest\"",
-                               origin, f->key);
+            return v10_err_set(err, "%s: key '%s': expected \"one\", \"all\", \"alloc\" or "
+                                    "\"harvest\", got %s", origin, f->key,
+                               v10_json_got(v, got, sizeof got));
         *(v10_op_mapping *)(void *)p = (v10_op_mapping)i;
         return 0;
     }
     if (f->kind == F_BOOL) {
         if (!cJSON_IsBool(v))
-            return v10_err_set(err, "%s: key '%s': expected true or false", origin, f->key);
+            return v10_err_set(err, "%s: key '%s': expected true or false, got %s", origin,
+                               f->key, v10_json_got(v, got, sizeof got));
         *(int *)(void *)p = cJSON_IsTrue(v);
         return 0;
     }
     if (!cJSON_IsNumber(v))
-        return v10_err_set(err, "%s: key '%s': expected a number", origin, f->key);
+        return v10_err_set(err, "%s: key '%s': expected a number, got %s", origin, f->key,
+                           v10_json_got(v, got, sizeof got));
     double d = v->valuedouble;
     if (!(d >= f->min && d <= f->max))
         return v10_err_set(err, "%s: key '%s': %g is out of range [%g, %g]", origin, f->key, d,
@@ -401,8 +405,10 @@ static int read_npu(const cJSON *root, const char *origin, void *vout, v10_err *
 {
     v10_npu *out = vout;
     const cJSON *base = cJSON_GetObjectItemCaseSensitive(root, "base");
+    char got[64];
     if (base && !cJSON_IsString(base))
-        return v10_err_set(err, "%s: key 'base': expected a preset name", origin);
+        return v10_err_set(err, "%s: key 'base': expected a preset name, got %s", origin,
+                           v10_json_got(base, got, sizeof got));
     if (v10_npu_preset(base ? base->valuestring : "v10-isca23", out, err)) {
         v10_err_prefix(err, "%s: key 'base'", origin);
         return -1;
@@ -431,7 +437,7 @@ static int read_npu(const cJSON *root, const char *origin, void *vout, v10_err *
             return -1;
     }
     if (!base && !cJSON_GetObjectItemCaseSensitive(root, "name"))
-        snprintf(out->name, sizeof out->name, "%s", origin);
+        v10_name_tail(out->name, sizeof out->name, origin); /* a path, escaped */
     return v10_npu_validate(out, err);
 }
 

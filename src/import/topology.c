@@ -13,6 +13,7 @@
 #include "util/checked.h"
 #include "util/csv.h"
 #include "util/num.h"
+#include "util/text.h"
 
 static const char *const conv_cols[] = {"name", "ifmap_h", "ifmap_w", "filter_h",
                                         "filter_w", "channels", "num_filter", "stride"};
@@ -60,10 +61,10 @@ static int parse_layer(const char *path, unsigned line, int gemm, char **f, int 
     L->line = line;
     if (!f[0][0])
         return v10_err_set(err, "%s:%u: empty layer name", path, line);
-    if (strlen(f[0]) >= sizeof L->name)
-        return v10_err_set(err, "%s:%u: layer name longer than %d characters", path, line,
-                           V10_TOPO_NAME_MAX - 1);
-    strcpy(L->name, f[0]);
+    size_t len; /* escaped where it enters (util/text.h) */
+    if (v10_name_take(L->name, sizeof L->name, f[0], &len) < 0)
+        return v10_err_set(err, "%s:%u: layer name: expected at most %d characters, got %zu",
+                           path, line, V10_TOPO_NAME_MAX - 1, len);
 
     uint64_t v[7];
     for (int i = 1; i < want; i++)

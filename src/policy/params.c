@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/policy_api.h"
+#include "util/names.h"
 #include "util/num.h"
 
 size_t v10_policy_param_count(const v10_policy_ops *p) { return p->n_params; }
@@ -17,15 +18,38 @@ const v10_param_def *v10_policy_param_at(const v10_policy_ops *p, size_t i)
     return i < p->n_params ? &p->param_defs[i] : NULL;
 }
 
-const v10_param_def *v10_param_find(const char *key)
+/* Every parameter's names ("pmt.slice_us", then its key "pmt_slice_us"),
+ * each once (a key shared by policies, as pmt_slice_us is, with its first
+ * definition), up to cap - 1, into n[] (NULL-terminated) and the
+ * definitions into d[]. */
+#define PARAM_NAMES_MAX 128
+static size_t param_names(const char **n, const v10_param_def **d, size_t cap)
 {
+    size_t m = 0;
     for (size_t i = 0; i < v10_policy_count(); i++) {
         const v10_policy_ops *p = v10_policy_at(i);
         for (size_t k = 0; k < p->n_params; k++)
-            if (!strcmp(p->param_defs[k].name, key) || !strcmp(p->param_defs[k].key, key))
-                return &p->param_defs[k];
+            for (int which = 0; which < 2; which++) {
+                const char *name = which ? p->param_defs[k].key : p->param_defs[k].name;
+                size_t j = 0;
+                while (j < m && strcmp(n[j], name))
+                    j++;
+                V10_ASSERT(m + 1 < cap);
+                if (j == m)
+                    d[m] = &p->param_defs[k], n[m++] = name;
+            }
     }
-    return NULL;
+    n[m] = NULL;
+    return m;
+}
+
+const v10_param_def *v10_param_find(const char *key)
+{
+    const char *n[PARAM_NAMES_MAX];
+    const v10_param_def *d[PARAM_NAMES_MAX];
+    size_t m = param_names(n, d, PARAM_NAMES_MAX);
+    long i = v10_name_lookup(key, n, m); /* as people type it: "PMT.slice_us" */
+    return i < 0 ? NULL : d[i];
 }
 
 size_t v10_param_fields(const v10_param_def **out, size_t cap)
@@ -70,15 +94,17 @@ double v10_param_get(const v10_policy_params *p, const v10_param_def *d)
 /* The index of `word` in the '|'-separated list, or -1. */
 static int choice_index(const char *choices, const char *word)
 {
-    size_t l = strlen(word);
-    int i = 0;
-    for (const char *c = choices; *c; i++) {
-        size_t n = strcspn(c, "|");
-        if (n == l && !strncmp(c, word, l))
-            return i;
-        c += n + (c[n] == '|');
+    char buf[256], *w[16];
+    size_t n = 0;
+    snprintf(buf, sizeof buf, "%s", choices);
+    for (char *c = buf; *c && n + 1 < sizeof w / sizeof *w;) {
+        w[n++] = c;
+        c += strcspn(c, "|");
+        if (*c)
+            *c++ = 0;
     }
-    return -1;
+    w[n] = NULL;
+    return (int)v10_name_lookup(word, (const char *const *)w, n); /* "Equal" too */
 }
 
 /* Copies the i-th word of the '|'-separated list into out. */
@@ -110,9 +136,15 @@ int v10_param_put(v10_policy_params *p, const v10_param_def *d, double v, v10_er
 int v10_param_set(v10_policy_params *p, const char *key, const char *value, v10_err *err)
 {
     const v10_param_def *d = v10_param_find(key);
-    if (!d)
-        return v10_err_set(err, "unknown policy parameter '%s' (expected POLICY.NAME as "
-                                "'v10sim policies' lists them)", key);
+    if (!d) {
+        const char *n[PARAM_NAMES_MAX];
+        const v10_param_def *defs[PARAM_NAMES_MAX];
+        size_t m = param_names(n, defs, PARAM_NAMES_MAX);
+        char hint[160];
+        return v10_err_set(err, "unknown policy parameter '%s'%s (expected POLICY.NAME as "
+                                "'v10sim policies' lists them)", key,
+                           v10_name_hint(hint, sizeof hint, key, n, m, NULL));
+    }
     double v;
     if (d->type == V10_PARAM_CHOICE) {
         int i = choice_index(d->choices, value);

@@ -11,8 +11,11 @@
 #include <string.h>
 
 #include "report/doc.h"
+#include "util/csv.h"
 #include "util/json.h"
+#include "util/names.h"
 #include "util/num.h"
+#include "util/text.h"
 #include "v10/err.h"
 
 typedef struct col {
@@ -192,6 +195,10 @@ static void fmt_text_cell(const col *c, const cell *v, char *buf, size_t n)
         snprintf(buf, n, "-");
     else
         fmt_cell(c, v, buf, n);
+    /* Names are escaped where they enter (util/text.h); a terminal gets no
+     * control byte from a table whatever a caller passed. */
+    if (c->kind == V10_COL_STR)
+        v10_name_escape(buf, n, buf);
 }
 
 static int write_text(const v10_tab *t, FILE *f)
@@ -200,8 +207,10 @@ static int write_text(const v10_tab *t, FILE *f)
     if (!w)
         return -1;
     char buf[256];
-    for (size_t j = 0; j < t->n_cols; j++)
-        w[j] = strlen(t->cols[j].name);
+    for (size_t j = 0; j < t->n_cols; j++) {
+        v10_name_escape(buf, sizeof buf, t->cols[j].name);
+        w[j] = strlen(buf);
+    }
     for (size_t i = 0; i < t->n_rows; i++)
         for (size_t j = 0; j < t->n_cols; j++) {
             fmt_text_cell(&t->cols[j], &t->cells[i * t->n_cols + j], buf, sizeof buf);
@@ -213,10 +222,11 @@ static int write_text(const v10_tab *t, FILE *f)
     for (size_t j = 0; j < t->n_cols; j++)
         total += w[j] + (j ? 2 : 0);
     for (size_t j = 0; j < t->n_cols; j++) {
+        v10_name_escape(buf, sizeof buf, t->cols[j].name);
         if (t->cols[j].kind == V10_COL_STR)
-            fprintf(f, "%s%-*s", j ? "  " : "", (int)w[j], t->cols[j].name);
+            fprintf(f, "%s%-*s", j ? "  " : "", (int)w[j], buf);
         else
-            fprintf(f, "%s%*s", j ? "  " : "", (int)w[j], t->cols[j].name);
+            fprintf(f, "%s%*s", j ? "  " : "", (int)w[j], buf);
     }
     fputc('\n', f);
     for (size_t k = 0; k < total; k++)
@@ -241,29 +251,13 @@ static int write_text(const v10_tab *t, FILE *f)
     return 0;
 }
 
-/* CSV quoting per RFC 4180: quote fields with comma, quote or newline. */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static int write_csv(const v10_tab *t, FILE *f)
 {
     char buf[256];
     for (size_t j = 0; j < t->n_cols; j++) {
         if (j)
             fputc(',', f);
-        csv_field(f, t->cols[j].name);
+        v10_csv_put(f, t->cols[j].name);
     }
     fputc('\n', f);
     for (size_t i = 0; i < t->n_rows; i++) {
@@ -276,7 +270,7 @@ static int write_csv(const v10_tab *t, FILE *f)
                 v10_num_fmt(v->r, buf, sizeof buf);
             else
                 fmt_cell(c, v, buf, sizeof buf);
-            csv_field(f, buf);
+            v10_csv_put(f, buf);
         }
         fputc('\n', f);
     }
@@ -355,14 +349,12 @@ int v10_tab_write(const v10_tab *t, v10_format fmt, FILE *f)
 
 int v10_format_parse(const char *s, v10_format *out)
 {
-    if (!strcmp(s, "table"))
-        *out = V10_FMT_TABLE;
-    else if (!strcmp(s, "json"))
-        *out = V10_FMT_JSON;
-    else if (!strcmp(s, "csv"))
-        *out = V10_FMT_CSV;
-    else
+    static const char *const names[] = {"table", "json", "csv", NULL};
+    static const v10_format fmts[] = {V10_FMT_TABLE, V10_FMT_JSON, V10_FMT_CSV};
+    long i = v10_name_lookup(s, names, 3); /* as people type it: "JSON" */
+    if (i < 0)
         return -1;
+    *out = fmts[i];
     return 0;
 }
 

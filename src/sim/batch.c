@@ -4,6 +4,7 @@
  * (util/pool.h); result i lands in results[i].
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,18 @@ static int longest_first(batch *b, size_t n, unsigned char *skip)
     return 0;
 }
 
+/* What a failed run was, for its message in any command's words: "resnet50
+ * + ncf under pmt" (each tenant's model spec, cut to fit). */
+static void describe(const v10_run_config *c, char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (size_t t = 0; t < c->n_tenants && o < cap; t++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s%.60s", t ? " + " : "", c->tenants[t].model);
+    if (o < cap)
+        snprintf(buf + o, cap - o, "%s under %s", c->n_tenants == 1 ? " alone" : "", c->policy);
+}
+
 static int run_one(void *ctx, size_t k, v10_err *err)
 {
     batch *b = ctx;
@@ -84,8 +97,11 @@ static int run_one(void *ctx, size_t k, v10_err *err)
     }
     if (!j->results)
         v10_run_result_fini(&local); /* safe after a failed run too */
-    if (rc)
-        v10_err_prefix(err, "point %zu", i);
+    if (rc) {
+        char what[256];
+        describe(&j->cfgs[i], what, sizeof what);
+        v10_err_prefix(err, "%s", what);
+    }
     return rc;
 }
 

@@ -12,9 +12,11 @@
 
 #include "sweep/spec.h"
 #include "sweep/store.h"
+#include "util/csv.h"
 #include "util/file.h"
 #include "util/json.h"
 #include "util/num.h"
+#include "util/text.h"
 
 /* A growing text: p[0 .. n) NUL-terminated in cap bytes; once oom is set
  * (an allocation failed) the text is incomplete and must not be written. */
@@ -47,12 +49,11 @@ static void sb_put(sbuf *b, const char *s, size_t n)
 
 static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 
-/* A CSV cell: quoted when it holds a comma, quote, newline or edge space. */
+/* A CSV cell, quoted as the one CSV writer quotes (util/csv.h). */
 static void sb_cell(sbuf *b, const char *s)
 {
-    size_t l = strlen(s);
-    if (!strpbrk(s, ",\"\n\r") && !(l && (s[0] == ' ' || s[l - 1] == ' '))) {
-        sb_put(b, s, l);
+    if (!v10_csv_needs_quotes(s)) {
+        sb_str(b, s);
         return;
     }
     sb_put(b, "\"", 1);
@@ -84,8 +85,11 @@ static void sb_json_cell(sbuf *b, const cJSON *j)
         for (const cJSON *c = j->child; c; c = c->next) {
             if (c != j->child)
                 sb_str(&t, cJSON_IsString(c) ? "+" : ";");
-            if (cJSON_IsString(c))
-                sb_str(&t, c->valuestring);
+            if (cJSON_IsString(c)) { /* a tenant spec as given: its control bytes escaped */
+                char esc[1024];
+                v10_name_escape(esc, sizeof esc, c->valuestring);
+                sb_str(&t, esc);
+            }
             else {
                 v10_num_fmt(c->valuedouble, num, sizeof num);
                 sb_str(&t, num);

@@ -4,6 +4,7 @@
  * points.c, the result store in store.c.  Format: docs/sweep.md.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,11 +132,16 @@ static int pin_input(const char *path, void *ctx)
     return v10_inputs_put(&v->s->inputs, path, x->data, x->len, v->err);
 }
 
-static int bad(vctx *v, const char *path, const char *fmt, const char *what)
+/* "ORIGIN: PATH: expected ..., got 5" (util/json.h: what `got` is; NULL
+ * where the message says it already). */
+static int bad(vctx *v, const char *path, const cJSON *got, const char *fmt, const char *what)
 {
-    char m[V10_ERR_MAX];
+    char m[V10_ERR_MAX], g[64];
     snprintf(m, sizeof m, fmt, what);
-    return v10_err_set(v->err, "%s: %s: %s", v->origin, path, m);
+    if (!got)
+        return v10_err_set(v->err, "%s: %s: %s", v->origin, path, m);
+    return v10_err_set(v->err, "%s: %s: %s, got %s", v->origin, path, m,
+                       v10_json_got(got, g, sizeof g));
 }
 
 static int want_int(vctx *v, const char *path, const cJSON *j, double lo, double hi)
@@ -144,7 +150,7 @@ static int want_int(vctx *v, const char *path, const cJSON *j, double lo, double
         j->valuedouble < lo || j->valuedouble > hi) {
         char what[96];
         snprintf(what, sizeof what, "an integer in [%.0f, %.0f]", lo, hi);
-        return bad(v, path, "expected %s", what);
+        return bad(v, path, j, "expected %s", what);
     }
     return 0;
 }
@@ -154,7 +160,7 @@ static int want_num(vctx *v, const char *path, const cJSON *j, double lo, double
     if (!cJSON_IsNumber(j) || !(j->valuedouble >= lo && j->valuedouble <= hi)) {
         char what[96];
         snprintf(what, sizeof what, "a number in [%g, %g]", lo, hi);
-        return bad(v, path, "expected %s", what);
+        return bad(v, path, j, "expected %s", what);
     }
     return 0;
 }
@@ -211,7 +217,7 @@ static int check_mix(vctx *v, const char *path, const cJSON *j)
 {
     int n = cJSON_GetArraySize(j);
     if (!cJSON_IsArray(j) || n < 1 || n > V10_SWEEP_TENANTS_MAX)
-        return bad(v, path, "expected a list of 1 to %s tenant specs (strings)", "16");
+        return bad(v, path, j, "expected a list of 1 to %s tenant specs (strings)", "16");
     v10_npu npu;
     v10_npu_preset("v10-isca23", &npu, NULL);
     int t = 0;
@@ -219,7 +225,7 @@ static int check_mix(vctx *v, const char *path, const cJSON *j)
         char p[160];
         snprintf(p, sizeof p, "%s[%d]", path, t);
         if (!cJSON_IsString(c))
-            return bad(v, p, "expected a tenant spec string, e.g. %s", "\"bert:batch=8\"");
+            return bad(v, p, c, "expected a tenant spec string, e.g. %s", "\"bert:batch=8\"");
         v10_tenant_spec ts;
         v10_err e;
         if (v10_tenant_spec_parse(c->valuestring, &ts, &e))
@@ -253,7 +259,7 @@ static int check_param(vctx *v, const v10_param_def *d, const char *path, const 
                      want[0] ? " or " : "", (int)n, w);
             w += n + (w[n] == '|');
         }
-        return bad(v, path, "expected %s", want);
+        return bad(v, path, j, "expected %s", want);
     }
     return d->type == V10_PARAM_U64 ? want_int(v, path, j, d->min, d->max)
                                     : want_num(v, path, j, d->min, d->max);
@@ -267,13 +273,13 @@ static int check_value(vctx *v, const sweep_setting *s, const char *path, const 
     case K_PRIORITY: {
         int n = cJSON_GetArraySize(j);
         if (!cJSON_IsArray(j) || n < 1)
-            return bad(v, path, "expected a list of per-tenant priorities, e.g. %s", "[2, 1]");
+            return bad(v, path, j, "expected a list of per-tenant priorities, e.g. %s", "[2, 1]");
         int t = 0;
         for (const cJSON *c = j->child; c; c = c->next, t++) {
             char p[160];
             snprintf(p, sizeof p, "%s[%d]", path, t);
             if (!cJSON_IsNumber(c) || !(c->valuedouble >= 1e-3 && c->valuedouble <= 1000))
-                return bad(v, p, "expected a priority in %s", "[0.001, 1000]");
+                return bad(v, p, c, "expected a priority in %s", "[0.001, 1000]");
         }
         return 0;
     }
@@ -285,7 +291,7 @@ static int check_value(vctx *v, const sweep_setting *s, const char *path, const 
             return 0;
         }
         if (!cJSON_IsObject(j))
-            return bad(v, path, "expected a preset name or an object of NPU fields%s", "");
+            return bad(v, path, j, "expected a preset name or an object of NPU fields%s", "");
         char org[256];
         snprintf(org, sizeof org, "%s: %s", v->origin, path);
         v10_npu n;
@@ -297,9 +303,9 @@ static int check_value(vctx *v, const sweep_setting *s, const char *path, const 
     case K_NPU_FIELD: {
         const char *f = s->key + 4;
         if (!strcmp(f, "base") || !strcmp(f, "name"))
-            return bad(v, path, "give the preset in the 'npu' key, not %s", s->key);
+            return bad(v, path, NULL, "give the preset in the 'npu' key, not %s", s->key);
         if (!cJSON_IsNumber(j) && !cJSON_IsString(j) && !cJSON_IsBool(j))
-            return bad(v, path, "expected a number, string or boolean for NPU field '%s'", f);
+            return bad(v, path, j, "expected a number, string or boolean for NPU field '%s'", f);
         unsigned mark = v10_json_mark();
         cJSON *o = sweep_npu_object(NULL);
         v10_json_add(o, f, cJSON_Duplicate(j, 1));
@@ -316,18 +322,27 @@ static int check_value(vctx *v, const sweep_setting *s, const char *path, const 
     }
     case K_POLICY:
         if (!cJSON_IsString(j))
-            return bad(v, path, "expected a policy name (see %s)", "'v10sim policies'");
-        if (!v10_policy_find(j->valuestring)) {
-            char m[V10_NAME_MAX + 64];
-            snprintf(m, sizeof m, "unknown policy '%.*s'", V10_NAME_MAX, j->valuestring);
-            return bad(v, path, "%s (see 'v10sim policies')", m);
+            return bad(v, path, j, "expected a policy name (see %s)", "'v10sim policies'");
+    {
+        const v10_policy_ops *p = v10_policy_find(j->valuestring);
+        if (!p) {
+            char m[V10_NAME_MAX + 224], hint[160];
+            snprintf(m, sizeof m, "unknown policy '%.*s'%s", V10_NAME_MAX, j->valuestring,
+                     v10_policy_hint(hint, sizeof hint, j->valuestring));
+            return bad(v, path, NULL, "%s (see 'v10sim policies')", m);
         }
+        /* "V10-Full" as people type it (util/names.h): its registry name
+         * from here on, in the spec's canonical tree that the values are */
+        if (strcmp(j->valuestring, v10_policy_name(p)) &&
+            !cJSON_SetValuestring((cJSON *)(uintptr_t)j, v10_policy_name(p)))
+            return v10_err_set(v->err, "out of memory");
         return 0;
+    }
     case K_PARAM: return check_param(v, s->param, path, j);
     case K_CONTENTION:
     case K_ATTRIBUTION:
         if (!cJSON_IsBool(j))
-            return bad(v, path, "expected %s", "true or false");
+            return bad(v, path, j, "expected %s", "true or false");
         return 0;
     case K_REQUESTS: return want_int(v, path, j, 1, 1e7);
     case K_WARMUP: return want_int(v, path, j, 0, 1e7);

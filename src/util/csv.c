@@ -135,11 +135,16 @@ int v10_csv_check_fields(const char *path, int lineno, int n, int n_header, v10_
     return 0;
 }
 
-void v10_csv_put(FILE *f, const char *field)
+int v10_csv_needs_quotes(const char *field)
 {
     size_t len = strlen(field);
-    if (!strpbrk(field, ",\"") && !(len && strchr(" \t", field[0])) &&
-        !(len && strchr(" \t", field[len - 1]))) {
+    return strpbrk(field, ",\"\n\r") || (len && strchr(" \t", field[0])) ||
+           (len && strchr(" \t", field[len - 1]));
+}
+
+void v10_csv_put(FILE *f, const char *field)
+{
+    if (!v10_csv_needs_quotes(field)) {
         fputs(field, f);
         return;
     }

@@ -42,9 +42,13 @@ int v10_csv_split(char *line, char **fields, int max);
 int v10_csv_next(FILE *f, const char *path, int flags, char *line, char **fields,
                  int *lineno, v10_err *err);
 
-/* Writes one field to f, in double quotes (inner quotes doubled) if it holds
- * a comma or a quote or begins or ends with a blank, so it reads back as
- * written. */
+/* Whether a field must be written in double quotes to read back as
+ * written: it holds a comma, a quote or a line end, or begins or ends with
+ * a blank (which the reader strips). */
+int v10_csv_needs_quotes(const char *field);
+
+/* Writes one field to f, in double quotes (inner quotes doubled) when
+ * v10_csv_needs_quotes says so: the one CSV writer's quoting rule. */
 void v10_csv_put(FILE *f, const char *field);
 
 /* A data line of a file whose header gave the columns: -1 with err

@@ -9,6 +9,7 @@
 
 #include "util/file.h"
 #include "util/num.h"
+#include "util/text.h"
 
 static _Thread_local unsigned failures;
 
@@ -138,11 +139,41 @@ cJSON *v10_json_parse_input(const char *text, const char *origin, v10_err *err)
 
 int v10_json_name(const cJSON *v, const char *origin, char *name, size_t size, v10_err *err)
 {
-    if (!cJSON_IsString(v) || !*v->valuestring || strlen(v->valuestring) >= size)
-        return v10_err_set(err, "%s: key 'name': expected a string of 1 to %zu characters",
-                           origin, size - 1);
-    snprintf(name, size, "%s", v->valuestring);
+    /* Escaped where it enters (util/text.h): a name is printed on a
+     * terminal, in CSV and in reports; the limit counts the escapes. */
+    size_t len = 0;
+    if (!cJSON_IsString(v) || v10_name_take(name, size, v->valuestring, &len) <= 0) {
+        char got[64];
+        if (!cJSON_IsString(v))
+            v10_json_got(v, got, sizeof got);
+        else
+            snprintf(got, sizeof got, "%zu characters", len);
+        return v10_err_set(err, "%s: key 'name': expected a string of 1 to %zu characters, got %s",
+                           origin, size - 1, got);
+    }
     return 0;
+}
+
+const char *v10_json_got(const cJSON *v, char *buf, size_t n)
+{
+    if (!v)
+        snprintf(buf, n, "nothing");
+    else if (cJSON_IsNumber(v))
+        v10_num_fmt(v->valuedouble, buf, n);
+    else if (cJSON_IsString(v)) {
+        char s[48];
+        size_t len = strlen(v->valuestring);
+        v10_name_escape(s, sizeof s, v->valuestring);
+        snprintf(buf, n, "'%s'%s", s, strlen(s) < len ? "..." : "");
+    } else if (cJSON_IsBool(v))
+        snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
+    else if (cJSON_IsNull(v))
+        snprintf(buf, n, "null");
+    else if (cJSON_IsObject(v))
+        snprintf(buf, n, "an object");
+    else
+        snprintf(buf, n, "a list of %d", cJSON_GetArraySize(v));
+    return buf;
 }
 
 int v10_json_spec_is_file(const char *spec)

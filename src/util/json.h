@@ -40,8 +40,15 @@ cJSON_bool v10_json_push(cJSON *arr, cJSON *item);
 cJSON *v10_json_parse_input(const char *text, const char *origin, v10_err *err);
 
 /* The configuration files' "name" key (NPU, LLM): copies a string of 1 to
- * size - 1 characters into name[size], else -1 naming origin and the key. */
+ * size - 1 characters, escaped (util/text.h), into name[size], else -1
+ * naming origin and the key and what it got. */
 int v10_json_name(const cJSON *v, const char *origin, char *name, size_t size, v10_err *err);
+
+/* What an input value is, for "expected X, got Y" messages, into buf[n]
+ * and returned: a number as written (12.5), a string quoted and escaped
+ * ('abc', cut at 40 characters), true, false, null, "an object", "a list
+ * of N", or "nothing" for a missing value (v == NULL). */
+const char *v10_json_got(const cJSON *v, char *buf, size_t n);
 
 /* Whether a --npu / llm/ spec names a JSON file (ends in .json or contains
  * '/') rather than a preset. */

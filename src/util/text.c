@@ -77,6 +77,22 @@ void v10_name_escape(char *dst, size_t cap, const char *src)
     dst[o] = 0;
 }
 
+int v10_name_take(char *dst, size_t cap, const char *src, size_t *len_out)
+{
+    char esc[1024]; /* a byte escaped takes four: 255 bytes fit */
+    V10_ASSERT(cap >= 1 && cap <= 256);
+    size_t len = strlen(src);
+    if (len < cap) {
+        v10_name_escape(esc, sizeof esc, src);
+        len = strlen(esc);
+    }
+    *len_out = len;
+    if (len >= cap)
+        return -1;
+    memcpy(dst, esc, len + 1);
+    return (int)len;
+}
+
 uint64_t v10_hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603u;

@@ -23,6 +23,14 @@
 void v10_name_escape(char *dst, size_t cap, const char *src);
 
 /*
+ * A name read from data into dst[cap] (cap <= 256), escaped as
+ * v10_name_escape does: its length after escaping, or -1 if that is cap or
+ * more (nothing is cut: the caller refuses the name, quoting the length
+ * returned in *len_out, the escaped length or more).
+ */
+int v10_name_take(char *dst, size_t cap, const char *src, size_t *len_out);
+
+/*
  * As v10_name_escape, but a src too long for dst keeps its end: "..." and
  * the last characters, so that a path keeps its file name and the folders
  * nearest it (two files of one name in different folders stay apart;

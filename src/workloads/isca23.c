@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/checked.h"
+#include "util/names.h"
 #include "util/text.h"
 #include "v10/calibrate.h"
 #include "v10/cost.h"
@@ -46,8 +47,10 @@ static int isca23_find(const char *name, v10_err *err)
     for (size_t i = 0; i < ISCA23_N; i++)
         if (!strcmp(ISCA23[i].name, name))
             return (int)i;
-    char known[256];
-    return v10_err_set(err, "unknown model 'isca23/%s' (the isca23 set: %s)", name,
+    char known[256], hint[160];
+    return v10_err_set(err, "unknown model 'isca23/%s'%s (the isca23 set: %s)", name,
+                       v10_name_hint(hint, sizeof hint, name, v10_isca23_names, (size_t)-1,
+                                     "isca23/"),
                        v10_names_join(known, sizeof known, v10_isca23_names, "isca23/"));
 }
 

@@ -18,6 +18,7 @@
 #include "util/config.h"
 #include "util/file.h"
 #include "util/json.h"
+#include "util/text.h"
 
 #define BYTES_PER_ELEM 2 /* bf16 weights, activations and KV cache */
 #define MAX_SEQS 65536   /* sequences in one decode iteration, as batch= */
@@ -216,7 +217,7 @@ static int read_llm(const cJSON *root, const char *origin, void *vout, v10_err *
         v10_err_prefix(err, "%s: key 'base'", origin);
         return -1;
     }
-    snprintf(out->name, sizeof out->name, "%s", origin);
+    v10_name_tail(out->name, sizeof out->name, origin); /* a path, escaped */
     if (!base) { /* a Llama-style block unless the keys say otherwise */
         out->ffn_act = V10_LLM_SWIGLU;
         out->norm = V10_LLM_RMSNORM;

@@ -12,12 +12,16 @@
 #include <string.h>
 
 #include "util/json.h"
+#include "util/names.h"
 #include "util/num.h"
 #include "util/text.h"
 #include "v10/calibrate.h"
 #include "v10/cost.h"
 #include "v10/llm.h"
 #include "v10/onnx.h"
+
+#define ISCA23_PREFIX "isca23/"
+#define LLM_PREFIX "llm/"
 
 /* A parsed model spec (docs/formats.md "Model specs"). */
 typedef struct spec {
@@ -159,9 +163,6 @@ static int calibrate_spec(const spec *sp, const char *text, const v10_npu *npu, 
     return 0;
 }
 
-#define ISCA23_PREFIX "isca23/"
-#define LLM_PREFIX "llm/"
-
 int v10_model_spec_files(const char *text, int (*fn)(const char *path, void *ctx), void *ctx,
                          v10_err *err)
 {
@@ -185,16 +186,54 @@ int v10_model_spec_files(const char *text, int (*fn)(const char *path, void *ctx
     return rc;
 }
 
-/* err = "unknown model NAME" and every name a model spec accepts. */
+/* err = "unknown model NAME", the nearest built-in names, and every name a
+ * model spec accepts. */
 static void unknown_model(const char *name, v10_err *err)
 {
-    char zoo[256], isca[256], llm[128];
-    v10_err_set(err, "unknown model '%s' (built-in models: %s; the paper's, calibrated: "
+    char zoo[256], isca[256], llm[128], hint[160];
+    v10_name_hint(hint, sizeof hint, name, v10_zoo_names, (size_t)-1, NULL);
+    v10_err_set(err, "unknown model '%s'%s (built-in models: %s; the paper's, calibrated: "
                      "isca23/ + %s; LLMs: llm/ + %s or a .json configuration; or an "
-                     "operator-trace .csv or an .onnx file)", name,
+                     "operator-trace .csv or an .onnx file)", name, hint,
                 v10_names_join(zoo, sizeof zoo, v10_zoo_names, ""),
                 v10_names_join(isca, sizeof isca, v10_isca23_names, ""),
                 v10_names_join(llm, sizeof llm, v10_llm_preset_names, ""));
+}
+
+/* Whether name begins with prefix, ignoring ASCII case. */
+static int has_prefix(const char *name, const char *prefix)
+{
+    for (; *prefix; name++, prefix++)
+        if (!*name || (*name | 0x20) != (*prefix | 0x20))
+            return 0;
+    return 1;
+}
+
+/*
+ * A built-in model's name as people type it (util/names.h): "Resnet50",
+ * " bert", "ISCA23/BERT" and "LLM/gpt2-xl" become the names they mean,
+ * where no other name differs from them only in case; paths (with a '/'
+ * other than these prefixes', or ending in .csv or .onnx) are left as
+ * they are.  Rewrites name[cap] in place.
+ */
+static void builtin_name(char *name, size_t cap)
+{
+    static const struct {
+        const char *prefix;
+        const char *const *names;
+    } sets[] = {{ISCA23_PREFIX, v10_isca23_names}, {LLM_PREFIX, NULL}, {"", v10_zoo_names}};
+    for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+        size_t pl = strlen(sets[k].prefix);
+        if (!has_prefix(name, sets[k].prefix))
+            continue;
+        memcpy(name, sets[k].prefix, pl); /* the prefix as written here */
+        if (!sets[k].names) /* llm/: the preset is looked up as a preset (util/config.c) */
+            return;
+        long i = v10_name_lookup(name + pl, sets[k].names, (size_t)-1);
+        if (i >= 0)
+            snprintf(name + pl, cap - pl, "%s", sets[k].names[i]);
+        return;
+    }
 }
 
 /* v10_model_load, or with for_run v10_model_load_run. */
@@ -204,6 +243,7 @@ static int load(const char *text, const v10_npu *npu, int for_run, v10_model *ou
     memset(out, 0, sizeof *out);
     if (parse_spec(text, &sp, err))
         return -1;
+    builtin_name(sp.name, sizeof sp.name);
     const char *name = sp.name;
     if (sp.unknown_vu && !ends_with(name, ".onnx"))
         return v10_err_set(err, "model '%s': unknown=vu applies to .onnx models only", text);

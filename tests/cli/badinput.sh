@@ -132,6 +132,24 @@ expect 2 "pmt.slice_us was set already by --pmt-slice-us 300" run --tenant mnist
 "$bin" profile llm/llama3.2-1b:decode=100000 >/dev/null ||
     { echo "FAIL: decode=100000 (one sequence at context 100000) refused" >&2; fails=$((fails + 1)); }
 expect 1 "decode: expected NxC" profile llm/llama3.2-1b:decode=70000x10
+# Every "expected X" in an input says what it got.
+printf '{"vmem_bytes": "lots"}' > "$tmp/npu_word.json"
+expect 1 "key 'vmem_bytes': expected a number, got 'lots'" npu --npu "$tmp/npu_word.json"
+printf '{"sa_prefetch_weights": 1}' > "$tmp/npu_bool.json"
+expect 1 "key 'sa_prefetch_weights': expected true or false, got 1" npu --npu "$tmp/npu_bool.json"
+printf '{"base": 3}' > "$tmp/npu_base.json"
+expect 1 "key 'base': expected a preset name, got 3" npu --npu "$tmp/npu_base.json"
+printf '[1, 2]' > "$tmp/npu_list.json"
+expect 1 "expected a JSON object of NPU fields, got a list of 2" npu --npu "$tmp/npu_list.json"
+printf '{"axes": {"mix": [["ncf"]], "seed": [1.5]}}' > "$tmp/sw_seed.json"
+expect 1 "axes.seed[0]: expected an integer in [0, 9007199254740991], got 1.5" \
+    sweep "$tmp/sw_seed.json" --out "$tmp/sw"
+printf '{"axes": {"mix": [["ncf"]], "policy": [5]}}' > "$tmp/sw_pol.json"
+expect 1 "axes.policy[0]: expected a policy name (see 'v10sim policies'), got 5" \
+    sweep "$tmp/sw_pol.json" --out "$tmp/sw"
+printf '{"axes": {"mix": [["ncf", 7]]}}' > "$tmp/sw_mix.json"
+expect 1 "axes.mix[0][1]: expected a tenant spec string, e.g. \"bert:batch=8\", got 7" \
+    sweep "$tmp/sw_mix.json" --out "$tmp/sw"
 
 if [ "$fails" -ne 0 ]; then
     echo "cli badinput: $fails failure(s)" >&2

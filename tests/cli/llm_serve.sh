@@ -20,9 +20,9 @@ for pol in pmt v10-fair v10-full; do
     "$bin" run --policy "$pol" --tenant "$llm" --tenant resnet50 --requests 25 --warmup 0 \
         --check --format json >"$tmp/$pol.json"
     python3 - "$tmp/$pol.json" "$trace" <<'PY'
-import json, sys
+import csv, json, sys
 d = json.load(open(sys.argv[1]))
-rows = [l.split(",") for l in open(sys.argv[2]).read().split("\n")[1:26]]
+rows = list(csv.reader(open(sys.argv[2])))[1:26]
 want = sum(int(r[2]) for r in rows)
 t, z = d["tenants"]
 assert t["completed"] == 25 and t["llm_requests"] == 25, t
@@ -154,9 +154,9 @@ printf '{"base": "tpuv4-core", "hbm_capacity_bytes": 19000000000}\n' >"$tmp/v4_1
 "$bin" run --tenant "llm/llama3-8b:trace=$trace:rate_scale=2" --npu "$tmp/v4_19g.json" \
     --policy solo --requests 40 --warmup 0 --check --format json >"$tmp/paged.json"
 python3 - "$tmp/paged.json" "$trace" <<'PY'
-import json, sys
+import csv, json, sys
 t = json.load(open(sys.argv[1]))["tenants"][0]
-rows = [l.split(",") for l in open(sys.argv[2]).read().split("\n")[1:41]]
+rows = list(csv.reader(open(sys.argv[2])))[1:41]
 assert t["llm_requests"] == 40 and t["tokens"] == sum(int(r[2]) for r in rows), t
 assert t["kv_preemptions"] > 0, t["kv_preemptions"]
 assert t["kv_peak_tokens"] <= t["kv_capacity_tokens"] and t["kv_peak_tokens"] % 16 == 0, t

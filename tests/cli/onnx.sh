@@ -12,7 +12,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$py" tests/onnx/make_models.py "$tmp"
+# The generator runs under whatever python3 comes first on PATH, even one
+# without the onnx package (a pyenv, a venv, here one started with -S).
+python3 tests/onnx/make_models.py "$tmp"
+mkdir "$tmp/bin"
+printf '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n' >"$tmp/bin/python3"
+chmod +x "$tmp/bin/python3"
+PATH="$tmp/bin:$PATH" python3 tests/onnx/make_models.py "$tmp/again" || fail "make_models.py without onnx on PATH"
+cmp "$tmp/resnet50.onnx" "$tmp/again/resnet50.onnx" || fail "make_models.py: not the same graphs"
 
 # ---- MACs against the zoo -----------------------------------------------------
 for b in 1 32; do
@@ -132,6 +139,23 @@ for f in "$tmp"/adv_*.onnx; do
   [ $rc -le 1 ] || fail "$f: exit $rc: $(cat "$tmp/err")"
   [ $rc -eq 0 ] || grep -qF "$f" "$tmp/err" || fail "$f: unclear: $(cat "$tmp/err")"
 done
+
+# ---- shape arithmetic is exact: what would wrap around 64 bits is refused -------
+# (each graph would fold to a valid shape if it wrapped; tests/onnx/make_models.py)
+expect_err "shape_mul.onnx: node 'mul_3' (Mul): integer Mul of 4611686018427387904 and 4 overflows 64 bits" \
+  profile "$tmp/shape_mul.onnx"
+expect_err "shape_add.onnx: node 'add_3' (Add): integer Add of 9223372036854775807 and 9223372036854775807 overflows" \
+  profile "$tmp/shape_add.onnx"
+expect_err "shape_sub.onnx: node 'sub_3' (Sub): integer Sub of -9223372036854775808 and 1 overflows" \
+  profile "$tmp/shape_sub.onnx"
+expect_err "shape_neg.onnx: node 'neg_2' (Neg): integer Neg of -9223372036854775808 overflows" \
+  profile "$tmp/shape_neg.onnx"
+expect_err "shape_div.onnx: node 'div_3' (Div): integer Div of -9223372036854775808 and -1 overflows" \
+  profile "$tmp/shape_div.onnx"
+expect_err "shape_cast.onnx: node 'cast_2' (Cast): Cast of 4294967300 to an integer of \[-2147483648, 2147483647\] (to=6) overflows" \
+  profile "$tmp/shape_cast.onnx"
+expect_err "shape_pool.onnx: node 'pool_1' (MaxPool): the product of kernel_shape overflows 64 bits" \
+  run --tenant "$tmp/shape_pool.onnx" --tenant ncf
 
 # calibration works on an imported graph as on a built-in (docs/models.md)
 "$bin" calibrate "$tmp/resnet50.onnx:batch=32" --profile data/tpu-profiles/utilization.csv \

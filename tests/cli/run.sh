@@ -216,7 +216,18 @@ expect 1 "priority" "$bin" run --tenant bert:priority=0
 expect 1 "unknown option 'speed'" "$bin" run --tenant bert:speed=2
 expect 2 "unknown policy 'fast'" "$bin" run --tenant bert --policy fast
 expect 2 "requests" "$bin" run --tenant bert --requests 0
-expect 1 "solo runs exactly one tenant" "$bin" run --tenant ncf --tenant ncf --policy solo
+# Options that do not go together: a command-line error (2), what was got said.
+expect 2 "--policy solo: expected one --tenant (it runs one alone), got 2" \
+  "$bin" run --tenant ncf --tenant ncf --policy solo
+expect 2 "--policy solo: expected one --tenant" "$bin" run --tenant ncf --tenant ncf --policy all,solo
+expect 2 "--warmup: expected fewer than --requests (5), got 5" \
+  "$bin" run --tenant ncf --requests 5 --warmup 5
+expect 2 "--warmup: expected fewer than --requests (1), got 9" \
+  "$bin" run --tenant ncf --requests 1 --warmup 9
+expect 2 "--trace: expected a single --policy, got 2" \
+  "$bin" run --tenant ncf --tenant mnist --policy pmt,fcfs --trace "$tmp/never.json"
+[ ! -e "$tmp/never.json" ]
+expect 2 "Try 'v10sim run --help'" "$bin" run --tenant ncf --requests 5 --warmup 5
 expect 1 "no/such/dir" "$bin" run --tenant ncf --requests 2 --trace no/such/dir/t.json
 [ ! -e no/such/dir ]
 

@@ -18,8 +18,11 @@ the importer reads shapes only, so the files stay a few hundred KB.
 import os
 import sys
 
-import onnx
-from onnx import TensorProto, helper
+import system_onnx
+
+system_onnx.require()  # any python3: Debian's onnx is the system one's
+import onnx  # noqa: E402
+from onnx import TensorProto, helper  # noqa: E402
 
 OPSET = [helper.make_opsetid("", 17)]
 
@@ -241,6 +244,47 @@ def adversarial(outdir):
         onnx.save(model, os.path.join(outdir, f"adv_{name}.onnx"))
 
 
+def shape_overflow(outdir):
+    """Shape arithmetic whose exact value does not fit in 64 bits, each
+    written so that wrapping arithmetic would fold it to the valid target
+    [4] of a 4-element reshape (then a Relu, so that the graph has work);
+    the importer must refuse each, naming the node (docs/onnx.md, "Shape
+    arithmetic")."""
+    MAX, MIN = 2 ** 63 - 1, -2 ** 63
+    def graph(name, build):
+        g = G()
+        target = build(g)
+        y = g.op("Relu", [g.op("Reshape", ["x", target], "reshape")])
+        g.save(os.path.join(outdir, f"shape_{name}.onnx"), f"shape_{name}",
+               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
+               [helper.make_tensor_value_info(y, TensorProto.FLOAT, [4])])
+    # 2^62 * 4 + 4: wraps to 4
+    graph("mul", lambda g: g.op("Add", [g.op("Mul", [g.const("a", [2 ** 62]), g.const("b", [4])]),
+                                        g.const("c", [4])]))
+    # MAX + MAX + 6: wraps to 4
+    graph("add", lambda g: g.op("Add", [g.op("Add", [g.const("a", [MAX]), g.const("b", [MAX])]),
+                                        g.const("c", [6])]))
+    # (MIN - 1) + (4 - MAX): wraps to 4
+    graph("sub", lambda g: g.op("Add", [g.op("Sub", [g.const("a", [MIN]), g.const("b", [1])]),
+                                        g.const("c", [4 - MAX])]))
+    # -MIN + (MIN + 4): 2^63 does not fit; wrapping gives 4
+    graph("neg", lambda g: g.op("Add", [g.op("Neg", [g.const("a", [MIN])]),
+                                        g.const("c", [MIN + 4])]))
+    # MIN / -1
+    graph("div", lambda g: g.op("Div", [g.const("a", [MIN]), g.const("b", [-1])]))
+    # 2^32 + 4 cast to int32 (and back): wraps to 4
+    graph("cast", lambda g: g.op("Cast", [g.op("Cast", [g.const("a", [2 ** 32 + 4])], to=TensorProto.INT32)],
+                                 to=TensorProto.INT64))
+    # A pool whose kernel has 2^144 taps (2^24 on each of 6 dims): wraps to 0,
+    # an operator with no work.
+    g = G()
+    y = g.op("Relu", [g.op("MaxPool", ["x"], "pool", kernel_shape=[2 ** 24] * 6,
+                           strides=[2 ** 24] * 6, pads=[2 ** 24] * 12)])
+    g.save(os.path.join(outdir, "shape_pool.onnx"), "shape_pool",
+           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1] * 8)],
+           [helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 1] + [2] * 6)])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -248,6 +292,7 @@ def main():
     bert_layer(os.path.join(out, "bert_layer.onnx"))
     tiny(out)
     adversarial(out)
+    shape_overflow(out)
 
 
 if __name__ == "__main__":

@@ -162,7 +162,8 @@ static void test_take_and_done_outside(void **state)
 }
 
 /* The simulation batch: results by index, the same on 1 and 3 threads and
- * with the progress bar's weights; a failing point is named. */
+ * with the progress bar's weights; a failing run is named by its tenants
+ * and policy. */
 static void test_batch(void **state)
 {
     (void)state;
@@ -207,7 +208,10 @@ static void test_batch(void **state)
     }
     snprintf(cfg[4].policy, sizeof cfg[4].policy, "nope");
     assert_int_equal(v10_pool_run(&job, &err), -1);
-    assert_non_null(strstr(err.msg, "point 4: unknown policy 'nope'"));
+    /* named in words any command's user knows (its models and policy), not
+     * as a batch's index */
+    assert_non_null(strstr(err.msg, "tests/data/engine/sa_vu.csv + tests/data/engine/vu_heavy.csv "
+                                    "under nope: unknown policy 'nope'"));
     for (size_t i = 0; i < M; i++)
         v10_run_result_fini(&r3[i]);
 }

@@ -99,6 +99,9 @@ uint64_t onnx_numel(const shape *s);
 /* Validates dims (>= 0, element count <= MAX_ELEMS); -1 without a message. */
 int onnx_check_shape(const shape *s);
 uint64_t onnx_prod(const int64_t *d, size_t lo, size_t hi);
+/* The product of n attribute values not bounded by a checked shape
+ * (kernel sizes, strides of a pool): -1 naming `what` on overflow. */
+int onnx_prod_attr(ctx *c, const int64_t *d, size_t n, const char *what, uint64_t *out);
 /* Normalizes a possibly negative axis against rank r (ONNX convention). */
 int onnx_axis_of(ctx *c, int64_t a, uint32_t r, const char *what, uint32_t *out);
 /* Multidirectional (numpy) broadcasting of a and b into out. */

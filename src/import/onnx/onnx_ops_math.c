@@ -7,8 +7,11 @@
  */
 #include "import/onnx/onnx_impl.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/checked.h"
 
 /* --------------------------------------------------- element-wise nodes */
 
@@ -23,8 +26,12 @@ int onnx_h_unary(ctx *c, tensor **in, size_t n_in, const op_def *d)
     uint64_t n = onnx_numel(&s);
     if (in[0]->vals && (neg || abs_) && (vals = malloc((n ? n : 1) * sizeof *vals)))
         for (uint64_t i = 0; i < n; i++) {
-            int64_t v = in[0]->vals[i];
-            vals[i] = v == INT64_MIN ? v : (neg || v < 0) ? -v : v;
+            int64_t v = in[0]->vals[i], r = v;
+            if ((neg || v < 0) && v10_sub_i64(0, v, &r)) {
+                free(vals);
+                return onnx_nerr(c, "integer %s of %lld overflows 64 bits", d->op, (long long)v);
+            }
+            vals[i] = r;
         }
     int rc = onnx_def_out(c, 0, &s, vals);
     free(vals);
@@ -42,28 +49,67 @@ int onnx_h_alias(ctx *c, tensor **in, size_t n_in, const op_def *d)
     return onnx_def_out(c, 1, &in[0]->s, NULL); /* Dropout's mask */
 }
 
-int onnx_h_cast(ctx *c, tensor **in, size_t n_in, const op_def *d)
+/* The range of ONNX's integer TensorProto types, by data type; 0 for
+ * others.  Bool folds to 0 or 1. */
+static int int_range(int64_t to, int64_t *lo, int64_t *hi)
 {
-    int64_t to = onnx_attr_int(c, "to", 0);
-    int int_type = to == 2 || to == 3 || to == 4 || to == 5 || to == 6 || to == 7 ||
-                   to == 9 || to == 12 || to == 13;
-    if (onnx_vu_op(c, in, n_in, &in[0]->s, d->ops, 1, 1))
-        return -1;
-    return onnx_def_out(c, 0, &in[0]->s, int_type ? in[0]->vals : NULL);
+    static const struct {
+        int64_t to, lo, hi;
+    } R[] = {
+        {2, 0, UINT8_MAX},          {3, INT8_MIN, INT8_MAX},   {4, 0, UINT16_MAX},
+        {5, INT16_MIN, INT16_MAX},  {6, INT32_MIN, INT32_MAX}, {7, INT64_MIN, INT64_MAX},
+        {9, 0, 1},                  {12, 0, UINT32_MAX},       {13, 0, INT64_MAX},
+    };
+    for (size_t i = 0; i < sizeof R / sizeof *R; i++)
+        if (R[i].to == to) {
+            *lo = R[i].lo, *hi = R[i].hi;
+            return 1;
+        }
+    return 0;
 }
 
-/* Integer evaluation of a binary op on constants; 0 if not evaluated. */
+int onnx_h_cast(ctx *c, tensor **in, size_t n_in, const op_def *d)
+{
+    int64_t to = onnx_attr_int(c, "to", 0), lo, hi;
+    int int_type = int_range(to, &lo, &hi);
+    if (onnx_vu_op(c, in, n_in, &in[0]->s, d->ops, 1, 1))
+        return -1;
+    uint64_t n = onnx_numel(&in[0]->s);
+    int64_t *vals = NULL;
+    if (int_type && in[0]->vals && (vals = malloc((n ? n : 1) * sizeof *vals)))
+        for (uint64_t i = 0; i < n; i++) {
+            int64_t v = in[0]->vals[i];
+            if (to == 9) /* bool */
+                v = v != 0;
+            else if (v < lo || v > hi) { /* would wrap: no shape computes that */
+                free(vals);
+                return onnx_nerr(c, "Cast of %lld to an integer of [%lld, %lld] (to=%lld) "
+                                    "overflows", (long long)v, (long long)lo, (long long)hi,
+                                 (long long)to);
+            }
+            vals[i] = v;
+        }
+    int rc = onnx_def_out(c, 0, &in[0]->s, vals);
+    free(vals);
+    return rc;
+}
+
+/* Integer evaluation of a binary op on constants, checked: 1 evaluated, 0
+ * not evaluated (another op, a division by zero), -1 if the exact result
+ * does not fit in 64 bits (docs/onnx.md: shape arithmetic never wraps). */
 static int eval_binary(const char *op, int64_t a, int64_t b, int64_t *r)
 {
     if (!strcmp(op, "Add"))
-        *r = (int64_t)((uint64_t)a + (uint64_t)b);
-    else if (!strcmp(op, "Sub"))
-        *r = (int64_t)((uint64_t)a - (uint64_t)b);
-    else if (!strcmp(op, "Mul"))
-        *r = (int64_t)((uint64_t)a * (uint64_t)b);
-    else if (!strcmp(op, "Div") && b != 0 && !(a == INT64_MIN && b == -1))
+        return v10_add_i64(a, b, r) ? -1 : 1;
+    if (!strcmp(op, "Sub"))
+        return v10_sub_i64(a, b, r) ? -1 : 1;
+    if (!strcmp(op, "Mul"))
+        return v10_mul_i64(a, b, r) ? -1 : 1;
+    if (!strcmp(op, "Div") && b != 0) {
+        if (a == INT64_MIN && b == -1)
+            return -1;
         *r = a / b;
-    else if (!strcmp(op, "Equal"))
+    } else if (!strcmp(op, "Equal"))
         *r = a == b;
     else if (!strcmp(op, "Max"))
         *r = a > b ? a : b;
@@ -96,13 +142,21 @@ int onnx_h_broadcast(ctx *c, tensor **in, size_t n_in, const op_def *d)
         vals = malloc((ne ? ne : 1) * sizeof *vals);
         if (!vals)
             return onnx_nerr(c, "out of memory");
-        for (size_t i = 0; i < ne; i++)
-            if (!eval_binary(c->node->op_type, in[0]->vals[onnx_bcast_index(i, &s, &in[0]->s)],
-                             in[1]->vals[onnx_bcast_index(i, &s, &in[1]->s)], &vals[i])) {
+        for (size_t i = 0; i < ne; i++) {
+            int64_t a = in[0]->vals[onnx_bcast_index(i, &s, &in[0]->s)];
+            int64_t b = in[1]->vals[onnx_bcast_index(i, &s, &in[1]->s)];
+            int ev = eval_binary(c->node->op_type, a, b, &vals[i]);
+            if (ev < 0) {
+                free(vals);
+                return onnx_nerr(c, "integer %s of %lld and %lld overflows 64 bits",
+                                 c->node->op_type, (long long)a, (long long)b);
+            }
+            if (!ev) {
                 free(vals);
                 vals = NULL;
                 break;
             }
+        }
     }
     uint64_t ops = d->ops * (n > 2 ? n - 1 : 1);
     int rc = onnx_vu_op(c, in, n_in, &s, ops, 1, 1);
@@ -270,7 +324,9 @@ int onnx_h_conv(ctx *c, tensor **in, size_t n_in, const op_def *d)
         onnx_sa_emitted(c, onnx_numel(&y));
     } else if (g > 1 && g == C && F == C) {
         /* Depthwise: a VU stencil, one FMA per tap, as the zoo does. */
-        if (onnx_emit_vec(c, onnx_numel(&y), kern, onnx_prod(w.s, 0, ns), 1))
+        uint64_t reads;
+        if (onnx_prod_attr(c, w.s, ns, "strides", &reads) ||
+            onnx_emit_vec(c, onnx_numel(&y), kern, reads, 1))
             return -1;
     } else {
         /* Lowered to `g` GEMMs: M = batch x output pixels, K = taps x C/g. */
@@ -320,9 +376,14 @@ int onnx_h_conv_transpose(ctx *c, tensor **in, size_t n_in, const op_def *d)
         return onnx_def_out(c, 0, &y, NULL);
     /* Every input pixel emits a kernel patch: M = batch x input pixels,
      * N = taps x F/g, K = C/g (as the zoo's Mask R-CNN deconv). */
+    uint64_t taps, patch;
+    if (onnx_prod_attr(c, w.k, ns, "kernel_shape", &taps) ||
+        (v10_mul_u64(taps, (uint64_t)(F / g), &patch) &&
+         onnx_nerr(c, "kernel taps times output channels overflow 64 bits")))
+        return -1;
     if (!c->all_const &&
         onnx_emit_gemm(c, (uint64_t)g, (uint64_t)x->s.d[0] * onnx_prod(x->s.d, 2, x->s.rank),
-                       onnx_prod(w.k, 0, ns) * (uint64_t)(F / g), (uint64_t)(C / g), g == 1))
+                       patch, (uint64_t)(C / g), g == 1))
         return -1;
     return onnx_def_out(c, 0, &y, NULL);
 }
@@ -407,8 +468,11 @@ int onnx_h_pool(ctx *c, tensor **in, size_t n_in, const op_def *d)
         if (window_out(c, &w, i, x->s.d[2 + i], ceil_mode, &y.d[2 + i]))
             return -1;
     /* As the zoo's pool: k taps per output, reading stride^n outputs' worth. */
-    if (!onnx_check_shape(&y) && !c->all_const &&
-        onnx_emit_vec(c, onnx_numel(&y), onnx_prod(w.k, 0, ns), onnx_prod(w.s, 0, ns), 0))
+    uint64_t taps, reads;
+    if (onnx_prod_attr(c, w.k, ns, "kernel_shape", &taps) ||
+        onnx_prod_attr(c, w.s, ns, "strides", &reads))
+        return -1;
+    if (!onnx_check_shape(&y) && !c->all_const && onnx_emit_vec(c, onnx_numel(&y), taps, reads, 0))
         return -1;
     if (onnx_def_out(c, 0, &y, NULL))
         return -1;

@@ -50,6 +50,8 @@ void onnx_fmt_shape(const shape *s, char *buf, size_t sz)
 
 /* ---------------------------------------------------------------- shapes */
 
+/* The element count of a shape onnx_check_shape accepted (at most 2^50:
+ * the product cannot wrap). */
 uint64_t onnx_numel(const shape *s)
 {
     uint64_t n = 1;
@@ -81,6 +83,16 @@ uint64_t onnx_prod(const int64_t *d, size_t lo, size_t hi)
     for (size_t i = lo; i < hi; i++)
         n *= (uint64_t)d[i];
     return n;
+}
+
+int onnx_prod_attr(ctx *c, const int64_t *d, size_t n, const char *what, uint64_t *out)
+{
+    uint64_t p = 1;
+    for (size_t i = 0; i < n; i++)
+        if (d[i] < 0 || v10_mul_u64(p, (uint64_t)d[i], &p))
+            return onnx_nerr(c, "the product of %s overflows 64 bits", what);
+    *out = p;
+    return 0;
 }
 
 /* Normalizes a possibly negative axis against rank r (ONNX convention). */
