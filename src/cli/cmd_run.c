@@ -530,7 +530,7 @@ int cmd_run(int argc, char **argv)
     v10_artifact *plots = NULL;
     size_t n_plots = 0;
     if (plot_dir && cli_out_dir(&plot_od, plot_dir, "run")) {
-        free_models(models, n_models);
+        free_models(models, n_models, &inputs);
         return V10_EXIT_FAIL;
     }
     v10_trace trace = {0};

@@ -360,7 +360,7 @@ int sweep_setting_check(const char *origin, const char *path, const char *key, c
     if (key_kind(key, &st->k, &st->param, &st->field) || strlen(key) >= sizeof st->key)
         return v10_err_set(err, "%s: %s: unknown key", origin, path);
     snprintf(st->key, sizeof st->key, "%s", key);
-    vctx vc = {origin, err};
+    vctx vc = {.origin = origin, .err = err};
     return check_value(&vc, st, path, v);
 }
 
