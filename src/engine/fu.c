@@ -247,9 +247,10 @@ static void begin_exec(v10_engine *e, fu *u, int ti)
             u->full_rate = (double)work / (double)split;
     } else if (u->speed < 1.0) {
         /* A partition computes at `speed`; HBM time is unchanged. */
-        double mem = (double)work - (double)e->npu->issue_cycles;
+        double issue = v10_npu_issue_cycles(e->npu, op->fu);
+        double mem = (double)work - issue;
         double comp = (double)op->compute_cycles / u->speed;
-        double slow = (comp > mem ? comp : mem) + (double)e->npu->issue_cycles;
+        double slow = (comp > mem ? comp : mem) + issue;
         u->full_rate = (double)work / slow;
     }
     u->bytes_per_work = (double)t->bytes[t->op] / (double)work;

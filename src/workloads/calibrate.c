@@ -307,7 +307,7 @@ static int emit(emitter *em, const char *name, v10_fu_type fu, double cycles,
     uint64_t upto = (uint64_t)llround(em->acc);
     uint64_t c = upto - em->acc_int;
     em->acc_int = upto;
-    uint64_t issue = em->npu->issue_cycles;
+    uint64_t issue = v10_npu_issue_cycles(em->npu, fu);
     v10_op op;
     memset(&op, 0, sizeof op);
     snprintf(op.name, sizeof op.name, "%s", name);
@@ -591,13 +591,15 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
     /* 1. Operator counts. */
     double Ls = t.sa_op_us * per_us, Lv = t.vu_op_us * per_us;
     /* An operator is at least its issue overhead plus one cycle of work. */
-    double min_len = (double)npu->issue_cycles + 1;
-    if (Ls < min_len || (t.vu_busy > 0 && Lv < min_len))
+    double min_sa = (double)npu->issue_cycles + 1, min_vu = (double)npu->vu_issue_cycles + 1;
+    if (Ls < min_sa || (t.vu_busy > 0 && Lv < min_vu)) {
+        int sa = Ls < min_sa;
+        double min_len = sa ? min_sa : min_vu;
         return v10_err_set(err, "calibrate %s: %s %.4g µs is shorter than one operator on "
                                 "%s (%.0f cycles of issue and work = %.4g µs)", who,
-                           Ls < min_len ? "sa_op_us" : "vu_op_us",
-                           Ls < min_len ? t.sa_op_us : t.vu_op_us, npu->name, min_len,
-                           min_len / per_us);
+                           sa ? "sa_op_us" : "vu_op_us", sa ? t.sa_op_us : t.vu_op_us,
+                           npu->name, min_len, min_len / per_us);
+    }
     double ratio = t.vu_busy > 0 ? t.vu_busy / t.sa_busy * Ls / Lv : 0;
     /* "layers": whole multiples of the layers, nearest the architecture's
      * SA time; "work": that time over the mean. */
@@ -641,14 +643,14 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
     }
     size_t n_add = 0, arch_vu = rep->arch_vu_ops;
     if (V > V_arch && (double)arch_vu + 1 <= n_vu &&
-        V - V_arch >= (n_vu - (double)arch_vu) * min_len) {
+        V - V_arch >= (n_vu - (double)arch_vu) * min_vu) {
         /* The architecture's vector operators, whole at their own lengths,
          * plus added work. */
         for (size_t i = 0; i < p.n; i++)
             if (in->ops[i].fu == V10_FU_VU)
                 p.pieces[i] = 1;
         n_add = (size_t)n_vu - arch_vu;
-        if (place_added(&p, n_add, V - V_arch, min_len))
+        if (place_added(&p, n_add, V - V_arch, min_vu))
             goto oom;
     } else if (V_arch > 0) {
         for (size_t i = 0; i < p.n; i++)
