@@ -64,7 +64,7 @@ typedef struct v10_op {
     uint64_t elems;            /* VU: elements processed (logical, unpadded) */
     uint64_t ops_per_elem;     /* VU: ALU ops per element; SA: epilogue ops
                                   per output element (fused VU work) */
-    uint64_t rows;             /* GATHER: rows fetched */
+    uint64_t rows;             /* GATHER: rows (slabs of second x minor) fetched */
     uint32_t minor, second;    /* VU: the tensor's minor and second-minor
                                   dimensions, padded to the VU's lanes and
                                   sublanes when costed (0: dense) */
@@ -96,6 +96,9 @@ typedef struct v10_op {
 typedef struct v10_model {
     char name[V10_NAME_MAX];   /* as the user named it, e.g. "resnet50" */
     uint32_t batch;
+    uint32_t weight_bytes;     /* bytes per weight in HBM, read by the GEMM and
+                                  conv builders: 0 or 2 bf16, 4 f32 (a Keras
+                                  mixed-precision model keeps f32 variables) */
     v10_op *ops;
     size_t n_ops, cap_ops;
     int shared;                /* ops are the cache's: read-only, not freed */
@@ -157,7 +160,9 @@ int v10_model_push(v10_model *m, const v10_op *op, v10_err *err);
  *   per vreg; d->fuse says whether it may join the op before it.
  * vector: v10_model_vec on a dense tensor with no cross-lane work, fusing
  *   into the previous VU op if `fusible` (the importers' form).
- * gather: `rows` rows of `dim` elements fetched one DMA per row.
+ * gather: `rows` rows of `dim` elements fetched one DMA per row; a DMA
+ *   moves whole tiles of the table's tiled layout, so its HBM bytes are
+ *   the cost model's (v10_cost_op), not the row's.
  * sort: `count` independent sorts of `n` keys each (a bitonic network), or
  *   with topk > 0 the topk largest of each (whichever of a sort and topk
  *   selection passes is cheaper); payload: each key carries its index.
@@ -185,6 +190,10 @@ int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
                      v10_err *err);
 int v10_model_gather(v10_model *m, const char *name, uint64_t rows,
                      uint64_t dim, v10_err *err);
+/* gather of `rows` slabs of second x minor elements each (a beam's whole
+ * cache, say): one DMA per slab. */
+int v10_model_gather_slab(v10_model *m, const char *name, uint64_t rows, uint64_t second,
+                          uint64_t minor, v10_err *err);
 int v10_model_sort(v10_model *m, const char *name, uint64_t count, uint64_t n,
                    uint64_t topk, int payload, v10_err *err);
 

@@ -40,12 +40,17 @@ static void row_progress(size_t done, size_t total, void *ctx)
     v10_progress_step(bar, done);
 }
 
+/* On a terminal, the evaluations as they go; elsewhere (a log) one line
+ * every 25. */
 static void fit_progress(size_t evals, double best, void *ctx)
 {
     (void)ctx;
-    if (v10_progress_wanted("fit"))
+    int mode = v10_progress_wanted("fit");
+    if (mode == 1)
         fprintf(stderr, "\rvalidate --fit: %zu evaluations, objective %.2f points   ", evals,
                 best);
+    else if (mode == 2 && evals % 25 == 0)
+        fprintf(stderr, "validate --fit: %zu evaluations, objective %.2f points\n", evals, best);
 }
 
 int cmd_validate(int argc, char **argv)
@@ -83,7 +88,7 @@ int cmd_validate(int argc, char **argv)
     if (fit) {
         if (v10_validate_fit(&npu, fit_progress, NULL, &err))
             return cli_fail(&err);
-        if (v10_progress_wanted("fit"))
+        if (v10_progress_wanted("fit") == 1)
             fputc('\n', stderr);
         fprintf(stderr, "validate --fit:");
         for (size_t i = 0; i < v10_val_n_params; i++)

@@ -87,6 +87,24 @@ static double select_cycles(const v10_npu *npu, double count, double n, double k
     return k * (find + mask);
 }
 
+/* A tile of the VU's layout, in bytes: vu_sublanes x (vu_lanes / vu_sublanes)
+ * 32-bit words (8 x 128 x 4 = 4 KiB on a TPU; a bf16 tile packs 16 x 128). */
+static double tile_bytes(const v10_npu *npu) { return 4.0 * npu->vu_lanes; }
+
+/* A gather's HBM bytes.  TPU tensors live in HBM in 8 x 128 tiles of
+ * 32-bit words and a DMA reads whole tiles, so each row (a second x minor
+ * slab) costs the tiles that hold it -- one 128-wide embedding row, a
+ * 4 KiB tile -- and is written out as its words, the minor dimension
+ * padded to the tile's lanes. */
+static double gather_bytes(const v10_npu *npu, const v10_op *op)
+{
+    double lanes = npu->vu_lanes / npu->vu_sublanes ? (double)(npu->vu_lanes / npu->vu_sublanes)
+                                                     : 1.0;
+    double tiles = ceil((double)op->second / npu->vu_sublanes) * ceil((double)op->minor / lanes);
+    double row = (double)op->second * pad_to((double)op->minor, lanes) * 4.0;
+    return (double)op->rows * (tiles * tile_bytes(npu) + row);
+}
+
 /* The VU's compute cycles of a costed vector-unit op. */
 static double vu_compute(const v10_npu *npu, const v10_op *op)
 {
@@ -95,10 +113,8 @@ static double vu_compute(const v10_npu *npu, const v10_op *op)
         return vu_vregs(npu, (double)op->elems, op->minor, op->second) *
                vu_slots(npu, (double)op->ops_per_elem, op->loads, 1, op->xlu);
     case V10_OP_GATHER:
-        /* One DMA descriptor per row; the rows land in registers' rows and
-         * are stored once. */
-        return (double)op->rows * npu->dma_row_cycles +
-               vu_vregs(npu, (double)op->elems, op->minor, 0) / npu->vu_store_vregs;
+        /* One DMA descriptor per row (its HBM bytes: gather_bytes). */
+        return (double)op->rows * npu->dma_row_cycles;
     case V10_OP_SORT: {
         double count = (double)op->count, n = (double)op->elems / count;
         double c = sort_cycles(npu, count, n, op->payload);
@@ -173,6 +189,12 @@ int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
         if (!(c < V10_U64_DOUBLE_MAX))
             return v10_err_set(err, "operator %s: vector work overflows 64 bits", op->name);
         compute = (uint64_t)c;
+        if (op->kind == V10_OP_GATHER) {
+            double b = gather_bytes(npu, op);
+            if (!(b < V10_U64_DOUBLE_MAX))
+                return v10_err_set(err, "operator %s: gather bytes overflow 64 bits", op->name);
+            op->hbm_bytes = (uint64_t)b;
+        }
         if (op->kind == V10_OP_SORT) {
             /* One ALU op per key per network stage. */
             double L = op->elems > op->count ? ceil(log2((double)op->elems / (double)op->count)) : 0;

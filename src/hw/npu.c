@@ -19,10 +19,10 @@
 #include "util/json.h"
 
 /* The fitted global constants of the paper's core (see isca23 below). */
-#define V10_FIT_ISSUE_CYCLES 700
-#define V10_FIT_VU_ISSUE_CYCLES 3000
-#define V10_FIT_XLU_CYCLES 2
-#define V10_FIT_DMA_ROW_CYCLES 20
+#define V10_FIT_ISSUE_CYCLES 1
+#define V10_FIT_VU_ISSUE_CYCLES 2121
+#define V10_FIT_XLU_CYCLES 1
+#define V10_FIT_DMA_ROW_CYCLES 48
 
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
@@ -70,10 +70,11 @@ static const v10_npu isca23 = {
      * fill and drain, per operator. */
     .issue_cycles = V10_FIT_ISSUE_CYCLES,
     .vu_issue_cycles = V10_FIT_VU_ISSUE_CYCLES,
-    /* XLA's algebraic simplifier rewrites a dot whose left operand is one
-     * row (a vector times a matrix) as a multiply and a reduce, which runs
-     * on the vector unit (its dot strength reduction). */
-    .vu_dot_rows = 1,
+    /* A matmul whose left operand fits the sublanes of one vector register
+     * (at most 8 rows) runs on the vector unit as multiplies and adds down
+     * the sublanes, as XLA's dot strength reduction does for one row (a
+     * vector times a matrix); docs/models.md shows the effect of 1. */
+    .vu_dot_rows = 8,
     .slice_cycles = 32768,
     /* The paper's reading of its Fig. 13 (V10, ISCA 2023, §4): one SA
      * switch "costs 384 cycles in total", the 128 cycles of preemption (the

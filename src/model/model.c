@@ -129,6 +129,11 @@ static int overflow(v10_model *m, const char *name, v10_err *err)
     return v10_err_set(err, "%s: operator %s: size overflows 64 bits", m->name, name);
 }
 
+static uint64_t weight_bytes(const v10_model *m)
+{
+    return m->weight_bytes ? m->weight_bytes : BYTES_PER_ELEM;
+}
+
 int v10_model_gemm(v10_model *m, const char *name, uint64_t count, uint64_t M,
                    uint64_t N, uint64_t K, int weights_in_hbm, v10_err *err)
 {
@@ -145,7 +150,8 @@ int v10_model_gemm(v10_model *m, const char *name, uint64_t count, uint64_t M,
     op.k = K;
     uint64_t a, b, c, sum;
     if (V10_MUL(&a, count, M, K, BYTES_PER_ELEM) ||
-        V10_MUL(&b, weights_in_hbm ? 1 : count, K, N, BYTES_PER_ELEM) ||
+        V10_MUL(&b, weights_in_hbm ? 1 : count, K, N,
+                weights_in_hbm ? weight_bytes(m) : BYTES_PER_ELEM) ||
         V10_MUL(&c, count, M, N, BYTES_PER_ELEM) || v10_add_u64(a, b, &sum) ||
         v10_add_u64(sum, c, &op.hbm_bytes) || V10_MUL(&sum, count, M, N, K))
         return overflow(m, name, err);
@@ -179,7 +185,7 @@ int v10_model_conv(v10_model *m, const char *name, uint64_t batch, uint64_t h,
     /* The lowered GEMM reads the input once per pixel, not im2col's K-fold copy. */
     v10_op *op = &m->ops[m->n_ops - 1];
     uint64_t wts, out, sum;
-    if (V10_MUL(&wts, K, filters, BYTES_PER_ELEM) || V10_MUL(&out, M, filters, BYTES_PER_ELEM) ||
+    if (V10_MUL(&wts, K, filters, weight_bytes(m)) || V10_MUL(&out, M, filters, BYTES_PER_ELEM) ||
         v10_add_u64(in, wts, &sum) || v10_add_u64(sum, out, &op->hbm_bytes)) {
         m->n_ops--; /* take the half-built operator back */
         m->total_cycles = 0;
@@ -272,21 +278,30 @@ int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
     return v10_model_vec(m, name, &d, err);
 }
 
-int v10_model_gather(v10_model *m, const char *name, uint64_t rows, uint64_t dim,
-                     v10_err *err)
+int v10_model_gather_slab(v10_model *m, const char *name, uint64_t rows, uint64_t second,
+                          uint64_t minor, v10_err *err)
 {
-    if (!rows || !dim)
+    if (!rows || !second || !minor)
         return v10_err_set(err, "%s: operator %s: gather needs rows and a dimension",
                            m->name, name);
     v10_op op;
     op_init(&op, name, V10_FU_VU, V10_OP_GATHER);
-    /* Each row is read from its table and written to the output. */
-    if (V10_MUL(&op.elems, rows, dim) || V10_MUL(&op.hbm_bytes, rows, dim, 2 * BYTES_PER_ELEM))
+    /* The rows as they are written out; the cost model adds what the
+     * DMAs read (whole tiles of the table). */
+    if (V10_MUL(&op.elems, rows, second, minor) ||
+        V10_MUL(&op.hbm_bytes, op.elems, BYTES_PER_ELEM))
         return overflow(m, name, err);
     op.rows = rows;
-    op.minor = dim32(dim);
+    op.second = dim32(second);
+    op.minor = dim32(minor);
     op.ops_per_elem = 1;
     return v10_model_push(m, &op, err);
+}
+
+int v10_model_gather(v10_model *m, const char *name, uint64_t rows, uint64_t dim,
+                     v10_err *err)
+{
+    return v10_model_gather_slab(m, name, rows, 1, dim, err);
 }
 
 /* Keys and indices are 32-bit words (f32 scores, s32 indices). */

@@ -129,6 +129,14 @@ static void gather(zb *b, const char *pfx, const char *sfx, uint64_t rows, uint6
         b->rc = v10_model_gather(b->m, opname(b, pfx, sfx), rows, dim, b->err);
 }
 
+/* A gather of `rows` slabs of second x minor elements (one DMA each). */
+static void gather_slab(zb *b, const char *pfx, const char *sfx, uint64_t rows,
+                        uint64_t second, uint64_t minor)
+{
+    if (!b->rc)
+        b->rc = v10_model_gather_slab(b->m, opname(b, pfx, sfx), rows, second, minor, b->err);
+}
+
 static void sort(zb *b, const char *pfx, const char *sfx, uint64_t count, uint64_t n,
                  uint64_t topk)
 {
@@ -222,7 +230,7 @@ static void squeeze_excite(zb *b, const char *pfx, fmap x, uint64_t reduced)
     gpool(b, p, "pool", x);
     fc(b, p, "reduce", x.n, x.c, reduced);
     fc(b, p, "expand", x.n, reduced, x.c);
-    vu(b, p, "scale", ew(x, OPS_ADD, 2, V10_FUSE_VU));
+    vu(b, p, "scale", ew(x, OPS_ADD, 1, V10_FUSE_VU)); /* and the pooled scales */
 }
 
 typedef struct resnet_cfg {
@@ -683,10 +691,10 @@ static void decoder_step(zb *b, uint64_t step, uint64_t s, uint64_t d, uint64_t 
     /* Grow the alive beams: gather the chosen beams' sequences and every
      * layer's key and value caches, then write the new ids. */
     uint64_t r2 = 2 * r;
-    gather(b, p, "gather_seq", r2, L);
+    gather_slab(b, p, "gather_seq", r2, 1, L);
     for (int c = 0; c < 12; c++) {
         snprintf(q, sizeof q, "%s.gather_cache%d", p, c);
-        gather(b, q, "grow", r2, L * d);
+        gather_slab(b, q, "grow", r2, L, d);
     }
     vu(b, p, "update_seq", ew2(r2, L, 1, 1, V10_FUSE_NONE));
     vu(b, p, "finished_flags", ew2(b->n, 2 * TRANSFORMER_BEAM, 3, 2, V10_FUSE_NONE));
@@ -695,7 +703,7 @@ static void decoder_step(zb *b, uint64_t step, uint64_t s, uint64_t d, uint64_t 
     gather(b, p, "alive_seq", r, L);
     for (int c = 0; c < 12; c++) {
         snprintf(q, sizeof q, "%s.alive_cache%d", p, c);
-        gather(b, q, "keep", r, L * d);
+        gather_slab(b, q, "keep", r, L, d);
     }
     /* The finished set: length penalty, concat, top beam of 3 x beam. */
     vu(b, p, "length_norm", ew2(b->n, 2 * TRANSFORMER_BEAM, 6, 2, V10_FUSE_NONE));
@@ -787,8 +795,8 @@ static void build_gpt_decode(zb *b)
  * Recommendation Model for Personalization and Recommendation Systems",
  * arXiv 1906.00091, 2019.  13 dense features (log(1 + x)) -> bottom MLP
  * 512-256-128; 26 embedding tables of dim 128, each looked up one row per
- * sample (one gather op per table, one DMA per row, as TPUEmbedding on a
- * TPUv2 TensorCore); the 27 vectors concatenated; pairwise dot interaction
+ * sample, all in one operator (TPUEmbedding's lookup of every table for a
+ * step), one DMA per row; the 27 vectors concatenated; pairwise dot interaction
  * as a batched GEMM (27x128)(128x27); its 351 lower-triangle dots selected
  * and concatenated with the dense vector (479) -> top MLP
  * 1024-1024-512-256-1 (sigmoid fused).
@@ -807,10 +815,7 @@ static void build_dlrm(zb *b)
         fc(b, "bottom", sfx, b->n, bottom[i], bottom[i + 1]);
     }
     vu(b, "sparse", "hash", ew2(b->n, DLRM_TABLES, 3, 1, V10_FUSE_NONE));
-    for (int t = 0; t < DLRM_TABLES; t++) {
-        snprintf(sfx, sizeof sfx, "table%d", t);
-        gather(b, "emb", sfx, b->n, dim);
-    }
+    gather(b, "emb", "lookup", b->n * DLRM_TABLES, dim);
     format(b, "interact", "concat", b->n * vecs, dim, 0);
     gemm(b, "interact", "dot", b->n, vecs, vecs, dim, 0);
     vu(b, "interact", "tril",
@@ -1085,6 +1090,9 @@ int v10_zoo_build(const char *name, uint32_t batch, v10_model *out, v10_err *err
     }
     if (batch == 0)
         return v10_err_set(err, "%s: batch must be at least 1", name);
+    /* The TensorFlow references keep their variables in f32 (Keras's
+     * mixed_bfloat16 policy casts them to bf16 inside each layer). */
+    out->weight_bytes = 4;
     zb b = {.m = out, .err = err, .n = batch, .rc = 0};
     e->build(&b);
     if (b.rc) {
