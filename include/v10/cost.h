@@ -36,6 +36,11 @@ uint64_t v10_cost_gemm_batch_cycles(uint64_t count, uint64_t M, uint64_t N, uint
  * with err set if a figure would overflow 64 bits. */
 int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err);
 
+/* The fixed cost added to op's duration: its FU type's issue cycles
+ * (v10_npu_issue_cycles), or 0 for a trace operator, whose cycles are its
+ * whole standalone duration. */
+uint32_t v10_cost_issue_cycles(const v10_npu *npu, const v10_op *op);
+
 /* Costs every op of a model. */
 int v10_cost_model(const v10_npu *npu, v10_model *m, v10_err *err);
 

@@ -232,8 +232,9 @@ int v10_zoo_build(const char *name, uint32_t batch, v10_model *out,
                   v10_err *err);
 
 /* Operator-trace CSV (see docs/formats.md).  `npu` converts a `us` column to
- * cycles.  The writer emits compute cycles, so re-reading the file on the
- * same NPU reproduces the profile exactly. */
+ * cycles.  The writer emits each operator's standalone cycles (a trace
+ * operator pays no further fixed cost), so re-reading the file on the same
+ * NPU reproduces the profile exactly. */
 int v10_trace_csv_read(const char *path, const v10_npu *npu, v10_model *out,
                        v10_err *err);
 /* The same from an open stream; `path` names it in messages. */

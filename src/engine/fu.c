@@ -247,7 +247,7 @@ static void begin_exec(v10_engine *e, fu *u, int ti)
             u->full_rate = (double)work / (double)split;
     } else if (u->speed < 1.0) {
         /* A partition computes at `speed`; HBM time is unchanged. */
-        double issue = v10_npu_issue_cycles(e->npu, op->fu);
+        double issue = v10_cost_issue_cycles(e->npu, op);
         double mem = (double)work - issue;
         double comp = (double)op->compute_cycles / u->speed;
         double slow = (comp > mem ? comp : mem) + issue;

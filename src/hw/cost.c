@@ -141,6 +141,11 @@ static double sa_epilogue(const v10_npu *npu, const v10_op *op)
            vu_slots(npu, (double)op->ops_per_elem, op->loads, 1, 0);
 }
 
+uint32_t v10_cost_issue_cycles(const v10_npu *npu, const v10_op *op)
+{
+    return op->kind == V10_OP_RAW ? 0 : v10_npu_issue_cycles(npu, op->fu);
+}
+
 int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
 {
     uint64_t compute = 0, tiles = 1;
@@ -221,7 +226,7 @@ int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
     op->spill_bytes = (uint64_t)spill;
     op->mem_cycles = (uint64_t)mem;
     uint64_t body = compute > op->mem_cycles ? compute : op->mem_cycles;
-    if (v10_add_u64(body, v10_npu_issue_cycles(npu, op->fu), &op->cycles))
+    if (v10_add_u64(body, v10_cost_issue_cycles(npu, op), &op->cycles))
         return v10_err_set(err, "operator %s: duration overflows 64 bits", op->name);
     op->tiles = (uint32_t)(tiles ? tiles : 1);
     return 0;
@@ -280,7 +285,7 @@ uint64_t v10_cost_split_cycles(const v10_npu *npu, const v10_op *op, uint64_t by
     double compute = ceil((double)op->compute_cycles * (double)per / (double)tiles);
     double mem = ceil((double)bytes / v10_npu_hbm_bytes_per_cycle(npu));
     double body = compute > mem ? compute : mem;
-    return body < V10_U64_DOUBLE_MAX ? (uint64_t)body + v10_npu_issue_cycles(npu, op->fu)
+    return body < V10_U64_DOUBLE_MAX ? (uint64_t)body + v10_cost_issue_cycles(npu, op)
                                      : UINT64_MAX;
 }
 
@@ -293,5 +298,5 @@ uint64_t v10_cost_shared_cycles(const v10_npu *npu, const v10_op *op, uint64_t s
         mem = V10_U64_DOUBLE_MAX;
     *bytes = total < V10_U64_DOUBLE_MAX ? (uint64_t)total : UINT64_MAX;
     uint64_t body = op->compute_cycles > (uint64_t)mem ? op->compute_cycles : (uint64_t)mem;
-    return body + v10_npu_issue_cycles(npu, op->fu);
+    return body + v10_cost_issue_cycles(npu, op);
 }

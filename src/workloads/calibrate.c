@@ -307,14 +307,13 @@ static int emit(emitter *em, const char *name, v10_fu_type fu, double cycles,
     uint64_t upto = (uint64_t)llround(em->acc);
     uint64_t c = upto - em->acc_int;
     em->acc_int = upto;
-    uint64_t issue = v10_npu_issue_cycles(em->npu, fu);
     v10_op op;
     memset(&op, 0, sizeof op);
     snprintf(op.name, sizeof op.name, "%s", name);
     op.fu = fu;
     op.kind = V10_OP_RAW;
     op.count = 1;
-    op.given_cycles = c > issue + 1 ? c - issue : 1;
+    op.given_cycles = c ? c : 1; /* a trace operator's cycles are its whole length */
     if (parent) {
         /* Piece `part` of `parts`: an exact share of the parent's work. */
         op.macs = parent->macs / parts + (part < parent->macs % parts);
