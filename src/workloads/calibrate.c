@@ -68,8 +68,8 @@ static const kind K_RECSYS[MAX_KINDS] = {
     {"emb.segment_sum", AT_AFTER, "embed", 0.3, 0.5},
 };
 static const kind K_DLRM[MAX_KINDS] = {
-    {"emb.gather", AT_AFTER, "gather", 0.7, 1.0},
-    {"emb.segment_sum", AT_AFTER, "gather", 0.3, 0.5},
+    {"emb.gather", AT_AFTER, "emb.lookup", 0.7, 1.0},
+    {"emb.segment_sum", AT_AFTER, "emb.lookup", 0.3, 0.5},
 };
 static const kind K_RETINANET[MAX_KINDS] = {
     {"fpn.relayout", AT_BEFORE_SA, NULL, 0.5, 0.9},
