@@ -97,6 +97,7 @@ typedef struct v10_calib_report {
     size_t arch_sa_ops, arch_vu_ops;
     size_t sa_ops, vu_ops;      /* after calibration */
     size_t added_vu_ops;        /* named vector operators added */
+    double added_vu_us;         /* their time in one request */
     v10_calib_sa sa_choice;     /* how the SA operator count was chosen */
     double latency_us;          /* one request alone */
     double flops_util;          /* 2 x MACs / (latency x SA peak) */

@@ -22,9 +22,24 @@ uint64_t v10_cost_gemm_cycles(uint64_t M, uint64_t N, uint64_t K,
                               uint32_t rows, uint32_t cols, v10_dataflow df,
                               v10_sa_mode mode, uint64_t *folds);
 
-/* Fills the cost fields of *op for `npu` (default TPU mode).  Returns -1
+/* `count` independent GEMMs of that shape one after another: SCALE-Sim
+ * mode runs each alone (count x the above); TPU mode keeps loading the
+ * next fold's weights while the current one streams, across products, so
+ * the pipeline fills and drains once.  *folds gets one product's. */
+uint64_t v10_cost_gemm_batch_cycles(uint64_t count, uint64_t M, uint64_t N, uint64_t K,
+                                    uint32_t rows, uint32_t cols, v10_dataflow df,
+                                    v10_sa_mode mode, uint64_t *folds);
+
+/* Fills the cost fields of *op for `npu` (default TPU mode).  A GEMM of
+ * at most npu->vu_dot_rows rows is costed on the VU (op->fu set to it) as
+ * a multiply and a reduce over its weights; every other op keeps its FU.  Returns -1
  * with err set if a figure would overflow 64 bits. */
 int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err);
+
+/* The fixed cost added to op's duration: its FU type's issue cycles
+ * (v10_npu_issue_cycles), or 0 for a trace operator, whose cycles are its
+ * whole standalone duration. */
+uint32_t v10_cost_issue_cycles(const v10_npu *npu, const v10_op *op);
 
 /* Costs every op of a model. */
 int v10_cost_model(const v10_npu *npu, v10_model *m, v10_err *err);

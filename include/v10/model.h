@@ -29,11 +29,24 @@ typedef enum v10_fu_type {
 #define V10_FU_TYPES 2
 
 typedef enum v10_op_kind {
-    V10_OP_GEMM = 0, /* SA: `count` independent (M x K) * (K x N) */
+    V10_OP_GEMM = 0, /* SA: `count` independent (M x K) * (K x N), with an
+                        element-wise epilogue of `ops_per_elem` per output */
     V10_OP_VECTOR,   /* VU: `elems` elements x `ops_per_elem` ALU ops */
-    V10_OP_GATHER,   /* VU: embedding lookups, bound by `hbm_bytes` */
+    V10_OP_GATHER,   /* VU: `rows` rows of `minor` elements, one DMA each */
     V10_OP_RAW,      /* from a trace: `given_cycles` of FU work */
+    V10_OP_SORT,     /* VU: `count` independent bitonic sorts (or top-`k`
+                        selections) of `elems` / `count` keys each */
 } v10_op_kind;
+
+/* Where an element-wise VU op goes (v10_model_vec). */
+typedef enum v10_fuse {
+    V10_FUSE_NONE = 0, /* an operator of its own */
+    V10_FUSE_VU,       /* into the previous fusible VU op of the same size
+                          (XLA's loop fusion), else an operator of its own */
+    V10_FUSE_SA,       /* into the previous SA op's output when the sizes
+                          match (XLA's output fusion: a convolution with its
+                          residual add), else as V10_FUSE_VU */
+} v10_fuse;
 
 /*
  * One operator.  Description fields are set by whoever builds the model;
@@ -48,8 +61,19 @@ typedef struct v10_op {
     /* description */
     uint64_t m, n, k;          /* GEMM shape (SA ops) */
     uint64_t count;            /* independent GEMMs (batched matmul), >= 1 */
-    uint64_t elems;            /* VU: elements processed */
-    uint64_t ops_per_elem;     /* VU: ALU ops per element */
+    uint64_t elems;            /* VU: elements processed (logical, unpadded) */
+    uint64_t ops_per_elem;     /* VU: ALU ops per element; SA: epilogue ops
+                                  per output element (fused VU work) */
+    uint64_t rows;             /* GATHER: rows (slabs of second x minor) fetched */
+    uint32_t minor, second;    /* VU: the tensor's minor and second-minor
+                                  dimensions, padded to the VU's lanes and
+                                  sublanes when costed (0: dense) */
+    uint32_t loads;            /* VU: vregs loaded per output vreg; SA: per
+                                  output vreg, by its epilogue */
+    uint32_t xlu;              /* VU: cross-lane passes per vreg (reductions
+                                  over the minor dimension, transposes) */
+    uint32_t topk;             /* SORT: keys kept per sort (0: a full sort) */
+    uint32_t payload;          /* SORT: 1 if each key carries an index */
     uint64_t hbm_bytes;        /* HBM traffic, bytes */
     uint64_t vmem_bytes;       /* resident operand (the smaller GEMM operand,
                                   kept in vector memory while the other
@@ -72,6 +96,9 @@ typedef struct v10_op {
 typedef struct v10_model {
     char name[V10_NAME_MAX];   /* as the user named it, e.g. "resnet50" */
     uint32_t batch;
+    uint32_t weight_bytes;     /* bytes per weight in HBM, read by the GEMM and
+                                  conv builders: 0 or 2 bf16, 4 f32 (a Keras
+                                  mixed-precision model keeps f32 variables) */
     v10_op *ops;
     size_t n_ops, cap_ops;
     int shared;                /* ops are the cache's: read-only, not freed */
@@ -116,31 +143,59 @@ int v10_model_reserve(v10_model *m, size_t n, v10_err *err);
 int v10_model_push(v10_model *m, const v10_op *op, v10_err *err);
 
 /*
- * Builders used by the zoo and the importers.  Each appends one operator and
- * returns 0, or -1 with err set (overflowing or zero dimensions, allocation).
- * Tensors are bf16 (2 bytes per element) in HBM.
+ * Builders used by the zoo and the importers.  Each appends one operator (or
+ * folds its work into the previous one) and returns 0, or -1 with err set
+ * (overflowing or zero dimensions, allocation).  Tensors are bf16 (2 bytes
+ * per element) in HBM; the VU computes in f32 (docs/models.md, "The vector
+ * unit's cost model").
  *
  * gemm: `count` independent (m x k)(k x n) products with bias and activation
  *   fused (XLA style).  weights_in_hbm: 1 if the (k x n) operand is a
  *   parameter read from HBM, 0 if it is an activation (attention).
  * conv: lowered to GEMM as SCALE-Sim does (M = batch*oh*ow, K = kh*kw*c,
  *   N = filters), with explicit padding.
- * vector: an element-wise/reduction op over `elems` elements costing
- *   `ops_per_elem` ALU ops each, reading `in_tensors` and writing one tensor
- *   of `elems` elements.  Consecutive element-wise vector ops are fused
- *   into one VU operator (intermediates stay in vector memory).
- * gather: embedding lookups of `rows` rows of `dim` elements.
+ * vec: a VU op over a tensor of d->elems elements whose two minor
+ *   dimensions are d->minor x d->second (0: dense), d->ops ALU ops per
+ *   element, d->in_tensors inputs of its size read, d->xlu cross-lane passes
+ *   per vreg; d->fuse says whether it may join the op before it.
+ * vector: v10_model_vec on a dense tensor with no cross-lane work, fusing
+ *   into the previous VU op if `fusible` (the importers' form).
+ * gather: `rows` rows of `dim` elements fetched one DMA per row; a DMA
+ *   moves whole tiles of the table's tiled layout, so its HBM bytes are
+ *   the cost model's (v10_cost_op), not the row's.
+ * sort: `count` independent sorts of `n` keys each (a bitonic network), or
+ *   with topk > 0 the topk largest of each (whichever of a sort and topk
+ *   selection passes is cheaper); payload: each key carries its index.
  */
+typedef struct v10_vec_desc {
+    uint64_t elems;      /* logical elements of the output */
+    uint64_t minor;      /* minor (lane) dimension of the tensor; 0: dense */
+    uint64_t second;     /* second-minor (sublane) dimension; 0: dense */
+    uint64_t ops;        /* ALU ops per element */
+    uint32_t in_tensors; /* input tensors of this size read from HBM */
+    uint32_t loads;      /* vregs loaded per output vreg (window taps);
+                            0: in_tensors */
+    uint32_t xlu;        /* cross-lane passes per vreg */
+    v10_fuse fuse;
+} v10_vec_desc;
+
 int v10_model_gemm(v10_model *m, const char *name, uint64_t count, uint64_t M,
                    uint64_t N, uint64_t K, int weights_in_hbm, v10_err *err);
 int v10_model_conv(v10_model *m, const char *name, uint64_t batch, uint64_t h,
                    uint64_t w, uint64_t c, uint64_t filters, uint64_t kh,
                    uint64_t kw, uint64_t stride, uint64_t pad, v10_err *err);
+int v10_model_vec(v10_model *m, const char *name, const v10_vec_desc *d, v10_err *err);
 int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
                      uint64_t ops_per_elem, uint64_t in_tensors, int fusible,
                      v10_err *err);
 int v10_model_gather(v10_model *m, const char *name, uint64_t rows,
                      uint64_t dim, v10_err *err);
+/* gather of `rows` slabs of second x minor elements each (a beam's whole
+ * cache, say): one DMA per slab. */
+int v10_model_gather_slab(v10_model *m, const char *name, uint64_t rows, uint64_t second,
+                          uint64_t minor, v10_err *err);
+int v10_model_sort(v10_model *m, const char *name, uint64_t count, uint64_t n,
+                   uint64_t topk, int payload, v10_err *err);
 
 /* ---- model specs (src/workloads/spec.c: above the IR, importers and cost) ---- */
 
@@ -177,8 +232,9 @@ int v10_zoo_build(const char *name, uint32_t batch, v10_model *out,
                   v10_err *err);
 
 /* Operator-trace CSV (see docs/formats.md).  `npu` converts a `us` column to
- * cycles.  The writer emits compute cycles, so re-reading the file on the
- * same NPU reproduces the profile exactly. */
+ * cycles.  The writer emits each operator's standalone cycles (a trace
+ * operator pays no further fixed cost), so re-reading the file on the same
+ * NPU reproduces the profile exactly. */
 int v10_trace_csv_read(const char *path, const v10_npu *npu, v10_model *out,
                        v10_err *err);
 /* The same from an open stream; `path` names it in messages. */

@@ -21,6 +21,7 @@
 #include "v10/model.h"
 #include "v10/npu.h"
 #include "v10/table.h"
+#include "v10/validate.h"
 
 /* ---- models and profile ---- */
 
@@ -106,6 +107,16 @@ typedef struct v10_calib_run {
 int v10_calibrate_report_write(const v10_calib_run *r, v10_format fmt, FILE *f, v10_err *err);
 /* The calibrated model as an operator-trace CSV under a provenance header. */
 int v10_calibrate_trace_write(const v10_calib_run *r, const v10_model *cal, FILE *f,
+                              v10_err *err);
+
+/* ---- validate ---- */
+
+/* The model x batch rows (measured / simulated SA, VU, HBM, SA FLOPS in
+ * percent, operator counts, latency), then the mean errors over the fitted,
+ * held-out and all rows and the largest (table: lines after the rows; json:
+ * {"version", "npu", "fit_batches", "rows", "summary"}; csv: the rows). */
+int v10_validate_report_write(const v10_npu *npu, const v10_val_row *rows, size_t n,
+                              const v10_val_summary *s, v10_format fmt, FILE *f,
                               v10_err *err);
 
 #endif

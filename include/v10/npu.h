@@ -39,12 +39,28 @@ typedef struct v10_npu {
     uint32_t vu_count;          /* vector units */
     uint32_t vu_lanes;          /* ALU lanes per VU (8 x 128) */
     uint32_t vu_ops_per_lane;   /* FP32 ops per lane per cycle */
+    uint32_t vu_sublanes;       /* a vector register is vu_sublanes x
+                                   (vu_lanes / vu_sublanes) 32-bit words; a
+                                   tensor's two minor dimensions are padded
+                                   to that tile */
+    uint32_t vu_load_vregs;     /* vector registers loaded from vector memory
+                                   per cycle */
+    uint32_t vu_store_vregs;    /* vector registers stored per cycle */
+    uint32_t vu_xlu_cycles;     /* cycles per vector register of a cross-lane
+                                   pass (a reduction over the minor dimension,
+                                   a transpose, a permute) */
+    uint32_t dma_row_cycles;    /* cycles between two row DMAs of a gather */
     uint32_t vu_tile_cycles;    /* VU preemption chunk, cycles */
     uint64_t vmem_bytes;        /* vector memory, split among tenants */
     double hbm_gbps;            /* HBM bandwidth, GB/s (1e9 bytes/s) */
     uint64_t hbm_capacity_bytes; /* HBM size: LLM weights + KV cache must fit */
     double clock_mhz;           /* core clock */
-    uint32_t issue_cycles;      /* fixed issue overhead per operator */
+    uint32_t issue_cycles;      /* fixed cost per SA operator: issue, the first
+                                   DMA's latency, pipeline fill and drain */
+    uint32_t vu_issue_cycles;   /* the same per VU operator */
+    uint32_t vu_dot_rows;       /* a matmul of at most this many rows runs on
+                                   the VU as multiply-and-reduce (XLA's dot
+                                   strength reduction); 0: never */
     uint64_t slice_cycles;      /* V10 preemption timer period */
     uint32_t sa_switch_cycles;  /* V10 SA operator context switch, cycles in all */
     uint32_t sa_switch_overlap_cycles; /* of those, cycles the preempted SA operator
@@ -102,6 +118,8 @@ int v10_npu_validate(const v10_npu *npu, v10_err *err);
 
 /* Derived figures. */
 double v10_npu_hbm_bytes_per_cycle(const v10_npu *npu);
+/* The fixed cost of one operator on FU type fu (0: SA, 1: VU). */
+uint32_t v10_npu_issue_cycles(const v10_npu *npu, int fu);
 uint64_t v10_npu_pmt_switch_cycles(const v10_npu *npu);
 /* An SA's and a VU's dynamic power at full activity, W: every PE (lane)
  * doing its MAC (op) each cycle, at the energies above and the clock. */

@@ -44,6 +44,7 @@ int cmd_fleet(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_llm_study(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 /* Called with a command's exit code: if standard output could not be
  * written (a full disk), says so and returns V10_EXIT_FAIL (or rc if that

@@ -15,6 +15,7 @@ static const cli_command commands[] = {
     {"profile", "per-operator breakdown of one model", cmd_profile},
     {"calibrate", "reshape a model to a measured solo profile (SA/VU busy, HBM, op lengths)",
      cmd_calibrate},
+    {"validate", "the zoo alone against the V10 paper's measured TPU profiles", cmd_validate},
     {"topology", "cost a SCALE-Sim topology CSV layer by layer", cmd_topology},
     {"npu", "print the resolved NPU configuration", cmd_npu},
     {"policies", "list the scheduling policies and their parameters", cmd_policies},

@@ -322,9 +322,10 @@ static double __attribute__((noinline)) shared_rate(const v10_engine *e, const f
         return split < work ? (double)work / (double)split : 1.0;
     }
     /* A partition computes at `speed`; HBM time is unchanged. */
-    double mem = (double)work - (double)e->npu->issue_cycles;
+    double issue = v10_cost_issue_cycles(e->npu, op);
+    double mem = (double)work - issue;
     double comp = (double)op->compute_cycles / u->speed;
-    double slow = (comp > mem ? comp : mem) + (double)e->npu->issue_cycles;
+    double slow = (comp > mem ? comp : mem) + issue;
     return (double)work / slow;
 }
 

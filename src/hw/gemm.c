@@ -112,3 +112,24 @@ uint64_t v10_cost_gemm_cycles(uint64_t M, uint64_t N, uint64_t K, uint32_t rows,
         *folds = g.folds;
     return cycles;
 }
+
+uint64_t v10_cost_gemm_batch_cycles(uint64_t count, uint64_t M, uint64_t N, uint64_t K,
+                                    uint32_t rows, uint32_t cols, v10_dataflow df,
+                                    v10_sa_mode mode, uint64_t *folds)
+{
+    uint64_t one = v10_cost_gemm_cycles(M, N, K, rows, cols, df, mode, folds), all, t;
+    if (one == UINT64_MAX || !count)
+        return UINT64_MAX;
+    if (mode == V10_SA_SCALESIM || count == 1)
+        return v10_mul_u64(one, count, &all) || all == UINT64_MAX ? UINT64_MAX : all;
+    /* The products' folds in one sequence: one more product adds
+     * folds x max(stream, preload), the step between two folds. */
+    gemm_map g;
+    if (map_gemm(M, N, K, rows, cols, df, &g))
+        return UINT64_MAX;
+    uint64_t step = g.stream > g.preload ? g.stream : g.preload;
+    if (v10_mul_u64(count - 1, g.folds, &t) || v10_mul_u64(t, step, &t) ||
+        v10_add_u64(one, t, &all) || all == UINT64_MAX)
+        return UINT64_MAX;
+    return all;
+}

@@ -19,6 +19,12 @@
 #include "util/json.h"
 #include "util/text.h"
 
+/* The fitted global constants of the paper's core (see isca23 below). */
+#define V10_FIT_ISSUE_CYCLES 1
+#define V10_FIT_VU_ISSUE_CYCLES 2121
+#define V10_FIT_XLU_CYCLES 1
+#define V10_FIT_DMA_ROW_CYCLES 48
+
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
 
@@ -38,6 +44,21 @@ static const v10_npu isca23 = {
     .vu_count = 1,
     .vu_lanes = 8 * 128,
     .vu_ops_per_lane = 2,
+    /* The TPUv2 core's vector unit (Norrie et al., "The Design Process for
+     * Google's Training Chips: TPUv2 and TPUv3", IEEE Micro 41(2), 2021,
+     * and their Hot Chips 32 talk): 128 lanes of 8 sublanes, so a vector
+     * register is 8 x 128 32-bit words and tensors are laid out in 8 x 128
+     * tiles; its 322-bit VLIW bundle has one vector-load and one
+     * vector-store slot beside the two vector-ALU slots. */
+    .vu_sublanes = 8,
+    .vu_load_vregs = 1,
+    .vu_store_vregs = 1,
+    /* Global constants fitted to the measured solo profiles (the model x
+     * batch rows at batches 1, 32 and 512 of data/tpu-profiles; no
+     * constant names a model): `v10sim validate --fit` reruns the fit
+     * and docs/models.md reports fitted and held-out errors apart. */
+    .vu_xlu_cycles = V10_FIT_XLU_CYCLES,
+    .dma_row_cycles = V10_FIT_DMA_ROW_CYCLES,
     /* Our choice: a VU chunk of 1024 cycles is the VU preemption point. */
     .vu_tile_cycles = 1024,
     .vmem_bytes = 32 * MiB,
@@ -46,8 +67,15 @@ static const v10_npu isca23 = {
      * so GB there means GiB, as in the TPU papers' tables. */
     .hbm_capacity_bytes = 32 * GiB,
     .clock_mhz = 700.0,
-    /* Our choice: instruction fetch/decode and DMA set-up per operator. */
-    .issue_cycles = 64,
+    /* Fitted as above: issue, the first DMA's latency and the pipeline's
+     * fill and drain, per operator. */
+    .issue_cycles = V10_FIT_ISSUE_CYCLES,
+    .vu_issue_cycles = V10_FIT_VU_ISSUE_CYCLES,
+    /* A matmul whose left operand fits the sublanes of one vector register
+     * (at most 8 rows) runs on the vector unit as multiplies and adds down
+     * the sublanes, as XLA's dot strength reduction does for one row (a
+     * vector times a matrix); docs/models.md shows the effect of 1. */
+    .vu_dot_rows = 8,
     .slice_cycles = 32768,
     /* The paper's reading of its Fig. 13 (V10, ISCA 2023, §4): one SA
      * switch "costs 384 cycles in total", the 128 cycles of preemption (the
@@ -290,12 +318,19 @@ static const field fields[] = {
     F(vu_count, F_U32, 1, 64),
     F(vu_lanes, F_U32, 1, 1 << 20),
     F(vu_ops_per_lane, F_U32, 1, 64),
+    F(vu_sublanes, F_U32, 1, 1 << 10),
+    F(vu_load_vregs, F_U32, 1, 64),
+    F(vu_store_vregs, F_U32, 1, 64),
+    F(vu_xlu_cycles, F_U32, 0, 1 << 20),
+    F(dma_row_cycles, F_U32, 0, 1 << 20),
     F(vu_tile_cycles, F_U32, 1, 1 << 30),
     F(vmem_bytes, F_U64, 1024, 1ull << 40),
     F(hbm_gbps, F_DBL, 0.001, 1e6),
     F(hbm_capacity_bytes, F_U64, 1 << 20, 1ull << 50),
     F(clock_mhz, F_DBL, 1, 1e5),
     F(issue_cycles, F_U32, 0, 1 << 30),
+    F(vu_issue_cycles, F_U32, 0, 1 << 30),
+    F(vu_dot_rows, F_U32, 0, 1 << 20),
     F(slice_cycles, F_U64, 1, 1ull << 40),
     F(sa_switch_cycles, F_U32, 0, 1 << 30),
     F(sa_switch_overlap_cycles, F_U32, 0, 1 << 30),
@@ -454,6 +489,11 @@ int v10_npu_resolve(const char *spec, v10_npu *out, v10_err *err)
 double v10_npu_hbm_bytes_per_cycle(const v10_npu *n)
 {
     return n->hbm_gbps * 1e9 / (n->clock_mhz * 1e6);
+}
+
+uint32_t v10_npu_issue_cycles(const v10_npu *n, int fu)
+{
+    return fu ? n->vu_issue_cycles : n->issue_cycles;
 }
 
 uint64_t v10_npu_pmt_switch_cycles(const v10_npu *n)

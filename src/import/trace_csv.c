@@ -5,7 +5,9 @@
  * Format: '#' lines are comments; the first other line is a header naming
  * the columns, in any order:
  *   fu          required: SA or VU
- *   cycles | us required (one of): FU time at full speed with ideal memory
+ *   cycles | us required (one of): the operator's standalone length alone on
+ *               the NPU at full speed (what a profiler reports; its fixed cost
+ *               included)
  *   hbm_bytes   HBM traffic (default 0)
  *   name, tiles, macs, flops        optional
  *   vmem_bytes, restream_bytes       optional: vector-memory residency (cost.h)
@@ -185,7 +187,7 @@ int v10_trace_csv_write(const v10_model *m, const v10_npu *npu, FILE *f)
                  name + (name[0] == '#'));
         v10_csv_put(f, field); /* quoted if it must be (RFC 4180) */
         fprintf(f, ",%s,%llu,%llu,%u,%llu,%llu,%llu,%llu\n", v10_fu_name(op->fu),
-                (unsigned long long)(op->compute_cycles ? op->compute_cycles : 1),
+                (unsigned long long)(op->cycles ? op->cycles : 1),
                 (unsigned long long)op->hbm_bytes, op->tiles, (unsigned long long)op->macs,
                 (unsigned long long)op->flops, (unsigned long long)op->vmem_bytes,
                 (unsigned long long)op->restream_bytes);

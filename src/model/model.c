@@ -129,6 +129,11 @@ static int overflow(v10_model *m, const char *name, v10_err *err)
     return v10_err_set(err, "%s: operator %s: size overflows 64 bits", m->name, name);
 }
 
+static uint64_t weight_bytes(const v10_model *m)
+{
+    return m->weight_bytes ? m->weight_bytes : BYTES_PER_ELEM;
+}
+
 int v10_model_gemm(v10_model *m, const char *name, uint64_t count, uint64_t M,
                    uint64_t N, uint64_t K, int weights_in_hbm, v10_err *err)
 {
@@ -145,7 +150,8 @@ int v10_model_gemm(v10_model *m, const char *name, uint64_t count, uint64_t M,
     op.k = K;
     uint64_t a, b, c, sum;
     if (V10_MUL(&a, count, M, K, BYTES_PER_ELEM) ||
-        V10_MUL(&b, weights_in_hbm ? 1 : count, K, N, BYTES_PER_ELEM) ||
+        V10_MUL(&b, weights_in_hbm ? 1 : count, K, N,
+                weights_in_hbm ? weight_bytes(m) : BYTES_PER_ELEM) ||
         V10_MUL(&c, count, M, N, BYTES_PER_ELEM) || v10_add_u64(a, b, &sum) ||
         v10_add_u64(sum, c, &op.hbm_bytes) || V10_MUL(&sum, count, M, N, K))
         return overflow(m, name, err);
@@ -179,7 +185,7 @@ int v10_model_conv(v10_model *m, const char *name, uint64_t batch, uint64_t h,
     /* The lowered GEMM reads the input once per pixel, not im2col's K-fold copy. */
     v10_op *op = &m->ops[m->n_ops - 1];
     uint64_t wts, out, sum;
-    if (V10_MUL(&wts, K, filters, BYTES_PER_ELEM) || V10_MUL(&out, M, filters, BYTES_PER_ELEM) ||
+    if (V10_MUL(&wts, K, filters, weight_bytes(m)) || V10_MUL(&out, M, filters, BYTES_PER_ELEM) ||
         v10_add_u64(in, wts, &sum) || v10_add_u64(sum, out, &op->hbm_bytes)) {
         m->n_ops--; /* take the half-built operator back */
         m->total_cycles = 0;
@@ -190,27 +196,58 @@ int v10_model_conv(v10_model *m, const char *name, uint64_t batch, uint64_t h,
     return 0;
 }
 
-int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
-                     uint64_t ops_per_elem, uint64_t in_tensors, int fusible,
-                     v10_err *err)
+/* Narrows a dimension to the op's 32-bit fields; a tensor dimension past
+ * 2^32 keeps only its padding figure, which is then dense anyway. */
+static uint32_t dim32(uint64_t d) { return d > UINT32_MAX ? 0 : (uint32_t)d; }
+
+/* Folds an element-wise op into the SA op before it (XLA's output fusion):
+ * its ALU work joins the epilogue, its other inputs are read there. */
+static int fuse_into_sa(v10_model *m, v10_op *prev, const char *name, const v10_vec_desc *d,
+                        v10_err *err)
 {
-    if (!elems || !ops_per_elem)
+    uint64_t extra = 0, in = d->in_tensors ? d->in_tensors - 1 : 0;
+    if (V10_MUL(&extra, in, d->elems, BYTES_PER_ELEM) ||
+        v10_add_u64(prev->ops_per_elem, d->ops, &prev->ops_per_elem) ||
+        v10_add_u64(prev->hbm_bytes, extra, &prev->hbm_bytes) ||
+        prev->loads > UINT32_MAX - in)
+        return overflow(m, name, err);
+    prev->loads += (uint32_t)in;
+    return 0;
+}
+
+static uint64_t gemm_out_elems(const v10_op *op)
+{
+    uint64_t e;
+    return V10_MUL(&e, op->count, op->m, op->n) ? 0 : e;
+}
+
+int v10_model_vec(v10_model *m, const char *name, const v10_vec_desc *d, v10_err *err)
+{
+    if (!d->elems || !d->ops)
         return v10_err_set(err, "%s: operator %s: vector op needs elements and ops",
                            m->name, name);
+    uint32_t loads = d->loads ? d->loads : d->in_tensors;
     uint64_t bytes, ops;
-    if (V10_MUL(&bytes, elems, in_tensors + 1, BYTES_PER_ELEM) ||
-        V10_MUL(&ops, elems, ops_per_elem))
+    if (V10_MUL(&bytes, d->elems, (uint64_t)d->in_tensors + 1, BYTES_PER_ELEM) ||
+        V10_MUL(&ops, d->elems, d->ops))
         return overflow(m, name, err);
     v10_op *prev = m->n_ops ? &m->ops[m->n_ops - 1] : NULL;
-    if (fusible && prev && prev->fusible && prev->kind == V10_OP_VECTOR && prev->elems == elems) {
+    if (d->fuse == V10_FUSE_SA && prev && prev->kind == V10_OP_GEMM &&
+        gemm_out_elems(prev) == d->elems && !d->xlu)
+        return fuse_into_sa(m, prev, name, d, err);
+    if (d->fuse != V10_FUSE_NONE && prev && prev->fusible && prev->kind == V10_OP_VECTOR &&
+        prev->elems == d->elems) {
         /* Fuse: the chained input stays in vector memory; extra inputs and
          * the per-element work add up; the output replaces the previous one. */
-        uint64_t extra = 0;
-        if (in_tensors && V10_MUL(&extra, in_tensors - 1, elems, BYTES_PER_ELEM))
+        uint64_t extra = 0, in = d->in_tensors ? d->in_tensors - 1 : 0;
+        uint64_t more = loads ? loads - 1 : 0;
+        if (V10_MUL(&extra, in, d->elems, BYTES_PER_ELEM) ||
+            v10_add_u64(prev->ops_per_elem, d->ops, &prev->ops_per_elem) ||
+            v10_add_u64(prev->hbm_bytes, extra, &prev->hbm_bytes) ||
+            prev->loads > UINT32_MAX - more || prev->xlu > UINT32_MAX - d->xlu)
             return overflow(m, name, err);
-        if (v10_add_u64(prev->ops_per_elem, ops_per_elem, &prev->ops_per_elem) ||
-            v10_add_u64(prev->hbm_bytes, extra, &prev->hbm_bytes))
-            return overflow(m, name, err);
+        prev->loads += (uint32_t)more;
+        prev->xlu += d->xlu;
         size_t l = strlen(prev->name);
         if (l + 2 < sizeof prev->name)
             snprintf(prev->name + l, sizeof prev->name - l, "+%s", name);
@@ -219,23 +256,75 @@ int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
     }
     v10_op op;
     op_init(&op, name, V10_FU_VU, V10_OP_VECTOR);
-    op.elems = elems;
-    op.ops_per_elem = ops_per_elem;
+    op.elems = d->elems;
+    op.ops_per_elem = d->ops;
+    op.minor = dim32(d->minor);
+    op.second = dim32(d->second);
+    op.loads = loads;
+    op.xlu = d->xlu;
     op.hbm_bytes = bytes; /* streaming: nothing stays resident */
-    op.fusible = fusible;
+    op.fusible = d->fuse != V10_FUSE_NONE;
+    return v10_model_push(m, &op, err);
+}
+
+int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
+                     uint64_t ops_per_elem, uint64_t in_tensors, int fusible,
+                     v10_err *err)
+{
+    if (in_tensors > UINT32_MAX)
+        return overflow(m, name, err);
+    v10_vec_desc d = {.elems = elems, .ops = ops_per_elem, .in_tensors = (uint32_t)in_tensors,
+                      .fuse = fusible ? V10_FUSE_VU : V10_FUSE_NONE};
+    return v10_model_vec(m, name, &d, err);
+}
+
+int v10_model_gather_slab(v10_model *m, const char *name, uint64_t rows, uint64_t second,
+                          uint64_t minor, v10_err *err)
+{
+    if (!rows || !second || !minor)
+        return v10_err_set(err, "%s: operator %s: gather needs rows and a dimension",
+                           m->name, name);
+    v10_op op;
+    op_init(&op, name, V10_FU_VU, V10_OP_GATHER);
+    /* The rows as they are written out; the cost model adds what the
+     * DMAs read (whole tiles of the table). */
+    if (V10_MUL(&op.elems, rows, second, minor) ||
+        V10_MUL(&op.hbm_bytes, op.elems, BYTES_PER_ELEM))
+        return overflow(m, name, err);
+    op.rows = rows;
+    op.second = dim32(second);
+    op.minor = dim32(minor);
+    op.ops_per_elem = 1;
     return v10_model_push(m, &op, err);
 }
 
 int v10_model_gather(v10_model *m, const char *name, uint64_t rows, uint64_t dim,
                      v10_err *err)
 {
-    if (!rows || !dim)
-        return v10_err_set(err, "%s: operator %s: gather needs rows and a dimension",
-                           m->name, name);
-    v10_op op;
-    op_init(&op, name, V10_FU_VU, V10_OP_GATHER);
-    if (V10_MUL(&op.elems, rows, dim) || V10_MUL(&op.hbm_bytes, rows, dim, 2 * BYTES_PER_ELEM))
+    return v10_model_gather_slab(m, name, rows, 1, dim, err);
+}
+
+/* Keys and indices are 32-bit words (f32 scores, s32 indices). */
+#define SORT_WORD_BYTES 4
+
+int v10_model_sort(v10_model *m, const char *name, uint64_t count, uint64_t n,
+                   uint64_t topk, int payload, v10_err *err)
+{
+    if (!count || !n)
+        return v10_err_set(err, "%s: operator %s: sort needs keys", m->name, name);
+    if (topk > UINT32_MAX)
         return overflow(m, name, err);
+    v10_op op;
+    op_init(&op, name, V10_FU_VU, V10_OP_SORT);
+    uint64_t kept = topk && topk < n ? topk : n, in, out, words = payload ? 2 : 1;
+    op.count = count;
+    op.topk = (uint32_t)(topk < n ? topk : 0);
+    op.payload = payload != 0;
     op.ops_per_elem = 1;
+    /* The keys are read once and the kept keys (and indices) written. */
+    if (V10_MUL(&op.elems, count, n) || V10_MUL(&in, op.elems, SORT_WORD_BYTES) ||
+        V10_MUL(&out, count, kept, words, SORT_WORD_BYTES) ||
+        v10_add_u64(in, out, &op.hbm_bytes))
+        return overflow(m, name, err);
     return v10_model_push(m, &op, err);
 }

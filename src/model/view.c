@@ -22,7 +22,8 @@ static int fill(const v10_model *m, const v10_npu *npu, uint64_t share, uint64_t
     for (size_t k = 0; k < m->n_ops; k++) {
         if (fu) {
             fu[k] = (uint8_t)m->ops[k].fu;
-            macs[k] = (double)m->ops[k].macs;
+            /* The SA's MACs: a matmul run on the VU (cost.h) is not SA work. */
+            macs[k] = m->ops[k].fu == V10_FU_SA ? (double)m->ops[k].macs : 0;
         }
         if (!work && !bytes)
             continue;
@@ -73,7 +74,7 @@ typedef struct view_entry {
     const v10_op *origin;
     size_t n_ops;
     double hbm_bytes_per_cycle;
-    uint32_t issue_cycles;
+    uint32_t issue_cycles, vu_issue_cycles;
     uint64_t share;
     v10_op_view view;
     unsigned own;              /* OWN_* bits: the arrays this entry filled */
@@ -105,7 +106,7 @@ static int same_origin(const view_entry *x, const v10_model *m)
 static int same_npu(const view_entry *x, const v10_npu *npu)
 {
     return x->hbm_bytes_per_cycle == v10_npu_hbm_bytes_per_cycle(npu) &&
-           x->issue_cycles == npu->issue_cycles;
+           x->issue_cycles == npu->issue_cycles && x->vu_issue_cycles == npu->vu_issue_cycles;
 }
 
 /* 1 if every operator of m spills the same bytes at shares a and b: then
@@ -132,6 +133,7 @@ static int memo_add(const v10_model *m, const v10_npu *npu, uint64_t share, v10_
         return 0;
     view_entry *x = &memo.e[memo.n];
     *x = (view_entry){m->origin, m->n_ops, v10_npu_hbm_bytes_per_cycle(npu), npu->issue_cycles,
+                      npu->vu_issue_cycles,
                       share, {NULL, NULL, NULL, NULL, 0}, 0, NULL};
     /* The scalability study runs each model at many shares, most of which
      * spill alike (all those past its largest operand spill nothing), on

@@ -29,6 +29,11 @@
                             partner's sign, FMA with sin (Su et al. 2021) */
 #define OPS_BILINEAR  8  /* RoIAlign sample: 4 tap weights + 4 FMAs */
 #define OPS_BOX_DECODE 10 /* anchor + delta -> box, per coordinate (exp for w/h) */
-#define OPS_NMS_BOX   400 /* per candidate: IoU (~4 ops) vs up to 100 kept boxes */
+#define OPS_IOU       (4 + 4 + 1 + 2 + OPS_RECIP + 1) /* intersection of two boxes:
+                                                  2 max and 2 min, the sides
+                                                  clamped at 0 (2 sub, 2 max),
+                                                  their product; the union
+                                                  (a + b - inter); the ratio
+                                                  (reciprocal, multiply) = 15 */
 
 #endif

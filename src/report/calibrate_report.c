@@ -67,6 +67,7 @@ int v10_calibrate_report_write(const v10_calib_run *r, v10_format fmt, FILE *f, 
     row(t, "sa_ops", NAN, NAN, (double)rep->sa_ops, (double)rep->arch_sa_ops, NAN);
     row(t, "vu_ops", NAN, NAN, (double)rep->vu_ops, (double)rep->arch_vu_ops, NAN);
     row(t, "added_vu_ops", NAN, NAN, (double)rep->added_vu_ops, 0, NAN);
+    row(t, "added_vu_us", NAN, NAN, rep->added_vu_us, 0, NAN);
     row(t, "latency_us", NAN, NAN, r->cal_us, r->arch_us, NAN);
     int rc = v10_tab_status(t, err);
     if (!rc) {

@@ -68,8 +68,8 @@ static const kind K_RECSYS[MAX_KINDS] = {
     {"emb.segment_sum", AT_AFTER, "embed", 0.3, 0.5},
 };
 static const kind K_DLRM[MAX_KINDS] = {
-    {"emb.gather", AT_AFTER, "gather", 0.7, 1.0},
-    {"emb.segment_sum", AT_AFTER, "gather", 0.3, 0.5},
+    {"emb.gather", AT_AFTER, "emb.lookup", 0.7, 1.0},
+    {"emb.segment_sum", AT_AFTER, "emb.lookup", 0.3, 0.5},
 };
 static const kind K_RETINANET[MAX_KINDS] = {
     {"fpn.relayout", AT_BEFORE_SA, NULL, 0.5, 0.9},
@@ -140,6 +140,20 @@ static void plan_free(plan *p)
 
 /* Counts pieces of FU type `fu`: to `target` total, splitting (the longest
  * get one more) or merging consecutive operators of that type. */
+typedef struct len_rank {
+    double len;
+    size_t at;
+} len_rank;
+
+/* Longer first, then the earlier position. */
+static int longest_first(const void *a, const void *b)
+{
+    const len_rank *x = a, *y = b;
+    if (x->len != y->len)
+        return x->len < y->len ? 1 : -1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
 static int distribute(plan *p, v10_fu_type fu, size_t target)
 {
     size_t n_t = 0;
@@ -158,15 +172,20 @@ static int distribute(plan *p, v10_fu_type fu, size_t target)
         size_t base = target / n_t, extra = target % n_t;
         for (size_t j = 0; j < n_t; j++)
             p->pieces[idx[j]] = (uint32_t)base;
-        /* The `extra` longest get one more: selection by repeated scan is
-         * quadratic only in the (small) number of architectural ops. */
-        for (size_t e = 0; e < extra; e++) {
-            size_t best = SIZE_MAX;
+        /* The `extra` longest get one more (ties: the earlier); a detector
+         * has 10^5-10^6 vector operators, so by one sort, not a scan each. */
+        if (extra) {
+            len_rank *r = malloc(n_t * sizeof *r);
+            if (!r) {
+                free(idx);
+                return -1;
+            }
             for (size_t j = 0; j < n_t; j++)
-                if (p->pieces[idx[j]] == base &&
-                    (best == SIZE_MAX || p->len[idx[j]] > p->len[idx[best]]))
-                    best = j;
-            p->pieces[idx[best]]++;
+                r[j] = (len_rank){p->len[idx[j]], j};
+            qsort(r, n_t, sizeof *r, longest_first);
+            for (size_t e = 0; e < extra; e++)
+                p->pieces[idx[r[e].at]]++;
+            free(r);
         }
     } else {
         for (size_t g = 0; g < target; g++) {
@@ -307,14 +326,13 @@ static int emit(emitter *em, const char *name, v10_fu_type fu, double cycles,
     uint64_t upto = (uint64_t)llround(em->acc);
     uint64_t c = upto - em->acc_int;
     em->acc_int = upto;
-    uint64_t issue = em->npu->issue_cycles;
     v10_op op;
     memset(&op, 0, sizeof op);
     snprintf(op.name, sizeof op.name, "%s", name);
     op.fu = fu;
     op.kind = V10_OP_RAW;
     op.count = 1;
-    op.given_cycles = c > issue + 1 ? c - issue : 1;
+    op.given_cycles = c ? c : 1; /* a trace operator's cycles are its whole length */
     if (parent) {
         /* Piece `part` of `parts`: an exact share of the parent's work. */
         op.macs = parent->macs / parts + (part < parent->macs % parts);
@@ -530,6 +548,28 @@ int v10_calibrate(const v10_model *in, const v10_profile *prof, const v10_npu *n
     return v10_calibrate_with(in, prof, npu, NULL, out, rep, err);
 }
 
+/* The SA operator count (step 1 of the method) for choice `how`: the
+ * count nearest the target SA busy fraction, starting from the one that
+ * keeps the architecture's SA time S_arch at mean length Ls. */
+static double sa_count(double S_arch, double Ls, double Lv, double ratio, double sa_busy,
+                       double layers, v10_calib_sa how)
+{
+    double step = how == V10_CALIB_SA_LAYERS ? layers : 1;
+    double n0 = step * fmax(1, round(S_arch / (step * Ls)));
+    double best_err = INFINITY, best_sa = n0;
+    for (double n = n0; n <= n0 * 256 && n <= MAX_CAL_OPS; n += step) {
+        double nv = ratio > 0 ? fmax(1, round(n * ratio)) : 0;
+        double e = fabs(n * Ls / (n * Ls + nv * Lv) - sa_busy);
+        if (e < best_err) {
+            best_err = e;
+            best_sa = n;
+        }
+        if (e <= 0.005)
+            break;
+    }
+    return best_sa;
+}
+
 int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_npu *npu,
                        const v10_calib_opts *opts, v10_model *out, v10_calib_report *rep,
                        v10_err *err)
@@ -591,32 +631,30 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
     /* 1. Operator counts. */
     double Ls = t.sa_op_us * per_us, Lv = t.vu_op_us * per_us;
     /* An operator is at least its issue overhead plus one cycle of work. */
-    double min_len = (double)npu->issue_cycles + 1;
-    if (Ls < min_len || (t.vu_busy > 0 && Lv < min_len))
+    double min_sa = (double)npu->issue_cycles + 1, min_vu = (double)npu->vu_issue_cycles + 1;
+    if (Ls < min_sa || (t.vu_busy > 0 && Lv < min_vu)) {
+        int sa = Ls < min_sa;
+        double min_len = sa ? min_sa : min_vu;
         return v10_err_set(err, "calibrate %s: %s %.4g µs is shorter than one operator on "
                                 "%s (%.0f cycles of issue and work = %.4g µs)", who,
-                           Ls < min_len ? "sa_op_us" : "vu_op_us",
-                           Ls < min_len ? t.sa_op_us : t.vu_op_us, npu->name, min_len,
-                           min_len / per_us);
+                           sa ? "sa_op_us" : "vu_op_us", sa ? t.sa_op_us : t.vu_op_us,
+                           npu->name, min_len, min_len / per_us);
+    }
     double ratio = t.vu_busy > 0 ? t.vu_busy / t.sa_busy * Ls / Lv : 0;
     /* "layers": whole multiples of the layers, nearest the architecture's
-     * SA time; "work": that time over the mean. */
-    double layers = (double)rep->arch_sa_ops;
-    double step = opts->sa_ops == V10_CALIB_SA_LAYERS ? layers : 1;
-    double n0 = step * fmax(1, round(S_arch / (step * Ls)));
-    double n_sa = n0, n_vu = 0, best_err = INFINITY, best_sa = n0;
-    for (double n = n0; n <= n0 * 256 && n <= MAX_CAL_OPS; n += step) {
-        double nv = ratio > 0 ? fmax(1, round(n * ratio)) : 0;
-        double e = fabs(n * Ls / (n * Ls + nv * Lv) - t.sa_busy);
-        if (e < best_err) {
-            best_err = e;
-            best_sa = n;
-        }
-        if (e <= 0.005)
-            break;
+     * SA time; "work": that time over the mean.  Layers whose count would
+     * need more operators than a request may have (a decode loop's every
+     * step kept whole at a long mean) fall back to "work", and the report
+     * says so. */
+    double n_sa = sa_count(S_arch, Ls, Lv, ratio, t.sa_busy, (double)rep->arch_sa_ops,
+                           opts->sa_ops);
+    double n_vu = ratio > 0 ? fmax(1, round(n_sa * ratio)) : 0;
+    if (n_sa + n_vu > MAX_CAL_OPS && opts->sa_ops == V10_CALIB_SA_LAYERS) {
+        rep->sa_choice = V10_CALIB_SA_WORK;
+        n_sa = sa_count(S_arch, Ls, Lv, ratio, t.sa_busy, (double)rep->arch_sa_ops,
+                        V10_CALIB_SA_WORK);
+        n_vu = ratio > 0 ? fmax(1, round(n_sa * ratio)) : 0;
     }
-    n_sa = best_sa;
-    n_vu = ratio > 0 ? fmax(1, round(n_sa * ratio)) : 0;
     if (n_sa + n_vu > MAX_CAL_OPS)
         return v10_err_set(err, "calibrate %s: the profile needs %.0f operators per request "
                                 "(more than %u)", who, n_sa + n_vu, MAX_CAL_OPS);
@@ -641,15 +679,16 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
     }
     size_t n_add = 0, arch_vu = rep->arch_vu_ops;
     if (V > V_arch && (double)arch_vu + 1 <= n_vu &&
-        V - V_arch >= (n_vu - (double)arch_vu) * min_len) {
+        V - V_arch >= (n_vu - (double)arch_vu) * min_vu) {
         /* The architecture's vector operators, whole at their own lengths,
          * plus added work. */
         for (size_t i = 0; i < p.n; i++)
             if (in->ops[i].fu == V10_FU_VU)
                 p.pieces[i] = 1;
         n_add = (size_t)n_vu - arch_vu;
-        if (place_added(&p, n_add, V - V_arch, min_len))
+        if (place_added(&p, n_add, V - V_arch, min_vu))
             goto oom;
+        rep->added_vu_us = (V - V_arch) / per_us;
     } else if (V_arch > 0) {
         for (size_t i = 0; i < p.n; i++)
             if (in->ops[i].fu == V10_FU_VU)

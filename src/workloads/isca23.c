@@ -120,7 +120,7 @@ static int isca23_make(size_t i, v10_calib_sa sa, v10_model *out, v10_calib_repo
 typedef struct cost_key {
     uint64_t vmem_bytes;
     double hbm_bytes_per_cycle;
-    uint32_t issue_cycles, vu_tile_cycles;
+    uint32_t issue_cycles, vu_issue_cycles, vu_tile_cycles;
 } cost_key;
 
 /* The key of npu for a model whose largest resident operand is max_vmem
@@ -133,6 +133,7 @@ static cost_key key_of(const v10_npu *npu, uint64_t max_vmem)
     key.vmem_bytes = npu->vmem_bytes < max_vmem ? npu->vmem_bytes : max_vmem;
     key.hbm_bytes_per_cycle = v10_npu_hbm_bytes_per_cycle(npu);
     key.issue_cycles = npu->issue_cycles;
+    key.vu_issue_cycles = npu->vu_issue_cycles;
     key.vu_tile_cycles = npu->vu_tile_cycles;
     return key;
 }

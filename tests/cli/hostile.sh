@@ -286,8 +286,8 @@ no_tmp "$tmp/c5b/out"
 printf 'name,fu,cycles\nhuge,SA,1125899906842624\n' >"$tmp/huge.csv"
 printf '{"base": "v10-isca23", "clock_mhz": 1}\n' >"$tmp/mhz1.json"
 for args in "--tenant mnist:rate=1e-6 --tenant ncf --requests 2" \
-            "--tenant mnist:priority=0.001 --tenant ncf:priority=1000 --requests 2 --policy prema" \
-            "--tenant mnist:priority=0.001 --tenant ncf:priority=1000 --requests 2 --policy spatial --max-events 1e8"; do
+            "--tenant mnist:priority=0.001 --tenant ncf:priority=1000 --requests 2000 --policy prema" \
+            "--tenant mnist:priority=0.001 --tenant ncf:priority=1000 --requests 2000 --policy spatial --max-events 1e8"; do
     # shellcheck disable=SC2086
     run 1 run $args && grep -q "run too long: about .* events estimated" "$tmp/err" &&
         grep -q -- "--max-events" "$tmp/err" || fail "run $args: not refused: $(cat "$tmp/err")"

@@ -50,6 +50,24 @@ assert abs(r - 1) < 0.01, r
 fus = [(o["fu"]) for o in layer["ops"]]
 assert fus.count("SA") == 8 and fus.count("VU") == 3, fus
 PY
+  # One VU cost model: the operators the imported ResNet-50 shares with the
+  # zoo's (every conv with its fused epilogue and residual add, the stem's
+  # max pool, the global average pool, the softmax) cost the same cycles.
+  "$bin" profile "$tmp/resnet50.onnx:batch=$b" --format json >"$tmp/po.json"
+  "$bin" profile "resnet50:batch=$b" --format json >"$tmp/pz.json"
+  "$py" - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+o = json.load(open(f"{d}/po.json"))["ops"]
+z = json.load(open(f"{d}/pz.json"))["ops"]
+sa = lambda ops: [x["cycles"] for x in ops if x["fu"] == "SA"]
+assert sa(o) == sa(z), "SA operators differ"
+vo = {x["name"].split("_")[0]: x["cycles"] for x in o if x["fu"] == "VU"}
+vz = {x["name"].split(".")[-1]: x["cycles"] for x in z if x["fu"] == "VU"}
+for k in ("maxpool", "avgpool", "softmax"):
+    assert vo[k] == vz[k], (k, vo[k], vz[k])
+print(f"VU operators as the zoo's: {sorted(vo.items())}")
+PY
 done
 
 # ---- run next to a zoo tenant ----------------------------------------------

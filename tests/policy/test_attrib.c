@@ -106,10 +106,10 @@ static void test_fcfs_waits_the_others_operators(void **state)
         assert_true(fabs(lost(&r, i, j, V10_ATTR_WAIT_SA) - st(&r, i, V10_ATTR_WAIT_SA)) <= 1e-6);
         assert_true(st(&r, i, V10_ATTR_WAIT_VU) == 0 && st(&r, i, V10_ATTR_PREEMPTED) == 0);
     }
-    /* Alternating requests from cycle 0, 40 of each, of 10064 and 4064
-     * cycles (the trace's cycles plus 64 of issue). */
-    assert_true(fabs(st(&r, 0, V10_ATTR_EXEC) - 40.0 * 10064) <= 1);
-    assert_true(fabs(st(&r, 1, V10_ATTR_WAIT_SA) - 40.0 * 10064) <= 1);
+    /* Alternating requests from cycle 0, 40 of each, of 10000 and 4000
+     * cycles (the trace's cycles, issue included). */
+    assert_true(fabs(st(&r, 0, V10_ATTR_EXEC) - 40.0 * 10000) <= 1);
+    assert_true(fabs(st(&r, 1, V10_ATTR_WAIT_SA) - 40.0 * 10000) <= 1);
     v10_run_result_fini(&r);
 }
 
@@ -123,7 +123,7 @@ static void test_pmt_held_preempted_switch(void **state)
     v10_run_result r;
     run("pmt", D "attr_sa.csv", D "attr_vu.csv", 400, 0, 0, &r);
     invariants(&r, 1);
-    assert_true(r.preemptions > 4);
+    assert_true(r.preemptions >= 4); /* slices that end inside an operator */
     double sw = 0;
     for (size_t i = 0; i < 2; i++) {
         size_t j = 1 - i;

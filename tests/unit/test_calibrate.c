@@ -112,12 +112,14 @@ static double sa_cv(const v10_model *m)
 
 /* Calibration keeps the architecture's spread: every isca23 model's SA
  * operator-length CV is at least 0.8x its zoo model's (which has more
- * than one SA operator in every case). */
+ * than one SA operator in every case), but where its layers had to be
+ * merged (at most one model). */
 static void test_isca23_keeps_spread(void **state)
 {
     (void)state;
     v10_npu npu = isca23();
     v10_err err;
+    int fallbacks = 0;
     for (size_t i = 0; v10_isca23_names[i]; i++) {
         const char *name = v10_isca23_names[i];
         char spec[64];
@@ -129,17 +131,26 @@ static void test_isca23_keeps_spread(void **state)
         char zoo[64];
         snprintf(zoo, sizeof zoo, "%s:batch=%u", name, batch);
         assert_int_equal(v10_model_load(zoo, &npu, &arch, &err), 0);
-        assert_int_equal(v10_model_load(spec, &npu, &cal, &err), 0);
+        v10_calib_report rep;
+        assert_int_equal(v10_calibrate(&arch, &p, &npu, &cal, &rep, &err), 0);
         double a = sa_cv(&arch), c = sa_cv(&cal);
-        if (!(c >= 0.8 * a))
+        if (rep.sa_choice == V10_CALIB_SA_WORK) {
+            /* Its layers at the profile's mean would need more operators
+             * than a request may have (the Transformer's 128 decode steps):
+             * merged, as --sa-ops work, and the spread narrows. */
+            print_message("%s: layers merged (SA CV %.3f, architecture %.3f)\n", spec, c, a);
+            fallbacks++;
+        } else if (!(c >= 0.8 * a)) {
             fail_msg("%s: SA CV %.3f, architecture %.3f", spec, c, a);
+        }
         v10_model_fini(&arch);
         v10_model_fini(&cal);
     }
+    assert_true(fallbacks <= 1);
 }
 
 /* Added vector operators take their lengths from the tensors they touch:
- * Mask-RCNN's relayouts before SA layers of different operand sizes come
+ * ResNet-RS's relayouts before SA layers of different operand sizes come
  * in several lengths, and within a kind longer anchors give longer ops. */
 static void test_added_lengths_from_tensors(void **state)
 {
@@ -147,11 +158,11 @@ static void test_added_lengths_from_tensors(void **state)
     v10_npu npu = isca23();
     v10_err err;
     v10_model m;
-    assert_int_equal(v10_model_load("isca23/maskrcnn", &npu, &m, &err), 0);
+    assert_int_equal(v10_model_load("isca23/resnet-rs", &npu, &m, &err), 0);
     uint64_t lo = UINT64_MAX, hi = 0;
     size_t n = 0;
     for (size_t i = 0; i < m.n_ops; i++)
-        if (!strcmp(m.ops[i].name, "relayout")) {
+        if (!strncmp(m.ops[i].name, "relayout.", 9)) {
             n++;
             lo = m.ops[i].cycles < lo ? m.ops[i].cycles : lo;
             hi = m.ops[i].cycles > hi ? m.ops[i].cycles : hi;
@@ -313,8 +324,7 @@ static void test_structure_kept(void **state)
 }
 
 /* Vector work the architecture lacks is added as named operators where a
- * TPU runs it: DLRM's embedding work after its gather, RetinaNet's
- * post-processing at the end. */
+ * TPU runs it: DLRM's and NCF's embedding work after their lookups. */
 static void test_added_work_is_named(void **state)
 {
     (void)state;
@@ -324,8 +334,8 @@ static void test_added_work_is_named(void **state)
     assert_int_equal(v10_model_load("isca23/dlrm", &npu, &m, &err), 0);
     size_t gather = SIZE_MAX, added = 0;
     for (size_t i = 0; i < m.n_ops; i++) {
-        if (!strcmp(m.ops[i].name, "emb.gather") && gather == SIZE_MAX)
-            gather = i;
+        if (!strcmp(m.ops[i].name, "emb.lookup") && gather == SIZE_MAX)
+            gather = i + 1; /* the architecture's one lookup, then the added */
         if (!strncmp(m.ops[i].name, "emb.gather", 10) || !strcmp(m.ops[i].name, "emb.segment_sum"))
             added++;
     }
@@ -335,8 +345,10 @@ static void test_added_work_is_named(void **state)
     for (size_t i = gather; i < gather + added; i++)
         assert_true(!strncmp(m.ops[i].name, "emb.", 4));
     v10_model_fini(&m);
-    assert_int_equal(v10_model_load("isca23/retinanet", &npu, &m, &err), 0);
-    assert_string_equal(m.ops[m.n_ops - 1].name, "post.nms");
+    /* NCF's follow its first embedding lookup */
+    assert_int_equal(v10_model_load("isca23/ncf", &npu, &m, &err), 0);
+    assert_string_equal(m.ops[0].name, "embed.user");
+    assert_true(!strncmp(m.ops[1].name, "emb.gather", 10));
     v10_model_fini(&m);
 }
 
@@ -400,7 +412,7 @@ static void test_bad_profiles(void **state)
         {0.5, 0.5, 0, "sa_op_us is 0"},
         {1.2, NAN, 100, "sa_busy is 120"},
         {0, 1, 100, "sa_busy is 0 but the model has"},
-        {0.5, 0.5, 0.05, "sa_op_us 0.05 µs is shorter than one operator"},
+        {0.5, 0.5, 0.001, "sa_op_us 0.001 µs is shorter than one operator"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         v10_profile p;

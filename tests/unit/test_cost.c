@@ -1,7 +1,9 @@
 /*
- * test_cost.c — the operator cost model against closed forms: VU
- * throughput, the HBM roofline, max(compute, memory) + issue on every op of
- * every zoo model, tiles, and overflow as an error rather than a wrap.
+ * test_cost.c — the operator cost model against closed forms: the VU's
+ * slots, padded tiles, bitonic sorts and top-k, row gathers, SA epilogues
+ * and VU dot products, the HBM roofline, max(compute, memory) + issue on
+ * every op of every zoo model, tiles, and overflow as an error rather than
+ * a wrap.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,47 +33,267 @@ static uint64_t isca23_mem_cycles(uint64_t bytes)
     return (bytes * 7 + 3299) / 3300;
 }
 
-/* elems x ops = 2048 k costs exactly k cycles on 1024 lanes x 2 ops. */
-static void vu_closed_form(void **state)
+/* One VU op of the v10-isca23 core (1024 lanes as 8 sublanes x 128, 2 ALU
+ * ops a lane, one vreg load and one store a cycle): checks cycles =
+ * max(compute, HBM) + vu_issue_cycles, tiles and FLOPs around `compute`. */
+static void check_vu_op(const v10_npu *npu, const v10_op *op, uint64_t compute)
+{
+    assert_int_equal(op->fu, V10_FU_VU);
+    assert_int_equal(op->compute_cycles, compute);
+    assert_int_equal(op->mem_cycles, isca23_mem_cycles(op->hbm_bytes));
+    uint64_t body = compute > op->mem_cycles ? compute : op->mem_cycles;
+    assert_int_equal(op->cycles, body + npu->vu_issue_cycles);
+    assert_int_equal(op->tiles, (compute + npu->vu_tile_cycles - 1) / npu->vu_tile_cycles);
+}
+
+static v10_op cost_vec(const v10_npu *npu, const v10_vec_desc *d)
+{
+    v10_err err;
+    v10_model m;
+    v10_model_init(&m, "vu", 1);
+    assert_int_equal(v10_model_vec(&m, "v", d, &err), 0);
+    assert_int_equal(v10_cost_model(npu, &m, &err), 0);
+    v10_op op = m.ops[0];
+    v10_model_fini(&m);
+    return op;
+}
+
+/*
+ * A dense VU op: ceil(elems / 1024) vregs, each as long as its busiest
+ * slot: ALU ops / 2, vregs loaded / 1, the store / 1, cross-lane passes x
+ * vu_xlu_cycles (docs/models.md, "The vector unit's cost model").
+ */
+static void vu_slots_closed_form(void **state)
+{
+    (void)state;
+    v10_npu npu = npu_default();
+    static const uint64_t ks[] = {1, 2, 7, 100, 1000, 123457};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        uint64_t k = ks[i];
+        /* 2048 elements x k ops: 2 vregs x max(k / 2, 1 store) */
+        v10_op a = cost_vec(&npu, &(v10_vec_desc){.elems = 2048, .ops = k});
+        check_vu_op(&npu, &a, k == 1 ? 2 : k);
+        assert_int_equal(a.flops, 2048 * k);
+        /* 2048 k elements x 1 op: store-bound, a cycle a vreg */
+        v10_op b = cost_vec(&npu, &(v10_vec_desc){.elems = 2048 * k, .ops = 1});
+        check_vu_op(&npu, &b, 2 * k);
+    }
+    /* three inputs, two ops: load-bound, 3 cycles a vreg; 6 window taps, 6 */
+    v10_op c = cost_vec(&npu, &(v10_vec_desc){.elems = 4096, .ops = 2, .in_tensors = 3});
+    check_vu_op(&npu, &c, 4 * 3);
+    assert_int_equal(c.hbm_bytes, 4096 * 4 * 2); /* three inputs and the output, bf16 */
+    v10_op d = cost_vec(&npu, &(v10_vec_desc){.elems = 4096, .ops = 2, .in_tensors = 1,
+                                             .loads = 6});
+    check_vu_op(&npu, &d, 4 * 6);
+    /* four cross-lane passes a vreg (a softmax's max and sum, say) */
+    v10_op e = cost_vec(&npu, &(v10_vec_desc){.elems = 4096, .ops = 2, .xlu = 4});
+    check_vu_op(&npu, &e, 4 * 4 * npu.vu_xlu_cycles);
+    /* a VU with twice the lanes halves an ALU-bound op */
+    v10_npu wide = npu;
+    wide.vu_lanes *= 2;
+    v10_op f = cost_vec(&wide, &(v10_vec_desc){.elems = 2048, .ops = 1000});
+    assert_int_equal(f.compute_cycles, 500);
+}
+
+/*
+ * Small tensors pad to the 8 x 128 register tile: a tensor of shape
+ * [n, second, minor] takes n x pad8(second) x pad128(minor) / 1024 vregs.
+ */
+static void padded_tile_closed_form(void **state)
+{
+    (void)state;
+    v10_npu npu = npu_default();
+    /* 1000 scalars, each its own 1 x 1 tensor: a vreg each */
+    v10_op a = cost_vec(&npu, &(v10_vec_desc){.elems = 1000, .ops = 2, .minor = 1,
+                                             .second = 1});
+    check_vu_op(&npu, &a, 1000);
+    /* 5 x [9 x 130]: 5 x 16 x 256 / 1024 = 20 vregs (dense: 6) */
+    v10_op b = cost_vec(&npu, &(v10_vec_desc){.elems = 5 * 9 * 130, .ops = 2, .minor = 130,
+                                             .second = 9});
+    check_vu_op(&npu, &b, 20);
+    /* minor only: 1000 elements as 100 rows of 10, padded to 104 x 128 */
+    v10_op c = cost_vec(&npu, &(v10_vec_desc){.elems = 1000, .ops = 2, .minor = 10});
+    check_vu_op(&npu, &c, 13);
+    /* a tile-aligned tensor costs what the dense one does */
+    v10_op d = cost_vec(&npu, &(v10_vec_desc){.elems = 64 * 8 * 128, .ops = 2, .minor = 128,
+                                             .second = 8});
+    check_vu_op(&npu, &d, 64);
+}
+
+/*
+ * A bitonic sort of n keys (Batcher): p = 2^ceil(log2 n) keys, L = log2 p,
+ * L(L+1)/2 stages of p/2 compare-exchanges, n log^2 n in all.  Each stage
+ * is one pass over the ceil(p / 1024) vregs at one cycle a vreg (a load and
+ * a store, or a cross-lane permute inside a vreg); keys with an index
+ * beside them take two.  A top-k is the cheaper of that and k passes of a
+ * max (a load a vreg, a cross-lane reduce) and a masking (compare, select,
+ * store): k (2 vregs + 1).
+ */
+static void sort_closed_form(void **state)
 {
     (void)state;
     v10_npu npu = npu_default();
     v10_err err;
-    static const uint64_t ks[] = {1, 7, 100, 1000, 123457};
-    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
-        uint64_t k = ks[i];
+    static const struct { uint64_t n, topk; int payload; uint64_t want; } c[] = {
+        {1u << 16, 0, 0, 64 * 136},        /* L = 16: 136 stages over 64 vregs */
+        {1u << 16, 0, 1, 2 * 64 * 136},    /* with indices */
+        {1000, 0, 0, 55},                  /* padded to 1024 keys: L = 10 */
+        {1u << 16, 4, 0, 4 * (2 * 64 + 1)}, /* top-4 by selection */
+        {1u << 16, 100, 0, 64 * 136},       /* top-100: the sort is cheaper */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         v10_model m;
-        v10_model_init(&m, "vu", 1);
-        /* 2048 elements x k ops, one output tensor and no input: 4096 bytes */
-        assert_int_equal(v10_model_vector(&m, "v", 2048, k, 0, 0, &err), 0);
-        /* and 2048 k elements x 1 op */
-        assert_int_equal(v10_model_vector(&m, "w", 2048 * k, 1, 0, 0, &err), 0);
+        v10_model_init(&m, "sort", 1);
+        assert_int_equal(v10_model_sort(&m, "s", 1, c[i].n, c[i].topk, c[i].payload, &err), 0);
         assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
-        for (size_t j = 0; j < 2; j++) {
-            const v10_op *op = &m.ops[j];
-            assert_int_equal(op->fu, V10_FU_VU);
-            assert_int_equal(op->compute_cycles, k);
-            assert_int_equal(op->flops, 2048 * k);
-            assert_int_equal(op->mem_cycles, isca23_mem_cycles(op->hbm_bytes));
-            uint64_t body = k > op->mem_cycles ? k : op->mem_cycles;
-            assert_int_equal(op->cycles, body + npu.issue_cycles);
-            /* one tile per started vu_tile_cycles chunk */
-            assert_int_equal(op->tiles, (k + npu.vu_tile_cycles - 1) / npu.vu_tile_cycles);
-        }
-        /* few bytes: compute bound once k exceeds 9 memory cycles */
-        if (k >= 10)
-            assert_int_equal(m.ops[0].cycles, k + npu.issue_cycles);
+        check_vu_op(&npu, &m.ops[0], c[i].want);
+        /* the keys read once, the kept ones (and their indices) written */
+        uint64_t kept = c[i].topk ? c[i].topk : c[i].n;
+        assert_int_equal(m.ops[0].hbm_bytes, 4 * c[i].n + 4 * kept * (c[i].payload ? 2 : 1));
         v10_model_fini(&m);
     }
-    /* a VU with twice the lanes halves the compute time */
-    v10_npu wide = npu;
-    wide.vu_lanes *= 2;
+    /* 32 independent sorts of 2^16 keys: 32 x the one */
     v10_model m;
-    v10_model_init(&m, "vu", 1);
-    assert_int_equal(v10_model_vector(&m, "v", 2048, 1000, 0, 0, &err), 0);
-    assert_int_equal(v10_cost_model(&wide, &m, &err), 0);
-    assert_int_equal(m.ops[0].compute_cycles, 500);
+    v10_model_init(&m, "sort", 1);
+    assert_int_equal(v10_model_sort(&m, "s", 32, 1u << 16, 0, 0, &err), 0);
+    assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+    assert_int_equal(m.ops[0].compute_cycles, 32 * 64 * 136);
+    assert_int_equal(m.ops[0].flops, 32ull * 65536 * 136); /* a min or max a key a stage */
     v10_model_fini(&m);
+}
+
+/*
+ * A gather of r rows of d words: one DMA descriptor per row, every
+ * dma_row_cycles; each reads the whole 8 x 128 tiles that hold its row
+ * (4 KiB for d <= 128) and writes the row out padded to 128 lanes.
+ */
+static void gather_closed_form(void **state)
+{
+    (void)state;
+    v10_npu npu = npu_default();
+    v10_err err;
+    static const struct { uint64_t rows, dim, bytes_per_row; } g[] = {
+        {1000, 64, 4096 + 128 * 4},   /* one tile, the row padded to 128 */
+        {26, 128, 4096 + 128 * 4},
+        {7, 300, 3 * 4096 + 384 * 4}, /* three tiles across */
+    };
+    for (size_t i = 0; i < sizeof g / sizeof *g; i++) {
+        v10_model m;
+        v10_model_init(&m, "gather", 1);
+        assert_int_equal(v10_model_gather(&m, "e", g[i].rows, g[i].dim, &err), 0);
+        assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+        assert_int_equal(m.ops[0].hbm_bytes, g[i].rows * g[i].bytes_per_row);
+        check_vu_op(&npu, &m.ops[0], g[i].rows * npu.dma_row_cycles);
+        v10_model_fini(&m);
+    }
+    /* a slab of 16 x 256 a row (a beam's cache): 2 x 2 tiles, 16 x 256 words */
+    v10_model m;
+    v10_model_init(&m, "slab", 1);
+    assert_int_equal(v10_model_gather_slab(&m, "c", 10, 16, 256, &err), 0);
+    assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+    assert_int_equal(m.ops[0].hbm_bytes, 10 * (4 * 4096 + 16 * 256 * 4));
+    check_vu_op(&npu, &m.ops[0], 10 * npu.dma_row_cycles);
+    v10_model_fini(&m);
+}
+
+/*
+ * An SA op's fused epilogue (XLA's output fusion) runs on the VU as the
+ * results leave the array: the op takes max(GEMM, epilogue), the epilogue
+ * being ceil(M / 8) x ceil(N / 128) output vregs x its busiest slot.  A
+ * cheap epilogue hides; a 40-op one (a GELU, a layer norm's tail) sets the
+ * length of a 4096 x 128 x 128 product.
+ */
+static void sa_epilogue_closed_form(void **state)
+{
+    (void)state;
+    v10_npu npu = npu_default();
+    v10_err err;
+    uint64_t per = v10_cost_gemm_cycles(4096, 128, 128, 128, 128, V10_DF_WS, V10_SA_TPU, NULL);
+    static const struct { uint64_t ops; uint32_t in; uint64_t epi; } e[] = {
+        {2, 1, 512},      /* bias add + ReLU: 512 vregs x 1 */
+        {40, 1, 512 * 20}, /* 40 ALU ops: 20 cycles a vreg */
+        {2, 4, 512 * 3},  /* three extra inputs loaded: 3 a vreg */
+    };
+    for (size_t i = 0; i < sizeof e / sizeof *e; i++) {
+        v10_model m;
+        v10_model_init(&m, "epi", 1);
+        assert_int_equal(v10_model_gemm(&m, "g", 1, 4096, 128, 128, 1, &err), 0);
+        assert_int_equal(v10_model_vec(&m, "act", &(v10_vec_desc){.elems = 4096 * 128,
+                                                                   .ops = e[i].ops,
+                                                                   .in_tensors = e[i].in,
+                                                                   .fuse = V10_FUSE_SA},
+                                       &err),
+                         0);
+        assert_int_equal(m.n_ops, 1); /* folded into the GEMM */
+        assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+        const v10_op *op = &m.ops[0];
+        assert_int_equal(op->fu, V10_FU_SA);
+        assert_int_equal(op->compute_cycles, per > e[i].epi ? per : e[i].epi);
+        assert_int_equal(op->macs, 4096ull * 128 * 128); /* the epilogue adds no MACs */
+        v10_model_fini(&m);
+    }
+    assert_true(per > 512 && per < 512 * 20);
+}
+
+/*
+ * A GEMM of at most vu_dot_rows (8) rows runs on the VU, as XLA emits a
+ * matrix-vector product: each of the K x N weights' vregs is loaded once
+ * and multiplied by the M rows (an FMA a row), ceil(K N / 1024) x
+ * max(M / 2, 1 load, 1 store) cycles; 9 rows go to the SA.
+ */
+static void vu_dot_closed_form(void **state)
+{
+    (void)state;
+    v10_npu npu = npu_default();
+    v10_err err;
+    static const struct { uint64_t m; uint64_t want; } d[] = {
+        {1, 16384}, {2, 16384}, {4, 2 * 16384}, {8, 4 * 16384},
+    };
+    for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
+        v10_model m;
+        v10_model_init(&m, "dot", 1);
+        assert_int_equal(v10_model_gemm(&m, "g", 1, d[i].m, 4096, 4096, 1, &err), 0);
+        assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+        check_vu_op(&npu, &m.ops[0], d[i].want);
+        assert_int_equal(m.ops[0].macs, d[i].m * 4096 * 4096);
+        v10_model_fini(&m);
+    }
+    v10_model m;
+    v10_model_init(&m, "dot", 1);
+    assert_int_equal(v10_model_gemm(&m, "g", 1, 9, 4096, 4096, 1, &err), 0);
+    assert_int_equal(v10_cost_model(&npu, &m, &err), 0);
+    assert_int_equal(m.ops[0].fu, V10_FU_SA);
+    /* with vu_dot_rows 0 every GEMM stays on the SA */
+    v10_npu sa_only = npu;
+    sa_only.vu_dot_rows = 0;
+    v10_model_fini(&m);
+    v10_model_init(&m, "dot", 1);
+    assert_int_equal(v10_model_gemm(&m, "g", 1, 1, 4096, 4096, 1, &err), 0);
+    assert_int_equal(v10_cost_model(&sa_only, &m, &err), 0);
+    assert_int_equal(m.ops[0].fu, V10_FU_SA);
+    v10_model_fini(&m);
+}
+
+/* A trace's operator costs its given cycles (they include its issue);
+ * a costed one adds its FU's issue cycles. */
+static void issue_per_fu(void **state)
+{
+    (void)state;
+    v10_npu npu = npu_default();
+    v10_err err;
+    v10_op op;
+    memset(&op, 0, sizeof op);
+    op.fu = V10_FU_VU;
+    op.kind = V10_OP_RAW;
+    op.given_cycles = 5000;
+    assert_int_equal(v10_cost_op(&npu, &op, &err), 0);
+    assert_int_equal(op.cycles, 5000);
+    assert_int_equal(v10_cost_issue_cycles(&npu, &op), 0);
+    op.kind = V10_OP_VECTOR;
+    assert_int_equal(v10_cost_issue_cycles(&npu, &op), npu.vu_issue_cycles);
+    op.fu = V10_FU_SA;
+    op.kind = V10_OP_GEMM;
+    assert_int_equal(v10_cost_issue_cycles(&npu, &op), npu.issue_cycles);
 }
 
 /* A GEMM with huge traffic is memory bound: ceil(bytes / bytes per cycle) +
@@ -121,6 +343,7 @@ static void split_closed_form(void **state)
     v10_npu npu;
     v10_err err;
     assert_int_equal(v10_npu_preset("tpuv4-core", &npu, &err), 0);
+    npu.vu_dot_rows = 0; /* the 1-row product on the SA, as a GEMM */
     v10_model m;
     v10_model_init(&m, "split", 1);
     assert_int_equal(v10_model_gemm(&m, "prefill", 1, 2048, 512, 512, 1, &err), 0);
@@ -132,7 +355,8 @@ static void split_closed_form(void **state)
     assert_true(p->mem_cycles < 8288);
     static const uint64_t want[] = {0, 33150, 16575, 12432, 8288};
     for (uint32_t k = 1; k <= 4; k++)
-        assert_int_equal(v10_cost_split_cycles(&npu, p, p->hbm_bytes, k), want[k] + 64);
+        assert_int_equal(v10_cost_split_cycles(&npu, p, p->hbm_bytes, k),
+                         want[k] + npu.issue_cycles);
     assert_int_equal(v10_cost_split_cycles(&npu, p, p->hbm_bytes, 1), p->cycles);
     assert_int_equal(d->compute_cycles, 131327);
     assert_int_equal(d->tiles, 1024);
@@ -140,10 +364,10 @@ static void split_closed_form(void **state)
     uint64_t mem = (uint64_t)ceil((double)d->hbm_bytes / bpc);
     assert_int_equal(d->mem_cycles, mem);
     assert_true(mem > 32832 && mem < 131327);
-    assert_int_equal(v10_cost_split_cycles(&npu, d, d->hbm_bytes, 1), 131327 + 64);
-    assert_int_equal(v10_cost_split_cycles(&npu, d, d->hbm_bytes, 4), mem + 64);
+    assert_int_equal(v10_cost_split_cycles(&npu, d, d->hbm_bytes, 1), 131327 + npu.issue_cycles);
+    assert_int_equal(v10_cost_split_cycles(&npu, d, d->hbm_bytes, 4), mem + npu.issue_cycles);
     /* 64 engines: still no faster than the HBM */
-    assert_int_equal(v10_cost_split_cycles(&npu, d, d->hbm_bytes, 64), mem + 64);
+    assert_int_equal(v10_cost_split_cycles(&npu, d, d->hbm_bytes, 64), mem + npu.issue_cycles);
     v10_model_fini(&m);
 }
 
@@ -198,8 +422,8 @@ static void sa_tiles_are_folds(void **state)
     v10_npu npu = npu_default();
     v10_err err;
     static const struct { uint64_t count, M, N, K; } g[] = {
-        {1, 1000, 300, 200}, {3, 1000, 300, 200}, {1, 1, 1, 1}, {16, 128, 64, 512},
-        {1, 4096, 128, 128}, {1, 7, 129, 129},
+        {1, 1000, 300, 200}, {3, 1000, 300, 200}, {1, 9, 1, 1}, {16, 128, 64, 512},
+        {1, 4096, 128, 128}, {1, 9, 129, 129},
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
         v10_model m;
@@ -210,11 +434,14 @@ static void sa_tiles_are_folds(void **state)
         const v10_op *op = &m.ops[0];
         uint64_t folds = ((g[i].K + 127) / 128) * ((g[i].N + 127) / 128);
         uint64_t f2;
-        uint64_t per = v10_cost_gemm_cycles(g[i].M, g[i].N, g[i].K, 128, 128, V10_DF_WS,
-                                            V10_SA_TPU, &f2);
+        uint64_t all = v10_cost_gemm_batch_cycles(g[i].count, g[i].M, g[i].N, g[i].K, 128,
+                                                  128, V10_DF_WS, V10_SA_TPU, &f2);
         assert_int_equal(f2, folds);
         assert_int_equal(op->tiles, folds * g[i].count);
-        assert_int_equal(op->compute_cycles, per * g[i].count);
+        assert_int_equal(op->compute_cycles, all);
+        /* the products stream back to back: never longer than one by one */
+        assert_true(all <= g[i].count * v10_cost_gemm_cycles(g[i].M, g[i].N, g[i].K, 128, 128,
+                                                             V10_DF_WS, V10_SA_TPU, NULL));
         assert_int_equal(op->macs, g[i].count * g[i].M * g[i].N * g[i].K);
         assert_int_equal(op->flops, 2 * op->macs);
         assert_true(op->cycles >= npu.issue_cycles + 1);
@@ -241,21 +468,24 @@ static void zoo_invariants(void **state)
             const v10_op *op = &m.ops[i];
             uint64_t body = op->compute_cycles > op->mem_cycles ? op->compute_cycles
                                                                 : op->mem_cycles;
-            if (op->cycles != body + npu.issue_cycles)
+            uint32_t issue = v10_npu_issue_cycles(&npu, op->fu);
+            if (op->cycles != body + issue)
                 fail_msg("%s op %zu (%s): cycles %llu != max(%llu, %llu) + %u", *name, i,
                          op->name, (unsigned long long)op->cycles,
                          (unsigned long long)op->compute_cycles,
-                         (unsigned long long)op->mem_cycles, npu.issue_cycles);
+                         (unsigned long long)op->mem_cycles, issue);
             assert_true(op->tiles >= 1);
             assert_true(op->compute_cycles >= 1);
             assert_true(op->fu == V10_FU_SA || op->fu == V10_FU_VU);
+            /* SA ops are GEMMs; a GEMM on the VU has at most vu_dot_rows rows */
             assert_true(op->fu == V10_FU_SA ? op->kind == V10_OP_GEMM
-                                            : op->kind != V10_OP_GEMM);
+                                            : op->kind != V10_OP_GEMM ||
+                                                  op->m <= npu.vu_dot_rows);
             /* mem = ceil((hbm + spill) / bytes per cycle), within rounding */
             double mem = ((double)op->hbm_bytes + (double)op->spill_bytes) / bpc;
             assert_true((double)op->mem_cycles >= mem - 1e-6 * mem - 1e-9);
             assert_true((double)op->mem_cycles < mem + 1.0 + 1e-6 * mem);
-            if (op->kind == V10_OP_GEMM) {
+            if (op->kind == V10_OP_GEMM && op->fu == V10_FU_SA) {
                 uint64_t folds;
                 v10_cost_gemm_cycles(op->m, op->n, op->k, npu.sa_rows, npu.sa_cols,
                                      npu.sa_dataflow, V10_SA_TPU, &folds);
@@ -338,12 +568,14 @@ static void overflow_is_error(void **state)
     op.elems = big;
     op.ops_per_elem = big;
     assert_int_equal(v10_cost_op(&npu, &op, &err), -1);
-    /* a trace op whose duration would wrap */
+    /* a trace op's given cycles are its duration, even the largest (no
+     * issue is added to wrap it) */
     memset(&op, 0, sizeof op);
     op.fu = V10_FU_VU;
     op.kind = V10_OP_RAW;
     op.given_cycles = UINT64_MAX - 1;
-    assert_int_equal(v10_cost_op(&npu, &op, &err), -1);
+    assert_int_equal(v10_cost_op(&npu, &op, &err), 0);
+    assert_int_equal(op.cycles, UINT64_MAX - 1);
     /* a model whose total latency would wrap */
     memset(&op, 0, sizeof op);
     op.kind = V10_OP_RAW;
@@ -367,7 +599,10 @@ static void overflow_is_error(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(vu_closed_form),    cmocka_unit_test(split_closed_form), cmocka_unit_test(map_model_alone),    cmocka_unit_test(hbm_roofline),
+        cmocka_unit_test(vu_slots_closed_form), cmocka_unit_test(padded_tile_closed_form),
+        cmocka_unit_test(sort_closed_form), cmocka_unit_test(gather_closed_form),
+        cmocka_unit_test(sa_epilogue_closed_form), cmocka_unit_test(vu_dot_closed_form),
+        cmocka_unit_test(issue_per_fu),    cmocka_unit_test(split_closed_form), cmocka_unit_test(map_model_alone),    cmocka_unit_test(hbm_roofline),
         cmocka_unit_test(sa_tiles_are_folds), cmocka_unit_test(zoo_invariants),
         cmocka_unit_test(spill_closed_form), cmocka_unit_test(overflow_is_error),
     };

@@ -56,8 +56,9 @@ static double requests(const v10_run_result *r, double hz)
 
 /*
  * sa_vu.csv alone on the paper's core: three SA operators of 5000, 7000
- * and 4000 cycles and three VU operators of 3000, 2000 and 3500, each with
- * the 64-cycle issue, all compute-bound, 3.9 MB of HBM traffic a request.
+ * and 4000 cycles and three VU operators of 3000, 2000 and 3500 (a trace
+ * gives whole cycles, issue included), all compute-bound, 3.9 MB of HBM
+ * traffic a request.
  * A trace gives no MACs or FLOPs, so an operator is at full activity for
  * its compute cycles, not its issue: its energy is each FU's static power
  * while it holds an operator, its dynamic power at full activity (the
@@ -71,7 +72,7 @@ static void test_lone_tenant_hand_calculation(void **state)
     v10_npu n;
     v10_err err;
     assert_int_equal(v10_npu_preset("v10-isca23", &n, &err), 0);
-    const double hz = 700e6, sa = 16000 + 3 * 64, vu = 8500 + 3 * 64, bytes = 3.9e6;
+    const double hz = 700e6, sa = 16000, vu = 8500, bytes = 3.9e6;
     const double jb = n.hbm_w_per_gbps * 1e-9 + n.vmem_pj_per_byte * 1e-12;
     const double pd_sa = n.sa_pj_per_mac * 1e-12 * 128 * 128 * hz;
     const double pd_vu = n.vu_pj_per_op * 1e-12 * 8 * 128 * 2 * hz;
@@ -152,7 +153,7 @@ static void test_conservation_every_policy(void **state)
 }
 
 /*
- * sa_heavy.csv keeps the SA busy and the VU idle but for an 864-cycle pool
+ * sa_heavy.csv keeps the SA busy and the VU idle but for an 800-cycle pool
  * a request: gated after 1000 idle cycles, the VU saves nearly all of its
  * static power less its wake-ups, and each request waits at most one
  * wake-up per operator (here exactly one, the VU's: the SA is never idle

@@ -51,20 +51,29 @@ static void remove_tmp(const char *path)
     assert_int_equal(rmdir(tmp_dir), 0);
 }
 
-static void assert_same_costs(const v10_model *a, const v10_model *b)
+/* Same costs, but for up to `slack` cycles an operator. */
+static void assert_costs_within(const v10_model *a, const v10_model *b, uint64_t slack)
 {
     assert_int_equal(a->n_ops, b->n_ops);
     for (size_t i = 0; i < a->n_ops; i++) {
         const v10_op *x = &a->ops[i], *y = &b->ops[i];
-        if (x->cycles != y->cycles || x->hbm_bytes != y->hbm_bytes || x->tiles != y->tiles ||
-            x->fu != y->fu || x->compute_cycles != y->compute_cycles ||
-            x->mem_cycles != y->mem_cycles || x->macs != y->macs)
+        /* A trace records an operator's whole cycles (its issue included),
+         * not how they split into compute, memory and issue. */
+        uint64_t d = x->cycles > y->cycles ? x->cycles - y->cycles : y->cycles - x->cycles;
+        if (d > slack || x->hbm_bytes != y->hbm_bytes || x->tiles != y->tiles ||
+            x->fu != y->fu || x->macs != y->macs)
             fail_msg("op %zu (%s): cycles %llu/%llu bytes %llu/%llu tiles %u/%u fu %d/%d",
                      i, x->name, (unsigned long long)x->cycles,
                      (unsigned long long)y->cycles, (unsigned long long)x->hbm_bytes,
                      (unsigned long long)y->hbm_bytes, x->tiles, y->tiles, x->fu, y->fu);
     }
-    assert_int_equal(v10_model_cycles(a), v10_model_cycles(b));
+    if (!slack)
+        assert_int_equal(v10_model_cycles(a), v10_model_cycles(b));
+}
+
+static void assert_same_costs(const v10_model *a, const v10_model *b)
+{
+    assert_costs_within(a, b, 0);
 }
 
 /* A zoo model -> CSV -> model costs the same on the NPU it was written for,
@@ -85,12 +94,14 @@ static void round_trip_resnet50(void **state)
         assert_same_costs(&m, &back);
         for (size_t i = 0; i < m.n_ops; i++)
             assert_int_equal(back.ops[i].kind, V10_OP_RAW);
-        /* spilling reproduces too: residency columns are carried */
+        /* spilling reproduces too: residency columns are carried; where
+         * the spill makes an operator memory-bound, the trace's operator
+         * (whole cycles, issue within) loses its issue to the overlap */
         v10_npu small = npu;
         small.vmem_bytes = 64 * 1024;
         assert_int_equal(v10_cost_model(&small, &m, &err), 0);
         assert_int_equal(v10_cost_model(&small, &back, &err), 0);
-        assert_same_costs(&m, &back);
+        assert_costs_within(&m, &back, v10_npu_issue_cycles(&npu, V10_FU_VU));
         /* and :batch=N is recorded */
         v10_model b2;
         char spec[128];
@@ -138,11 +149,11 @@ static void small_trace(void **state)
     assert_int_equal(m.ops[0].fu, V10_FU_SA);
     assert_int_equal(m.ops[1].fu, V10_FU_VU);
     assert_int_equal(m.ops[0].compute_cycles, 1000);
-    assert_int_equal(m.ops[0].cycles, 1000 + npu.issue_cycles);
-    assert_int_equal(m.ops[1].cycles, 300 + npu.issue_cycles);
+    assert_int_equal(m.ops[0].cycles, 1000); /* given cycles: issue included */
+    assert_int_equal(m.ops[1].cycles, 300);
     /* 1e6 bytes at 330e9/700e6 bytes per cycle: ceil(2121.2) = 2122 > 2000 */
     assert_int_equal(m.ops[2].mem_cycles, 2122);
-    assert_int_equal(m.ops[2].cycles, 2122 + npu.issue_cycles);
+    assert_int_equal(m.ops[2].cycles, 2122);
     /* no tiles column: one per started VU chunk */
     assert_int_equal(m.ops[2].tiles, 2);
     v10_model_fini(&m);

@@ -121,20 +121,21 @@ static void test_bert(void **state)
     assert_within("bert", model_tally("bert").macs, want, 1e-9);
 }
 
-/* Transformer-base, 128 source and 128 target tokens, d 512, FFN 2048,
- * vocab 33708.  Encoder layer per token: 12 d^2 + 2 x 128 x d.  Decoder
- * layer: self 4 d^2 + 2 x 128 x d per target token, cross Q/out 2 d^2 per
- * target token + K/V 2 d^2 per source token + 2 x 128 x d, FFN 8 d^2.
- * Logits d x vocab per target token.  Total 8.148 G. */
+/* Transformer-base translating 128 source tokens into 128 target tokens
+ * by beam search (beam 4, the Model Garden reference): d 512, FFN 2048,
+ * vocab 33708.  Encoder layer per token: 12 d^2 + 2 x 128 x d; the
+ * cross-attention keys and values once, 2 d^2 per source token a layer.
+ * Each of the 128 steps runs the decoder on the 4 beams' last tokens:
+ * per layer self QKV 3 d^2, its projection d^2, cross Q and projection
+ * 2 d^2, FFN 8 d^2 (attention over the caches is multiply-reduce on the VU:
+ * no MACs), then the logits d x vocab.  Total 23.03 G. */
 static void test_transformer(void **state)
 {
     (void)state;
-    double d = 512, s = 128, t = 128, v = 33708;
-    double enc = s * (12 * d * d + 2 * s * d);
-    double dec = t * (4 * d * d + 2 * t * d) + t * 2 * d * d + s * 2 * d * d + t * 2 * s * d +
-                 t * 8 * d * d;
-    double want = 6 * enc + 6 * dec + t * d * v;
-    assert_within("transformer", model_tally("transformer").macs, want, 1e-9);
+    double d = 512, s = 128, steps = 128, beam = 4, v = 33708;
+    double enc = 6 * s * (12 * d * d + 2 * s * d), cross_kv = 6 * s * 2 * d * d;
+    double dec = steps * beam * (6 * 14 * d * d + d * v);
+    assert_within("transformer", model_tally("transformer").macs, enc + cross_kv + dec, 1e-9);
 }
 
 /* GPT-2 XL decode step, KV cache of 1024: per layer 12 d^2 (QKV, out, MLP
@@ -167,12 +168,14 @@ static void test_dlrm(void **state)
     assert_within("dlrm", model_tally("dlrm").macs, want, 1e-12);
 }
 
-/* NeuMF: MLP 256x256 + 256x128 + 128x64, predict 128x1 = 106,624. */
+/* NeuMF: MLP 256x256 + 256x128 + 128x64, predict 128x1 = 106,624 per
+ * item, and MLPerf's evaluation scores each user's positive with 999
+ * negatives: 1000 items a request. */
 static void test_ncf(void **state)
 {
     (void)state;
-    double want = 256 * 256 + 256 * 128 + 128 * 64 + 128 * 1;
-    assert_true(want == 106624);
+    double want = 1000.0 * (256 * 256 + 256 * 128 + 128 * 64 + 128 * 1);
+    assert_true(want == 106624000);
     assert_within("ncf", model_tally("ncf").macs, want, 1e-12);
 }
 
@@ -294,7 +297,14 @@ static void test_every_model(void **state)
         build(name, 2, &m2);
         assert_string_equal(m1.name, name);
         assert_int_equal(m2.batch, 2);
-        assert_int_equal(m1.n_ops, m2.n_ops);
+        /* The detectors post-process image by image: their operator count
+         * grows with the batch; every other model's is the batch's. */
+        int per_image = !strcmp(name, "retinanet") || !strcmp(name, "maskrcnn") ||
+                        !strcmp(name, "shapemask");
+        if (per_image)
+            assert_true(m2.n_ops > m1.n_ops);
+        else
+            assert_int_equal(m1.n_ops, m2.n_ops);
         for (size_t j = 0; j < m1.n_ops; j++) {
             const v10_op *op = &m1.ops[j];
             if (!op->name[0])
@@ -304,7 +314,8 @@ static void test_every_model(void **state)
                            : op->elems && op->ops_per_elem && op->hbm_bytes;
             if (!work)
                 fail_msg("%s: op %s has no work", name, op->name);
-            assert_string_equal(op->name, m2.ops[j].name);
+            if (!per_image)
+                assert_string_equal(op->name, m2.ops[j].name);
         }
         tally t1 = count(&m1), t2 = count(&m2);
         if (t2.macs != 2 * t1.macs)

@@ -141,12 +141,20 @@ int onnx_emitted(ctx *c, int rc);
 /* An SA op just emitted: its output opens a new epilogue. */
 void onnx_sa_emitted(ctx *c, uint64_t out_elems);
 int onnx_emit_gemm(ctx *c, uint64_t count, uint64_t M, uint64_t N, uint64_t K, int w_hbm);
-int onnx_emit_vec(ctx *c, uint64_t elems, uint64_t ops, uint64_t in_tensors, int fusible);
+/* A VU op over `elems` elements laid out as `out` (NULL: dense): `ops` ALU
+ * ops each, `in_tensors` inputs of its size read, `loads` registers loaded
+ * per output register (0: in_tensors), `xlu` cross-lane passes per
+ * register (v10_model_vec). */
+int onnx_emit_vec(ctx *c, uint64_t elems, const shape *out, uint64_t ops, uint32_t in_tensors,
+                  uint32_t loads, uint32_t xlu, v10_fuse fuse);
 int onnx_fold_epilogue(ctx *c, tensor **in, size_t n_in, uint64_t out_elems);
+/* `xlu`: cross-lane passes per register (2 for a softmax or a norm, which
+ * reduce along the last axis). */
 int onnx_vu_op(ctx *c, tensor **in, size_t n_in, const shape *out, uint64_t ops, int fusible,
-               int elementwise);
-/* A data-movement op (copy/concat/slice...): one VU op over the output. */
-int onnx_vu_copy(ctx *c, const shape *out);
+               int elementwise, uint32_t xlu);
+/* A data-movement op (copy/concat/slice...): one VU op over the output;
+ * `transpose`: the minor dimension changes (a cross-lane pass). */
+int onnx_vu_copy(ctx *c, const shape *out, int transpose);
 
 /* ---- handlers: element-wise, normalization, matmul-like, reductions
  * (onnx_ops_math.c) ---- */

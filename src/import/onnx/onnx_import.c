@@ -228,7 +228,8 @@ static int approximate(ctx *c, tensor **in, size_t n_in, const char *why)
     memmove(c->opname + 1, c->opname, sizeof c->opname - 2);
     c->opname[0] = '~';
     c->opname[sizeof c->opname - 1] = 0;
-    if (onnx_emit_vec(c, elems ? elems : 1, 1, n_in ? n_in : 1, 0))
+    if (onnx_emit_vec(c, elems ? elems : 1, NULL, 1, n_in ? (uint32_t)n_in : 1, 0, 0,
+                      V10_FUSE_NONE))
         return -1;
     size_t l = strlen(c->approx);
     if (l + 4 < sizeof c->approx)
@@ -421,6 +422,11 @@ static int import_graph(ctx *c, const Onnx__GraphProto *g, v10_onnx_result *res)
         free(t->vals);
         t->vals = vals;
         t->defined = t->known = t->is_const = 1;
+        /* The weights' width in HBM: the first floating-point initializer's
+         * (FLOAT 4 bytes, FLOAT16 and BFLOAT16 2), as the zoo keeps f32. */
+        if (!c->m->weight_bytes && (tp->data_type == 1 || tp->data_type == 10 ||
+                                    tp->data_type == 16))
+            c->m->weight_bytes = tp->data_type == 1 ? 4 : 2;
     }
     uint32_t batch = c->opts->batch;
     mark_weights(c, g);

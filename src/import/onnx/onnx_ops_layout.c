@@ -18,7 +18,7 @@
  * optional, freed here). */
 static int copy_out(ctx *c, const shape *y, int64_t *vals)
 {
-    int rc = onnx_vu_copy(c, y);
+    int rc = onnx_vu_copy(c, y, 0);
     if (!rc)
         rc = onnx_def_out(c, 0, y, vals);
     free(vals);
@@ -283,7 +283,7 @@ int onnx_h_concat(ctx *c, tensor **in, size_t n_in, const op_def *d)
                 k += (size_t)in[i]->s.d[0];
             }
     }
-    int rc = onnx_check_shape(&y) ? 0 : onnx_vu_copy(c, &y);
+    int rc = onnx_check_shape(&y) ? 0 : onnx_vu_copy(c, &y, 0);
     if (!rc)
         rc = onnx_def_out(c, 0, &y, vals);
     free(vals);
@@ -322,7 +322,7 @@ int onnx_h_split(ctx *c, tensor **in, size_t n_in, const op_def *d)
         return onnx_nerr(c, "axis %u of %lld does not split evenly into %zu outputs", ax,
                          (long long)dim, nout);
     }
-    if (onnx_vu_copy(c, &x->s))
+    if (onnx_vu_copy(c, &x->s, 0))
         return -1;
     for (size_t k = 0; k < nout; k++) {
         shape y = x->s;
@@ -451,7 +451,7 @@ int onnx_h_gather(ctx *c, tensor **in, size_t n_in, const op_def *d)
             if (onnx_numel(&y))
                 rc = onnx_emitted(c, v10_model_gather(c->m, c->opname, ni, dim, c->err));
         } else
-            rc = onnx_vu_copy(c, &y);
+            rc = onnx_vu_copy(c, &y, 0);
     }
     if (!rc)
         rc = onnx_def_out(c, 0, &y, vals);
@@ -470,7 +470,7 @@ int onnx_h_expand(ctx *c, tensor **in, size_t n_in, const op_def *d)
         return onnx_nerr(c, "invalid target shape");
     if (onnx_broadcast(c, &in[0]->s, &t, &y))
         return -1;
-    if (!onnx_check_shape(&y) && onnx_vu_copy(c, &y))
+    if (!onnx_check_shape(&y) && onnx_vu_copy(c, &y, 0))
         return -1;
     return onnx_def_out(c, 0, &y, NULL);
 }
@@ -489,7 +489,7 @@ int onnx_h_tile(ctx *c, tensor **in, size_t n_in, const op_def *d)
             return onnx_nerr(c, "repeats entry %u is %lld", i, (long long)r);
         y.d[i] *= r;
     }
-    if (!onnx_check_shape(&y) && onnx_vu_copy(c, &y))
+    if (!onnx_check_shape(&y) && onnx_vu_copy(c, &y, 0))
         return -1;
     return onnx_def_out(c, 0, &y, NULL);
 }
@@ -518,7 +518,7 @@ int onnx_h_pad(ctx *c, tensor **in, size_t n_in, const op_def *d)
         if (y.d[i] < 0)
             return onnx_nerr(c, "pads make dim %u negative", i);
     }
-    if (!onnx_check_shape(&y) && onnx_vu_copy(c, &y))
+    if (!onnx_check_shape(&y) && onnx_vu_copy(c, &y, 0))
         return -1;
     return onnx_def_out(c, 0, &y, NULL);
 }

@@ -18,7 +18,7 @@
 int onnx_h_unary(ctx *c, tensor **in, size_t n_in, const op_def *d)
 {
     shape s = in[0]->s;
-    if (onnx_vu_op(c, in, n_in, &s, d->ops, 1, 1))
+    if (onnx_vu_op(c, in, n_in, &s, d->ops, 1, 1, 0))
         return -1;
     /* Neg and Abs of shape arithmetic (ONNX function expansions use them) */
     int neg = !strcmp(d->op, "Neg"), abs_ = !strcmp(d->op, "Abs");
@@ -72,7 +72,7 @@ int onnx_h_cast(ctx *c, tensor **in, size_t n_in, const op_def *d)
 {
     int64_t to = onnx_attr_int(c, "to", 0), lo, hi;
     int int_type = int_range(to, &lo, &hi);
-    if (onnx_vu_op(c, in, n_in, &in[0]->s, d->ops, 1, 1))
+    if (onnx_vu_op(c, in, n_in, &in[0]->s, d->ops, 1, 1, 0))
         return -1;
     uint64_t n = onnx_numel(&in[0]->s);
     int64_t *vals = NULL;
@@ -159,7 +159,7 @@ int onnx_h_broadcast(ctx *c, tensor **in, size_t n_in, const op_def *d)
         }
     }
     uint64_t ops = d->ops * (n > 2 ? n - 1 : 1);
-    int rc = onnx_vu_op(c, in, n_in, &s, ops, 1, 1);
+    int rc = onnx_vu_op(c, in, n_in, &s, ops, 1, 1, 0);
     if (!rc)
         rc = onnx_def_out(c, 0, &s, vals);
     free(vals);
@@ -172,8 +172,9 @@ int onnx_h_softmax(ctx *c, tensor **in, size_t n_in, const op_def *d)
     uint32_t ax;
     if (in[0]->s.rank && onnx_axis_of(c, onnx_attr_int(c, "axis", -1), in[0]->s.rank, "axis", &ax))
         return -1;
-    /* fusible: a preceding scale or mask add joins it */
-    if (onnx_vu_op(c, in, 1, &in[0]->s, d->ops, 1, 0))
+    /* fusible: a preceding scale or mask add joins it; the max and the sum
+     * reduce across lanes when the axis is the last (XLA's layout) */
+    if (onnx_vu_op(c, in, 1, &in[0]->s, d->ops, 1, 0, ax + 1 == in[0]->s.rank ? 2 : 0))
         return -1;
     return onnx_def_out(c, 0, &in[0]->s, NULL);
 }
@@ -186,7 +187,7 @@ int onnx_h_batchnorm(ctx *c, tensor **in, size_t n_in, const op_def *d)
             return onnx_nerr(c, "input '%s' has %llu elements, expected the %lld channels of X",
                              in[i]->name, (unsigned long long)onnx_numel(&in[i]->s),
                              (long long)x->s.d[1]);
-    if (onnx_vu_op(c, in, n_in, &x->s, d->ops, 1, 1))
+    if (onnx_vu_op(c, in, n_in, &x->s, d->ops, 1, 1, 0))
         return -1;
     shape ch = {1, {x->s.d[1]}};
     if (onnx_def_out(c, 0, &x->s, NULL))
@@ -202,7 +203,8 @@ int onnx_h_layernorm(ctx *c, tensor **in, size_t n_in, const op_def *d)
     uint32_t ax;
     if (onnx_axis_of(c, onnx_attr_int(c, "axis", -1), x->s.rank, "axis", &ax))
         return -1;
-    if (onnx_vu_op(c, in, 1, &x->s, d->ops, 1, 0))
+    /* the mean and variance reduce across lanes (the last axis normalized) */
+    if (onnx_vu_op(c, in, 1, &x->s, d->ops, 1, 0, 2))
         return -1;
     shape st = x->s;
     for (uint32_t i = ax; i < st.rank; i++)
@@ -323,10 +325,12 @@ int onnx_h_conv(ctx *c, tensor **in, size_t n_in, const op_def *d)
             return -1;
         onnx_sa_emitted(c, onnx_numel(&y));
     } else if (g > 1 && g == C && F == C) {
-        /* Depthwise: a VU stencil, one FMA per tap, as the zoo does. */
+        /* Depthwise: a VU stencil, one FMA per tap, the window's rows loaded
+         * once each, as the zoo does. */
         uint64_t reads;
         if (onnx_prod_attr(c, w.s, ns, "strides", &reads) ||
-            onnx_emit_vec(c, onnx_numel(&y), kern, reads, 1))
+            onnx_emit_vec(c, onnx_numel(&y), &y, kern, (uint32_t)reads, (uint32_t)w.k[0], 0,
+                          V10_FUSE_VU))
             return -1;
     } else {
         /* Lowered to `g` GEMMs: M = batch x output pixels, K = taps x C/g. */
@@ -472,7 +476,9 @@ int onnx_h_pool(ctx *c, tensor **in, size_t n_in, const op_def *d)
     if (onnx_prod_attr(c, w.k, ns, "kernel_shape", &taps) ||
         onnx_prod_attr(c, w.s, ns, "strides", &reads))
         return -1;
-    if (!onnx_check_shape(&y) && !c->all_const && onnx_emit_vec(c, onnx_numel(&y), taps, reads, 0))
+    if (!onnx_check_shape(&y) && !c->all_const &&
+        onnx_emit_vec(c, onnx_numel(&y), &y, taps, (uint32_t)reads, (uint32_t)taps, 0,
+                      V10_FUSE_NONE))
         return -1;
     if (onnx_def_out(c, 0, &y, NULL))
         return -1;
@@ -487,7 +493,8 @@ int onnx_h_global_pool(ctx *c, tensor **in, size_t n_in, const op_def *d)
     for (uint32_t i = 2; i < y.rank; i++)
         y.d[i] = 1;
     uint64_t area = onnx_prod(x->s.d, 2, x->s.rank);
-    if (!c->all_const && onnx_emit_vec(c, onnx_numel(&y), area, area, 0))
+    if (!c->all_const && onnx_emit_vec(c, onnx_numel(&y), &y, area, (uint32_t)area,
+                                       (uint32_t)area, 0, V10_FUSE_NONE))
         return -1;
     return onnx_def_out(c, 0, &y, NULL);
 }
@@ -508,7 +515,7 @@ int onnx_h_reduce(ctx *c, tensor **in, size_t n_in, const op_def *d)
         return -1;
     }
     if (na <= 0 && onnx_attr_int(c, "noop_with_empty_axes", 0)) {
-        if (onnx_vu_op(c, in, 1, &x->s, 1, 0, 0))
+        if (onnx_vu_op(c, in, 1, &x->s, 1, 0, 0, 0))
             return -1;
         return onnx_def_out(c, 0, &x->s, NULL);
     }
@@ -528,8 +535,11 @@ int onnx_h_reduce(ctx *c, tensor **in, size_t n_in, const op_def *d)
         if (!reduce[i] || keep)
             y.d[y.rank++] = reduce[i] ? 1 : x->s.d[i];
     }
-    /* As the zoo's global pool: rs ops per output, reading rs inputs each. */
-    if (!c->all_const && onnx_emit_vec(c, onnx_numel(&y), rs * d->ops, rs, 0))
+    /* As the zoo's global pool: rs ops per output, reading rs inputs each;
+     * across lanes when the last axis is reduced. */
+    if (!c->all_const &&
+        onnx_emit_vec(c, onnx_numel(&y), &y, rs * d->ops, (uint32_t)rs, (uint32_t)rs,
+                      reduce[x->s.rank - 1] ? 1 : 0, V10_FUSE_NONE))
         return -1;
     return onnx_def_out(c, 0, &y, NULL);
 }

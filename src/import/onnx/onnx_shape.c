@@ -366,12 +366,33 @@ int onnx_emit_gemm(ctx *c, uint64_t count, uint64_t M, uint64_t N, uint64_t K, i
     return 0;
 }
 
-int onnx_emit_vec(ctx *c, uint64_t elems, uint64_t ops, uint64_t in_tensors, int fusible)
+/* The VU's view of a tensor's layout: an NCHW activation as XLA lays it
+ * out on a TPU (features in the lanes, the width in the sublanes; the
+ * batch in the sublanes once the spatial axes are pooled away, as the
+ * zoo's global pool), any other the last two axes. */
+static void vu_dims(const shape *s, uint64_t *minor, uint64_t *second)
+{
+    *minor = *second = 0;
+    if (!s || !s->rank)
+        return;
+    if (s->rank == 4) {
+        *minor = (uint64_t)s->d[1];
+        *second = s->d[2] == 1 && s->d[3] == 1 ? (uint64_t)s->d[0] : (uint64_t)s->d[3];
+    } else {
+        *minor = (uint64_t)s->d[s->rank - 1];
+        *second = s->rank > 1 ? (uint64_t)s->d[s->rank - 2] : 0;
+    }
+}
+
+int onnx_emit_vec(ctx *c, uint64_t elems, const shape *out, uint64_t ops, uint32_t in_tensors,
+                  uint32_t loads, uint32_t xlu, v10_fuse fuse)
 {
     if (!elems || !ops)
         return 0;
-    return onnx_emitted(c, v10_model_vector(c->m, c->opname, elems, ops, in_tensors, fusible,
-                                            c->err));
+    v10_vec_desc d = {.elems = elems, .ops = ops, .in_tensors = in_tensors, .loads = loads,
+                      .xlu = xlu, .fuse = fuse};
+    vu_dims(out, &d.minor, &d.second);
+    return onnx_emitted(c, v10_model_vec(c->m, c->opname, &d, c->err));
 }
 
 /*
@@ -398,26 +419,58 @@ int onnx_fold_epilogue(ctx *c, tensor **in, size_t n_in, uint64_t out_elems)
     return any;
 }
 
-/* A VU op over `out`: nothing if every input is constant; for element-wise
- * ops (`elementwise`), folded into the SA epilogue if possible; else one
- * (fusible) vector op reading the inputs of full size. */
-int onnx_vu_op(ctx *c, tensor **in, size_t n_in, const shape *out, uint64_t ops, int fusible,
-               int elementwise)
+/* An element-wise node that adds one full-size tensor to the epilogue of
+ * the SA op emitted last (a residual add): every other non-constant input
+ * belongs to that epilogue.  Folds it into the SA op as XLA's output
+ * fusion does (the zoo's V10_FUSE_SA) and returns 1; else 0. */
+static int fold_residual(ctx *c, tensor **in, size_t n_in, const shape *out, uint64_t ops)
 {
     uint64_t ne = onnx_numel(out);
-    if (c->all_const || (elementwise && onnx_fold_epilogue(c, in, n_in, ne)))
+    if (!c->epi_gen || c->m->n_ops != c->epi_nops || ne != c->epi_elems)
         return 0;
-    uint64_t full = 0;
+    size_t own = 0, foreign = 0;
+    for (size_t i = 0; i < n_in; i++) {
+        if (!in[i] || in[i]->is_const)
+            continue;
+        if (in[i]->epi == c->epi_gen)
+            own++;
+        else if (onnx_numel(&in[i]->s) == ne)
+            foreign++;
+        else
+            return 0;
+    }
+    if (own != 1 || foreign != 1 ||
+        onnx_emit_vec(c, ne, out, ops, 2, 0, 0, V10_FUSE_SA))
+        return 0;
+    c->epi_nops = c->m->n_ops; /* still the SA op, which the add joined */
+    c->node_epi = c->epi_gen;
+    return 1;
+}
+
+/* A VU op over `out`: nothing if every input is constant; for element-wise
+ * ops (`elementwise`), folded into the SA epilogue if possible (also a
+ * residual add); else one (fusible) vector op reading the inputs of full
+ * size. */
+int onnx_vu_op(ctx *c, tensor **in, size_t n_in, const shape *out, uint64_t ops, int fusible,
+               int elementwise, uint32_t xlu)
+{
+    uint64_t ne = onnx_numel(out);
+    if (c->all_const || (elementwise && (onnx_fold_epilogue(c, in, n_in, ne) ||
+                                         fold_residual(c, in, n_in, out, ops))))
+        return 0;
+    uint32_t full = 0;
     for (size_t i = 0; i < n_in; i++)
         if (in[i] && onnx_numel(&in[i]->s) == ne)
             full++;
-    return onnx_emit_vec(c, ne, ops, full ? full : 1, fusible);
+    return onnx_emit_vec(c, ne, out, ops, full ? full : 1, 0, xlu,
+                         fusible ? V10_FUSE_VU : V10_FUSE_NONE);
 }
 
 /* A data-movement op (copy/concat/slice...): one VU op over the output. */
-int onnx_vu_copy(ctx *c, const shape *out)
+int onnx_vu_copy(ctx *c, const shape *out, int transpose)
 {
     if (c->all_const)
         return 0;
-    return onnx_emit_vec(c, onnx_numel(out), OPS_ADD, 1, 0);
+    return onnx_emit_vec(c, onnx_numel(out), out, OPS_ADD, 1, 0, transpose ? 1 : 0,
+                         V10_FUSE_NONE);
 }
