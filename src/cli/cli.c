@@ -109,6 +109,33 @@ void cli_note_approx(const v10_model *m)
     fprintf(stderr, "%s\n", n > 8 ? ", ..." : "");
 }
 
+void cli_note_fixed(const char *spec, const v10_model *m, const v10_npu *npu)
+{
+    int calibrated = !strncmp(spec, "isca23/", 7) || strstr(spec, ":profile=") != NULL;
+    for (size_t i = 0; calibrated && i < m->n_ops; i++)
+        calibrated = m->ops[i].kind == V10_OP_RAW;
+    v10_npu core;
+    v10_err err;
+    if (!calibrated || !m->n_ops || v10_npu_preset("v10-isca23", &core, &err))
+        return;
+    /* The compute resources a calibrated operator's cycles were fixed on. */
+    const char *moved[8];
+    size_t n = 0;
+#define MOVED(f) if (npu->f != core.f) moved[n++] = #f
+    MOVED(sa_count); MOVED(sa_rows); MOVED(sa_cols); MOVED(vu_count); MOVED(vu_lanes);
+    MOVED(vu_ops_per_lane);
+#undef MOVED
+    if (!n)
+        return;
+    fprintf(stderr, "v10sim: note: %s is calibrated to its measured profile: its operators "
+                    "keep their cycles on NPU %s, whose", m->name, npu->name);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "%s %s", i ? (i + 1 == n ? " and" : ",") : "", moved[i]);
+    fprintf(stderr, " do%s not reach it (only HBM bandwidth, clock and vector memory do); "
+                    "the zoo's architecture-derived model follows the NPU\n",
+            n > 1 ? "" : "es");
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     char msg[V10_ERR_MAX];

@@ -53,6 +53,7 @@ static int load(const char *spec, const v10_npu *npu, int alone, v10_model *m,
     if (v10_model_load(spec, npu, m, &err))
         return cli_fail(&err);
     cli_note_approx(m);
+    cli_note_fixed(spec, m, npu);
     if (alone && npu->op_mapping != V10_MAP_ONE) {
         v10_model own;
         if (m->shared) { /* the cache's operators are read-only */

@@ -515,6 +515,7 @@ int cmd_run(int argc, char **argv)
         }
         if (strstr(specs[n_models].model, ":unknown=vu")) /* ONNX approximations, once */
             cli_note_approx(&models[n_models]);
+        cli_note_fixed(specs[n_models].model, &models[n_models], &cfg.npu);
     }
     cfg.models = models;
     /* The outputs can be written: found before the runs, not after. */

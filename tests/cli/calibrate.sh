@@ -126,4 +126,16 @@ if "$bin" calibrate resnet50 --profile $U --out "$tmp/full.csv" >/dev/full 2>/de
     fail "stdout to /dev/full: exit 0"
 fi
 [ ! -e "$tmp/full.csv" ] || fail "stdout failed, but --out was written"
+# A calibrated model's fixed cycles on an NPU whose SA array differs: a
+# note on stderr naming what does not reach it; none on its own core, none
+# for the zoo's model, which follows the NPU.
+"$bin" profile isca23/resnet50 --npu configs/big-array.json >/dev/null 2>"$tmp/note"
+grep -q "note: isca23/resnet50 is calibrated to its measured profile: its operators keep their cycles on NPU big-array, whose sa_rows and sa_cols do not reach it" "$tmp/note" ||
+    fail "no note for a calibrated model on another array: $(cat "$tmp/note")"
+"$bin" run --tenant isca23/resnet50 --npu configs/big-array.json --requests 2 >/dev/null 2>"$tmp/note"
+grep -q "note: isca23/resnet50 is calibrated" "$tmp/note" || fail "run: no note"
+"$bin" profile isca23/resnet50 >/dev/null 2>"$tmp/note"
+[ ! -s "$tmp/note" ] || fail "a note on the calibration core: $(cat "$tmp/note")"
+"$bin" profile resnet50 --npu configs/big-array.json >/dev/null 2>"$tmp/note"
+[ ! -s "$tmp/note" ] || fail "a note for the zoo model: $(cat "$tmp/note")"
 echo "calibrate: ok"
