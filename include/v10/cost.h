@@ -81,6 +81,10 @@ uint32_t v10_cost_engines(const v10_npu *npu, v10_fu_type fu);
  * if a figure overflows 64 bits.
  */
 int v10_cost_map_model(const v10_npu *npu, v10_model *m, v10_err *err);
+/* *m as it runs alone on `npu` (v10_cost_map_model), taking its own copy
+ * first if its operators are a cache's (m->shared); nothing under
+ * op_mapping "one".  On failure *m is freed. */
+int v10_cost_map_alone(const v10_npu *npu, v10_model *m, v10_err *err);
 
 /* Standalone cycles of a costed op when its tenant holds `share_bytes` of
  * vector memory; *bytes gets its HBM traffic including spills.  With

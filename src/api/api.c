@@ -10,6 +10,7 @@
 
 #include "util/json.h"
 #include "v10/api.h"
+#include "v10/cost.h"
 #include "v10/llm_tenant.h"
 #include "v10/model_report.h"
 #include "v10/report.h"
@@ -103,7 +104,8 @@ char *v10_profile_json(const char *model, const char *npu_spec, v10_err *err)
         return NULL;
     v10_model m;
     v10_model_summary s;
-    if (v10_model_load(model, &npu, &m, err))
+    /* as the CLI's profile: the model as it runs alone under op_mapping */
+    if (v10_model_load(model, &npu, &m, err) || v10_cost_map_alone(&npu, &m, err))
         return NULL;
     char *buf = NULL;
     size_t len = 0;

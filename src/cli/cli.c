@@ -119,11 +119,10 @@ void cli_note_fixed(const char *spec, const v10_model *m, const v10_npu *npu)
     if (!calibrated || !m->n_ops || v10_npu_preset("v10-isca23", &core, &err))
         return;
     /* The compute resources a calibrated operator's cycles were fixed on. */
-    const char *moved[8];
+    const char *moved[4];
     size_t n = 0;
 #define MOVED(f) if (npu->f != core.f) moved[n++] = #f
-    MOVED(sa_count); MOVED(sa_rows); MOVED(sa_cols); MOVED(vu_count); MOVED(vu_lanes);
-    MOVED(vu_ops_per_lane);
+    MOVED(sa_rows); MOVED(sa_cols); MOVED(vu_lanes); MOVED(vu_ops_per_lane);
 #undef MOVED
     if (!n)
         return;

@@ -54,21 +54,8 @@ static int load(const char *spec, const v10_npu *npu, int alone, v10_model *m,
         return cli_fail(&err);
     cli_note_approx(m);
     cli_note_fixed(spec, m, npu);
-    if (alone && npu->op_mapping != V10_MAP_ONE) {
-        v10_model own;
-        if (m->shared) { /* the cache's operators are read-only */
-            if (v10_model_copy(&own, m, &err)) {
-                v10_model_fini(m);
-                return cli_fail(&err);
-            }
-            v10_model_fini(m);
-            *m = own;
-        }
-        if (v10_cost_map_model(npu, m, &err)) {
-            v10_model_fini(m);
-            return cli_fail(&err);
-        }
-    }
+    if (alone && v10_cost_map_alone(npu, m, &err))
+        return cli_fail(&err);
     if (v10_model_summarize(m, s, &err)) {
         v10_model_fini(m);
         return cli_fail(&err);

@@ -323,7 +323,7 @@ int v10_cost_map_model(const v10_npu *npu, v10_model *m, v10_err *err)
         v10_op *op = &m->ops[i];
         uint64_t c = v10_cost_split_compute(op, v10_cost_engines(npu, op->fu));
         uint64_t body = c > op->mem_cycles ? c : op->mem_cycles;
-        if (c == UINT64_MAX || v10_add_u64(body, npu->issue_cycles, &op->cycles) ||
+        if (c == UINT64_MAX || v10_add_u64(body, v10_cost_issue_cycles(npu, op), &op->cycles) ||
             v10_add_u64(total, op->cycles, &total))
             return v10_err_set(err, "model %s: latency overflows 64 bits", m->name);
         op->compute_cycles = c;

@@ -17,6 +17,7 @@
 #include "util/hist.h"
 #include "util/mem.h"
 #include "util/text.h"
+#include "v10/cost.h"
 
 #define BYTES_PER_ELEM 2 /* bf16 */
 
@@ -327,4 +328,26 @@ int v10_model_sort(v10_model *m, const char *name, uint64_t count, uint64_t n,
         v10_add_u64(in, out, &op.hbm_bytes))
         return overflow(m, name, err);
     return v10_model_push(m, &op, err);
+}
+
+/* Declared in v10/cost.h (the model's costs on an NPU); here, above the
+ * cost model, since it copies and frees models. */
+int v10_cost_map_alone(const v10_npu *npu, v10_model *m, v10_err *err)
+{
+    if (npu->op_mapping == V10_MAP_ONE)
+        return 0;
+    if (m->shared) { /* the cache's operators are read-only */
+        v10_model own;
+        if (v10_model_copy(&own, m, err)) {
+            v10_model_fini(m);
+            return -1;
+        }
+        v10_model_fini(m);
+        *m = own;
+    }
+    if (v10_cost_map_model(npu, m, err)) {
+        v10_model_fini(m);
+        return -1;
+    }
+    return 0;
 }

@@ -154,10 +154,10 @@ static void nms_padded(zb *b, const char *pfx, uint64_t batch, uint64_t boxes, u
     vop pair = {tb * NMS_TILE, NMS_TILE, NMS_TILE, OPS_IOU + 1, 0, 1, 0, V10_FUSE_NONE};
     vop pass = {tb * NMS_TILE, NMS_TILE, NMS_TILE, 2 * OPS_ADD, 1, 0, 1, V10_FUSE_NONE};
     vu(b, pfx, "nms.pad", (vop){all * 4, 0, 0, 1, 1, 0, 0, V10_FUSE_NONE});
-    for (uint64_t t = 0; t < tiles; t++) {
+    for (uint64_t t = 0; t < tiles && !b->rc; t++) {
         snprintf(p, sizeof p, "%s.nms.t%llu", pfx, (unsigned long long)t);
         vu(b, p, "slice", (vop){tb * 4, 0, 0, 1, 1, 0, 0, V10_FUSE_NONE});
-        for (uint64_t j = 0; j < t; j++) {
+        for (uint64_t j = 0; j < t && !b->rc; j++) {
             snprintf(q, sizeof q, "%s.x%llu", p, (unsigned long long)j);
             vu(b, q, "iou_all", pair);
             vu(b, q, "mask", (vop){tb * 4, 0, 0, 2, 2, 0, 0, V10_FUSE_NONE});
@@ -192,8 +192,8 @@ static void detect_per_class(zb *b, const char *pfx, uint64_t images, uint64_t c
 {
     char p[V10_OPNAME_MAX];
     uint64_t k = candidates < pre_nms ? candidates : pre_nms;
-    for (uint64_t i = 0; i < images; i++) {
-        for (uint64_t c = 0; c < classes; c++) {
+    for (uint64_t i = 0; i < images && !b->rc; i++) { /* a failure stops the loops */
+        for (uint64_t c = 0; c < classes && !b->rc; c++) {
             snprintf(p, sizeof p, "%s.i%llu.c%llu", pfx, (unsigned long long)i,
                      (unsigned long long)c);
             vu(b, p, "scores", (vop){candidates, 0, 0, 1, 1, 0, 1, V10_FUSE_NONE});

@@ -137,7 +137,11 @@ done <"$tmp/names"
 "$bin" profile "$first" --npu tpuv4-core --format csv >"$tmp/t4.csv"
 a=$("$bin" profile "$first" --npu tpuv4-core --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["latency_cycles"])')
 b=$("$bin" profile "$tmp/t4.csv" --npu tpuv4-core --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["latency_cycles"])')
-[ "$a" = "$b" ] || fail "tpuv4 round trip: $a != $b"
+# tpuv4-core maps an operator over its four SAs (op_mapping all): a trace's
+# operator splits its whole cycles, issue and memory-bound part included,
+# where the costed one splits only its compute: within 0.5%.
+python3 -c 'import sys; a, b = map(int, sys.argv[1:]); sys.exit(abs(a - b) > 0.005 * a)' "$a" "$b" ||
+    fail "tpuv4 round trip: $a != $b"
 
 # profile and models honour op_mapping: tpuv4-core runs an operator over its
 # four SAs ("all"), so a model's latency is what a lone run of it measures,
@@ -151,8 +155,11 @@ for spec in resnet50 isca23/bert llm/llama2-7b:prefill=1024 llm/llama2-7b:decode
     ran=$("$bin" run --tenant "$spec" --policy solo --requests 1 --warmup 0 --npu tpuv4-core \
         --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tenants"][0]["latency_us"]["avg"])')
     [ "$all" = "$ran" ] || fail "profile $spec on tpuv4-core: $all us, a lone run $ran us"
-    python3 -c "import sys; sys.exit(not float('$all') < float('$one'))" ||
-        fail "profile $spec: all $all us not below one $one us"
+    # (a decode step's 4-row products run on the VU, memory-bound either
+    # way: no faster over four SAs)
+    case "$spec" in *decode=*) op="<=" ;; *) op="<" ;; esac
+    python3 -c "import sys; sys.exit(not float('$all') $op float('$one'))" ||
+        fail "profile $spec: all $all us not $op one $one us"
     m=$("$bin" models "$spec" --npu tpuv4-core --format json |
         python3 -c 'import json,sys; print(json.load(sys.stdin)["models"][0]["latency_us"])')
     [ "$m" = "$all" ] || fail "models $spec: $m us, profile $all us"

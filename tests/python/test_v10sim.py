@@ -66,7 +66,7 @@ def test_several_policies_and_their_table():
 def test_errors_carry_the_c_message():
     with pytest.raises(v10sim.V10Error) as e:
         v10sim.run(tenants=["isca23/bert"], requests=0)
-    assert str(e.value) == "v10sim.run: requests: expected an integer in [1, 10000000]"
+    assert str(e.value) == "v10sim.run: requests: expected an integer in [1, 10000000], got 0"
     with pytest.raises(v10sim.V10Error) as e:
         v10sim.run(tenants=["nosuch"])
     p = cli("run", "--tenant", "nosuch", check=False)
