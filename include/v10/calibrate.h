@@ -128,6 +128,9 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *p, const v10_npu 
  * embedded profile on the v10-isca23 core the profile describes.
  */
 extern const char *const v10_isca23_names[];
+/* The core the profiles describe (one TPUv2-like core), which the isca23
+ * models are calibrated, and so costed, on. */
+#define V10_ISCA23_CORE "v10-isca23"
 int v10_isca23_build(const char *name, v10_model *out, v10_calib_report *rep, v10_err *err);
 /* isca23 model `name` costed for `npu`, shared from a process-wide cache
  * (out->shared: read-only; v10_model_fini releases nothing).  The first

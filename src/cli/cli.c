@@ -5,6 +5,7 @@
 #include "util/names.h"
 #include "util/num.h"
 #include "util/text.h"
+#include "v10/calibrate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,12 +112,9 @@ void cli_note_approx(const v10_model *m)
 
 void cli_note_fixed(const char *spec, const v10_model *m, const v10_npu *npu)
 {
-    int calibrated = !strncmp(spec, "isca23/", 7) || strstr(spec, ":profile=") != NULL;
-    for (size_t i = 0; calibrated && i < m->n_ops; i++)
-        calibrated = m->ops[i].kind == V10_OP_RAW;
     v10_npu core;
     v10_err err;
-    if (!calibrated || !m->n_ops || v10_npu_preset("v10-isca23", &core, &err))
+    if (strncmp(spec, "isca23/", 7) || v10_npu_preset(V10_ISCA23_CORE, &core, &err))
         return;
     /* The compute resources a calibrated operator's cycles were fixed on. */
     const char *moved[4];

@@ -87,10 +87,9 @@ int cli_written(int rc, const v10_err *err);
 /* Reports on stderr the operators of `m` that ONNX unknown=vu approximated
  * (named "~NODE", docs/onnx.md); nothing if there are none. */
 void cli_note_approx(const v10_model *m);
-/* A note on stderr when `spec` names a calibrated model (isca23/NAME or
- * :profile=) whose fixed operator cycles an NPU's compute resources (SA
- * array, VU lanes) do not reach, because they differ from the core it was
- * calibrated on. */
+/* A note on stderr when `spec` names an isca23 model, whose operator
+ * cycles were fixed on V10_ISCA23_CORE, and the NPU's compute resources
+ * (SA array, VU lanes) differ from that core's: they do not reach it. */
 void cli_note_fixed(const char *spec, const v10_model *m, const v10_npu *npu);
 /* Prints "v10sim CMD: <msg>" and a hint to use --help; returns V10_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

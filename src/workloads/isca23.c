@@ -69,10 +69,6 @@ int v10_isca23_profile(const char *name, v10_profile *p, uint32_t *batch, v10_er
     return 0;
 }
 
-/* The core the profiles describe (one TPUv2-like core), which the models
- * are calibrated, and so costed, on. */
-#define ISCA23_CORE "v10-isca23"
-
 /* Builds isca23 model i, its SA operators counted by `sa`, from scratch
  * (cache_build caches the result). */
 static int isca23_make(size_t i, v10_calib_sa sa, v10_model *out, v10_calib_report *rep,
@@ -87,7 +83,7 @@ static int isca23_make(size_t i, v10_calib_sa sa, v10_model *out, v10_calib_repo
     /* Calibrated on the core the profiles describe (one TPUv2-like core);
      * on another NPU its operators keep their cycles and bytes. */
     if (v10_isca23_profile(name, &prof, &batch, err) ||
-        v10_npu_preset(ISCA23_CORE, &core, err) ||
+        v10_npu_preset(V10_ISCA23_CORE, &core, err) ||
         v10_zoo_build(name, batch, &arch, err))
         return -1;
     int rc = v10_cost_model(&core, &arch, err);
@@ -185,7 +181,7 @@ static int cache_build(size_t i, size_t v, v10_err *err)
     v10_npu core;
     v10_model *m = &cache.model[i][v];
     if (isca23_make(i, (v10_calib_sa)v, m, &cache.rep[i][v], err) ||
-        v10_npu_preset(ISCA23_CORE, &core, err))
+        v10_npu_preset(V10_ISCA23_CORE, &core, err))
         return -1;
     for (size_t k = 0; k < m->n_ops; k++) {
         /* Calibrated operators are RAW: their compute cycles are given, so
