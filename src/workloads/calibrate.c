@@ -548,6 +548,13 @@ int v10_calibrate(const v10_model *in, const v10_profile *prof, const v10_npu *n
     return v10_calibrate_with(in, prof, npu, NULL, out, rep, err);
 }
 
+/* The VU operator count that goes with n SA operators: their ratio by
+ * count, at least one if the profile has vector time. */
+static double vu_count(double n, double ratio)
+{
+    return ratio > 0 ? fmax(1, round(n * ratio)) : 0;
+}
+
 /* The SA operator count (step 1 of the method) for choice `how`: the
  * count nearest the target SA busy fraction, starting from the one that
  * keeps the architecture's SA time S_arch at mean length Ls. */
@@ -558,7 +565,7 @@ static double sa_count(double S_arch, double Ls, double Lv, double ratio, double
     double n0 = step * fmax(1, round(S_arch / (step * Ls)));
     double best_err = INFINITY, best_sa = n0;
     for (double n = n0; n <= n0 * 256 && n <= MAX_CAL_OPS; n += step) {
-        double nv = ratio > 0 ? fmax(1, round(n * ratio)) : 0;
+        double nv = vu_count(n, ratio);
         double e = fabs(n * Ls / (n * Ls + nv * Lv) - sa_busy);
         if (e < best_err) {
             best_err = e;
@@ -648,12 +655,12 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
      * says so. */
     double n_sa = sa_count(S_arch, Ls, Lv, ratio, t.sa_busy, (double)rep->arch_sa_ops,
                            opts->sa_ops);
-    double n_vu = ratio > 0 ? fmax(1, round(n_sa * ratio)) : 0;
+    double n_vu = vu_count(n_sa, ratio);
     if (n_sa + n_vu > MAX_CAL_OPS && opts->sa_ops == V10_CALIB_SA_LAYERS) {
         rep->sa_choice = V10_CALIB_SA_WORK;
         n_sa = sa_count(S_arch, Ls, Lv, ratio, t.sa_busy, (double)rep->arch_sa_ops,
                         V10_CALIB_SA_WORK);
-        n_vu = ratio > 0 ? fmax(1, round(n_sa * ratio)) : 0;
+        n_vu = vu_count(n_sa, ratio);
     }
     if (n_sa + n_vu > MAX_CAL_OPS)
         return v10_err_set(err, "calibrate %s: the profile needs %.0f operators per request "
