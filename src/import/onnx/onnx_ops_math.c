@@ -70,7 +70,7 @@ static int int_range(int64_t to, int64_t *lo, int64_t *hi)
 
 int onnx_h_cast(ctx *c, tensor **in, size_t n_in, const op_def *d)
 {
-    int64_t to = onnx_attr_int(c, "to", 0), lo, hi;
+    int64_t to = onnx_attr_int(c, "to", 0), lo = 0, hi = 0;
     int int_type = int_range(to, &lo, &hi);
     if (onnx_vu_op(c, in, n_in, &in[0]->s, d->ops, 1, 1, 0))
         return -1;
@@ -169,7 +169,7 @@ int onnx_h_broadcast(ctx *c, tensor **in, size_t n_in, const op_def *d)
 int onnx_h_softmax(ctx *c, tensor **in, size_t n_in, const op_def *d)
 {
     (void)n_in;
-    uint32_t ax;
+    uint32_t ax = 0; /* a scalar has no axis: nothing reduces across lanes */
     if (in[0]->s.rank && onnx_axis_of(c, onnx_attr_int(c, "axis", -1), in[0]->s.rank, "axis", &ax))
         return -1;
     /* fusible: a preceding scale or mask add joins it; the max and the sum
