@@ -273,6 +273,68 @@ static void test_batch_longest_first(void **state)
     }
 }
 
+/* The batch's shared models (src/sim/batch.c): runs that name one model on
+ * NPUs differing only in what scheduling reads share one load, runs on
+ * another vector memory load theirs; every result is the run's alone
+ * (v10_run loading its own), on 1 and 2 threads, longest first or not.  A
+ * model that does not load fails its run in the run's own words. */
+static void test_batch_shared_models(void **state)
+{
+    (void)state;
+    enum { M = 6 };
+    v10_run_config cfg[M];
+    v10_tenant_spec ts[M][2];
+    v10_err err;
+    for (size_t i = 0; i < M; i++) {
+        v10_run_config_default(&cfg[i]);
+        assert_int_equal(v10_tenant_spec_parse("resnet50:batch=2", &ts[i][0], &err), 0);
+        assert_int_equal(v10_tenant_spec_parse(i % 2 ? "ncf:batch=4" : "resnet50:batch=2",
+                                               &ts[i][1], &err), 0);
+        cfg[i].tenants = ts[i];
+        cfg[i].n_tenants = 2;
+        cfg[i].requests = 3;
+        cfg[i].warmup = 0;
+        snprintf(cfg[i].policy, sizeof cfg[i].policy, "%s", i % 3 ? "v10-full" : "pmt");
+        cfg[i].npu.slice_cycles = 16384u << (i % 3);  /* shares the models */
+        if (i >= 4)
+            cfg[i].npu.vmem_bytes /= 64;             /* costs spills: its own */
+    }
+    v10_run_result alone[M], one[M], two[M];
+    for (size_t i = 0; i < M; i++)
+        assert_int_equal(v10_run(&cfg[i], &alone[i], &err), 0);
+    v10_pool_job job = {.cfgs = cfg, .results = one, .n = M, .threads = 1};
+    assert_int_equal(v10_pool_run(&job, &err), 0);
+    job.results = two;
+    job.threads = 2;
+    job.longest_first = 1;
+    assert_int_equal(v10_pool_run(&job, &err), 0);
+    for (size_t i = 0; i < M; i++) {
+        assert_int_equal(alone[i].end_cycle, one[i].end_cycle);
+        assert_int_equal(alone[i].events, one[i].events);
+        assert_true(alone[i].stp == one[i].stp && alone[i].antt == one[i].antt);
+        assert_int_equal(alone[i].end_cycle, two[i].end_cycle);
+        assert_int_equal(alone[i].events, two[i].events);
+        v10_run_result_fini(&alone[i]);
+        v10_run_result_fini(&one[i]);
+        v10_run_result_fini(&two[i]);
+    }
+    /* the vmem-cut runs spill: sharing the others' model would be wrong */
+    v10_run_config whole = cfg[4];
+    whole.npu.vmem_bytes *= 64;
+    v10_run_result w;
+    assert_int_equal(v10_run(&whole, &w, &err), 0);
+    assert_int_equal(v10_run(&cfg[4], &alone[4], &err), 0);
+    assert_int_not_equal(w.end_cycle, alone[4].end_cycle);
+    v10_run_result_fini(&w);
+    v10_run_result_fini(&alone[4]);
+    assert_int_equal(v10_tenant_spec_parse("tests/data/no-such-model.csv", &ts[3][1], &err), 0);
+    memset(two, 0, sizeof two);
+    assert_int_equal(v10_pool_run(&job, &err), -1);
+    assert_non_null(strstr(err.msg, "resnet50:batch=2 + tests/data/no-such-model.csv under pmt"));
+    for (size_t i = 0; i < M; i++)
+        v10_run_result_fini(&two[i]);
+}
+
 /* The bar's ETA: of the estimated work when the items carry it, what is
  * running counted half done; of the items otherwise; none before 5%.
  * repro's longest runs come first: by count its first ETA said 20:48 for
@@ -309,6 +371,7 @@ int main(void)
         cmocka_unit_test(test_take_and_done_outside),
         cmocka_unit_test(test_batch),
         cmocka_unit_test(test_batch_longest_first),
+        cmocka_unit_test(test_batch_shared_models),
         cmocka_unit_test(test_progress_eta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
