@@ -110,11 +110,12 @@ assert tot["latency_cycles"] == sum(o["cycles"] for o in ops)
 assert tot["ops"] == len(ops)
 PY
 
-python3 -c 'import json,sys; print("\n".join(m["name"] for m in json.load(open(sys.argv[1]))["models"]))' \
+# Every model but the detectors: their 10^4..10^6 operators (post-processing
+# of every image and class) make JSON too big to compare here.
+python3 -c 'import json,sys; print("\n".join(m["name"] for m in json.load(open(sys.argv[1]))["models"] if m["ops"] < 20000))' \
     "$tmp/models.json" >"$tmp/names"
+[ "$(wc -l <"$tmp/names")" -ge 18 ] || fail "round trip: too few models under 20,000 operators"
 while read -r name; do
-    # the isca23 detectors have 10^5..10^6 operators: their JSON is too big to compare here
-    case "$name" in isca23/retinanet | isca23/shapemask | isca23/maskrcnn) continue ;; esac
     file="$tmp/${name//\//_}.csv"
     "$bin" profile "$name" --format csv >"$file"
     "$bin" profile "$name" --format json >"$tmp/a.json"
