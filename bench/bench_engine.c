@@ -10,8 +10,8 @@
  * Usage: bench_engine [requests] [attribution|on|off] [case]
  * With "attribution", each run is timed three times with attribution on
  * and three times off (v10_run_config.no_attribution), alternating, and
- * the line gives both medians and their ratio: issue 27's budget (at most
- * 10% fewer events per second), measured within one binary.  "on" and
+ * the line gives both medians and their ratio: attribution's budget (at
+ * most 10% fewer events per second, docs/attribution.md), measured within one binary.  "on" and
  * "off" run each case once with attribution on or off (for a profiler);
  * `case` (its number in the table, from 1) runs that case alone.
  */

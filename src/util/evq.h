@@ -12,7 +12,7 @@
  * reschedule of a busy FU (each operator start) had to sift.  With 64
  * open-loop tenants (~80 pending) the first scan ran ~10% slower than the
  * heap, and the branch-free one below takes back about 6% of its CPU
- * (docs/benchmarks.md).
+ * (measured with bench/bench_engine when the scan replaced the heap).
  *
  * Keeping the entries in scheduling order makes the sequence number the
  * index: the earliest entry is the first one with the least time, which a

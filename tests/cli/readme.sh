@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README says what the build does: its sample table is what the main
 # job prints, its operator-trace example is what `profile --format csv`
-# writes, and its claims about outputs hold (issue 12: the table lacked the
+# writes, and its claims about outputs hold (once the table lacked the
 # promised columns, the example named operators that do not exist, JSON
 # with several policies was called one object, context switches instants,
 # and the MPI line missed the flag root needs).
