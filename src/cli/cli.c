@@ -110,11 +110,19 @@ void cli_note_approx(const v10_model *m)
     fprintf(stderr, "%s\n", n > 8 ? ", ..." : "");
 }
 
-void cli_note_fixed(const char *spec, const v10_model *m, const v10_npu *npu)
+void cli_fixed_add(cli_fixed *f, const char *spec, const v10_model *m)
+{
+    if (strncmp(spec, "isca23/", 7))
+        return;
+    if (f->n++ == 0)
+        snprintf(f->first, sizeof f->first, "%s", m->name);
+}
+
+void cli_fixed_note(const cli_fixed *f, const v10_npu *npu)
 {
     v10_npu core;
     v10_err err;
-    if (strncmp(spec, "isca23/", 7) || v10_npu_preset(V10_ISCA23_CORE, &core, &err))
+    if (!f->n || v10_npu_preset(V10_ISCA23_CORE, &core, &err))
         return;
     /* The compute resources a calibrated operator's cycles were fixed on. */
     const char *moved[4];
@@ -124,13 +132,19 @@ void cli_note_fixed(const char *spec, const v10_model *m, const v10_npu *npu)
 #undef MOVED
     if (!n)
         return;
-    fprintf(stderr, "v10sim: note: %s is calibrated to its measured profile: its operators "
-                    "keep their cycles on NPU %s, whose", m->name, npu->name);
+    int one = f->n == 1;
+    if (one)
+        fprintf(stderr, "v10sim: note: %s is calibrated to its measured profile: its operators "
+                        "keep their cycles on NPU %s, whose", f->first, npu->name);
+    else
+        fprintf(stderr, "v10sim: note: %s and %zu more isca23 model%s are calibrated to their "
+                        "measured profiles: their operators keep their cycles on NPU %s, whose",
+                f->first, f->n - 1, f->n > 2 ? "s" : "", npu->name);
     for (size_t i = 0; i < n; i++)
         fprintf(stderr, "%s %s", i ? (i + 1 == n ? " and" : ",") : "", moved[i]);
-    fprintf(stderr, " do%s not reach it (only HBM bandwidth, clock and vector memory do); "
-                    "the zoo's architecture-derived model follows the NPU\n",
-            n > 1 ? "" : "es");
+    fprintf(stderr, " do%s not reach %s (only HBM bandwidth, clock and vector memory do); "
+                    "the zoo's architecture-derived model%s the NPU\n",
+            n > 1 ? "" : "es", one ? "it" : "them", one ? " follows" : "s follow");
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

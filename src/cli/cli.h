@@ -87,10 +87,17 @@ int cli_written(int rc, const v10_err *err);
 /* Reports on stderr the operators of `m` that ONNX unknown=vu approximated
  * (named "~NODE", docs/onnx.md); nothing if there are none. */
 void cli_note_approx(const v10_model *m);
-/* A note on stderr when `spec` names an isca23 model, whose operator
- * cycles were fixed on V10_ISCA23_CORE, and the NPU's compute resources
- * (SA array, VU lanes) differ from that core's: they do not reach it. */
-void cli_note_fixed(const char *spec, const v10_model *m, const v10_npu *npu);
+/* The isca23 models among a command's models, whose operator cycles were
+ * fixed on V10_ISCA23_CORE: when the NPU's compute resources (SA array, VU
+ * lanes) differ from that core's they do not reach them, and one note on
+ * stderr says so for all of them (cli_fixed_add per model loaded, then
+ * cli_fixed_note once). */
+typedef struct cli_fixed {
+    char first[V10_NAME_MAX]; /* the first such model's name */
+    size_t n;                 /* how many */
+} cli_fixed;
+void cli_fixed_add(cli_fixed *f, const char *spec, const v10_model *m);
+void cli_fixed_note(const cli_fixed *f, const v10_npu *npu);
 /* Prints "v10sim CMD: <msg>" and a hint to use --help; returns V10_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

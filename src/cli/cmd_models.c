@@ -47,13 +47,13 @@ static int parse_args(const char *cmd, void (*usage)(void), int argc, char **arg
  * one-engine costs instead), and summarizes it.  Returns 0, or an exit
  * code after printing the error. */
 static int load(const char *spec, const v10_npu *npu, int alone, v10_model *m,
-                v10_model_summary *s)
+                v10_model_summary *s, cli_fixed *fixed)
 {
     v10_err err;
     if (v10_model_load(spec, npu, m, &err))
         return cli_fail(&err);
     cli_note_approx(m);
-    cli_note_fixed(spec, m, npu);
+    cli_fixed_add(fixed, spec, m);
     if (alone && v10_cost_map_alone(npu, m, &err))
         return cli_fail(&err);
     if (v10_model_summarize(m, s, &err)) {
@@ -103,6 +103,7 @@ int cmd_models(int argc, char **argv)
     if ((npu_rc = cli_npu("models", npu_spec, &npu)))
         return npu_rc;
     v10_tab *t = v10_models_table();
+    cli_fixed fixed = {.n = 0};
     size_t n = first < argc ? (size_t)(argc - first) : 0, n_zoo = 0, n_isca = 0;
     while (v10_zoo_names[n_zoo])
         n_zoo++;
@@ -119,13 +120,14 @@ int cmd_models(int argc, char **argv)
                                         : builtin;
         v10_model m;
         v10_model_summary s;
-        if ((rc = load(spec, &npu, 1, &m, &s)) != 0) {
+        if ((rc = load(spec, &npu, 1, &m, &s, &fixed)) != 0) {
             v10_tab_destroy(t);
             return rc;
         }
         v10_models_row(t, &m, &s, &npu);
         v10_model_fini(&m);
     }
+    cli_fixed_note(&fixed, &npu);
     rc = v10_models_write(t, &npu, fmt, stdout, &err);
     v10_tab_destroy(t);
     return cli_written(rc, &err);
@@ -172,8 +174,10 @@ int cmd_profile(int argc, char **argv)
         return npu_rc;
     v10_model m;
     v10_model_summary s;
-    if ((rc = load(argv[first], &npu, fmt != V10_FMT_CSV, &m, &s)) != 0)
+    cli_fixed fixed = {.n = 0};
+    if ((rc = load(argv[first], &npu, fmt != V10_FMT_CSV, &m, &s, &fixed)) != 0)
         return rc;
+    cli_fixed_note(&fixed, &npu);
     rc = v10_profile_write(&m, &s, &npu, fmt, stdout, &err) ||
          (fmt == V10_FMT_CSV && fflush(stdout));
     v10_model_fini(&m);

@@ -507,6 +507,7 @@ int cmd_run(int argc, char **argv)
         return cli_fail(&err);
     }
     v10_inputs_use(&inputs);
+    cli_fixed fixed = {.n = 0};
     for (; n_models < n_specs; n_models++) {
         if (v10_tenant_model_load(&specs[n_models], &cfg.npu, &models[n_models], &err)) {
             v10_err_prefix(&err, "tenant %zu", n_models);
@@ -515,8 +516,9 @@ int cmd_run(int argc, char **argv)
         }
         if (strstr(specs[n_models].model, ":unknown=vu")) /* ONNX approximations, once */
             cli_note_approx(&models[n_models]);
-        cli_note_fixed(specs[n_models].model, &models[n_models], &cfg.npu);
+        cli_fixed_add(&fixed, specs[n_models].model, &models[n_models]);
     }
+    cli_fixed_note(&fixed, &cfg.npu);
     cfg.models = models;
     /* The outputs can be written: found before the runs, not after. */
     if ((trace_path && v10_wfile_probe(trace_path, &err)) ||

@@ -134,6 +134,15 @@ grep -q "note: isca23/resnet50 is calibrated to its measured profile: its operat
     fail "no note for a calibrated model on another array: $(cat "$tmp/note")"
 "$bin" run --tenant isca23/resnet50 --npu configs/big-array.json --requests 2 >/dev/null 2>"$tmp/note"
 grep -q "note: isca23/resnet50 is calibrated" "$tmp/note" || fail "run: no note"
+# one note for all the calibrated models a command loads, not one each
+"$bin" models --npu configs/big-array.json --format csv >/dev/null 2>"$tmp/note"
+[ "$(wc -l <"$tmp/note")" = 1 ] || fail "models: not one note: $(cat "$tmp/note")"
+grep -q "note: isca23/bert and 10 more isca23 models are calibrated to their measured profiles" "$tmp/note" ||
+    fail "models: the note names the set: $(cat "$tmp/note")"
+"$bin" run --tenant isca23/resnet50 --tenant isca23/ncf --npu configs/big-array.json --requests 2 \
+    >/dev/null 2>"$tmp/note"
+grep -q "note: isca23/resnet50 and 1 more isca23 model are calibrated" "$tmp/note" ||
+    fail "run: one note for two: $(cat "$tmp/note")"
 "$bin" profile isca23/resnet50 >/dev/null 2>"$tmp/note"
 [ ! -s "$tmp/note" ] || fail "a note on the calibration core: $(cat "$tmp/note")"
 "$bin" profile resnet50 --npu configs/big-array.json >/dev/null 2>"$tmp/note"
