@@ -13,6 +13,7 @@
 #include "engine/policy_api.h"
 #include "sim/horizon.h"
 #include "util/pool.h"
+#include "util/text.h"
 #include "v10/cost.h"
 #include "v10/model.h"
 #include "v10/pool.h"
@@ -36,6 +37,7 @@
  */
 typedef struct shared_key {
     const char *text;     /* the tenant spec's model text (the caller's) */
+    uint64_t hash;        /* of text and cost_npu */
     v10_npu cost_npu;     /* the NPU as costing reads it (cost_view) */
     const v10_npu *npu;   /* a run's NPU to load with */
     pthread_mutex_t lock; /* state, m, users */
@@ -59,6 +61,7 @@ typedef struct batch {
     size_t *first;        /* run i's tenants' keys are key_of[first[i] + t], or
                              first[i] is NOT_SHARED; NULL: nothing is shared */
     size_t *key_of;
+    size_t *table, mask;  /* open addressing over keys[] by hash: an index + 1, 0 empty */
 } batch;
 
 /* The NPU as a model's costs read it: the name and the fields only
@@ -99,27 +102,36 @@ static int shared_setup(batch *b)
         b->first[i] = run ? slots : NOT_SHARED;
         slots += run ? j->cfgs[i].n_tenants : 0;
     }
+    size_t cap = 2;
+    while (cap < 2 * slots)
+        cap *= 2;
+    b->mask = cap - 1;
     if (!(b->key_of = malloc((slots ? slots : 1) * sizeof *b->key_of)) ||
-        !(b->keys = calloc(slots ? slots : 1, sizeof *b->keys)))
+        !(b->keys = calloc(slots ? slots : 1, sizeof *b->keys)) ||
+        !(b->table = calloc(cap, sizeof *b->table)))
         return -1;
     v10_npu view;
     for (size_t i = 0; i < j->n; i++)
         for (size_t t = 0; b->first[i] != NOT_SHARED && t < j->cfgs[i].n_tenants; t++) {
             const char *text = j->cfgs[i].tenants[t].model;
             cost_view(&j->cfgs[i].npu, &view);
-            size_t k = 0;
-            while (k < b->n_keys && (memcmp(&b->keys[k].cost_npu, &view, sizeof view) ||
-                                     strcmp(b->keys[k].text, text)))
-                k++;
-            if (k == b->n_keys) {
+            uint64_t h = v10_hash_bytes(v10_hash_str(text), &view, sizeof view);
+            size_t at = (size_t)h & b->mask, k;
+            while ((k = b->table[at]) &&
+                   (b->keys[k - 1].hash != h || strcmp(b->keys[k - 1].text, text) ||
+                    memcmp(&b->keys[k - 1].cost_npu, &view, sizeof view)))
+                at = (at + 1) & b->mask;
+            if (!k) {
                 shared_key *key = &b->keys[b->n_keys++];
                 key->text = text;
+                key->hash = h;
                 key->cost_npu = view;
                 key->npu = &j->cfgs[i].npu;
                 pthread_mutex_init(&key->lock, NULL);
+                b->table[at] = k = b->n_keys;
             }
-            b->keys[k].users++;
-            b->key_of[b->first[i] + t] = k;
+            b->keys[k - 1].users++;
+            b->key_of[b->first[i] + t] = k - 1;
         }
     return 0;
 }
@@ -134,6 +146,7 @@ static void shared_free(batch *b)
     free(b->keys);
     free(b->key_of);
     free(b->first);
+    free(b->table);
 }
 
 /* Key k of the estimate pass: its model's length and operators, the model
@@ -326,7 +339,7 @@ int v10_pool_run(const v10_pool_job *job, v10_err *err)
     int bar = job->weigh && v10_progress_wanted(job->progress);
     if (shared_setup(&b)) { /* out of memory for the keys: every run loads its own */
         shared_free(&b);
-        b.keys = NULL, b.key_of = b.first = NULL, b.n_keys = 0;
+        b.keys = NULL, b.key_of = b.first = b.table = NULL, b.n_keys = 0;
     }
     if ((bar || job->longest_first) && (b.work = calloc(job->n ? job->n : 1, sizeof *b.work))) {
         v10_pool_spec size = {.n = b.n_keys, .run = size_one, .ctx = &b};

@@ -95,9 +95,14 @@ int v10_name_take(char *dst, size_t cap, const char *src, size_t *len_out)
 
 uint64_t v10_hash_str(const char *s)
 {
-    uint64_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return v10_hash_bytes(1469598103934665603u, s, strlen(s));
+}
+
+uint64_t v10_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211u;
     return h;
 }
 

@@ -42,6 +42,8 @@ void v10_name_tail(char *dst, size_t cap, const char *src);
 /* FNV-1a of the string (http://www.isthe.com/chongo/tech/comp/fnv/), for
  * tables keyed by name. */
 uint64_t v10_hash_str(const char *s);
+/* FNV-1a continued over n bytes from hash h (v10_hash_str's result, say). */
+uint64_t v10_hash_bytes(uint64_t h, const void *p, size_t n);
 
 /* Writes "PREFIXa, PREFIXb, ..." for the NULL-terminated `names` into
  * dst[cap] (cap >= 1; cut if it does not fit) and returns dst: the list an
