@@ -340,6 +340,24 @@ static void mk_tpuv4_8(v10_npu *n)
     ici_slice(n, 4, 1.1e6 / 4096 / 6);
 }
 
+/* A one-TensorCore chip of four dim x dim MXUs and one vector unit, each
+ * matmul over the four, 128 MiB of vector memory (NeuSim's v5e and v6e
+ * ChipConfig), its clock and HBM, and NeuSim's chip c's power whole. */
+static void one_core_chip(v10_npu *n, const char *name, uint32_t dim, double mhz,
+                          double hbm_gbps, uint64_t hbm_bytes, const neusim_chip *c)
+{
+    *n = isca23;
+    snprintf(n->name, sizeof n->name, "%s", name);
+    n->sa_count = 4;
+    n->sa_rows = n->sa_cols = dim;
+    n->op_mapping = V10_MAP_ALL;
+    n->clock_mhz = mhz;
+    n->hbm_gbps = hbm_gbps;
+    n->hbm_capacity_bytes = hbm_bytes;
+    n->vmem_bytes = 128 * MiB;
+    neusim_part(n, c, 1);
+}
+
 /*
  * A chip of a TPU v5e-8 slice: eight v5e chips of one TensorCore each, four
  * 128 x 128 MXUs and a vector unit (Google Cloud's TPU v5e documentation:
@@ -350,19 +368,11 @@ static void mk_tpuv4_8(v10_npu *n)
  */
 static void mk_tpuv5e_8(v10_npu *n)
 {
-    *n = isca23;
-    snprintf(n->name, sizeof n->name, "tpuv5e-8");
-    n->sa_count = 4;
-    n->op_mapping = V10_MAP_ALL;
-    n->clock_mhz = 1500.0;
-    n->hbm_gbps = 819.0;
-    n->hbm_capacity_bytes = 16 * GiB;
-    n->vmem_bytes = 128 * MiB;
     static const neusim_chip v5e = {1.35868996, 28.19413333, 0.475076728, 2.65216, 3,
                                     24.21353615, 50.18368, 3, 25.66010324, 6.114104803,
                                     44.82811018, 0, 350,
                                     4, 128, 1.5, 819, 0.01261538462, 100, 0.01767315271, 0};
-    neusim_part(n, &v5e, 1);
+    one_core_chip(n, "tpuv5e-8", 128, 1500.0, 819.0, 16 * GiB, &v5e);
     ici_slice(n, 8, 400.0 / 4 / 2);
 }
 
@@ -377,20 +387,11 @@ static void mk_tpuv5e_8(v10_npu *n)
  */
 static void mk_tpuv6e(v10_npu *n)
 {
-    *n = isca23;
-    snprintf(n->name, sizeof n->name, "tpuv6e");
-    n->sa_count = 4;
-    n->sa_rows = n->sa_cols = 256;
-    n->op_mapping = V10_MAP_ALL;
-    n->clock_mhz = 1750.0;
-    n->hbm_gbps = 1638.0;
-    n->hbm_capacity_bytes = 32 * GiB;
-    n->vmem_bytes = 128 * MiB;
     static const neusim_chip v6e = {1.777942858, 31.57742933, 0.1554179582, 0.7426048, 4,
                                     37.07309859, 28.1028608, 4, 17.7605566, 3.000278571,
                                     41.27610279, 0, 350,
                                     4, 256, 1.75, 1640, 0.008830769231, 224, 0.01262060716, 0};
-    neusim_part(n, &v6e, 1);
+    one_core_chip(n, "tpuv6e", 256, 1750.0, 1638.0, 32 * GiB, &v6e);
     ici_slice(n, 1, 800.0 / 4 / 2);
 }
 
