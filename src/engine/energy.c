@@ -68,8 +68,7 @@ double eng_energy_activity(const v10_engine *e, const v10_op *op, uint64_t work)
  * (SAs and VUs only: a link engine is never gated). */
 static uint64_t gated_now(const eng_energy *en, const fu *u, uint64_t in)
 {
-    return u->state == V10P_FU_FREE && u->type != V10_FU_ICI && en->pg_idle &&
-                   in > en->pg_idle
+    return u->state == V10P_FU_FREE && en->pg_idle && in > en->pg_idle && u->type != V10_FU_ICI
                ? in - en->pg_idle
                : 0;
 }
