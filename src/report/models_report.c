@@ -213,10 +213,13 @@ static int write_profile(v10_tab *t, const v10_model *m, const v10_model_summary
     v10_tab_int(t, (int64_t)s->macs);
     if (tab_ok(t, err))
         return -1;
-    fprintf(f, "model %s, batch %u, on NPU %s: %zu operators (%llu SA, %llu VU), "
-               "%.1f us alone; SA busy %.1f%%, VU busy %.1f%%\n",
-            m->name, m->batch, npu->name, m->n_ops, (unsigned long long)s->fu_ops[V10_FU_SA],
-            (unsigned long long)s->fu_ops[V10_FU_VU], us(npu, s->cycles),
+    fprintf(f, "model %s, batch %u, on NPU %s: %zu operators (%llu SA, %llu VU", m->name,
+            m->batch, npu->name, m->n_ops, (unsigned long long)s->fu_ops[V10_FU_SA],
+            (unsigned long long)s->fu_ops[V10_FU_VU]);
+    if (s->fu_ops[V10_FU_ICI]) /* several chips: the collectives, on the link engine */
+        fprintf(f, ", %llu ICI %.1f%% of the time", (unsigned long long)s->fu_ops[V10_FU_ICI],
+                100.0 * frac(s->fu_cycles[V10_FU_ICI], s->cycles));
+    fprintf(f, "), %.1f us alone; SA busy %.1f%%, VU busy %.1f%%\n", us(npu, s->cycles),
             100.0 * frac(s->fu_cycles[V10_FU_SA], s->cycles),
             100.0 * frac(s->fu_cycles[V10_FU_VU], s->cycles));
     for (int fu = 0; fu < V10_FU_COMPUTE; fu++) {
