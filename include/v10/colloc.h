@@ -77,10 +77,10 @@ typedef struct v10_profile {
     char model[V10_SPEC_MAX];     /* tenant spec of the model */
     double util_sa, util_vu;      /* busy fraction running alone */
     double util_hbm;              /* HBM bandwidth utilization running alone */
-    double op_mean_cycles[V10_FU_TYPES];  /* standalone operator length, cycles */
-    double op_min_cycles[V10_FU_TYPES];
-    double op_max_cycles[V10_FU_TYPES];
-    size_t n_unit_ops[V10_FU_TYPES];      /* operators per unit */
+    double op_mean_cycles[V10_FU_COMPUTE];  /* standalone operator length, cycles */
+    double op_min_cycles[V10_FU_COMPUTE];
+    double op_max_cycles[V10_FU_COMPUTE];
+    size_t n_unit_ops[V10_FU_COMPUTE];      /* operators per unit */
     uint64_t alone_cycles;        /* one request, cycles */
     size_t n_ops;
 } v10_profile;

@@ -62,6 +62,8 @@ typedef struct v10_llm_config {
     int bias;                 /* 1: the linear layers have biases (GPT-2) */
     int tied_embeddings;      /* 1: the LM head is the embedding table */
     v10_llm_attn attention;   /* how attention is compiled (not a property of the model) */
+    uint32_t tp;              /* 0 or 1: the whole model; N > 1: one chip's shard of the
+                                 model split over N chips (v10_llm_shard; not a JSON key) */
 } v10_llm_config;
 
 /* Names of the presets, NULL-terminated. */
@@ -84,6 +86,29 @@ int v10_llm_resolve(const char *spec, v10_llm_config *out, v10_err *err);
 
 /* Checks the invariants above; -1 names the first offending key. */
 int v10_llm_validate(const v10_llm_config *c, v10_err *err);
+
+/*
+ * One chip's shard of c under tensor parallelism over `tp` chips
+ * (Megatron's split, Shoeybi et al., arXiv:1909.08053, 2019, as vLLM shards
+ * a model): the QKV and the FFN's gate and up projections by columns, the
+ * attention output and FFN down projections by rows, so that each chip holds
+ * heads / tp query heads, kv_heads / tp KV heads (one KV head, replicated on
+ * tp / kv_heads chips, when there are fewer KV heads than chips), ffn / tp of
+ * the FFN and vocab / tp (rounded up) of the embedding and LM head; the
+ * hidden width, norms and residuals are every chip's.  Its streams add the
+ * collectives, on the link engine: an all-reduce of the embedding's rows
+ * (a vocabulary-parallel table), one after each block's attention output
+ * projection and one after its FFN (two a layer), each of the rows x hidden
+ * activations, and an all-gather of the logits before sampling.  tp <= 1
+ * leaves c whole.  -1 with err set when heads or ffn is not a multiple of
+ * tp, or kv_heads and tp do not divide one another.
+ */
+int v10_llm_shard(const v10_llm_config *c, uint32_t tp, v10_llm_config *out, v10_err *err);
+
+/* v10_llm_resolve, then the shard of one of npu's chips (v10_llm_shard over
+ * npu->chips): the model as each chip of the NPU runs it. */
+int v10_llm_resolve_on(const char *spec, const v10_npu *npu, v10_llm_config *out,
+                       v10_err *err);
 
 /* ---- sizes (closed forms; docs/models.md) ---- */
 

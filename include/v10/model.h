@@ -25,8 +25,13 @@
 typedef enum v10_fu_type {
     V10_FU_SA = 0,
     V10_FU_VU = 1,
+    V10_FU_ICI = 2, /* a chip's link engine: collectives over its inter-chip links
+                       (an NPU of several chips only, docs/llm.md) */
 } v10_fu_type;
-#define V10_FU_TYPES 2
+#define V10_FU_TYPES 3
+/* The compute types, SA and VU: what a model's profile, a collocation
+ * feature and a models report count (a collective runs on the link engine). */
+#define V10_FU_COMPUTE 2
 
 typedef enum v10_op_kind {
     V10_OP_GEMM = 0, /* SA: `count` independent (M x K) * (K x N), with an
@@ -36,6 +41,10 @@ typedef enum v10_op_kind {
     V10_OP_RAW,      /* from a trace: `given_cycles` of FU work */
     V10_OP_SORT,     /* VU: `count` independent bitonic sorts (or top-`k`
                         selections) of `elems` / `count` keys each */
+    V10_OP_ALLREDUCE, /* ICI: `elems` bytes summed over the NPU's chips, each
+                         ending with the whole (a ring's reduce-scatter, then
+                         its all-gather) */
+    V10_OP_ALLGATHER, /* ICI: `elems` bytes in all, each chip contributing 1/chips */
 } v10_op_kind;
 
 /* Where an element-wise VU op goes (v10_model_vec). */
@@ -132,10 +141,10 @@ typedef struct v10_len_stats {
     double cv;                 /* stddev / mean */
 } v10_len_stats;
 
-/* Fills out[V10_FU_SA] and out[V10_FU_VU] from m's costed cycles (one
- * pass for both, so collocation and the reports share one definition).
+/* Fills out[ty] for every FU type from m's costed cycles (one pass for
+ * all, so collocation and the reports share one definition).
  * -1 with err set when out of memory. */
-int v10_model_len_stats(const v10_model *m, v10_len_stats out[2], v10_err *err);
+int v10_model_len_stats(const v10_model *m, v10_len_stats out[V10_FU_TYPES], v10_err *err);
 
 /* Makes room for `n` operators in all (no-op if there is).  -1 on failure. */
 int v10_model_reserve(v10_model *m, size_t n, v10_err *err);
@@ -196,6 +205,11 @@ int v10_model_gather_slab(v10_model *m, const char *name, uint64_t rows, uint64_
                           uint64_t minor, v10_err *err);
 int v10_model_sort(v10_model *m, const char *name, uint64_t count, uint64_t n,
                    uint64_t topk, int payload, v10_err *err);
+/* collective: an all-reduce or all-gather (kind) of `bytes` over the NPU's
+ * chips, on the link engine (V10_FU_ICI).  It moves nothing through HBM: its
+ * buffers are operators' outputs in vector memory (ours). */
+int v10_model_collective(v10_model *m, const char *name, v10_op_kind kind, uint64_t bytes,
+                         v10_err *err);
 
 /* ---- model specs (src/workloads/spec.c: above the IR, importers and cost) ---- */
 

@@ -28,6 +28,12 @@ typedef enum v10_op_mapping {
     V10_MAP_HARVEST, /* "alloc", plus the free engines no waiting tenant is owed (Neu10's harvesting) */
 } v10_op_mapping;
 
+/* How a slice's chips are linked (docs/formats.md §1, "Several chips"). */
+typedef enum v10_ici_topology {
+    V10_ICI_RING = 0, /* one bidirectional ring through every chip (two links each) */
+    V10_ICI_TORUS,    /* a torus: ici_links / 2 edge-disjoint bidirectional rings */
+} v10_ici_topology;
+
 typedef struct v10_npu {
     char name[V10_NAME_MAX];
     uint32_t sa_count;          /* systolic arrays */
@@ -68,6 +74,15 @@ typedef struct v10_npu {
     uint32_t vu_registers;      /* vector registers of vu_lanes x 32 bit each: what a
                                    VU switch saves and restores (with the PC) */
     double pmt_switch_us;       /* PMT whole-core task switch, µs */
+    /* Several chips (docs/llm.md, "Several chips"): everything above is one
+     * chip's, the unit simulated; `chips` of them serve a tensor-parallel
+     * LLM together, their collectives running on each chip's link engine
+     * (V10_FU_ICI) over its inter-chip links. */
+    uint32_t chips;             /* chips in the slice, >= 1 */
+    uint32_t ici_links;         /* links per chip the slice's collectives use */
+    double ici_gbps;            /* per link and direction, GB/s */
+    double ici_latency_us;      /* per hop: each step of a ring collective, µs */
+    v10_ici_topology ici_topology;
     /* Power (docs/energy.md): static watts drawn whenever powered; dynamic
      * energy per operation done, so that a larger array or a faster clock
      * draws more; one core's share of a chip's. */
@@ -136,6 +151,23 @@ struct cJSON *v10_npu_to_json(const v10_npu *npu);
 
 const char *v10_dataflow_name(v10_dataflow df);
 const char *v10_op_mapping_name(v10_op_mapping m);
+const char *v10_ici_topology_name(v10_ici_topology t);
+
+/* The bidirectional rings a collective runs over: 1 for a ring, ici_links
+ * / 2 edge-disjoint ones for a torus of at least four links (else 1). */
+uint32_t v10_npu_ici_rings(const v10_npu *npu);
+/*
+ * A ring collective's standalone cycles on one chip's link engine, over N =
+ * chips and R rings, each bidirectional (a step sends bytes / (2 R N) on
+ * every link and direction): an all-reduce of `bytes` (a reduce-scatter then
+ * an all-gather) takes 2(N - 1) steps, an all-gather N - 1, each the hop
+ * latency plus its transfer at ici_gbps; i.e. for the all-reduce
+ * 2(N - 1)/N x bytes / (2 R x ici_gbps) + 2(N - 1) x latency (Patarasuk and
+ * Yuan, "Bandwidth optimal all-reduce algorithms for clusters of
+ * workstations", JPDC 69(2), 2009; Thakur et al., IJHPCA 19(1), 2005).  0 on
+ * one chip.  Rounded up to whole cycles.
+ */
+uint64_t v10_npu_collective_cycles(const v10_npu *npu, int allreduce, uint64_t bytes);
 int v10_dataflow_parse(const char *s, v10_dataflow *out);
 
 #endif

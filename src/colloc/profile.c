@@ -27,7 +27,7 @@ void v10_profile_features(const v10_profile *p, double *f)
     f[0] = p->util_sa;
     f[1] = p->util_vu;
     f[2] = p->util_hbm;
-    for (int u = 0; u < V10_FU_TYPES; u++) {
+    for (int u = 0; u < V10_FU_COMPUTE; u++) {
         f[3 + 3 * u] = log_len(p->op_mean_cycles[u]);
         f[4 + 3 * u] = log_len(p->op_min_cycles[u]);
         f[5 + 3 * u] = log_len(p->op_max_cycles[u]);
@@ -38,7 +38,7 @@ void v10_profile_features(const v10_profile *p, double *f)
  * length-statistics function (issue 22, item 2); this one can then call it. */
 void v10_profile_op_lengths(const v10_op *ops, size_t n, v10_profile *p)
 {
-    for (int u = 0; u < V10_FU_TYPES; u++) {
+    for (int u = 0; u < V10_FU_COMPUTE; u++) {
         double sum = 0, lo = INFINITY, hi = 0;
         size_t cnt = 0;
         for (size_t j = 0; j < n; j++) {

@@ -150,6 +150,12 @@ void eng_attr_hbm_settle(v10_engine *e)
     }
 }
 
+/* The state of a tenant waiting for an FU of type ty that another tenant
+ * holds.  The link engine's waits (a collective behind another tenant's,
+ * several chips only) count as waiting for a VU: attribution has no state
+ * of its own for them (docs/llm.md, "Several chips"). */
+static const int wait_of[V10_FU_TYPES] = {V10_ATTR_WAIT_SA, V10_ATTR_WAIT_VU, V10_ATTR_WAIT_VU};
+
 /* What the FUs of type ty that tenant `who` may use are doing (partitions:
  * the shared ones and its own). */
 static void sum_fus(const v10_engine *e, int ty, int who, eng_fu_sum *s)
@@ -189,8 +195,7 @@ static int ready_state(int i, int ty, int preempted, const eng_fu_sum *s, uint64
         return V10_ATTR_SWITCH;
     if (s->held) {
         *partners = s->held;
-        return preempted ? V10_ATTR_PREEMPTED : ty == V10_FU_SA ? V10_ATTR_WAIT_SA
-                                                                : V10_ATTR_WAIT_VU;
+        return preempted ? V10_ATTR_PREEMPTED : wait_of[ty];
     }
     uint64_t by = s->switching & ~me;
     if (!by)
@@ -217,7 +222,7 @@ static int wait_state(int c, int ty, int preempted)
         return V10_ATTR_SWITCH_BY;
     if (preempted)
         return V10_ATTR_PREEMPTED;
-    return c == W_FREE ? V10_ATTR_HELD : ty == V10_FU_SA ? V10_ATTR_WAIT_SA : V10_ATTR_WAIT_VU;
+    return c == W_FREE ? V10_ATTR_HELD : wait_of[ty];
 }
 
 /* The shared wait s implies (ready_state for a tenant in none of the masks
@@ -350,7 +355,7 @@ static inline void wait_leave(v10_engine *e, int i)
  * from (ready_state and the RUNNING rule of refresh_one), then one bit per
  * type for a free FU. */
 enum { K_FUS = (V10P_FU_RESTORE + 1) * V10_FU_TYPES, /* eng_tally_fu_field's */
-       K_READY_SA = K_FUS, K_READY_VU, K_RUNNING,
+       K_READY_SA = K_FUS, K_READY_VU, K_READY_ICI, K_RUNNING,
        K_PREEMPTED, K_MASKS };
 #define K_BITS ENG_TALLY_TENANTS
 _Static_assert(K_MASKS * K_BITS + V10_FU_TYPES <= 64, "a key fits in 64 bits");
@@ -365,12 +370,15 @@ _Static_assert(K_MASKS * K_BITS + V10_FU_TYPES <= 64, "a key fits in 64 bits");
  */
 static uint64_t tally_key(const v10_engine *e)
 {
-    uint64_t pre = e->attr_preempted & (e->ready[V10_FU_SA] | e->ready[V10_FU_VU]);
+    uint64_t pre = e->attr_preempted &
+                   (e->ready[V10_FU_SA] | e->ready[V10_FU_VU] | e->ready[V10_FU_ICI]);
     return e->tally_fus | e->ready[V10_FU_SA] << K_READY_SA * K_BITS |
-           e->ready[V10_FU_VU] << K_READY_VU * K_BITS | e->running << K_RUNNING * K_BITS |
+           e->ready[V10_FU_VU] << K_READY_VU * K_BITS |
+           e->ready[V10_FU_ICI] << K_READY_ICI * K_BITS | e->running << K_RUNNING * K_BITS |
            pre << K_PREEMPTED * K_BITS |
            (uint64_t)(e->n_free[V10_FU_SA] > 0) << (K_MASKS * K_BITS + V10_FU_SA) |
-           (uint64_t)(e->n_free[V10_FU_VU] > 0) << (K_MASKS * K_BITS + V10_FU_VU);
+           (uint64_t)(e->n_free[V10_FU_VU] > 0) << (K_MASKS * K_BITS + V10_FU_VU) |
+           (uint64_t)(e->n_free[V10_FU_ICI] > 0) << (K_MASKS * K_BITS + V10_FU_ICI);
 }
 
 /* Charges `cycles` in the configuration `key` to every tenant: its state
@@ -387,15 +395,17 @@ static void tally_charge(v10_engine *e, uint64_t key, uint64_t cycles)
         sw[ty] = f[eng_tally_fu_field(V10P_FU_SWITCH, ty)] |
                  f[eng_tally_fu_field(V10P_FU_RESTORE, ty)];
     }
-    uint64_t free = key >> (K_MASKS * K_BITS), sw_all = sw[V10_FU_SA] | sw[V10_FU_VU];
+    uint64_t free = key >> (K_MASKS * K_BITS);
+    uint64_t sw_all = sw[V10_FU_SA] | sw[V10_FU_VU] | sw[V10_FU_ICI];
     double dt = (double)cycles;
     for (unsigned i = 0; i < n; i++) {
         uint64_t me = 1ull << i, partners = 0;
         int st;
         if (f[K_RUNNING] & me) {
-            st = (held[V10_FU_SA] | held[V10_FU_VU]) & me ? V10_ATTR_EXEC : V10_ATTR_SWITCH;
-        } else if ((f[K_READY_SA] | f[K_READY_VU]) & me) {
-            int ty = f[K_READY_SA] & me ? V10_FU_SA : V10_FU_VU;
+            st = (held[V10_FU_SA] | held[V10_FU_VU] | held[V10_FU_ICI]) & me ? V10_ATTR_EXEC
+                                                                              : V10_ATTR_SWITCH;
+        } else if ((f[K_READY_SA] | f[K_READY_VU] | f[K_READY_ICI]) & me) {
+            int ty = f[K_READY_SA] & me ? V10_FU_SA : f[K_READY_VU] & me ? V10_FU_VU : V10_FU_ICI;
             eng_fu_sum s = {.free = (int)(free >> ty & 1),
                             .held = held[ty], .switching = sw[ty]};
             st = ready_state((int)i, ty, (f[K_PREEMPTED] & me) != 0, &s, f[K_RUNNING], sw_all,
@@ -528,9 +538,10 @@ static void refresh_one(v10_engine *e, int i, const eng_fu_sum *sum, uint64_t sw
 static void __attribute__((noinline)) refresh_intervals(v10_engine *e)
 {
     eng_fu_sum *seen = e->attr_seen;
-    uint64_t sw_all = switching(e, V10_FU_SA) | switching(e, V10_FU_VU);
+    uint64_t sw_all = switching(e, V10_FU_SA) | switching(e, V10_FU_VU) | switching(e, V10_FU_ICI);
     uint64_t moved = e->running ^ e->attr_seen_running;
-    moved |= sw_all ^ (seen[V10_FU_SA].switching | seen[V10_FU_VU].switching);
+    moved |= sw_all ^ (seen[V10_FU_SA].switching | seen[V10_FU_VU].switching |
+                       seen[V10_FU_ICI].switching);
     for (int ty = 0; ty < V10_FU_TYPES; ty++) {
         eng_fu_sum *x = &seen[ty];
         if (!e->ready[ty]) { /* nobody waits (nor is in the wait): none reads it */
@@ -569,8 +580,9 @@ static void __attribute__((noinline)) refresh_intervals(v10_engine *e)
  */
 static int nothing_moved(const v10_engine *e)
 {
-    if (e->ready[V10_FU_SA] | e->ready[V10_FU_VU] || e->attr_seen[V10_FU_SA].free != -1 ||
-        e->attr_seen[V10_FU_VU].free != -1)
+    if (e->ready[V10_FU_SA] | e->ready[V10_FU_VU] | e->ready[V10_FU_ICI] ||
+        e->attr_seen[V10_FU_SA].free != -1 || e->attr_seen[V10_FU_VU].free != -1 ||
+        e->attr_seen[V10_FU_ICI].free != -1)
         return 0;
     for (uint64_t m = e->attr_dirty & eng_all_tenants(e); m; m &= m - 1) {
         const tenant *t = &e->tenants[__builtin_ctzll(m)];

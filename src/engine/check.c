@@ -143,15 +143,16 @@ void eng_check_state(const v10_engine *e)
                  "sum says %.17g", demand, e->demand_sum);
         check_fail(e, msg);
     }
-    int switching = 0, n_free[V10_FU_TYPES] = {0, 0};
+    int switching = 0, n_free[V10_FU_TYPES] = {0};
     for (int f = 0; f < e->n_fus; f++) {
         switching += e->fus[f].state == V10P_FU_SWITCH || e->fus[f].state == V10P_FU_RESTORE;
         n_free[e->fus[f].type] += e->fus[f].state == V10P_FU_FREE;
     }
-    if (switching != e->n_switching || n_free[0] != e->n_free[0] || n_free[1] != e->n_free[1]) {
-        snprintf(msg, sizeof msg, "FU counts are stale: %d switching (counted %d), %d and %d "
-                 "free (counted %d and %d)", switching, e->n_switching, n_free[0], n_free[1],
-                 e->n_free[0], e->n_free[1]);
+    if (switching != e->n_switching || n_free[0] != e->n_free[0] || n_free[1] != e->n_free[1] ||
+        n_free[2] != e->n_free[2]) {
+        snprintf(msg, sizeof msg, "FU counts are stale: %d switching (counted %d), %d, %d and "
+                 "%d free (counted %d, %d and %d)", switching, e->n_switching, n_free[0],
+                 n_free[1], n_free[2], e->n_free[0], e->n_free[1], e->n_free[2]);
         check_fail(e, msg);
     }
     /* Attribution's masks (eng_attr_fu_bit): each FU state's tenants, by

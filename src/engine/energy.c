@@ -64,10 +64,13 @@ double eng_energy_activity(const v10_engine *e, const v10_op *op, uint64_t work)
     return act < 1 ? act : 1;
 }
 
-/* Cycles FU u has been gated in its current idle interval of `in` cycles. */
+/* Cycles FU u has been gated in its current idle interval of `in` cycles
+ * (SAs and VUs only: a link engine is never gated). */
 static uint64_t gated_now(const eng_energy *en, const fu *u, uint64_t in)
 {
-    return u->state == V10P_FU_FREE && en->pg_idle && in > en->pg_idle ? in - en->pg_idle : 0;
+    return u->state == V10P_FU_FREE && en->pg_idle && in > en->pg_idle && u->type != V10_FU_ICI
+               ? in - en->pg_idle
+               : 0;
 }
 
 void eng_energy_leave(v10_engine *e, int f)
@@ -154,6 +157,11 @@ void eng_energy_read(const v10_engine *e, eng_energy_acc *a)
     for (int f = 0; f < e->n_fus; f++) {
         const fu *u = &e->fus[f];
         int ty = (int)u->type;
+        /* The link engine draws nothing of its own: the ICI's static power
+         * is in other_static_w, its links' dynamic energy not modelled
+         * (docs/llm.md, "Several chips"). */
+        if (ty == V10_FU_ICI)
+            continue;
         double s = u->speed, ps = en->static_w[ty] * s / hz, pd = en->dynamic_w[ty] / hz;
         fu_now c;
         read_fu(e, f, &c);

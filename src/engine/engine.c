@@ -180,7 +180,10 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->released = -1;
     int nt = (int)cfg->n_tenants;
     int nsa = (int)cfg->npu.sa_count, nvu = (int)cfg->npu.vu_count;
-    e->max_fus = (nsa > nt ? nsa : nt) + (nvu > nt ? nvu : nt);
+    /* With several chips, the simulated chip's link engine (its collectives;
+     * docs/llm.md, "Several chips"), never partitioned. */
+    int nici = cfg->npu.chips > 1;
+    e->max_fus = (nsa > nt ? nsa : nt) + (nvu > nt ? nvu : nt) + nici;
     if (e->max_fus > V10_MAX_FUS || nt > V10_MAX_TENANTS)
         return v10_err_set(err, "at most %d tenants and %d FUs", V10_MAX_TENANTS, V10_MAX_FUS);
     /* Each tenant's model as run, with its share of the vector memory: from
@@ -232,13 +235,20 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
             return v10_err_prefix(err, "tenant %d", i);
         off += models[i].n_ops;
     }
+    for (int i = 0; i < nt; i++) /* a collective needs a link engine to run on */
+        for (size_t k = 0; !nici && k < models[i].n_ops; k++)
+            if (models[i].ops[k].fu == V10_FU_ICI)
+                return v10_err_set(err, "tenant %d (%s): operator %s is a collective, and NPU "
+                                   "'%s' has one chip (chips = 1): no link engine to run it",
+                                   i, models[i].name, models[i].ops[k].name, cfg->npu.name);
     int f = 0;
-    for (int k = 0; k < nsa + nvu; k++)
-        e->fus[f++] = (fu){.type = k < nsa ? V10_FU_SA : V10_FU_VU, .owner = -1, .speed = 1.0,
-                           .tenant = -1, .lead = -1, .next = -1};
+    for (int k = 0; k < nsa + nvu + nici; k++)
+        e->fus[f++] = (fu){.type = k < nsa ? V10_FU_SA : k < nsa + nvu ? V10_FU_VU : V10_FU_ICI,
+                           .owner = -1, .speed = 1.0, .tenant = -1, .lead = -1, .next = -1};
     e->n_fus = f;
     e->n_phys[V10_FU_SA] = nsa;
     e->n_phys[V10_FU_VU] = nvu;
+    e->n_phys[V10_FU_ICI] = nici;
     return 0;
 }
 

@@ -458,6 +458,7 @@ static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
     uint64_t bit = 1ull << ti;
     e->ready[V10_FU_SA] &= ~bit;
     e->ready[V10_FU_VU] &= ~bit;
+    e->ready[V10_FU_ICI] &= ~bit;
     e->running &= ~bit;
     e->attr_dirty |= bit;
     t->state = st;

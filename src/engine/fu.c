@@ -8,6 +8,7 @@
 #include "engine/engine.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "v10/cost.h"
 
@@ -193,17 +194,20 @@ void eng_settle_clocks(v10_engine *e)
  * model).  SA: the reinitialization the paper's 384-cycle switch is made of
  * (reload the weights, replay the saved inputs), so the whole switch: with
  * no drain before it, nothing overlaps it.  VU: reload the registers and
- * PC, half of a save-and-restore switch (v10_npu_vu_switch_cycles). */
+ * PC, half of a save-and-restore switch (v10_npu_vu_switch_cycles).  The
+ * link engine: none, a collective pauses between two ring steps, its data
+ * sent (docs/llm.md, "Several chips"). */
 static uint64_t restore_cycles(const v10_engine *e, const fu *u)
 {
-    return u->type == V10_FU_SA ? e->npu->sa_switch_cycles
-                                : v10_npu_vu_switch_cycles(e->npu) / 2;
+    return u->type == V10_FU_SA   ? e->npu->sa_switch_cycles
+           : u->type == V10_FU_VU ? v10_npu_vu_switch_cycles(e->npu) / 2
+                                  : 0;
 }
 
 /* Cycles an operator on FU u still executes once preempted (drain model):
  * an SA finishes the inputs already in the array, whose partial sums leave
  * it after crossing its rows (128 cycles on the paper's 128x128 array); a
- * VU pauses at once. */
+ * VU and a link engine pause at once. */
 static uint64_t drain_cycles(const v10_engine *e, const fu *u)
 {
     return u->type == V10_FU_SA ? e->npu->sa_rows : 0;
@@ -673,7 +677,8 @@ static uint64_t wanted_free(const v10_engine *e, unsigned w)
 {
     uint64_t sa = e->ready[V10_FU_SA] ? e->type_fus[V10_FU_SA][w] : 0;
     uint64_t vu = e->ready[V10_FU_VU] ? e->type_fus[V10_FU_VU][w] : 0;
-    return e->free_fus[w] & (sa | vu);
+    uint64_t ici = e->ready[V10_FU_ICI] ? e->type_fus[V10_FU_ICI][w] : 0;
+    return e->free_fus[w] & (sa | vu | ici);
 }
 
 /* The lowest free FU numbered from f up of a type some tenant is ready
@@ -741,12 +746,13 @@ void eng_dispatch(v10_engine *e)
     if (e->released >= 0 && dispatch_kept(e))
         return;
     if (!(e->ready[V10_FU_SA] && e->n_free[V10_FU_SA]) &&
-        !(e->ready[V10_FU_VU] && e->n_free[V10_FU_VU])) {
+        !(e->ready[V10_FU_VU] && e->n_free[V10_FU_VU]) &&
+        !(e->ready[V10_FU_ICI] && e->n_free[V10_FU_ICI])) {
         if (e->released >= 0) /* nobody takes it back */
             release_end(e);
         return; /* nobody waits for a type with a free FU */
     }
-    int idle[V10_FU_TYPES] = {0, 0}; /* an unowned FU of the type was left idle */
+    int idle[V10_FU_TYPES] = {0}; /* an unowned FU of the type was left idle */
     for (int f = next_free(e, 0); f >= 0; f = next_free(e, f + 1)) {
         fu *u = &e->fus[f];
         int ty = (int)u->type; /* some tenant is ready for it (next_free) */
@@ -760,7 +766,7 @@ void eng_dispatch(v10_engine *e)
         }
         V10_ASSERT(elig >> pick & 1); /* one of the candidates */
         give(e, f, pick);
-        idle[0] = idle[1] = 0;
+        memset(idle, 0, sizeof idle);
     }
     if (e->released >= 0) /* kept free */
         release_end(e);

@@ -143,7 +143,9 @@ static double sa_epilogue(const v10_npu *npu, const v10_op *op)
 
 uint32_t v10_cost_issue_cycles(const v10_npu *npu, const v10_op *op)
 {
-    return op->kind == V10_OP_RAW ? 0 : v10_npu_issue_cycles(npu, op->fu);
+    /* A collective's fixed cost is its steps' latency (in its cycles). */
+    return op->kind == V10_OP_RAW || op->fu == V10_FU_ICI ? 0
+                                                          : v10_npu_issue_cycles(npu, op->fu);
 }
 
 int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
@@ -208,6 +210,18 @@ int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
                  v10_mul_u64(op->elems, op->ops_per_elem, &op->flops))
             return v10_err_set(err, "operator %s: vector work overflows 64 bits", op->name);
         tiles = ceil_div(compute ? compute : 1, npu->vu_tile_cycles);
+        break;
+    }
+    case V10_OP_ALLREDUCE:
+    case V10_OP_ALLGATHER: {
+        /* The link engine's ring (v10_npu_collective_cycles); each step a
+         * preemption point, its data sent.  Nothing of it on one chip. */
+        int all = op->kind == V10_OP_ALLREDUCE;
+        op->fu = V10_FU_ICI;
+        compute = v10_npu_collective_cycles(npu, all, op->elems);
+        if (compute == UINT64_MAX)
+            return v10_err_set(err, "operator %s: collective overflows 64 bits", op->name);
+        tiles = npu->chips > 1 ? (all ? 2 : 1) * (uint64_t)(npu->chips - 1) : 1;
         break;
     }
     case V10_OP_RAW:
@@ -309,7 +323,7 @@ uint64_t v10_cost_shared_cycles(const v10_npu *npu, const v10_op *op, uint64_t s
 
 uint32_t v10_cost_engines(const v10_npu *npu, v10_fu_type fu)
 {
-    if (npu->op_mapping == V10_MAP_ONE)
+    if (npu->op_mapping == V10_MAP_ONE || fu == V10_FU_ICI) /* one link engine a chip */
         return 1;
     return fu == V10_FU_SA ? npu->sa_count : npu->vu_count;
 }

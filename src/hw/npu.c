@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/checked.h"
 #include "util/config.h"
 #include "util/file.h"
 #include "util/json.h"
@@ -91,6 +92,13 @@ static const v10_npu isca23 = {
     .vu_registers = 32,
     /* The paper puts PMT's task switch at 20-40 µs; we take the middle. */
     .pmt_switch_us = 30.0,
+    /* One chip: no link engine, no collectives (the ICI's static power is
+     * in other_static_w below). */
+    .chips = 1,
+    .ici_links = 0,
+    .ici_gbps = 0,
+    .ici_latency_us = 0,
+    .ici_topology = V10_ICI_RING,
     /*
      * Power: one core's half of a TPUv2 chip (two TensorCores of one MXU,
      * 700 MHz, as the paper's core) in NeuSim's chip configuration
@@ -186,10 +194,13 @@ typedef struct neusim_chip {
 } neusim_chip;
 
 /*
- * One core of a two-core chip c (docs/energy.md): per-SA figures as they
- * are; NeuSim's VUs do one op per lane per cycle, ours two, so our VUs
- * stand for the chip's per core (vus / 2 / vu_count each); the rest halved
- * (the ICI, idle in a one-core inference, with the rest); the scheduler
+ * One core of a two-core chip c (share 2, docs/energy.md), or a whole chip
+ * (share 1): per-SA figures as they are; NeuSim's VUs do one op per lane
+ * per cycle, ours two, so our VUs stand for the chip's (vus / share /
+ * vu_count each); the rest divided by the share (the ICI's static power
+ * with the rest's); idle NeuSim's figure, or where its file gives none (0)
+ * the static parts' sum, which is what NeuSim's ChipConfig.idle_power_W
+ * computes; the scheduler
  * 0.3% of the core's TDP (V10, ISCA 2023, Table 3).  Dynamic energy per
  * operation as for v10-isca23: the SA's watts over dim^2 MACs a cycle, a
  * VU's over 8 x 128 ops, the vector memory's over its ports' 8 x 128 x 4
@@ -201,26 +212,38 @@ typedef struct neusim_chip {
  * its 300 W TDP, so the energies are scaled by (max - idle) / 192.2 there,
  * keeping NeuSim's split between the units.
  */
-static void neusim_core(v10_npu *n, const neusim_chip *c)
+static void neusim_part(v10_npu *n, const neusim_chip *c, double share)
 {
-    double vus = c->vus / 2 / n->vu_count, hz = c->ghz * 1e9;
+    double vus = c->vus / share / n->vu_count, hz = c->ghz * 1e9;
     double full = c->sas * c->sa_dynamic + c->vus * c->vu_dynamic + c->vmem_dynamic +
                   c->hbm_gbps * c->hbm_w_per_gbps + c->ici_gbps * c->ici_w_per_gbps;
-    double scale = c->max > 0 ? (c->max - c->idle) / full : 1;
+    double idle = c->idle > 0 ? c->idle
+                              : c->sas * c->sa_static + c->vus * c->vu_static + c->vmem_static +
+                                    c->hbm_static + c->ici_static + c->other_static;
+    double scale = c->max > 0 ? (c->max - idle) / full : 1;
     n->sa_static_w = c->sa_static;
     n->sa_pj_per_mac = scale * c->sa_dynamic / (c->sa_dim * c->sa_dim * hz) * 1e12;
     n->vu_static_w = vus * c->vu_static;
     n->vu_pj_per_op = scale * c->vu_dynamic / (8 * 128 * hz) * 1e12;
-    n->vmem_static_w = c->vmem_static / 2;
+    n->vmem_static_w = c->vmem_static / share;
     n->vmem_pj_per_byte = scale * c->vmem_dynamic / (c->vmem_ports * hz * 8 * 128 * 4) * 1e12;
-    n->hbm_static_w = c->hbm_static / 2;
+    n->hbm_static_w = c->hbm_static / share;
     n->hbm_w_per_gbps = scale * c->hbm_w_per_gbps;
-    n->other_static_w = (c->other_static + c->ici_static) / 2;
-    n->sched_w = 0.003 * c->tdp / 2;
-    n->idle_w = c->idle / 2;
-    n->tdp_w = c->tdp / 2;
-    n->max_w = c->max / 2;
+    n->other_static_w = (c->other_static + c->ici_static) / share;
+    n->sched_w = 0.003 * c->tdp / share;
+    n->idle_w = idle / share;
+    n->tdp_w = c->tdp / share;
+    n->max_w = c->max / share;
 }
+
+static void neusim_core(v10_npu *n, const neusim_chip *c) { neusim_part(n, c, 2); }
+
+/* NeuSim's TPUv4 chip (configs/chips/tpuv4.json); its measured maximum 192
+ * W (measured min/mean/max 90/170/192 W: Google Cloud's TPU v4
+ * documentation; NeuSim's max_power_W; Jouppi et al., ISCA 2023). */
+static const neusim_chip neusim_v4 = {1.222, 16.91648, 0.427282, 1.591296, 4, 21.777552,
+                                      30.110208, 4, 10.01602386, 5.499, 41.22229614, 90, 300,
+                                      8, 128, 1.05, 1200, 0.01538461538, 112, 0.01767315271, 192};
 
 /*
  * One TensorCore of TPUv3: two 128x128 MXUs, 940 MHz, 900 GB/s of HBM per
@@ -267,25 +290,121 @@ static void mk_tpuv4(v10_npu *n)
     n->hbm_gbps = 1200.0 / 2;
     n->hbm_capacity_bytes = 32 * GiB / 2; /* 32 GiB per chip (Jouppi et al., Table 1) */
     n->vmem_bytes = 32 * MiB;
-    /* Power: NeuSim's TPUv4 chip (configs/chips/tpuv4.json), per core; its
-     * measured maximum 192 W (measured min/mean/max 90/170/192 W: Google
-     * Cloud's TPU v4 documentation; NeuSim's max_power_W; Jouppi et al.,
-     * ISCA 2023). */
-    static const neusim_chip v4 = {1.222, 16.91648, 0.427282, 1.591296, 4, 21.777552, 30.110208,
-                                   4, 10.01602386, 5.499, 41.22229614, 90, 300,
-                                   8, 128, 1.05, 1200, 0.01538461538, 112, 0.01767315271, 192};
-    neusim_core(n, &v4);
+    /* Power: NeuSim's TPUv4 chip, per core. */
+    neusim_core(n, &neusim_v4);
+}
+
+/*
+ * A slice's inter-chip links (docs/formats.md §1).  Per link and direction:
+ * Google's bidirectional ICI bandwidth per chip over its ICI ports, halved
+ * (v5e: 400 GB/s over 4 ports = 50 GB/s a direction; v6e: 800 GB/s over 4
+ * = 100; Google Cloud's TPU v5e and v6e documentation, which also give
+ * all-reduce bandwidths per 256-chip pod of 51.2 and 102.4 TB/s, the same
+ * 50 and 100 GB/s per chip and port); TPU v4: its all-reduce bandwidth per
+ * pod, 1.1 PB/s, over 4,096 chips and their 6 ports (a 3D torus) = 44.8
+ * GB/s (Google Cloud's TPU v4 documentation; Jouppi et al., "TPU v4: An
+ * Optically Reconfigurable Supercomputer...", ISCA 2023).  Latency per
+ * hop: NeuSim's ChipConfig.ici_latency_ns, 3.33 µs (taken there from
+ * NVLink's figure in DeepSeek's ISCA 2025 paper; Google publishes none).
+ * Slices of eight chips or fewer are meshes without wraparound (v4-8: 2 x 2
+ * x 1; v5e-8: 2 x 4), over which a collective runs one bidirectional ring,
+ * two links a chip.
+ */
+static void ici_slice(v10_npu *n, uint32_t chips, double gbps)
+{
+    n->chips = chips;
+    n->ici_links = 2;
+    n->ici_topology = V10_ICI_RING;
+    n->ici_gbps = gbps;
+    n->ici_latency_us = 3.33;
+}
+
+/*
+ * A chip of a TPU v4-8 slice: four v4 chips (Google Cloud's TPU v4
+ * documentation: 275 TFLOPS bf16, 32 GiB of HBM2 at 1200 GB/s a chip), each
+ * simulated as one device of both TensorCores (the "megacore" a serving
+ * stack runs: eight 128 x 128 MXUs at 1050 MHz, two vector units, the
+ * chip's HBM and 2 x 32 MiB of vector memory), every matmul over its eight
+ * MXUs; power: the whole NeuSim TPUv4 chip (measured maximum 192 W).
+ */
+static void mk_tpuv4_8(v10_npu *n)
+{
+    mk_tpuv4(n);
+    snprintf(n->name, sizeof n->name, "tpuv4-8");
+    n->sa_count = 8;
+    n->vu_count = 2;
+    n->hbm_gbps = 1200.0;
+    n->hbm_capacity_bytes = 32 * GiB;
+    n->vmem_bytes = 64 * MiB;
+    neusim_part(n, &neusim_v4, 1);
+    ici_slice(n, 4, 1.1e6 / 4096 / 6);
+}
+
+/* A one-TensorCore chip of four dim x dim MXUs and one vector unit, each
+ * matmul over the four, 128 MiB of vector memory (NeuSim's v5e and v6e
+ * ChipConfig), its clock and HBM, and NeuSim's chip c's power whole. */
+static void one_core_chip(v10_npu *n, const char *name, uint32_t dim, double mhz,
+                          double hbm_gbps, uint64_t hbm_bytes, const neusim_chip *c)
+{
+    *n = isca23;
+    snprintf(n->name, sizeof n->name, "%s", name);
+    n->sa_count = 4;
+    n->sa_rows = n->sa_cols = dim;
+    n->op_mapping = V10_MAP_ALL;
+    n->clock_mhz = mhz;
+    n->hbm_gbps = hbm_gbps;
+    n->hbm_capacity_bytes = hbm_bytes;
+    n->vmem_bytes = 128 * MiB;
+    neusim_part(n, c, 1);
+}
+
+/*
+ * A chip of a TPU v5e-8 slice: eight v5e chips of one TensorCore each, four
+ * 128 x 128 MXUs and a vector unit (Google Cloud's TPU v5e documentation:
+ * 197 TFLOPS bf16, i.e. 1500 MHz; 16 GB of HBM2 at 819 GB/s); 128 MiB of
+ * vector memory (NeuSim's TPUv5e ChipConfig); power: NeuSim's TPUv5e chip,
+ * whose maximum (331 W) is a placeholder beside a minimum and mean of 1 W,
+ * so no measured maximum and NeuSim's energies as they are.
+ */
+static void mk_tpuv5e_8(v10_npu *n)
+{
+    static const neusim_chip v5e = {1.35868996, 28.19413333, 0.475076728, 2.65216, 3,
+                                    24.21353615, 50.18368, 3, 25.66010324, 6.114104803,
+                                    44.82811018, 0, 350,
+                                    4, 128, 1.5, 819, 0.01261538462, 100, 0.01767315271, 0};
+    one_core_chip(n, "tpuv5e-8", 128, 1500.0, 819.0, 16 * GiB, &v5e);
+    ici_slice(n, 8, 400.0 / 4 / 2);
+}
+
+/*
+ * One TPU v6e (Trillium) chip: 918 TFLOPS bf16, 32 GB of HBM at 1638 GB/s
+ * (Google Cloud's TPU v6e documentation), as NeuSim models it (its TPUv6e
+ * chip): four 256 x 256 MXUs at 1750 MHz, which make the 918 TFLOPS
+ * (Google's page names two MXUs per TensorCore), one vector unit, 128 MiB of
+ * vector memory.  One chip (v6e-1); its links for slices of more
+ * ("chips": N in an NPU file) as v6e's.  Power: NeuSim's TPUv6e chip, no
+ * published measured maximum (its 331 W a placeholder).
+ */
+static void mk_tpuv6e(v10_npu *n)
+{
+    static const neusim_chip v6e = {1.777942858, 31.57742933, 0.1554179582, 0.7426048, 4,
+                                    37.07309859, 28.1028608, 4, 17.7605566, 3.000278571,
+                                    41.27610279, 0, 350,
+                                    4, 256, 1.75, 1640, 0.008830769231, 224, 0.01262060716, 0};
+    one_core_chip(n, "tpuv6e", 256, 1750.0, 1638.0, 32 * GiB, &v6e);
+    ici_slice(n, 1, 800.0 / 4 / 2);
 }
 
 static const preset presets[] = {
     {"v10-isca23", mk_isca23},  {"tpuv3-core", mk_tpuv3},       {"tpuv4-core", mk_tpuv4},
     {"v10-isca23-2x", mk_2x},   {"v10-isca23-4x", mk_4x},       {"v10-isca23-8x", mk_8x},
+    {"tpuv4-8", mk_tpuv4_8},    {"tpuv5e-8", mk_tpuv5e_8},      {"tpuv6e", mk_tpuv6e},
 };
 #define N_PRESETS (sizeof presets / sizeof presets[0])
 
 const char *const v10_npu_preset_names[] = {
     "v10-isca23", "tpuv3-core", "tpuv4-core", "v10-isca23-2x", "v10-isca23-4x",
-    "v10-isca23-8x", NULL,
+    "v10-isca23-8x", "tpuv4-8", "tpuv5e-8", "tpuv6e", NULL,
 };
 
 _Static_assert(sizeof v10_npu_preset_names / sizeof *v10_npu_preset_names == N_PRESETS + 1,
@@ -302,7 +421,7 @@ int v10_npu_preset(const char *name, v10_npu *out, v10_err *err)
 }
 
 /* Field table: JSON key, kind, offset, valid range. */
-typedef enum { F_U32, F_U64, F_DBL, F_BOOL, F_DF, F_MAP } fkind;
+typedef enum { F_U32, F_U64, F_DBL, F_BOOL, F_DF, F_MAP, F_TOPO } fkind;
 typedef struct field {
     const char *key;
     fkind kind;
@@ -339,6 +458,11 @@ static const field fields[] = {
     F(sa_switch_overlap_cycles, F_U32, 0, 1 << 30),
     F(vu_registers, F_U32, 0, 1 << 20),
     F(pmt_switch_us, F_DBL, 0, 1e6),
+    F(chips, F_U32, 1, 64),
+    F(ici_links, F_U32, 0, 64),
+    F(ici_gbps, F_DBL, 0, 1e6),
+    F(ici_latency_us, F_DBL, 0, 1e6),
+    F(ici_topology, F_TOPO, 0, V10_ICI_TORUS),
     F(sa_static_w, F_DBL, 0, 1e5),
     F(sa_pj_per_mac, F_DBL, 0, 1e5),
     F(vu_static_w, F_DBL, 0, 1e5),
@@ -370,6 +494,7 @@ static double get_field(const v10_npu *n, const field *f)
     case F_BOOL: return *(const int *)(const void *)p;
     case F_DF: return *(const v10_dataflow *)(const void *)p;
     case F_MAP: return *(const v10_op_mapping *)(const void *)p;
+    case F_TOPO: return *(const v10_ici_topology *)(const void *)p;
     }
     return 0;
 }
@@ -410,6 +535,18 @@ static int set_field(v10_npu *n, const field *f, const cJSON *v, const char *ori
                                     "\"harvest\", got %s", origin, f->key,
                                v10_json_got(v, got, sizeof got));
         *(v10_op_mapping *)(void *)p = (v10_op_mapping)i;
+        return 0;
+    }
+    if (f->kind == F_TOPO) {
+        int i = 0;
+        while (i <= V10_ICI_TORUS &&
+               !(cJSON_IsString(v) &&
+                 !strcmp(v->valuestring, v10_ici_topology_name((v10_ici_topology)i))))
+            i++;
+        if (i > V10_ICI_TORUS)
+            return v10_err_set(err, "%s: key '%s': expected \"ring\" or \"torus\", got %s",
+                               origin, f->key, v10_json_got(v, got, sizeof got));
+        *(v10_ici_topology *)(void *)p = (v10_ici_topology)i;
         return 0;
     }
     if (f->kind == F_BOOL) {
@@ -550,6 +687,36 @@ const char *v10_op_mapping_name(v10_op_mapping m)
     return (unsigned)m <= V10_MAP_HARVEST ? names[m] : "?";
 }
 
+const char *v10_ici_topology_name(v10_ici_topology t)
+{
+    static const char *const names[] = {"ring", "torus"};
+    return (unsigned)t <= V10_ICI_TORUS ? names[t] : "?";
+}
+
+uint32_t v10_npu_ici_rings(const v10_npu *n)
+{
+    return n->ici_topology == V10_ICI_TORUS && n->ici_links >= 4 ? n->ici_links / 2 : 1;
+}
+
+uint64_t v10_npu_collective_cycles(const v10_npu *n, int allreduce, uint64_t bytes)
+{
+    if (n->chips <= 1)
+        return 0;
+    double N = n->chips, rings = v10_npu_ici_rings(n);
+    double steps = (allreduce ? 2 : 1) * (N - 1);
+    double per_cycle = n->ici_gbps * 1e9 / (n->clock_mhz * 1e6); /* a link and direction */
+    double xfer = per_cycle > 0 ? (double)bytes / (2 * rings * N) / per_cycle : 0;
+    double c = ceil(steps * (n->ici_latency_us * n->clock_mhz + xfer));
+    return c < V10_U64_DOUBLE_MAX ? (uint64_t)c : UINT64_MAX;
+}
+
+/* The slice's keys (chips to ici_topology), printed only for an NPU with
+ * links, so that every report of a one-chip run reads as before them. */
+static int slice_key(const field *f)
+{
+    return f->off >= offsetof(v10_npu, chips) && f->off <= offsetof(v10_npu, ici_topology);
+}
+
 int v10_dataflow_parse(const char *s, v10_dataflow *out)
 {
     for (int i = 0; i < 3; i++)
@@ -568,7 +735,11 @@ cJSON *v10_npu_to_json(const v10_npu *n)
     cJSON_AddStringToObject(o, "name", n->name);
     for (size_t i = 0; i < N_FIELDS; i++) {
         const field *f = &fields[i];
-        if (f->kind == F_DF)
+        if (slice_key(f) && n->chips <= 1 && !n->ici_links)
+            continue;
+        if (f->kind == F_TOPO)
+            cJSON_AddStringToObject(o, f->key, v10_ici_topology_name(n->ici_topology));
+        else if (f->kind == F_DF)
             cJSON_AddStringToObject(o, f->key, v10_dataflow_name(n->sa_dataflow));
         else if (f->kind == F_MAP) {
             /* Printed only when not V10's one engine per operator, so that

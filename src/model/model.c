@@ -21,7 +21,11 @@
 
 #define BYTES_PER_ELEM 2 /* bf16 */
 
-const char *v10_fu_name(v10_fu_type fu) { return fu == V10_FU_SA ? "SA" : "VU"; }
+const char *v10_fu_name(v10_fu_type fu)
+{
+    static const char *const names[V10_FU_TYPES] = {"SA", "VU", "ICI"};
+    return (unsigned)fu < V10_FU_TYPES ? names[fu] : "?";
+}
 
 void v10_model_init(v10_model *m, const char *name, uint32_t batch)
 {
@@ -80,19 +84,19 @@ int v10_model_copy(v10_model *dst, const v10_model *src, v10_err *err)
     return 0;
 }
 
-int v10_model_len_stats(const v10_model *m, v10_len_stats out[2], v10_err *err)
+int v10_model_len_stats(const v10_model *m, v10_len_stats out[V10_FU_TYPES], v10_err *err)
 {
     v10_hist h[V10_FU_TYPES];
     memset(out, 0, V10_FU_TYPES * sizeof *out);
-    v10_hist_init(&h[0]);
-    v10_hist_init(&h[1]);
+    for (int fu = 0; fu < V10_FU_TYPES; fu++)
+        v10_hist_init(&h[fu]);
     for (size_t i = 0; i < m->n_ops; i++)
         if (v10_hist_add(&h[m->ops[i].fu], m->ops[i].cycles)) {
-            v10_hist_fini(&h[0]);
-            v10_hist_fini(&h[1]);
+            for (int fu = 0; fu < V10_FU_TYPES; fu++)
+                v10_hist_fini(&h[fu]);
             return v10_err_set(err, "%s: out of memory", m->name);
         }
-    double sq[V10_FU_TYPES] = {0, 0};
+    double sq[V10_FU_TYPES] = {0};
     for (int fu = 0; fu < V10_FU_TYPES; fu++)
         if (h[fu].n)
             out[fu].mean = h[fu].sum / (double)h[fu].n;
@@ -327,6 +331,18 @@ int v10_model_sort(v10_model *m, const char *name, uint64_t count, uint64_t n,
         V10_MUL(&out, count, kept, words, SORT_WORD_BYTES) ||
         v10_add_u64(in, out, &op.hbm_bytes))
         return overflow(m, name, err);
+    return v10_model_push(m, &op, err);
+}
+
+int v10_model_collective(v10_model *m, const char *name, v10_op_kind kind, uint64_t bytes,
+                         v10_err *err)
+{
+    if (kind != V10_OP_ALLREDUCE && kind != V10_OP_ALLGATHER)
+        return v10_err_set(err, "%s: operator %s: a collective is an all-reduce or an "
+                                "all-gather", m->name, name);
+    v10_op op;
+    op_init(&op, name, V10_FU_ICI, kind);
+    op.elems = bytes;
     return v10_model_push(m, &op, err);
 }
 

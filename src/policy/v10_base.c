@@ -13,7 +13,8 @@ static int base_init(v10_engine *e, void *st, v10_err *err)
 {
     (void)e, (void)err;
     base_state *s = st;
-    s->last[V10_FU_SA] = s->last[V10_FU_VU] = -1;
+    for (int ty = 0; ty < V10_FU_TYPES; ty++)
+        s->last[ty] = -1;
     return 0;
 }
 

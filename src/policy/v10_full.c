@@ -81,7 +81,8 @@ static void full_timer(v10_engine *e, void *st)
     char seen[V10_MAX_FUS], freeing[V10_MAX_FUS];
     int holder[V10_MAX_FUS];
     int nf = v10p_n_fus(e);
-    uint64_t waiting = v10p_ready_mask(e, V10_FU_SA) | v10p_ready_mask(e, V10_FU_VU);
+    uint64_t waiting = v10p_ready_mask(e, V10_FU_SA) | v10p_ready_mask(e, V10_FU_VU) |
+                       v10p_ready_mask(e, V10_FU_ICI);
     if (!waiting) {
         s->armed = 0; /* nobody to preempt for: sleep until someone waits */
         return;
@@ -120,8 +121,12 @@ static void full_timer(v10_engine *e, void *st)
             continue;
         matched |= 1ull << w;
         const v10_npu *npu = v10p_npu(e);
-        uint64_t cost = v10p_fu_type(e, f) == V10_FU_SA ? npu->sa_switch_cycles
-                                                        : v10_npu_vu_switch_cycles(npu);
+        /* A collective stops between two ring steps, its data sent: no
+         * context to switch on the link engine. */
+        v10_fu_type ty = v10p_fu_type(e, f);
+        uint64_t cost = ty == V10_FU_SA   ? npu->sa_switch_cycles
+                        : ty == V10_FU_VU ? v10_npu_vu_switch_cycles(npu)
+                                          : 0;
         if (v10p_preempt(e, f, cost))
             v10p_count_switch(e);
     }

@@ -228,7 +228,7 @@ static int write_table(const colloc_doc *d, FILE *f)
         v10_tab_real(t, prof[i].util_sa);
         v10_tab_real(t, prof[i].util_vu);
         v10_tab_real(t, prof[i].util_hbm);
-        for (int u = 0; u < V10_FU_TYPES; u++) {
+        for (int u = 0; u < V10_FU_COMPUTE; u++) {
             v10_tab_real(t, v10_npu_cycles_to_us(&base->npu, prof[i].op_mean_cycles[u]));
             v10_tab_real(t, v10_npu_cycles_to_us(&base->npu, prof[i].op_min_cycles[u]));
             v10_tab_real(t, v10_npu_cycles_to_us(&base->npu, prof[i].op_max_cycles[u]));

@@ -69,11 +69,11 @@ v10_tab *v10_models_table(void)
     v10_tab_col(t, "hbm_util", V10_COL_REAL, 3);
     /* Operator lengths per FU type (v10_len_stats), in µs, then their
      * coefficient of variation. */
-    static const char *const len[V10_FU_TYPES] = {"sa_op_len_us", "vu_op_len_us"};
-    static const char *const cv[V10_FU_TYPES] = {"sa_op_len_cv", "vu_op_len_cv"};
+    static const char *const len[V10_FU_COMPUTE] = {"sa_op_len_us", "vu_op_len_us"};
+    static const char *const cv[V10_FU_COMPUTE] = {"sa_op_len_cv", "vu_op_len_cv"};
     static const char *const stat[] = {"min", "p50", "mean", "p95", "max"};
     char name[64];
-    for (int fu = 0; fu < V10_FU_TYPES; fu++) {
+    for (int fu = 0; fu < V10_FU_COMPUTE; fu++) {
         for (size_t k = 0; k < sizeof stat / sizeof *stat; k++) {
             snprintf(name, sizeof name, "%s.%s", len[fu], stat[k]);
             v10_tab_col(t, name, V10_COL_REAL, 2);
@@ -101,7 +101,7 @@ void v10_models_row(v10_tab *t, const v10_model *m, const v10_model_summary *s,
     v10_tab_real(t, s->cycles ? (double)s->hbm_bytes /
                                     (v10_npu_hbm_bytes_per_cycle(npu) * (double)s->cycles)
                               : 0.0);
-    for (int fu = 0; fu < V10_FU_TYPES; fu++) {
+    for (int fu = 0; fu < V10_FU_COMPUTE; fu++) {
         const v10_len_stats *l = &s->len[fu];
         v10_tab_real(t, us(npu, l->min));
         v10_tab_real(t, v10_npu_cycles_to_us(npu, l->p50));
@@ -213,13 +213,16 @@ static int write_profile(v10_tab *t, const v10_model *m, const v10_model_summary
     v10_tab_int(t, (int64_t)s->macs);
     if (tab_ok(t, err))
         return -1;
-    fprintf(f, "model %s, batch %u, on NPU %s: %zu operators (%llu SA, %llu VU), "
-               "%.1f us alone; SA busy %.1f%%, VU busy %.1f%%\n",
-            m->name, m->batch, npu->name, m->n_ops, (unsigned long long)s->fu_ops[V10_FU_SA],
-            (unsigned long long)s->fu_ops[V10_FU_VU], us(npu, s->cycles),
+    fprintf(f, "model %s, batch %u, on NPU %s: %zu operators (%llu SA, %llu VU", m->name,
+            m->batch, npu->name, m->n_ops, (unsigned long long)s->fu_ops[V10_FU_SA],
+            (unsigned long long)s->fu_ops[V10_FU_VU]);
+    if (s->fu_ops[V10_FU_ICI]) /* several chips: the collectives, on the link engine */
+        fprintf(f, ", %llu ICI %.1f%% of the time", (unsigned long long)s->fu_ops[V10_FU_ICI],
+                100.0 * frac(s->fu_cycles[V10_FU_ICI], s->cycles));
+    fprintf(f, "), %.1f us alone; SA busy %.1f%%, VU busy %.1f%%\n", us(npu, s->cycles),
             100.0 * frac(s->fu_cycles[V10_FU_SA], s->cycles),
             100.0 * frac(s->fu_cycles[V10_FU_VU], s->cycles));
-    for (int fu = 0; fu < V10_FU_TYPES; fu++) {
+    for (int fu = 0; fu < V10_FU_COMPUTE; fu++) {
         const v10_len_stats *l = &s->len[fu];
         fprintf(f, "%s operator lengths (us): min %.2f  p50 %.2f  mean %.2f  p95 %.2f  "
                    "max %.2f  CV %.3f\n",

@@ -86,9 +86,9 @@ static int util_plot(const v10_run_config *cfg, const v10_run_result *r, const v
                 y[(size_t)rec->fu * PLOT_BINS + (size_t)b] += (hi - lo) / bin;
         }
     }
-    int idx[V10_FU_TYPES] = {0, 0};
+    int idx[V10_FU_TYPES] = {0};
     for (size_t f = 0; f < nf; f++) {
-        snprintf(names[f], sizeof names[f], "%s%d", r->fus[f].type == V10_FU_SA ? "SA" : "VU",
+        snprintf(names[f], sizeof names[f], "%s%d", v10_fu_name((v10_fu_type)r->fus[f].type),
                  idx[r->fus[f].type]++);
         ser[f] = (v10_svg_series){names[f], y + f * PLOT_BINS};
     }

@@ -222,12 +222,12 @@ cJSON *v10_report_run_json(const v10_run_config *cfg, const v10_run_result *r)
         v10_json_push(ts, j);
     }
     cJSON *fs = cJSON_AddArrayToObject(o, "fus");
-    int idx[V10_FU_TYPES] = {0, 0};
+    int idx[V10_FU_TYPES] = {0};
     for (size_t i = 0; i < r->n_fus; i++) {
         const v10_fu_result *f = &r->fus[i];
         cJSON *j = cJSON_CreateObject();
         char name[32];
-        snprintf(name, sizeof name, "%s%d", f->type == V10_FU_SA ? "SA" : "VU", idx[f->type]++);
+        snprintf(name, sizeof name, "%s%d", v10_fu_name((v10_fu_type)f->type), idx[f->type]++);
         cJSON_AddStringToObject(j, "name", name);
         add_num(j, "owner", f->owner);
         add_num(j, "speed", f->speed);

@@ -90,12 +90,12 @@ int v10_trace_write(const v10_trace *tr, const v10_run_config *cfg, const v10_ru
     fprintf(f, ",\"seed\":%llu,\"clock_mhz\":%g},\n\"traceEvents\":[\n",
             (unsigned long long)cfg->seed, mhz);
     fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"NPU\"}},\n");
-    int idx[V10_FU_TYPES] = {0, 0};
+    int idx[V10_FU_TYPES] = {0};
     for (size_t i = 0; i < r->n_fus; i++) {
         const v10_fu_result *u = &r->fus[i];
         fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%zu,"
                    "\"args\":{\"name\":\"%s%d\"}},\n",
-                i, u->type == V10_FU_SA ? "SA" : "VU", idx[u->type]++);
+                i, v10_fu_name((v10_fu_type)u->type), idx[u->type]++);
         fprintf(f, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":%zu,"
                    "\"args\":{\"sort_index\":%zu}},\n", i, i);
     }

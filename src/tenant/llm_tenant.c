@@ -178,7 +178,7 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *specs, size_t 
 {
     const v10_tenant_spec *sp = &specs[index];
     memset(L, 0, sizeof *L);
-    if (v10_llm_resolve(sp->model + 4, &L->cfg, err) ||
+    if (v10_llm_resolve_on(sp->model + 4, npu, &L->cfg, err) ||
         size_kv(L, specs, n_tenants, index, npu, err) ||
         requests_of(L, sp, index, requests, seed, err))
         return -1;

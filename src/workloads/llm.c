@@ -154,6 +154,38 @@ int v10_llm_validate(const v10_llm_config *c, v10_err *err)
     return 0;
 }
 
+int v10_llm_shard(const v10_llm_config *c, uint32_t tp, v10_llm_config *out, v10_err *err)
+{
+    *out = *c;
+    if (tp <= 1)
+        return 0;
+    if (c->tp > 1)
+        return v10_err_set(err, "LLM '%s' is already one chip's shard of %u", c->name, c->tp);
+    if (c->heads % tp || c->ffn % tp)
+        return v10_err_set(err, "LLM '%s': tensor parallelism over %u chips needs heads (%u) "
+                                "and ffn (%u) to be multiples of %u",
+                           c->name, tp, c->heads, c->ffn, tp);
+    if (c->kv_heads % tp && tp % c->kv_heads)
+        return v10_err_set(err, "LLM '%s': tensor parallelism over %u chips needs kv_heads "
+                                "(%u) and %u to divide one another",
+                           c->name, tp, c->kv_heads, tp);
+    out->heads = c->heads / tp;
+    out->kv_heads = c->kv_heads >= tp ? c->kv_heads / tp : 1;
+    out->ffn = c->ffn / tp;
+    out->vocab = (c->vocab + tp - 1) / tp;
+    out->tp = tp;
+    return 0;
+}
+
+int v10_llm_resolve_on(const char *spec, const v10_npu *npu, v10_llm_config *out,
+                       v10_err *err)
+{
+    v10_llm_config whole;
+    if (v10_llm_resolve(spec, &whole, err) || v10_llm_shard(&whole, npu->chips, out, err))
+        return -1;
+    return 0;
+}
+
 /* Sets one key from a JSON value; -1 names origin and key. */
 static int set_key(v10_llm_config *c, const key *k, const cJSON *v, const char *origin,
                    v10_err *err)
@@ -386,6 +418,14 @@ static void vec_bytes(lb *b, int layer, const char *sfx, uint64_t elems, uint64_
         b->m->ops[b->m->n_ops - 1].hbm_bytes = hbm_bytes;
 }
 
+/* A collective over the chips of a sharded model (c->tp > 1) of `bytes`;
+ * nothing for a whole one. */
+static void collective(lb *b, int layer, const char *sfx, v10_op_kind kind, uint64_t bytes)
+{
+    if (!b->rc && b->c->tp > 1)
+        b->rc = v10_model_collective(b->m, opname(b, layer, sfx), kind, bytes, b->err);
+}
+
 static uint64_t norm_ops(const v10_llm_config *c)
 {
     return c->norm == V10_LLM_LAYERNORM ? OPS_LAYERNORM : OPS_RMSNORM;
@@ -399,6 +439,10 @@ static void embed(lb *b, uint64_t tokens)
     if (!b->rc)
         b->rc = v10_model_gather(b->m, "embed.gather", tokens * (learned ? 2 : 1), c->hidden,
                                  b->err);
+    /* A shard's table holds 1/tp of the vocabulary: each chip gathers the
+     * rows it holds (zeros elsewhere) and an all-reduce sums them
+     * (VocabParallelEmbedding; the gather's cost is that of every row). */
+    collective(b, -1, "embed.allreduce", V10_OP_ALLREDUCE, tokens * c->hidden * BYTES_PER_ELEM);
     if (learned)
         vec(b, -1, "embed.add", tokens * c->hidden, OPS_ADD, 2, 1);
 }
@@ -534,6 +578,7 @@ static void build(lb *b, const rows *r)
         for (uint32_t j = 0; j < r->n_chunk; j++)
             prompt_attention(b, l, r->chunk[j], r->past ? r->past[j] : 0);
         gemm(b, l, "attn.o", 1, t, h, attn_w, 1);
+        collective(b, l, "attn.allreduce", V10_OP_ALLREDUCE, t * h * BYTES_PER_ELEM);
         vec(b, l, "attn.add", t * h, OPS_ADD, 2, 1);
         vec(b, l, "mlp.norm", t * h, norm_ops(c), 1, 1);
         if (c->ffn_act == V10_LLM_SWIGLU) {
@@ -543,13 +588,18 @@ static void build(lb *b, const rows *r)
             gemm(b, l, "mlp.up", 1, t, c->ffn, h, 1); /* GELU fused */
         }
         gemm(b, l, "mlp.down", 1, t, h, c->ffn, 1);
+        collective(b, l, "mlp.allreduce", V10_OP_ALLREDUCE, t * h * BYTES_PER_ELEM);
         vec(b, l, "mlp.add", t * h, OPS_ADD, 2, 1);
     }
     if (!r->outs)
         return; /* a chunk that does not end its prompt samples nothing */
     vec(b, -1, "head.norm", r->outs * h, norm_ops(c), 1, 1); /* fuses in decode */
     gemm(b, -1, "head.lm", 1, r->outs, c->vocab, h, 1); /* tied: the embedding table */
-    vec(b, -1, "head.sample", r->outs * c->vocab, OPS_SOFTMAX + OPS_ADD, 1, 0);
+    /* A shard's logits are 1/tp of the vocabulary's: gathered, every chip
+     * samples from the whole (vLLM gathers them to sample). */
+    uint64_t vocab = c->tp > 1 ? (uint64_t)c->vocab * c->tp : c->vocab;
+    collective(b, -1, "head.allgather", V10_OP_ALLGATHER, r->outs * vocab * BYTES_PER_ELEM);
+    vec(b, -1, "head.sample", r->outs * vocab, OPS_SOFTMAX + OPS_ADD, 1, 0);
 }
 
 /* Checks n (1..MAX_SEQS, `what` naming the phase) and sums v[0..n), each
@@ -695,7 +745,7 @@ int v10_llm_build_spec(const char *text, const char *model, const char *phase,
 {
     v10_llm_config c;
     v10_model_init(out, text, 1);
-    if (v10_llm_resolve(model, &c, err))
+    if (v10_llm_resolve_on(model, npu, &c, err))
         return v10_err_prefix(err, "model '%s'", text);
     if (!strncmp(phase, "prefill=", 8)) {
         unsigned long p;

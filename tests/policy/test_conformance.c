@@ -251,6 +251,47 @@ static void test_op_mapping_all_alloc(void **state)
     assert_true(ganged);
 }
 
+/*
+ * Several chips (docs/llm.md): every policy on tpuv4-8 (four chips, a link
+ * engine a chip), with and without HBM contention, on mixes whose LLM
+ * tenants are tensor-parallel shards whose collectives run on the link
+ * engine: a server beside a trace, two decode phases, and a decode beside
+ * a trace.  The timeline checks hold, and the link engine ran collectives
+ * (a tenant that is all collectives included).
+ */
+static const mix chip_mixes[] = {
+    {"tp-llm", {"llm/llama3.2-1b:trace=tests/data/llm/azure_conv_200.csv:rate_scale=100:"
+                "max_batch=4", D "sa_vu.csv"}},
+    {"tp-two", {"llm/llama3.2-1b:decode=4x64", "llm/llama3.2-1b:prefill=64"}},
+    {"tp-trace", {"llm/llama3.2-1b:decode=2x32", D "vu_heavy.csv", D "membound.csv"}},
+};
+
+static void test_several_chips(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < v10_policy_count(); p++) {
+        const char *name = v10_policy_name(v10_policy_at(p));
+        for (size_t m = 0; m < sizeof chip_mixes / sizeof chip_mixes[0]; m++)
+            for (int cont = 0; cont <= 1; cont++) {
+                v10_run_config cfg;
+                v10_tenant_spec specs[4];
+                v10_trace tr;
+                v10_run_result res;
+                assert_int_equal(run_mix_on(name, &chip_mixes[m], cont, 7, "tpuv4-8",
+                                            V10_MAP_ALL, V10_PREEMPT_DRAIN, &cfg, specs, &tr,
+                                            &res), 0);
+                check_timeline(&cfg, &res, &tr);
+                uint64_t ici = 0;
+                for (size_t f = 0; f < res.n_fus; f++)
+                    if (res.fus[f].type == V10_FU_ICI)
+                        ici += res.fus[f].exec_cycles;
+                assert_true(ici > 0);
+                v10_trace_fini(&tr);
+                v10_run_result_fini(&res);
+            }
+    }
+}
+
 static char *run_json(const char *policy, const mix *m, uint64_t seed)
 {
     v10_run_config cfg;
@@ -407,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_param_round_trip),
         cmocka_unit_test(test_all_policies_all_mixes),
         cmocka_unit_test(test_op_mapping_all_alloc),
+        cmocka_unit_test(test_several_chips),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

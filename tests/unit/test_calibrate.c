@@ -104,7 +104,7 @@ static void test_isca23_meets_profiles(void **state)
 /* The spread of SA operator lengths, as v10_model_len_stats gives it. */
 static double sa_cv(const v10_model *m)
 {
-    v10_len_stats st[2];
+    v10_len_stats st[V10_FU_TYPES];
     v10_err err;
     assert_int_equal(v10_model_len_stats(m, st, &err), 0);
     return st[V10_FU_SA].cv;
@@ -226,7 +226,7 @@ static void test_len_stats_by_hand(void **state)
         op.cycles = ops[i].cycles;
         assert_int_equal(v10_model_push(&m, &op, &err), 0);
     }
-    v10_len_stats s[2];
+    v10_len_stats s[V10_FU_TYPES];
     assert_int_equal(v10_model_len_stats(&m, s, &err), 0);
     const v10_len_stats *sa = &s[V10_FU_SA], *vu = &s[V10_FU_VU];
     assert_int_equal(sa->n, 4);

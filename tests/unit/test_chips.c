@@ -1,0 +1,314 @@
+/*
+ * test_chips.c — several chips (docs/llm.md, "Several chips"): the slice
+ * presets from their published figures, the ring collective's closed form,
+ * a tensor-parallel GEMM layer's all-reduce, the link engine beside the
+ * SAs (one tenant's communication under another's compute), the
+ * tensor-parallel shard of an LLM, and what stands for the simulation of
+ * every chip under a symmetric placement.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../runcfg.h"
+#include "v10/cost.h"
+#include "v10/llm.h"
+#include "v10/model.h"
+#include "v10/npu.h"
+
+static v10_npu preset(const char *name)
+{
+    v10_npu n;
+    v10_err err;
+    if (v10_npu_preset(name, &n, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(v10_npu_validate(&n, &err), 0);
+    return n;
+}
+
+/* Four chips on one ring of 100 GB/s links, 1 µs a hop, 1 GHz: 100 bytes
+ * a cycle a link and direction, 1000 cycles a hop. */
+static v10_npu ring4(void)
+{
+    v10_npu n = preset("v10-isca23");
+    snprintf(n.name, sizeof n.name, "ring4");
+    n.chips = 4;
+    n.ici_links = 2;
+    n.ici_gbps = 100;
+    n.ici_latency_us = 1;
+    n.clock_mhz = 1000;
+    return n;
+}
+
+/* The presets: Google's figures (Google Cloud's TPU v4, v5e and v6e pages). */
+static void slice_presets(void **state)
+{
+    (void)state;
+    v10_npu v4 = preset("tpuv4-8"), v5e = preset("tpuv5e-8"), v6e = preset("tpuv6e");
+    assert_int_equal(v4.chips, 4);
+    assert_int_equal(v4.sa_count, 8); /* both TensorCores' MXUs */
+    assert_true(fabs(v4.ici_gbps - 1.1e6 / 4096 / 6) < 1e-9);
+    assert_true(fabs(2.0 * v4.sa_count * v4.sa_rows * v4.sa_cols * v4.clock_mhz * 1e6 - 275e12) <
+                1e12);                      /* 275 TFLOPS bf16 */
+    assert_int_equal(v5e.chips, 8);
+    assert_true(v5e.ici_gbps == 50.0);      /* 400 GB/s bidirectional over 4 ports */
+    assert_true(v5e.hbm_gbps == 819.0);
+    assert_true(fabs(2.0 * v5e.sa_count * 128 * 128 * v5e.clock_mhz * 1e6 - 197e12) < 1e12);
+    assert_int_equal(v6e.chips, 1);
+    assert_true(v6e.ici_gbps == 100.0);     /* 800 GB/s bidirectional over 4 ports */
+    assert_true(fabs(2.0 * v6e.sa_count * 256 * 256 * v6e.clock_mhz * 1e6 - 918e12) < 1e12);
+    /* One chip keeps no link keys in its JSON (reports read as before);
+     * a slice's round-trip through JSON. */
+    v10_npu core = preset("tpuv4-core"), back;
+    cJSON *j = v10_npu_to_json(&core);
+    assert_null(cJSON_GetObjectItem(j, "chips"));
+    cJSON_Delete(j);
+    j = v10_npu_to_json(&v5e);
+    assert_string_equal(cJSON_GetObjectItem(j, "ici_topology")->valuestring, "ring");
+    char *text = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    v10_err err;
+    assert_int_equal(v10_npu_from_json(text, "v5e.json", &back, &err), 0);
+    cJSON_free(text);
+    assert_int_equal(back.chips, 8);
+    assert_true(back.ici_latency_us == v5e.ici_latency_us);
+    /* A topology that is not one names the key and what it expects. */
+    assert_int_not_equal(v10_npu_from_json("{\"ici_topology\": \"mesh\"}", "t.json", &back, &err),
+                         0);
+    assert_non_null(strstr(err.msg, "t.json: key 'ici_topology': expected \"ring\" or \"torus\""));
+    assert_int_not_equal(v10_npu_from_json("{\"chips\": 0}", "t.json", &back, &err), 0);
+    assert_non_null(strstr(err.msg, "'chips'"));
+}
+
+/*
+ * The ring all-reduce of B bytes over N chips (Patarasuk and Yuan, JPDC
+ * 2009): 2(N - 1) steps, each a hop's latency and B / N bytes split over
+ * the two directions of the ring, i.e. 2(N - 1)/N x B / (2 x bw) + 2(N - 1)
+ * x latency; an all-gather is half the steps.  8 MB over ring4: 1.5 x 8e6 /
+ * 200 + 6 x 1000 = 66,000 cycles; a torus of 4 links is two rings.
+ */
+static void collective_closed_form(void **state)
+{
+    (void)state;
+    v10_npu n = ring4();
+    const uint64_t B = 8000000;
+    assert_int_equal(v10_npu_collective_cycles(&n, 1, B), 66000);
+    assert_int_equal(v10_npu_collective_cycles(&n, 0, B), 33000);
+    n.ici_topology = V10_ICI_TORUS;
+    n.ici_links = 4;
+    assert_int_equal(v10_npu_ici_rings(&n), 2);
+    assert_int_equal(v10_npu_collective_cycles(&n, 1, B), 6 * (1000 + 5000));
+    n.chips = 1;
+    assert_int_equal(v10_npu_collective_cycles(&n, 1, B), 0);
+    /* On tpuv5e-8: 2 x 7 steps of 3.33 µs plus 786,432 bytes / 16 at 50 GB/s. */
+    v10_npu v5e = preset("tpuv5e-8");
+    double want = 14 * (3.33 + 786432.0 / 16 / 50e3) * 1500;
+    assert_true(fabs((double)v10_npu_collective_cycles(&v5e, 1, 786432) - want) <= 1);
+}
+
+/* The model: a row-parallel GEMM (this chip's K / N rows) then the
+ * all-reduce of its M x N bf16 output, costed for npu. */
+static void tp_layer(const v10_npu *npu, uint64_t M, uint64_t Nout, uint64_t K, v10_model *m)
+{
+    v10_err err;
+    v10_model_init(m, "tp-layer", 1);
+    if (v10_model_gemm(m, "gemm", 1, M, Nout, K / npu->chips, 1, &err) ||
+        v10_model_collective(m, "allreduce", V10_OP_ALLREDUCE, M * Nout * 2, &err) ||
+        v10_cost_model(npu, m, &err))
+        fail_msg("%s", err.msg);
+}
+
+static void run_models(const v10_npu *npu, const char *policy, const v10_model *models,
+                       size_t n, v10_run_result *r)
+{
+    v10_tenant_spec ts[2];
+    v10_err err;
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(v10_tenant_spec_parse("mnist", &ts[i], &err), 0);
+    v10_run_config c;
+    runcfg(&c, policy, ts, n, 3, 0);
+    c.npu = *npu;
+    c.models = models;
+    assert_int_equal(runcfg_run(&c, r), 0);
+}
+
+/*
+ * One tensor-parallel GEMM layer over four chips, run alone: each request
+ * takes the GEMM's cycles and then the all-reduce's closed form, on the
+ * link engine (M = 1024, N = 4096 outputs, K = 4096 inputs: 8 MiB all-reduced).
+ */
+static void tp_gemm_layer(void **state)
+{
+    (void)state;
+    v10_npu n = ring4();
+    v10_model m;
+    tp_layer(&n, 1024, 4096, 4096, &m);
+    assert_int_equal(m.ops[1].fu, V10_FU_ICI);
+    uint64_t bytes = 1024 * 4096 * 2;
+    uint64_t ar = (uint64_t)ceil(6 * (1000 + (double)bytes / 8 / 100));
+    assert_int_equal(m.ops[1].cycles, ar);
+    assert_int_equal(m.ops[1].hbm_bytes, 0);
+    v10_run_result r;
+    run_models(&n, "solo", &m, 1, &r);
+    double want_us = (double)(m.ops[0].cycles + ar) / n.clock_mhz;
+    assert_true(fabs(r.tenants[0].lat_avg_us - want_us) < 1e-6 * want_us);
+    v10_run_result_fini(&r);
+    /* One chip has no link engine: a collective there is refused. */
+    v10_npu one = n;
+    one.chips = 1;
+    v10_tenant_spec ts;
+    v10_err err;
+    assert_int_equal(v10_tenant_spec_parse("mnist", &ts, &err), 0);
+    v10_run_config c;
+    runcfg(&c, "solo", &ts, 1, 3, 0);
+    c.npu = one;
+    c.models = &m;
+    assert_int_not_equal(v10_run(&c, &r, &err), 0);
+    assert_non_null(strstr(err.msg, "no link engine"));
+    v10_model_fini(&m);
+}
+
+/*
+ * The link engine is an FU of its own: under every V10 policy, a tenant
+ * that only all-reduces beside one that only multiplies finishes each
+ * request in its solo time, and so does the other (the collective moves no
+ * HBM bytes, so nothing contends): communication under computation.
+ */
+static void link_engine_overlaps(void **state)
+{
+    (void)state;
+    v10_npu n = ring4();
+    v10_err err;
+    v10_model m[2];
+    v10_model_init(&m[0], "comm", 1);
+    v10_model_init(&m[1], "comp", 1);
+    if (v10_model_collective(&m[0], "ar", V10_OP_ALLREDUCE, 8000000, &err) ||
+        v10_model_gemm(&m[1], "g", 1, 512, 512, 512, 1, &err) || v10_cost_model(&n, &m[0], &err) ||
+        v10_cost_model(&n, &m[1], &err))
+        fail_msg("%s", err.msg);
+    const char *policies[] = {"v10-base", "v10-fair", "v10-full"};
+    for (int p = 0; p < 3; p++) {
+        v10_run_result r;
+        run_models(&n, policies[p], m, 2, &r);
+        for (int i = 0; i < 2; i++) {
+            double solo = (double)m[i].ops[0].cycles / n.clock_mhz;
+            assert_true(fabs(r.tenants[i].lat_avg_us - solo) < 1e-6 * solo);
+        }
+        v10_run_result_fini(&r);
+    }
+    v10_model_fini(&m[0]);
+    v10_model_fini(&m[1]);
+}
+
+/* Operators of FU type ty in m. */
+static size_t count_fu(const v10_model *m, v10_fu_type ty)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_ops; i++)
+        k += m->ops[i].fu == ty;
+    return k;
+}
+
+/*
+ * Megatron's split of llama2-7b over four chips: a quarter of the heads,
+ * KV heads, FFN and vocabulary; a quarter of the KV cache per token; the
+ * weights a quarter but for the norms every chip holds; two all-reduces a
+ * layer of the tokens' activations, the embedding's and the logits'
+ * all-gather.  Splits that do not divide are refused; fewer KV heads than
+ * chips are replicated.
+ */
+static void llm_shard(void **state)
+{
+    (void)state;
+    v10_llm_config c, s;
+    v10_err err;
+    assert_int_equal(v10_llm_preset("llama2-7b", &c, &err), 0);
+    assert_int_equal(v10_llm_shard(&c, 4, &s, &err), 0);
+    assert_int_equal(s.heads, 8);
+    assert_int_equal(s.kv_heads, 8);
+    assert_int_equal(s.ffn, 2752);
+    assert_int_equal(s.vocab, 8000);
+    assert_int_equal(s.hidden, c.hidden);
+    assert_int_equal(v10_llm_kv_bytes_per_token(&s) * 4, v10_llm_kv_bytes_per_token(&c));
+    uint64_t norms = (2ull * c.layers + 1) * c.hidden; /* RMSNorm gammas, every chip's */
+    assert_int_equal((v10_llm_params(&s) - norms) * 4, v10_llm_params(&c) - norms);
+    v10_npu v4 = preset("tpuv4-8");
+    v10_model m;
+    assert_int_equal(v10_llm_build_spec("llm/llama2-7b:prefill=256", "llama2-7b", "prefill=256",
+                                        &v4, &m, &err), 0);
+    assert_int_equal(count_fu(&m, V10_FU_ICI), 2 * c.layers + 2);
+    for (size_t i = 0; i < m.n_ops; i++)
+        if (m.ops[i].kind == V10_OP_ALLREDUCE)
+            assert_int_equal(m.ops[i].elems, 256ull * c.hidden * 2);
+        else if (m.ops[i].kind == V10_OP_ALLGATHER)
+            assert_int_equal(m.ops[i].elems, 1ull * 4 * s.vocab * 2);
+    v10_model_fini(&m);
+    /* The whole model on one chip: no collective. */
+    v10_npu core = preset("tpuv4-core");
+    assert_int_equal(v10_llm_build_spec("llm/llama3.2-1b:prefill=64", "llama3.2-1b", "prefill=64",
+                                        &core, &m, &err), 0);
+    assert_int_equal(count_fu(&m, V10_FU_ICI), 0);
+    v10_model_fini(&m);
+    /* llama3-8b's 8 KV heads over 16 chips: one each, replicated twice. */
+    assert_int_equal(v10_llm_preset("llama3-8b", &c, &err), 0);
+    assert_int_equal(v10_llm_shard(&c, 16, &s, &err), 0);
+    assert_int_equal(s.kv_heads, 1);
+    assert_int_equal(s.heads, 2);
+    /* gpt2-xl's 25 heads do not split over 4 chips. */
+    assert_int_equal(v10_llm_preset("gpt2-xl", &c, &err), 0);
+    assert_int_not_equal(v10_llm_shard(&c, 4, &s, &err), 0);
+    assert_non_null(strstr(err.msg, "heads (25)"));
+    assert_int_not_equal(v10_llm_shard(&s, 4, &s, &err), 0);
+}
+
+/*
+ * The symmetric shortcut (docs/llm.md): with every chip running the same
+ * tenants, one chip's simulation stands for all.  What this checks, in
+ * place of a simulation of every chip (not built): a lone tensor-parallel
+ * decode on tpuv4-8 takes, per iteration, exactly the sum of its costed
+ * operators, of which the collectives are their closed forms, the same
+ * on every chip since every chip runs the same shard; i.e. a chip never
+ * waits at a collective for another, which is what the shortcut assumes.
+ */
+static void symmetric_shortcut(void **state)
+{
+    (void)state;
+    v10_npu v4 = preset("tpuv4-8");
+    v10_model m;
+    v10_err err;
+    assert_int_equal(v10_llm_build_spec("llm/llama2-7b:decode=8x128", "llama2-7b",
+                                        "decode=8x128", &v4, &m, &err), 0);
+    assert_int_equal(v10_cost_model(&v4, &m, &err), 0);
+    v10_run_result r;
+    run_models(&v4, "solo", &m, 1, &r); /* the run maps each operator over its engines */
+    assert_int_equal(v10_cost_map_model(&v4, &m, &err), 0);
+    uint64_t ici = 0;
+    for (size_t i = 0; i < m.n_ops; i++)
+        if (m.ops[i].fu == V10_FU_ICI) {
+            int all = m.ops[i].kind == V10_OP_ALLREDUCE;
+            assert_int_equal(m.ops[i].cycles, v10_npu_collective_cycles(&v4, all, m.ops[i].elems));
+            ici += m.ops[i].cycles;
+        }
+    assert_true(ici > 0);
+    double want_us = (double)v10_model_cycles(&m) / v4.clock_mhz;
+    assert_true(fabs(r.tenants[0].lat_avg_us - want_us) < 1e-6 * want_us);
+    v10_run_result_fini(&r);
+    v10_model_fini(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(slice_presets),        cmocka_unit_test(collective_closed_form),
+        cmocka_unit_test(tp_gemm_layer),        cmocka_unit_test(link_engine_overlaps),
+        cmocka_unit_test(llm_shard),            cmocka_unit_test(symmetric_shortcut),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
