@@ -199,12 +199,6 @@ static void full_timer(v10_engine *e, void *st)
 /* 0 stands for the NPU's slice. */
 static double npu_slice(double v, const v10_npu *npu) { return v != 0 ? v : (double)npu->slice_cycles; }
 
-/* 0 stands for QUANTUM_SWITCHES context switches; shown for the SA. */
-static double sa_quantum(double v, const v10_npu *npu)
-{
-    return v != 0 ? v : QUANTUM_SWITCHES * (double)npu->sa_switch_cycles;
-}
-
 static const v10_param_def full_params[] = {
     {.name = "v10-full.slice_cycles", .key = "slice_cycles", .type = V10_PARAM_U64,
      .offset = offsetof(v10_policy_params, slice_cycles), .def = 0, .min = 0, .max = 0x1p40,
@@ -217,9 +211,9 @@ static const v10_param_def full_params[] = {
              "for a busy FU"},
     {.name = "v10-full.quantum_cycles", .key = "quantum_cycles", .type = V10_PARAM_U64,
      .offset = offsetof(v10_policy_params, full_quantum_cycles), .def = 0, .min = 0,
-     .max = 0x1p40, .effective = sa_quantum,
+     .max = 0x1p40,
      .help = "preempt=ready: least cycles an operator keeps its FU; 0: 9 context switches "
-             "of the FU (3456 for the SA on v10-isca23)"},
+             "of the FU's type (SA 3456, VU 594 on v10-isca23)"},
 };
 
 const v10_policy_ops v10_policy_v10_full = {
