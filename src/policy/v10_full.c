@@ -7,12 +7,12 @@
  * takes at most one FU, so every preempted FU has a waiter to take it.  The
  * FU pays the SA or VU context switch (384 cycles for a 128x128 SA, paper).
  *
- * Beyond the paper, v10-full.preempt=ready (docs/policies.md): the same
- * matching also runs as soon as a tenant becomes ready for an FU type
- * whose FUs are all taken, not only at the next tick, but no operator is
- * preempted before it has held its FU for the quantum
- * (v10-full.quantum_cycles); a match the quantum blocks is retried when it
- * ends.  A tenant whose operators are short and alternate between the SA
+ * Beyond the paper, v10-full.preempt=ready (docs/architecture.md,
+ * "Preemption when a tenant becomes ready"): the same matching also runs
+ * as soon as a tenant becomes ready for an FU type whose FUs are all
+ * taken, not only at the next tick, but no operator is preempted before
+ * it has held its FU for the quantum (v10-full.quantum_cycles); a match
+ * the quantum blocks is retried when it ends.  A tenant whose operators are short and alternate between the SA
  * and the VU is otherwise ready for the SA just after a long operator of
  * another tenant took it, and waits for the next tick each time.
  */
@@ -40,7 +40,8 @@ typedef struct full_state {
 /* The default quantum, in context switches of the FU's type: a ready
  * preemption takes an FU from an operator that has held it for at least
  * 9 switches, so the switch it costs is at most a tenth of the FU's time
- * between two such preemptions (docs/policies.md). */
+ * between two such preemptions (docs/architecture.md, "Preemption when a
+ * tenant becomes ready"). */
 #define QUANTUM_SWITCHES 9
 
 /* The context switch of FU f's type, cycles (paper: 384 for a 128x128 SA). */

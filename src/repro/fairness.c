@@ -1,6 +1,7 @@
 /*
  * fairness.c — the fairness study's render hook and summary section: the
- * paper's four policies and V10-Full with preempt=ready (docs/policies.md)
+ * paper's four policies and V10-Full with preempt=ready (docs/architecture.md,
+ * "Preemption when a tenant becomes ready")
  * over all 55 pairs of both workload sets: STP, each pair's least
  * normalized progress, the fairness index (least over most progress) and
  * preemptions per request (fairness.csv, fairness.svg); and the tenants
@@ -143,7 +144,7 @@ void repro_fair_md(FILE *f, const repro *R)
     fprintf(f, "## Fairness over all 55 pairs\n\n"
                "The paper's policies and V10-Full with `v10-full.preempt=ready` (a tenant "
                "ready for a busy FU is matched at once, not at the next tick, once the "
-               "holder has had its quantum; docs/policies.md) over every pair of both "
+               "holder has had its quantum; docs/architecture.md) over every pair of both "
                "workload sets (`fairness.csv`, `fairness.svg`).  Least progress: the least "
                "normalized progress of any tenant; fairness: a pair's least progress over "
                "its most; starved: tenants given less than half their progress under "

@@ -1,5 +1,5 @@
 /*
- * test_fairness.c — V10-Full's v10-full.preempt=ready (docs/policies.md,
+ * test_fairness.c — V10-Full's v10-full.preempt=ready (docs/architecture.md,
  * "Preemption when a tenant becomes ready") against the paper's timer
  * ticks, in closed form: a tenant of short operators beside one of
  * million-cycle operators, SA-only (fair under both) and alternating SA
@@ -76,8 +76,8 @@ static void test_sa_only_closed_form(void **state)
     for (int ready = 0; ready <= 1; ready++) {
         v10_run_result r;
         run_pair(D "short_sa.csv", D "huge_sa.csv", "v10-full", ready, 0, 20, &r);
-        near(r.tenants[0].np, want, 0.005, ready ? "SA-only, ready: short" : "SA-only, tick: short");
-        near(r.tenants[1].np, want, 0.005, ready ? "SA-only, ready: long" : "SA-only, tick: long");
+        near(r.tenants[0].np, want, 0.005, ready ? "ready: short" : "ticks: short");
+        near(r.tenants[1].np, want, 0.005, ready ? "ready: long" : "ticks: long");
         assert_true(r.tenants[0].np >= 0.40);
         assert_true(r.preemptions > 0);
         v10_run_result_fini(&r);
