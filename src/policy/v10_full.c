@@ -12,9 +12,10 @@
  * as soon as a tenant becomes ready for an FU type whose FUs are all
  * taken, not only at the next tick, but no operator is preempted before
  * it has held its FU for the quantum (v10-full.quantum_cycles); a match
- * the quantum blocks is retried when it ends.  A tenant whose operators are short and alternate between the SA
- * and the VU is otherwise ready for the SA just after a long operator of
- * another tenant took it, and waits for the next tick each time.
+ * the quantum blocks is retried when it ends.  A tenant whose operators
+ * are short and alternate between the SA and the VU is otherwise ready
+ * for the SA just after a long operator of another tenant took it, and
+ * waits for the next tick each time.
  */
 #include "policy/common.h"
 
