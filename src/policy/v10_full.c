@@ -149,10 +149,11 @@ static void full_timer(v10_engine *e, void *st)
     /* The next tick; with preempt=ready the timer also fires off the
      * ticks, so it is the next multiple of the slice, or sooner if a
      * quantum blocks a match until then (set once the matching is done). */
-    uint64_t now = v10p_now(e), slice = policy_slice_cycles(e);
-    uint64_t wake = (now / slice + 1) * slice;
+    uint64_t now = v10p_now(e), slice = policy_slice_cycles(e), wake = 0;
     int ready = v10p_params(e)->full_preempt_ready;
-    if (!ready)
+    if (ready)
+        wake = (now / slice + 1) * slice;
+    else
         v10p_set_timer(e, now + slice);
     /* An FU on its way to being free (free, switching, or with a stop
      * pending) will go to the best waiter, who needs no preemption.  Only
