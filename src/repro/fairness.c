@@ -2,7 +2,8 @@
  * fairness.c — the fairness study's render hook and summary section: the
  * paper's four policies and V10-Full with preempt=ready (docs/architecture.md,
  * "Preemption when a tenant becomes ready")
- * over all 55 pairs of both workload sets: STP, each pair's least
+ * over all 55 pairs of the studied workload set (the other set with
+ * `repro --workloads`): STP, each pair's least
  * normalized progress, the fairness index (least over most progress) and
  * preemptions per request (fairness.csv, fairness.svg); and the tenants
  * that a V10 policy gives less than half of what PMT gives them.
@@ -75,9 +76,6 @@ static void fair_stats_of(const repro *S, size_t k, fair_stats *s)
     s->per_req = per_req[NPAIR / 2];
 }
 
-/* The sets in the order the summary shows them: this one, then the other. */
-static const repro *set_at(const repro *R, int i) { return i ? R->alt : R; }
-
 int repro_render_fair(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err)
 {
     v10_tab *t = v10_tab_create();
@@ -91,51 +89,47 @@ int repro_render_fair(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
         {"preemptions_per_request", V10_COL_REAL, 4},
     };
     v10_tab_cols(t, cols, sizeof cols / sizeof cols[0]);
-    double y[4][NFAIR];
-    for (int i = 0; i < 2; i++) {
-        const repro *S = set_at(R, i);
-        for (size_t k = 0; k < NFAIR; k++) {
-            fair_stats st;
-            fair_stats_of(S, k, &st);
-            y[2 * i][k] = st.worst_np;
-            y[2 * i + 1][k] = st.fairness;
-            for (size_t p = 0; p < NPAIR; p++) {
-                const v10_run_result *r = fres(S, p, k), *r0 = fres(S, p, P_PMT);
-                v10_tab_row(t);
-                v10_tab_str(t, S->set);
-                v10_tab_str(t, S->pairs[p].name);
-                v10_tab_int(t, S->pairs[p].paper);
-                v10_tab_str(t, repro_fair_policies[k]);
-                v10_tab_int(t, (int64_t)S->cfgs[repro_at(S, S_FAIR, p, k, 0)].requests);
-                v10_tab_real(t, r->stp);
-                v10_tab_real(t, r->tenants[0].np);
-                v10_tab_real(t, r->tenants[1].np);
-                v10_tab_real(t, min_np(r));
-                v10_tab_real(t, r->fairness);
-                v10_tab_real(t, fmin(repro_ratio(r->tenants[0].np, r0->tenants[0].np),
-                                     repro_ratio(r->tenants[1].np, r0->tenants[1].np)));
-                v10_tab_int(t, (int64_t)r->preemptions);
-                v10_tab_real(t, per_request(r));
-            }
+    double y[3][NFAIR];
+    for (size_t k = 0; k < NFAIR; k++) {
+        fair_stats st;
+        fair_stats_of(R, k, &st);
+        y[0][k] = st.worst_np;
+        y[1][k] = st.fairness;
+        y[2][k] = st.worst_fair;
+        for (size_t p = 0; p < NPAIR; p++) {
+            const v10_run_result *r = fres(R, p, k), *r0 = fres(R, p, P_PMT);
+            v10_tab_row(t);
+            v10_tab_str(t, R->set);
+            v10_tab_str(t, R->pairs[p].name);
+            v10_tab_int(t, R->pairs[p].paper);
+            v10_tab_str(t, repro_fair_policies[k]);
+            v10_tab_int(t, (int64_t)R->cfgs[repro_at(R, S_FAIR, p, k, 0)].requests);
+            v10_tab_real(t, r->stp);
+            v10_tab_real(t, r->tenants[0].np);
+            v10_tab_real(t, r->tenants[1].np);
+            v10_tab_real(t, min_np(r));
+            v10_tab_real(t, r->fairness);
+            v10_tab_real(t, fmin(repro_ratio(r->tenants[0].np, r0->tenants[0].np),
+                                 repro_ratio(r->tenants[1].np, r0->tenants[1].np)));
+            v10_tab_int(t, (int64_t)r->preemptions);
+            v10_tab_real(t, per_request(r));
         }
     }
     if (repro_add_tab(out, "fairness.csv", t, err))
         return -1;
-    char names[4][64];
-    v10_svg_series ss[4];
-    for (int i = 0; i < 4; i++) {
-        snprintf(names[i], sizeof names[i], "%s: %s", set_at(R, i / 2)->set,
-                 i % 2 ? "mean fairness (min / max progress)" : "least progress of any tenant");
-        ss[i] = (v10_svg_series){names[i], y[i]};
-    }
-    v10_svg_chart c = {.kind = V10_SVG_BARS, .title = "Fairness over all 55 pairs of both sets",
+    v10_svg_series ss[3] = {{"least progress of any tenant", y[0]},
+                            {"mean fairness (least / most progress of a pair)", y[1]},
+                            {"least fairness of a pair", y[2]}};
+    char title[96];
+    snprintf(title, sizeof title, "Fairness over the 55 pairs (%s)", R->set);
+    v10_svg_chart c = {.kind = V10_SVG_BARS, .title = title,
                        .ylabel = "normalized progress / fairness index", .n_x = NFAIR,
-                       .cats = labels, .series = ss, .n_series = 4, .ref_y = 0.5,
+                       .cats = labels, .series = ss, .n_series = 3, .ref_y = 0.5,
                        .width = 900, .height = 420};
     return repro_add_chart(out, cs, "fairness.svg", &c,
-                           "Per policy and workload set: the least normalized progress any "
-                           "tenant of the 55 pairs gets, and the mean fairness index (the "
-                           "pair's least progress over its most). Dashed: half the core.",
+                           "Per policy, over the 55 pairs: the least normalized progress any "
+                           "tenant gets, and the mean and least fairness index (a pair's least "
+                           "progress over its most). Dashed: half the core.",
                            err);
 }
 
@@ -144,25 +138,22 @@ void repro_fair_md(FILE *f, const repro *R)
     fprintf(f, "## Fairness over all 55 pairs\n\n"
                "The paper's policies and V10-Full with `v10-full.preempt=ready` (a tenant "
                "ready for a busy FU is matched at once, not at the next tick, once the "
-               "holder has had its quantum; docs/architecture.md) over every pair of both "
-               "workload sets (`fairness.csv`, `fairness.svg`).  Least progress: the least "
+               "holder has had its quantum; docs/architecture.md) over every pair of the "
+               "set (`fairness.csv`, `fairness.svg`).  Least progress: the least "
                "normalized progress of any tenant; fairness: a pair's least progress over "
                "its most; starved: tenants given less than half their progress under "
                "PMT.\n\n"
                "| set | policy | mean STP | least progress (pair: tenant) | mean fairness "
                "| least fairness | preemptions per request (median) | starved |\n"
                "|---|---|---|---|---|---|---|---|\n");
-    for (int i = 0; i < 2; i++) {
-        const repro *S = set_at(R, i);
-        for (size_t k = 0; k < NFAIR; k++) {
-            fair_stats st;
-            fair_stats_of(S, k, &st);
-            const repro_pair *q = &S->pairs[st.worst_pair];
-            fprintf(f, "| %s | %s | %.3f | %.3f (%s: %s) | %.3f | %.3f | %.1f | %u |\n", S->set,
-                    labels[k], st.stp, st.worst_np, q->name,
-                    repro_models[st.worst_tenant ? q->b : q->a], st.fairness, st.worst_fair,
-                    st.per_req, st.starved);
-        }
+    for (size_t k = 0; k < NFAIR; k++) {
+        fair_stats st;
+        fair_stats_of(R, k, &st);
+        const repro_pair *q = &R->pairs[st.worst_pair];
+        fprintf(f, "| %s | %s | %.3f | %.3f (%s: %s) | %.3f | %.3f | %.1f | %u |\n", R->set,
+                labels[k], st.stp, st.worst_np, q->name,
+                repro_models[st.worst_tenant ? q->b : q->a], st.fairness, st.worst_fair,
+                st.per_req, st.starved);
     }
     fprintf(f, "\n");
 }

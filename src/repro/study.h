@@ -111,8 +111,7 @@ typedef struct repro_study {
     const char *name;
     size_t dim[3];     /* its runs: a dim[0] x dim[1] x dim[2] grid, row-major; 0 0 0: none */
     repro_length len[2]; /* full, --quick */
-    int both_sets;     /* also runs for the other workload set (the pairs' study:
-                          on the paper's pairs only) */
+    int both_sets;     /* also runs, on the paper's pairs only, for the other workload set */
     /* Appends the study's runs to R in grid order (repro_point); NULL if it
      * only reads other studies' runs.  Deterministic. */
     int (*plan)(repro *R, v10_err *err);
@@ -289,8 +288,8 @@ int repro_render_cont(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
 int repro_render_colloc(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 int repro_render_pmts(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 int repro_render_read(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
-/* fairness.csv and fairness.svg over both sets (src/repro/fairness.c), and
- * the summary's section. */
+/* fairness.csv and fairness.svg over the set's 55 pairs
+ * (src/repro/fairness.c), and the summary's section. */
 int repro_render_fair(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 void repro_fair_md(FILE *f, const repro *R);
 

@@ -225,7 +225,7 @@ static int write_summary(const void *ctx, FILE *f)
                "v10sim %s, NPU `%s` (1 SA 128x128, 1 VU, %.0f GB/s HBM, %.0f MHz), seed %llu, "
                "%u requests per tenant (warm-up %u) in the pairs' and PMT slices' runs, %u (%u) "
                "in the other sensitivity studies' and %u (%u) in the scalability study's%s.  %zu "
-               "simulations: this set's studies, the other set's %d paper pairs and fairness study, both sets' "
+               "simulations: this set's studies, the other set's %d paper pairs and both sets' "
                "%d standalone profiles (a run whose result another's stands for is counted "
                "once).\n\n",
             V10_VERSION, R->npu.name, R->npu.hbm_gbps, R->npu.clock_mhz,
