@@ -71,19 +71,15 @@ int repro_prepare(repro *R, const v10_repro_opts *o, const char *set, int pairs_
     return 0;
 }
 
-/* The study of run i of X, or -1. */
+/* The study of run i of X (the grid whose runs hold it), or -1. */
 static int study_of(const repro *X, size_t i)
 {
-    /* The planned study with the last base at or before i: the other set
-     * plans fewer pairs than the pairs' grid says, and its fairness study
-     * follows them. */
-    int best = -1;
     for (int s = 0; s < N_STUDIES; s++) {
         size_t n = X->dim[s][0] * X->dim[s][1] * X->dim[s][2];
-        if (n && i >= X->base[s] && (best < 0 || X->base[s] >= X->base[best]))
-            best = s;
+        if (n && i >= X->base[s] && i < X->base[s] + n)
+            return s;
     }
-    return best;
+    return -1;
 }
 
 /*
