@@ -72,6 +72,10 @@ typedef struct v10_policy_params {
     int pmt_share_priority;     /* PMT: 1 slices proportional to priority */
     double prema_drain_frac;    /* PREMA: drain if the running task needs < this
                                    fraction of a slice to finish */
+    int full_preempt_ready;     /* V10-Full: 1 also preempts when a tenant becomes
+                                   ready for a busy FU (0: at timer ticks only) */
+    uint64_t full_quantum_cycles; /* V10-Full, preempt=ready: least cycles an operator
+                                   keeps its FU; 0: 9 context switches of the FU */
 } v10_policy_params;
 
 void v10_policy_params_default(v10_policy_params *p);

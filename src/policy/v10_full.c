@@ -6,6 +6,16 @@
  * that FU type, if that score is lower than the holder's.  A waiting tenant
  * takes at most one FU, so every preempted FU has a waiter to take it.  The
  * FU pays the SA or VU context switch (384 cycles for a 128x128 SA, paper).
+ *
+ * Beyond the paper, v10-full.preempt=ready (docs/architecture.md,
+ * "Preemption when a tenant becomes ready"): the same matching also runs
+ * as soon as a tenant becomes ready for an FU type whose FUs are all
+ * taken, not only at the next tick, but no operator is preempted before
+ * it has held its FU for the quantum (v10-full.quantum_cycles); a match
+ * the quantum blocks is retried when it ends.  A tenant whose operators
+ * are short and alternate between the SA and the VU is otherwise ready
+ * for the SA just after a long operator of another tenant took it, and
+ * waits for the next tick each time.
  */
 #include "policy/common.h"
 
@@ -15,12 +25,54 @@
  * a tick that finds no waiter disarms it, and the next event that leaves
  * a tenant READY re-arms it at the next multiple.  The ticks that fire are
  * the ones that could act; with short slices and long operators that saves
- * most of the run's events (the slice study at 512 cycles).
+ * most of the run's events (the slice study at 512 cycles).  With
+ * preempt=ready it also fires at the event that leaves a tenant waiting
+ * for a type with no free FU, and at the end of a quantum that blocked a
+ * match; it then goes back to the next multiple of the slice.
  * Invariant: armed == 1 iff the engine's timer is set.
  */
 typedef struct full_state {
     int armed;
+    /* since[t]: when tenant t's operator was last given an FU (full_pick;
+     * a tenant holds one operator at a time), the start of its quantum. */
+    uint64_t since[V10_MAX_TENANTS];
 } full_state;
+
+/* The default quantum, in context switches of the FU's type: a ready
+ * preemption takes an FU from an operator that has held it for at least
+ * 9 switches, so the switch it costs is at most a tenth of the FU's time
+ * between two such preemptions (docs/architecture.md, "Preemption when a
+ * tenant becomes ready"). */
+#define QUANTUM_SWITCHES 9
+
+/* The context switch of FU f's type, cycles (paper: 384 for a 128x128 SA). */
+static uint64_t switch_cost(const v10_engine *e, int f)
+{
+    const v10_npu *npu = v10p_npu(e);
+    /* A collective stops between two ring steps, its data sent: no
+     * context to switch on the link engine. */
+    v10_fu_type ty = v10p_fu_type(e, f);
+    return ty == V10_FU_SA   ? npu->sa_switch_cycles
+           : ty == V10_FU_VU ? v10_npu_vu_switch_cycles(npu)
+                             : 0;
+}
+
+/* The least cycles an operator keeps FU f before a preemption
+ * (preempt=ready). */
+static uint64_t quantum(const v10_engine *e, int f)
+{
+    uint64_t q = v10p_params(e)->full_quantum_cycles;
+    return q ? q : QUANTUM_SWITCHES * switch_cost(e, f);
+}
+
+/* 1 if some FU of type ty is free (the dispatch after this event offers it). */
+static int type_free(const v10_engine *e, int ty)
+{
+    for (int f = 0; f < v10p_n_fus(e); f++)
+        if ((int)v10p_fu_type(e, f) == ty && v10p_fu_state(e, f) == V10P_FU_FREE)
+            return 1;
+    return 0;
+}
 
 static int full_init(v10_engine *e, void *st, v10_err *err)
 {
@@ -30,11 +82,21 @@ static int full_init(v10_engine *e, void *st, v10_err *err)
     return 0;
 }
 
+/* preempt=ready: a tenant left READY for a type with no free FU is
+ * matched after this event's dispatch (the timer at now), not at the next
+ * tick; the timer then goes back to the ticks. */
 static void full_event(v10_engine *e, void *st, v10_ev_kind k, int t)
 {
     (void)k;
     full_state *s = st;
-    if (s->armed || v10p_state(e, t) != V10P_READY)
+    if (v10p_state(e, t) != V10P_READY)
+        return;
+    if (v10p_params(e)->full_preempt_ready && !type_free(e, v10p_next_fu(e, t))) {
+        s->armed = 1;
+        v10p_set_timer(e, v10p_now(e));
+        return;
+    }
+    if (s->armed)
         return;
     uint64_t slice = policy_slice_cycles(e), now = v10p_now(e);
     uint64_t next = now % slice ? (now / slice + 1) * slice : now;
@@ -44,8 +106,10 @@ static void full_event(v10_engine *e, void *st, v10_ev_kind k, int t)
 
 static int full_pick(v10_engine *e, void *st, int f, uint64_t cand)
 {
-    (void)st, (void)f;
-    return v10p_lowest_score(e, cand);
+    (void)f;
+    int w = v10p_lowest_score(e, cand);
+    ((full_state *)st)->since[w] = v10p_now(e);
+    return w;
 }
 
 /* The unmatched waiting tenant with the lowest score (key: its score's
@@ -87,7 +151,15 @@ static void full_timer(v10_engine *e, void *st)
         s->armed = 0; /* nobody to preempt for: sleep until someone waits */
         return;
     }
-    v10p_set_timer(e, v10p_now(e) + policy_slice_cycles(e));
+    /* The next tick; with preempt=ready the timer also fires off the
+     * ticks, so it is the next multiple of the slice, or sooner if a
+     * quantum blocks a match until then (set once the matching is done). */
+    uint64_t now = v10p_now(e), slice = policy_slice_cycles(e), wake = 0;
+    int ready = v10p_params(e)->full_preempt_ready;
+    if (ready)
+        wake = (now / slice + 1) * slice;
+    else
+        v10p_set_timer(e, now + slice);
     /* An FU on its way to being free (free, switching, or with a stop
      * pending) will go to the best waiter, who needs no preemption.  Only
      * an executing operator with no stop pending may be preempted. */
@@ -119,17 +191,17 @@ static void full_timer(v10_engine *e, void *st)
         int w = best_waiter(e, f, key, matched);
         if (w < 0 || !(key[w] < key[holder[f]]))
             continue;
+        if (ready && now - s->since[holder[f]] < quantum(e, f)) {
+            uint64_t end = s->since[holder[f]] + quantum(e, f); /* > now */
+            wake = end < wake ? end : wake;
+            continue; /* w may still take another FU */
+        }
         matched |= 1ull << w;
-        const v10_npu *npu = v10p_npu(e);
-        /* A collective stops between two ring steps, its data sent: no
-         * context to switch on the link engine. */
-        v10_fu_type ty = v10p_fu_type(e, f);
-        uint64_t cost = ty == V10_FU_SA   ? npu->sa_switch_cycles
-                        : ty == V10_FU_VU ? v10_npu_vu_switch_cycles(npu)
-                                          : 0;
-        if (v10p_preempt(e, f, cost))
+        if (v10p_preempt(e, f, switch_cost(e, f)))
             v10p_count_switch(e);
     }
+    if (ready)
+        v10p_set_timer(e, wake);
 }
 
 /* 0 stands for the NPU's slice. */
@@ -140,6 +212,16 @@ static const v10_param_def full_params[] = {
      .offset = offsetof(v10_policy_params, slice_cycles), .def = 0, .min = 0, .max = 0x1p40,
      .help = "preemption time slice, cycles; 0: the NPU's (32768 on v10-isca23)",
      .effective = npu_slice},
+    {.name = "v10-full.preempt", .key = "full_preempt", .type = V10_PARAM_CHOICE,
+     .offset = offsetof(v10_policy_params, full_preempt_ready), .def = 0, .min = 0, .max = 1,
+     .choices = "tick|ready",
+     .help = "preempt at timer ticks (the paper's), or also when a tenant becomes ready "
+             "for a busy FU"},
+    {.name = "v10-full.quantum_cycles", .key = "quantum_cycles", .type = V10_PARAM_U64,
+     .offset = offsetof(v10_policy_params, full_quantum_cycles), .def = 0, .min = 0,
+     .max = 0x1p40,
+     .help = "preempt=ready: least cycles an operator keeps its FU; 0: 9 context switches "
+             "of the FU's type (SA 3456, VU 594 on v10-isca23)"},
 };
 
 const v10_policy_ops v10_policy_v10_full = {

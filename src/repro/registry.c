@@ -44,6 +44,10 @@ const repro_study repro_studies[N_STUDIES] = {
     [S_COLLOC] = {"collocation", {0, 0, 0}, LEN_NONE, 0, NULL, repro_render_colloc},
     /* From the pairs' runs: energy.csv, energy.svg, energy_split.svg. */
     [S_ENERGY] = {"energy", {0, 0, 0}, LEN_NONE, 0, NULL, repro_render_energy},
+    /* [pair][the pairs' policies (their runs), then V10-Full with
+     * preempt=ready]: the studied set only (the other set with --workloads) */
+    [S_FAIR] = {"fairness", {NPAIR, NFAIR, 1}, LEN_PAIRS, 0, repro_plan_fair,
+                repro_render_fair},
 };
 
 /* Plans every study R runs, in table order (a study's run may stand for

@@ -103,6 +103,7 @@ static void same_as(repro *R, v10_run_config *c, size_t from)
                c->npu.vmem_bytes == f->npu.vmem_bytes &&
                c->npu.sa_switch_overlap_cycles == f->npu.sa_switch_overlap_cycles &&
                c->params.pmt_slice_us == f->params.pmt_slice_us &&
+               c->params.full_preempt_ready == f->params.full_preempt_ready &&
                slice->effective((double)c->params.slice_cycles, &c->npu) ==
                    slice->effective((double)f->params.slice_cycles, &f->npu));
     for (size_t t = 0; t < c->n_tenants; t++)
@@ -295,6 +296,28 @@ int repro_plan_read(repro *R, v10_err *err)
                 return -1;
             if (j < NREADSL)
                 c->params.slice_cycles = repro_read_slice(j);
+        }
+    }
+    return 0;
+}
+
+/* Every pair under the paper's four policies (the pairs' runs) and under
+ * V10-Full with v10-full.preempt=ready, its quantum the default
+ * (src/policy/v10_full.c). */
+int repro_plan_fair(repro *R, v10_err *err)
+{
+    for (size_t p = 0; p < NPAIR; p++) {
+        int ms[2];
+        pair_models(R, p, ms);
+        for (size_t k = 0; k < NFAIR; k++) {
+            v10_run_config *c = add(R, S_FAIR, p, k, 0, ms, NULL, 2,
+                                    k < NPOL ? repro_policies[k] : "v10-full", &R->npu, err);
+            if (!c)
+                return -1;
+            if (k == NPOL)
+                c->params.full_preempt_ready = 1;
+            else
+                same_as(R, c, repro_at(R, S_PAIRS, p, k, 0));
         }
     }
     return 0;

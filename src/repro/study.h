@@ -37,6 +37,10 @@
 #define NREADSL 4 /* slices of the other reading: 512, 2K, 8K, 32K cycles */
 #define NPMTS 3   /* PMT slices 1, 2, 4 ms */
 enum { P_PMT = 0, P_BASE, P_FAIR, P_FULL };
+/* The fairness study's policies: the NPOL above, then V10-Full with
+ * v10-full.preempt=ready (src/repro/fairness.c). */
+#define NFAIR (NPOL + 1)
+extern const char *const repro_fair_policies[NFAIR];
 
 extern const char *const repro_models[NM];
 extern const char *const repro_policies[NPOL];
@@ -67,7 +71,7 @@ void repro_scale_mix(size_t t, int *ms);
 
 /* The studies, in the order they are rendered (and listed in report.html). */
 enum { S_PAIRS = 0, S_SLICE, S_PRIO, S_VMEM, S_SCALE, S_CONT, S_READ, S_PMTS, S_COLLOC,
-       S_ENERGY, N_STUDIES };
+       S_ENERGY, S_FAIR, N_STUDIES };
 
 /* Invariant: a < b index repro_models (naming order); the first NPP pairs
  * are the paper's, in its order (paper == 1). */
@@ -255,6 +259,7 @@ int repro_plan_scale(repro *R, v10_err *err);
 int repro_plan_cont(repro *R, v10_err *err);
 int repro_plan_pmts(repro *R, v10_err *err);
 int repro_plan_read(repro *R, v10_err *err);
+int repro_plan_fair(repro *R, v10_err *err);
 
 
 /* Appends a run of the n_t models ms[] (priorities prio, or all 1) under
@@ -283,6 +288,10 @@ int repro_render_cont(const repro *R, repro_charts *cs, v10_repro_out *out, v10_
 int repro_render_colloc(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 int repro_render_pmts(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
 int repro_render_read(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
+/* fairness.csv and fairness.svg over the set's 55 pairs
+ * (src/repro/fairness.c), and the summary's section. */
+int repro_render_fair(const repro *R, repro_charts *cs, v10_repro_out *out, v10_err *err);
+void repro_fair_md(FILE *f, const repro *R);
 
 /* Where the time went (attribution.c): attribution.csv and .svg for the
  * paper's pairs under each policy; the summary's section naming each

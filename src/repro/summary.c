@@ -274,6 +274,7 @@ static int write_summary(const void *ctx, FILE *f)
             R->col.gain_min, R->col.gain_max, gmean, R->col.n_beneficial);
     repro_attrib_md(f, R);
     repro_energy_md(f, R);
+    repro_fair_md(f, R);
 
     fprintf(f, "## Collocation (leave two workloads out, %zu pairs)\n\n"
                "| predictor | accuracy (threshold 1.3) | accuracy (threshold = median gain "

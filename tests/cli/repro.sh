@@ -57,7 +57,7 @@ need = ["pairs.csv", "slice.csv", "priority.csv", "vmem.csv", "scalability.csv",
         "vmem.svg", "scalability.svg", "scalability_util.svg", "contention.svg",
         "collocation.svg", "slice_reading.csv", "slice_reading.svg", "pmt_slice.csv",
         "pmt_slice.svg", "attribution.csv", "attribution.svg", "energy.csv", "energy.svg",
-        "energy_split.svg"]
+        "energy_split.svg", "fairness.csv", "fairness.svg"]
 for f in need:
     p = os.path.join(d, f)
     assert os.path.isfile(p) and os.path.getsize(p) > 0, f
@@ -108,6 +108,18 @@ assert n_rows("pmt_slice.csv") == 11 * 3
 assert n_rows("contention.csv") == 11 * 2 * 2
 assert n_rows("profiles.csv") == 11
 assert n_rows("collocation.csv") == 55
+# The fairness study: the set's 55 pairs x 5 policies; the paper's
+# policies are the pairs' runs (the same figures).
+fa = list(csv.DictReader(open(os.path.join(d, "fairness.csv"))))
+assert len(fa) == 55 * 5, len(fa)
+assert sorted({r["policy"] for r in fa}) == ["pmt", "v10-base", "v10-fair", "v10-full",
+                                             "v10-full+ready"]
+pr = {(r["pair"], r["policy"]): r for r in rows}
+for r in fa:
+    assert abs(float(r["min_np"]) - min(float(r["np_1"]), float(r["np_2"]))) < 1e-4, r
+    assert 0 <= float(r["fairness"]) <= 1.0001, r
+    if r["policy"] != "v10-full+ready":
+        assert float(r["stp"]) == float(pr[(r["pair"], r["policy"])]["stp"]), r
 slices = sorted({int(r["slice_cycles"]) for r in csv.DictReader(open(os.path.join(d, "slice.csv")))})
 assert slices[0] == 512 and slices[-1] == 1048576, slices
 sc = list(csv.DictReader(open(os.path.join(d, "scalability.csv"))))

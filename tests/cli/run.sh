@@ -21,9 +21,11 @@ python3 - "$tmp/param.json" "$tmp/alias.json" "$tmp/dflt.json" <<'PY'
 import json, sys
 p, a, d = (json.load(open(f)) for f in sys.argv[1:])
 assert p["config"]["params"] == {"slice_cycles": 4096, "pmt_slice_us": 250,
-                                 "pmt_share": "equal", "prema_drain_frac": 0.25}, p["config"]["params"]
+                                 "pmt_share": "equal", "prema_drain_frac": 0.25,
+                                 "full_preempt": "tick", "quantum_cycles": 0}, p["config"]["params"]
 assert d["config"]["params"] == {"slice_cycles": 32768, "pmt_slice_us": 1000,
-                                 "pmt_share": "priority", "prema_drain_frac": 0.25}, d["config"]["params"]
+                                 "pmt_share": "priority", "prema_drain_frac": 0.25,
+                                 "full_preempt": "tick", "quantum_cycles": 0}, d["config"]["params"]
 for r in (p, a, d):
     r.pop("perf", None)
 assert p == a
@@ -44,7 +46,7 @@ python3 - "$tmp/params.csv" <<'PY'
 import csv, sys
 rows = {r["param"]: r for r in csv.DictReader(open(sys.argv[1]))}
 assert set(rows) == {"pmt.slice_us", "pmt.share", "prema.slice_us", "prema.drain_frac",
-                     "v10-full.slice_cycles"}, rows
+                     "v10-full.slice_cycles", "v10-full.preempt", "v10-full.quantum_cycles"}, rows
 assert rows["pmt.slice_us"]["default"] == "1000" and rows["pmt.slice_us"]["range"] == "[0.01, 1000000000]"
 assert rows["pmt.share"]["default"] == "priority" and rows["pmt.share"]["range"] == "equal|priority"
 assert rows["prema.drain_frac"]["default"] == "0.25"

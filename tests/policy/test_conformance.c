@@ -1,5 +1,6 @@
 /*
- * test_conformance.c — every registered policy on several tenant mixes,
+ * test_conformance.c — every registered policy, and each option that
+ * changes how one schedules (v10-full.preempt=ready), on several tenant mixes,
  * checked against the engine's invariants from the recorded timeline:
  * each request completes exactly once, operators run in stream order, no FU
  * runs two things at once, FU busy cycles equal the work executed plus the
@@ -34,12 +35,28 @@ static const mix mixes[] = {
     {"three", {D "long_sa.csv", D "sa_vu.csv:priority=3", D "membound.csv"}},
     {"poisson", {D "sa_vu.csv:rate=20000", D "vu_heavy.csv:rate=30000"}},
     {"closed-2", {D "membound.csv:outstanding=2", D "long_sa.csv"}},
+    /* Short operators alternating SA and VU beside a million-cycle one:
+     * v10-full.preempt=ready preempts between ticks here. */
+    {"short-long", {D "short_sa_vu.csv", D "huge_sa.csv"}},
     /* An LLM server (docs/llm.md): its engine requests are iterations. */
     {"llm", {"llm/llama3.2-1b:trace=tests/data/llm/azure_conv_200.csv:rate_scale=100:max_batch=4",
              D "sa_vu.csv"}},
 };
 
-/* One run of `policy` on mix m with --check, on the default NPU or (npu
+/* Every registered policy, then the options that change how one behaves,
+ * each as "POLICY+PARAM=VALUE" (run_mix_on sets the parameter). */
+static const char *const options[] = {"v10-full+v10-full.preempt=ready"};
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
+static size_t n_variants(void) { return v10_policy_count() + N_OPTIONS; }
+
+static const char *variant(size_t i)
+{
+    size_t n = v10_policy_count();
+    return i < n ? v10_policy_name(v10_policy_at(i)) : options[i - n];
+}
+
+/* One run of `policy` (a variant) on mix m with --check, on the default NPU or (npu
  * non-NULL) on preset `npu` with op_mapping `map` and preemption model pm. */
 static int run_mix_on(const char *policy, const mix *m, int contention, uint64_t seed,
                       const char *npu, v10_op_mapping map, v10_preempt_model pm,
@@ -59,7 +76,9 @@ static int run_mix_on(const char *policy, const mix *m, int contention, uint64_t
         assert_int_equal(v10_tenant_spec_parse(m->specs[n], &specs[n], &err), 0);
     if (!strcmp(policy, "solo"))
         n = 1;
-    snprintf(cfg->policy, sizeof cfg->policy, "%s", policy);
+    const char *opt = strchr(policy, '+');
+    snprintf(cfg->policy, sizeof cfg->policy, "%.*s",
+             (int)(opt ? (size_t)(opt - policy) : strlen(policy)), policy);
     cfg->tenants = specs;
     cfg->n_tenants = n;
     cfg->requests = 12;
@@ -68,6 +87,13 @@ static int run_mix_on(const char *policy, const mix *m, int contention, uint64_t
     cfg->contention = contention;
     cfg->check = 1;
     cfg->params.pmt_slice_us = 100;
+    if (opt) {
+        char key[64];
+        const char *eq = strchr(opt, '=');
+        assert_non_null(eq);
+        snprintf(key, sizeof key, "%.*s", (int)(eq - opt - 1), opt + 1);
+        assert_int_equal(v10_param_set(&cfg->params, key, eq + 1, &err), 0);
+    }
     cfg->trace = tr;
     memset(tr, 0, sizeof *tr);
     int rc = v10_run(cfg, res, &err);
@@ -184,8 +210,8 @@ static void check_timeline(const v10_run_config *cfg, const v10_run_result *r, v
 static void test_all_policies_all_mixes(void **state)
 {
     (void)state;
-    for (size_t p = 0; p < v10_policy_count(); p++) {
-        const char *name = v10_policy_name(v10_policy_at(p));
+    for (size_t p = 0; p < n_variants(); p++) {
+        const char *name = variant(p);
         for (size_t m = 0; m < sizeof mixes / sizeof mixes[0]; m++)
             for (int cont = 0; cont <= 1; cont++) {
                 v10_run_config cfg;
@@ -224,8 +250,8 @@ static void test_op_mapping_all_alloc(void **state)
     (void)state;
     const char *npus[] = {"v10-isca23-4x", "tpuv4-core"};
     int ganged = 0;
-    for (size_t p = 0; p < v10_policy_count(); p++) {
-        const char *name = v10_policy_name(v10_policy_at(p));
+    for (size_t p = 0; p < n_variants(); p++) {
+        const char *name = variant(p);
         for (size_t m = 0; m < sizeof mixes / sizeof mixes[0]; m++)
             for (int k = 1; k <= 2; k++) { /* contention and drain, or neither and tile */
                 v10_run_config cfg;
@@ -311,8 +337,8 @@ static char *run_json(const char *policy, const mix *m, uint64_t seed)
 static void test_deterministic(void **state)
 {
     (void)state;
-    for (size_t p = 0; p < v10_policy_count(); p++) {
-        const char *name = v10_policy_name(v10_policy_at(p));
+    for (size_t p = 0; p < n_variants(); p++) {
+        const char *name = variant(p);
         char *a = run_json(name, &mixes[3], 42), *b = run_json(name, &mixes[3], 42);
         assert_string_equal(a, b);
         free(a);
