@@ -49,10 +49,9 @@ static void usage(FILE *f)
         "                       the file's (docs/formats.md, \"Run settings\")\n"
         "  --policy NAME        scheduling policy (default v10-full); a comma-separated\n"
         "                       list compares several ('all': every one but solo)\n"
-        "  -j, --jobs N         threads running the policies of a comparison at once\n"
-        "                       (default 1: one after another, one run's memory at a\n"
-        "                       time; with --plot always so); the output is the same\n"
-        "                       for any N\n"
+        "  -j, --jobs N         policies run at once (default 1: one at a time, one\n"
+        "                       run's memory at a time; --plot: always); the same\n"
+        "                       output for any N\n"
         "  --npu NAME|FILE      NPU preset or JSON override (default v10-isca23)\n"
         "  --requests N         requests per tenant (default 20)\n"
         "  --warmup N           requests per tenant before the window (default N/10)\n"
@@ -405,8 +404,7 @@ int cmd_run(int argc, char **argv)
     const char *policy_arg = "v10-full", *trace_path = NULL, *per_op_path = NULL;
     const char *plot_dir = NULL;
     v10_format fmt = V10_FMT_TABLE;
-    int warmup_set = 0, policy_set = 0, tenants_set = 0;
-    int threads = 1; /* the runs one after another: one run's memory at a time */
+    int warmup_set = 0, policy_set = 0, tenants_set = 0, threads = 1; /* -j */
     param_set params_set = {.n = 0};
     v10_err err;
     int npu_rc;
