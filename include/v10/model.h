@@ -193,6 +193,13 @@ int v10_model_gemm(v10_model *m, const char *name, uint64_t count, uint64_t M,
 int v10_model_conv(v10_model *m, const char *name, uint64_t batch, uint64_t h,
                    uint64_t w, uint64_t c, uint64_t filters, uint64_t kh,
                    uint64_t kw, uint64_t stride, uint64_t pad, v10_err *err);
+/* A convolution given as its GEMM, (M x K)(K x N), M the batch's output
+ * pixels, K = filter_h x filter_w x channels, N the filters, whose
+ * in_elems input elements are read once (not im2col's K-fold copy): what
+ * v10_model_conv lowers to, for a reader (a SCALE-Sim topology) whose
+ * output size follows its own rule. */
+int v10_model_lowered_conv(v10_model *m, const char *name, uint64_t M, uint64_t N, uint64_t K,
+                           uint64_t in_elems, v10_err *err);
 int v10_model_vec(v10_model *m, const char *name, const v10_vec_desc *d, v10_err *err);
 int v10_model_vector(v10_model *m, const char *name, uint64_t elems,
                      uint64_t ops_per_elem, uint64_t in_tensors, int fusible,

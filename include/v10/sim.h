@@ -190,6 +190,9 @@ typedef enum v10_attr_state {
     V10_ATTR_EXEC = 0,   /* executing at its full rate (issue and DMA included) */
     V10_ATTR_HBM,        /* executing: the part lost to HBM sharing (to the operators
                             sharing it, by their bandwidth) */
+    V10_ATTR_PARTITION,  /* executing on a spatial partition slower than a whole FU:
+                            the part lost to its smaller share (to the tenants holding
+                            the rest of the FU, by their share) */
     V10_ATTR_WAIT_SA,    /* ready for an SA, every SA it may use held by another */
     V10_ATTR_WAIT_VU,    /* ready for a VU, every VU it may use held by another */
     V10_ATTR_HELD,       /* ready, an FU of its type free, kept off by the policy

@@ -47,6 +47,9 @@ typedef struct v10_svg_chart {
     int log10_x;                 /* XY: log10 x axis, ticks at 1, 2, 5 x 10^k */
     int scatter;                 /* XY: markers only, no lines; a marker that would
                                     cover another is set beside it (dodged) */
+    int steps;                   /* XY curves: each series a staircase from y = 0
+                                    (an empirical CDF): up at each point's x to its y,
+                                    level to the next point's x; the y axis holds 0 */
     const char *const *x_labels; /* lines: optional tick labels at each x */
     int stacked;                 /* bars: one bar per category, the series (>= 0)
                                     stacked in order from the axis up */

@@ -35,6 +35,7 @@ static void usage(void)
            "hbm_util_pct, sa_op_us_mean, vu_op_us_mean, flops_util_pct; an empty cell\n"
            "is \"not measured\".  Several --profile files merge into one profile (the\n"
            "paper's data/tpu-profiles/utilization.csv and op_lengths.csv).\n\n"
+           "options:\n"
            "  --profile FILE  a profile CSV (repeatable)\n"
            "  --row NAME[:B]  the profile row (default: MODEL's name at its batch)\n"
            "  --out FILE      write the calibrated operator-trace CSV there; use it\n"

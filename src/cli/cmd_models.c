@@ -85,6 +85,7 @@ static void models_usage(void)
            "An operator runs as the NPU's op_mapping says: on one engine (\"one\"), or\n"
            "alone over every engine of its type (\"all\", the TPU presets' default;\n"
            "docs/design.md, \"Operators over several engines\").\n\n"
+           "options:\n"
            "  --npu SPEC     preset name or JSON file (default v10-isca23)\n"
            "  --format FMT   table (default), json or csv\n"
            "  --help         this text\n");
@@ -151,6 +152,7 @@ static void profile_usage(void)
            "compute cycles and the tiles, which re-reading maps again), so\n"
            "  v10sim profile bert --format csv > bert.csv; v10sim profile bert.csv\n"
            "reproduces the same per-operator cycles (edit the CSV to experiment).\n\n"
+           "options:\n"
            "  --npu SPEC     preset name or JSON file (default v10-isca23)\n"
            "  --format FMT   table (default), json or csv\n"
            "  --help         this text\n");

@@ -18,6 +18,7 @@ static void usage(void)
            "and derived figures (peak SA TFLOPS, VU GFLOPS, HBM bytes per cycle, PMT\n"
            "task-switch cycles, ...).  A JSON file overrides any subset of the fields\n"
            "of its \"base\" preset (default v10-isca23).\n\n"
+           "options:\n"
            "  --npu SPEC     preset name or JSON file (default v10-isca23)\n"
            "  --list         list the presets with their main figures\n"
            "  --format FMT   table (default) or json; --list also takes csv\n"

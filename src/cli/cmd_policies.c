@@ -49,8 +49,11 @@ int cmd_policies(int argc, char **argv)
                    "Lists the scheduling policies with a one-line description and the\n"
                    "options they read, then every policy parameter (run --param\n"
                    "POLICY.NAME=VALUE) with its default, range and meaning.\n\n"
-                   "  --params  only the parameters (one row each; for json and csv,\n"
-                   "            which otherwise list the policies)\n");
+                   "options:\n"
+                   "  --params      only the parameters (one row each; for json and csv,\n"
+                   "                which otherwise list the policies)\n"
+                   "  --format FMT  table (default), json or csv\n"
+                   "  --help        this text\n");
             return V10_EXIT_OK;
         } else if (!strcmp(argv[i], "--params")) {
             params_only = 1;

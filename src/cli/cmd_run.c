@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "util/json.h"
 #include "util/names.h"
 #include "util/num.h"
+#include "util/pool.h"
 #include "v10/llm_tenant.h"
 #include "v10/pool.h"
 #include "v10/report.h"
@@ -28,6 +30,7 @@ static void usage(FILE *f)
         "latency and fairness.\n\n"
         "  SPEC = MODEL[:batch=N][:priority=P][:rate=RPS][:outstanding=N][:slo_us=X]\n"
         "         MODEL is a built-in model (v10sim models), an operator-trace CSV,\n"
+        "         a SCALE-Sim topology CSV (docs/formats.md),\n"
         "         an ONNX file (PATH.onnx[:unknown=vu], docs/onnx.md) or one\n"
         "         LLM phase repeated (llm/NAME:prefill=P or :decode=NxC,\n"
         "         docs/models.md; not serving);\n"
@@ -46,13 +49,17 @@ static void usage(FILE *f)
         "                       the file's (docs/formats.md, \"Run settings\")\n"
         "  --policy NAME        scheduling policy (default v10-full); a comma-separated\n"
         "                       list compares several ('all': every one but solo)\n"
+        "  -j, --jobs N         policies run at once (default 1: one at a time, one\n"
+        "                       run's memory at a time; --plot: always); the same\n"
+        "                       output for any N\n"
         "  --npu NAME|FILE      NPU preset or JSON override (default v10-isca23)\n"
         "  --requests N         requests per tenant (default 20)\n"
         "  --warmup N           requests per tenant before the window (default N/10)\n"
         "  --seed S             seed for arrivals (default 1)\n"
-        "  --format F           table (default), json or csv\n"
-        "  --trace FILE         write a Perfetto / Chrome trace-event timeline\n"
-        "                       (gzip'd when FILE ends in .gz, e.g. run.json.gz)\n"
+        "  --format FMT         table (default), json or csv\n"
+        "  --trace FILE         write a Perfetto / Chrome trace-event timeline of one\n"
+        "                       policy's run (with one --policy only; gzip'd when\n"
+        "                       FILE ends in .gz, e.g. run.json.gz)\n"
         "  --plot DIR           also draw, per policy, where each tenant's time went\n"
         "                       (time_POLICY.svg) and each FU's utilization over the run\n"
         "                       (util_POLICY.svg), and report.html, into DIR\n"
@@ -99,6 +106,7 @@ static const struct option opts[] = {
     {"per-op", required_argument, 0, O_PEROP},
     {"config", required_argument, 0, O_CONFIG},
     {"plot", required_argument, 0, O_PLOT},
+    {"jobs", required_argument, 0, 'j'},
     {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0},
 };
 
@@ -323,18 +331,66 @@ static int read_inputs(const v10_tenant_spec *specs, size_t n, v10_inputs *in, v
 }
 
 /* Several policies: one bar over all of them (v10_run's own bar would
- * start afresh with each, and stay quiet for each shorter than 3 s).
- * Policy i of the n at run progress f is i + f of n done. */
+ * start afresh with each, and stay quiet for each shorter than 3 s).  The
+ * work done is the sum of each policy's run progress, whichever threads
+ * run them (lock: the runs report from their threads). */
 typedef struct policies_bar {
     v10_progress bar;
-    int i; /* the policy running */
+    pthread_mutex_t lock;
+    double frac[16];  /* each policy's run progress, 0..1 */
+    size_t finished;  /* policies done (or refused) */
 } policies_bar;
+
+/* Policy i's run of the comparison: its configuration, its outcome, and its
+ * own trace when one is drawn. */
+typedef struct policy_run {
+    v10_run_config cfg;
+    v10_run_result res;
+    v10_trace trace;
+    v10_err err;
+    int rc;
+    policies_bar *bar; /* NULL: one policy */
+    size_t i;
+    const v10_inputs *inputs;
+} policy_run;
+
+/* The bar at the policies' progress (b->lock held). */
+static void bar_show(policies_bar *b)
+{
+    double done = 0;
+    for (size_t k = 0; k < sizeof b->frac / sizeof b->frac[0]; k++)
+        done += b->frac[k];
+    b->bar.work_done = done;
+    v10_progress_step(&b->bar, b->finished);
+}
 
 static void policies_progress(void *ctx, double f)
 {
-    policies_bar *b = ctx;
-    b->bar.work_done = b->i + f;
-    v10_progress_step(&b->bar, (size_t)b->i);
+    policy_run *p = ctx;
+    pthread_mutex_lock(&p->bar->lock);
+    p->bar->frac[p->i] = f;
+    bar_show(p->bar);
+    pthread_mutex_unlock(&p->bar->lock);
+}
+
+/* Runs policy i (a pool item: every file read from the command's inputs on
+ * this thread too); a policy that refuses the mix is its own outcome, not
+ * the pool's failure. */
+static int run_policy(void *ctx, size_t i, v10_err *err)
+{
+    (void)err;
+    policy_run *p = (policy_run *)ctx + i;
+    const v10_inputs *prev = v10_inputs_use(p->inputs);
+    p->rc = v10_run(&p->cfg, &p->res, &p->err);
+    v10_inputs_use(prev);
+    if (p->bar) {
+        pthread_mutex_lock(&p->bar->lock);
+        p->bar->frac[i] = 1;
+        p->bar->finished++;
+        bar_show(p->bar);
+        pthread_mutex_unlock(&p->bar->lock);
+    }
+    return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -348,7 +404,7 @@ int cmd_run(int argc, char **argv)
     const char *policy_arg = "v10-full", *trace_path = NULL, *per_op_path = NULL;
     const char *plot_dir = NULL;
     v10_format fmt = V10_FMT_TABLE;
-    int warmup_set = 0, policy_set = 0, tenants_set = 0;
+    int warmup_set = 0, policy_set = 0, tenants_set = 0, threads = 1; /* -j */
     param_set params_set = {.n = 0};
     v10_err err;
     int npu_rc;
@@ -358,7 +414,7 @@ int cmd_run(int argc, char **argv)
     const char *config_path = NULL;
     int c;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1)
         if (c == O_CONFIG)
             config_path = optarg;
     if (config_path) {
@@ -370,7 +426,7 @@ int cmd_run(int argc, char **argv)
         warmup_set = (file.given & V10_SET_WARMUP) != 0;
     }
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
         case O_CONFIG: break;
         case O_TENANT:
@@ -451,6 +507,10 @@ int cmd_run(int argc, char **argv)
             if (i < 0 || v10_preempt_parse(models[i], &cfg.preempt))
                 return V10_EXIT_USAGE;
         }
+            break;
+        case 'j':
+            if (cli_threads("run", optarg, &threads))
+                return V10_EXIT_USAGE;
             break;
         case O_HELP: usage(stdout); return V10_EXIT_OK;
         default: return cli_bad_option("run", c, argv);
@@ -569,31 +629,62 @@ int cmd_run(int argc, char **argv)
         v10_report_compare_attr_cols(cmp, &cfg);
     else if (cmp)
         v10_report_compare_cols(cmp);
-    policies_bar pb;
+    /* The policies' runs, each with its own configuration, result and
+     * trace: several at once on -j threads (with --plot one at a time, so
+     * that one run's trace is held at a time), reported in policy order
+     * whatever order they end in. */
+    policies_bar pb = {0};
+    policy_run *runs = calloc((size_t)n_pol, sizeof *runs);
+    int *ran = calloc((size_t)n_pol, sizeof *ran);
+    int rc = V10_EXIT_OK, refused = 0;
+    if (!runs || !ran)
+        rc = cli_fail(&(v10_err){"out of memory"});
     if (n_pol > 1) { /* drawn once the command has lasted 3 s */
         v10_progress_start(&pb.bar, "policies simulated", (size_t)n_pol);
         const char *after = getenv("V10_PROGRESS_AFTER"); /* seconds; tests set 0 */
         pb.bar.quiet_s = after ? atof(after) : 3;
         pb.bar.work_total = n_pol;
-        cfg.on_progress = policies_progress;
-        cfg.progress_ctx = &pb;
+        pthread_mutex_init(&pb.lock, NULL);
     }
-    int rc = V10_EXIT_OK, refused = 0;
     for (int i = 0; i < n_pol && rc == V10_EXIT_OK; i++) {
-        pb.i = i;
-        memcpy(cfg.policy, names[i], sizeof cfg.policy);
-        cfg.trace = trace_path || plot_dir ? &trace : NULL;
-        v10_run_result res;
-        if (v10_run(&cfg, &res, &err)) {
+        policy_run *p = &runs[i];
+        p->cfg = cfg;
+        memcpy(p->cfg.policy, names[i], sizeof p->cfg.policy);
+        p->trace = (v10_trace){.from_cycle = trace.from_cycle, .to_cycle = trace.to_cycle};
+        p->cfg.trace = trace_path || plot_dir ? &p->trace : NULL;
+        p->i = (size_t)i;
+        p->inputs = &inputs;
+        if (n_pol > 1) {
+            p->bar = &pb;
+            p->cfg.on_progress = policies_progress;
+            p->cfg.progress_ctx = p;
+        }
+    }
+    if (rc == V10_EXIT_OK && n_pol > 1 && threads > 1 && !plot_dir) {
+        v10_pool_spec all = {.n = (size_t)n_pol, .run = run_policy, .ctx = runs};
+        if (v10_pool_for(&all, threads, &err)) /* the runs' own failures are theirs */
+            rc = cli_fail(&err);
+        for (int i = 0; i < n_pol; i++)
+            ran[i] = 1;
+    }
+    for (int i = 0; i < n_pol && rc == V10_EXIT_OK; i++) {
+        policy_run *p = &runs[i];
+        if (!ran[i]) {
+            run_policy(runs, (size_t)i, &err);
+            ran[i] = 1;
+        }
+        v10_run_config *pc = &p->cfg;
+        v10_run_result *res = &p->res;
+        if (p->rc) {
             if (n_pol == 1) {
-                rc = cli_fail(&err);
+                rc = cli_fail(&p->err);
                 break;
             }
             /* One policy refusing the mix does not cost the others' results:
              * say so, compare the rest, and exit 1 at the end. */
-            if (strncmp(err.msg, "policy ", 7))
-                v10_err_prefix(&err, "policy %s", names[i]);
-            cli_fail(&err);
+            if (strncmp(p->err.msg, "policy ", 7))
+                v10_err_prefix(&p->err, "policy %s", names[i]);
+            cli_fail(&p->err);
             refused++;
             continue;
         }
@@ -601,7 +692,7 @@ int cmd_run(int argc, char **argv)
             v10_wfile out;
             if (v10_wfile_open(&out, trace_path, 0, &err))
                 rc = cli_fail(&err);
-            else if (write_trace(&trace, &cfg, &res, out.f, v10_gz_path(trace_path), &err)) {
+            else if (write_trace(&p->trace, pc, res, out.f, v10_gz_path(trace_path), &err)) {
                 v10_wfile_abort(&out);
                 v10_err_prefix(&err, "%s", trace_path);
                 rc = cli_fail(&err);
@@ -610,44 +701,44 @@ int cmd_run(int argc, char **argv)
             }
         }
         if (rc == V10_EXIT_OK && plot_dir &&
-            v10_report_run_plots(&cfg, &res, &trace, &plots, &n_plots, &err))
+            v10_report_run_plots(pc, res, &p->trace, &plots, &n_plots, &err))
             rc = cli_fail(&err);
-        if (plot_dir && n_pol > 1) { /* the next policy's trace starts empty */
-            uint64_t from = trace.from_cycle, to = trace.to_cycle;
-            v10_trace_fini(&trace);
-            trace = (v10_trace){.from_cycle = from, .to_cycle = to};
-        }
+        v10_trace_fini(&p->trace); /* drawn: the next policy's is its own */
         if (rc == V10_EXIT_OK && per_op)
-            v10_report_op_rows(per_op, &cfg, &res);
+            v10_report_op_rows(per_op, pc, res);
         if (rc == V10_EXIT_OK) {
             if (!cmp)
-                rc = v10_report_run(&cfg, &res, fmt, stdout)
+                rc = v10_report_run(pc, res, fmt, stdout)
                          ? cli_fail(&(v10_err){"report: out of memory or write failed"})
                          : V10_EXIT_OK;
             else if (arr) {
-                cJSON *one = v10_report_run_json(&cfg, &res);
+                cJSON *one = v10_report_run_json(pc, res);
                 if (!one || !cJSON_AddItemToArray(arr, one)) {
                     cJSON_Delete(one);
                     rc = cli_fail(&(v10_err){"out of memory"});
                 }
             }
             else if (fmt == V10_FMT_CSV)
-                v10_report_compare_attr_row(cmp, &cfg, &res);
+                v10_report_compare_attr_row(cmp, pc, res);
             else {
-                v10_report_compare_row(cmp, &cfg, &res);
-                v10_report_time_rows(where, &cfg, &res);
-                v10_report_energy_rows(energy, &cfg, &res);
-                llm_rows += v10_report_llm_rows(llm, &cfg, &res);
+                v10_report_compare_row(cmp, pc, res);
+                v10_report_time_rows(where, pc, res);
+                v10_report_energy_rows(energy, pc, res);
+                llm_rows += v10_report_llm_rows(llm, pc, res);
             }
         }
-        v10_run_result_fini(&res);
-        if (n_pol > 1) { /* policy i done (or refused) */
-            pb.bar.work_done = i + 1;
-            v10_progress_step(&pb.bar, (size_t)i + 1);
-        }
     }
-    if (n_pol > 1)
+    for (int i = 0; runs && ran && i < n_pol; i++)
+        if (ran[i]) { /* every run's result, reported or not */
+            v10_run_result_fini(&runs[i].res);
+            v10_trace_fini(&runs[i].trace);
+        }
+    free(runs);
+    free(ran);
+    if (n_pol > 1) {
         v10_progress_end(&pb.bar);
+        pthread_mutex_destroy(&pb.lock);
+    }
     if (cmp && rc == V10_EXIT_OK) {
         if (arr) {
             char *s = v10_json_print(arr, 1);

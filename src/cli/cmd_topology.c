@@ -26,7 +26,10 @@ static void usage(void)
            "filter_w, channels, num_filter, stride; gemm: name, M, N, K) and prints, per\n"
            "layer in file order, the GEMM it lowers to, its MACs, the array folds, the\n"
            "compute cycles with ideal memory and the utilisation\n"
-           "macs / (cycles x rows x cols), then a total row (M, N, K are 0 there).\n\n"
+           "macs / (cycles x rows x cols), then a total row (M, N, K are 0 there).\n"
+           "The same file is a model anywhere one is named (run --tenant FILE.csv:batch=N,\n"
+           "profile FILE.csv; docs/formats.md, \"SCALE-Sim topologies as models\").\n\n"
+           "options:\n"
            "  --array RxC      array rows x cols (default 128x128)\n"
            "  --dataflow DF    ws, os or is (default ws)\n"
            "  --gemm, --conv   force the file format (default: from the header)\n"
@@ -34,7 +37,8 @@ static void usage(void)
            "                   reported total_cycles + 1 (it reports the last cycle's\n"
            "                   0-based index); tpu: next fold's weights load while the\n"
            "                   current fold streams\n"
-           "  --format FMT     table (default), csv or json\n");
+           "  --format FMT     table (default), csv or json\n"
+           "  --help           this text\n");
 }
 
 /* Parses "RxC" strictly; -1 (usage error printed) otherwise. */

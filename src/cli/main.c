@@ -35,7 +35,8 @@ static void usage(FILE *f)
                "under V10 (ISCA 2023) and its baselines.\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'v10sim COMMAND --help' describes a command's options.\n"
+    fprintf(f, "\n'v10sim COMMAND --help' describes a command's options.\n\n"
+               "options:\n"
                "  --help       this text\n  --version    print the version\n");
 }
 

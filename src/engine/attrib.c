@@ -10,7 +10,8 @@
  * shared wait (lazy waits).  The part of execution lost to HBM sharing is
  * counted by FU where its rate changes (eng_attr_fu_hbm), its partners'
  * shares with it for two tenants, interval by interval for more
- * (eng_attr_hbm_settle).
+ * (eng_attr_hbm_settle); so is the part lost to a spatial partition that
+ * is a slice of an FU (partition_charge), with its partners' shares.
  */
 #include "engine/engine.h"
 
@@ -36,7 +37,7 @@ static int main_partner(const v10_engine *e, int i)
 const char *v10_attr_name(v10_attr_state s)
 {
     static const char *const names[V10_ATTR_STATES] = {
-        "exec", "hbm", "wait_sa", "wait_vu", "held", "switch", "switch_by", "preempted", "idle",
+        "exec", "hbm", "partition", "wait_sa", "wait_vu", "held", "switch", "switch_by", "preempted", "idle",
     };
     return (unsigned)s < V10_ATTR_STATES ? names[s] : "?";
 }
@@ -85,6 +86,44 @@ static inline void settle_one(v10_engine *e, int i)
 }
 
 /*
+ * The part of an operator's time lost to a spatial partition slower than a
+ * whole FU (docs/attribution.md, `partition`): alone, the tenant's
+ * operator would have the whole FU and run at rate 1; on its slice it runs
+ * at full_rate (below 1 when its compute outlasts its memory time at the
+ * slice's speed, fu.c's shared_rate), less its HBM slowdown.  Of each
+ * cycle, the HBM takes `slowdown` (above) and the partition
+ * (1 - full_rate) x (1 - slowdown) of it, so that what is left in `exec`,
+ * full_rate x (1 - slowdown), is the standalone work done.  The loss is
+ * the partners': the tenants owning the other slices of the FU type,
+ * each by its slice's speed (with two tenants, the other one all of it).
+ */
+static void __attribute__((noinline)) partition_charge(v10_engine *e, const fu *u, double dt)
+{
+    double lost = dt * (1 - u->full_rate) * (1 - u->slowdown);
+    if (!(lost > 0))
+        return;
+    size_t i = (size_t)u->tenant, nt = (size_t)e->n_tenants, k = V10_ATTR_PARTITION;
+    e->attr[i * V10_ATTR_STATES + k] += lost; /* within exec's (engine.h) */
+    const tenant *t = &e->tenants[i];
+    if (t->op_attr)
+        t->op_attr[t->op * V10_ATTR_STATES + k] += lost;
+    double rest = 0;
+    for (int f = 0; f < e->n_fus; f++) {
+        const fu *v = &e->fus[f];
+        if (v->type == u->type && v->owner >= 0 && (size_t)v->owner != i)
+            rest += v->speed;
+    }
+    if (!(rest > 0))
+        return; /* nobody holds the rest (cannot happen: a slice means another) */
+    double *to = e->attr_lost + (i * V10_ATTR_STATES + k) * nt;
+    for (int f = 0; f < e->n_fus; f++) {
+        const fu *v = &e->fus[f];
+        if (v->type == u->type && v->owner >= 0 && (size_t)v->owner != i)
+            to[v->owner] += lost * v->speed / rest;
+    }
+}
+
+/*
  * The part of an operator's time lost to HBM sharing: it loses `slowdown`
  * (1 - rate / full_rate, rates.c) of each cycle, counted in its tenant's
  * `hbm` (a part of the executing time its `exec` counter holds, engine.h)
@@ -100,7 +139,8 @@ static inline void settle_one(v10_engine *e, int i)
  */
 void eng_attr_fu_hbm_charge(v10_engine *e, fu *u)
 {
-    double lost = cycles(e->now - u->slow_since) * u->slowdown;
+    double dt = cycles(e->now - u->slow_since);
+    double lost = dt * u->slowdown;
     u->slow_since = e->now;
     size_t i = (size_t)u->tenant, nt = (size_t)e->n_tenants;
     e->attr[i * V10_ATTR_STATES + V10_ATTR_HBM] += lost; /* within exec's (engine.h) */
@@ -109,6 +149,8 @@ void eng_attr_fu_hbm_charge(v10_engine *e, fu *u)
         t->op_attr[t->op * V10_ATTR_STATES + V10_ATTR_HBM] += lost;
     if (nt == 2)
         e->attr_lost[(i * V10_ATTR_STATES + V10_ATTR_HBM) * nt + (i ^ 1)] += lost;
+    if (u->speed < 1.0)
+        partition_charge(e, u, dt);
 }
 
 /*

@@ -247,7 +247,7 @@ void eng_check_end(const v10_engine *e)
             double lost = 0;
             for (size_t j = 0; j < nt; j++)
                 lost += e->attr_lost[k * nt + j];
-            if (s != V10_ATTR_HBM) { /* hbm is within exec's counter (engine.h) */
+            if (!eng_attr_in_exec(s)) { /* hbm and partition are within exec's counter */
                 run += e->attr[k];
                 in_win += e->attr[k] - e->attr_base[k];
             }

@@ -308,7 +308,8 @@ struct v10_engine {
     int alloc_fus[V10_MAX_TENANTS][V10_FU_TYPES];
     /* Attribution (attrib.c), cumulative cycles from cycle 0: attr[i][s] of
      * tenant i in state s, except that attr[i][exec] counts every cycle it
-     * executes, the HBM-slowed part (attr[i][hbm]) included, so that it is
+     * executes, the parts lost to HBM sharing and to a slice of an FU
+     * (attr[i][hbm], attr[i][partition]) included, so that it is
      * a sum of whole cycles, exact in any order (the state `exec` is the
      * difference: eng_attr_exec_net); attr_lost[(i * S + s) * nt + j] the
      * part lost to tenant j; *_base the same when the window opened.  The
@@ -623,14 +624,20 @@ void eng_attr_open_window(v10_engine *e);
  * the HBM is shared, time has passed and the shares are split interval by
  * interval (attr_hbm_split). */
 void eng_attr_hbm_settle(v10_engine *e);
-/* Charges busy FU u's HBM losses since slow_since at its slowdown: call
- * eng_attr_fu_hbm before its slowdown changes or it leaves FU_BUSY. */
+/* Charges busy FU u's HBM losses since slow_since at its slowdown, and a
+ * partition's (speed < 1) at its full rate: call eng_attr_fu_hbm before its
+ * slowdown changes or it leaves FU_BUSY. */
 void eng_attr_fu_hbm_charge(v10_engine *e, fu *u);
 /* Turns a row of state counters (or their growth over a window) from the
  * engine's convention (exec counting the hbm part too) into the states'. */
 static inline void eng_attr_exec_net(double *row)
 {
-    row[V10_ATTR_EXEC] -= row[V10_ATTR_HBM];
+    row[V10_ATTR_EXEC] -= row[V10_ATTR_HBM] + row[V10_ATTR_PARTITION];
+}
+/* Whether state s is a part of the exec counter (hbm, partition). */
+static inline int eng_attr_in_exec(size_t s)
+{
+    return s == V10_ATTR_HBM || s == V10_ATTR_PARTITION;
 }
 static inline void eng_attr_hbm(v10_engine *e)
 {
@@ -639,7 +646,7 @@ static inline void eng_attr_hbm(v10_engine *e)
 }
 static inline void eng_attr_fu_hbm(v10_engine *e, fu *u)
 {
-    if (!e->attr_off && u->slowdown > 0)
+    if (!e->attr_off && (u->slowdown > 0 || u->speed < 1.0))
         eng_attr_fu_hbm_charge(e, u);
 }
 /* The tallies' field of FU state s and type ty (tally_fus, attrib.c's

@@ -14,6 +14,7 @@
 #include "util/csv.h"
 #include "util/num.h"
 #include "util/text.h"
+#include "v10/model.h"
 
 static const char *const conv_cols[] = {"name", "ifmap_h", "ifmap_w", "filter_h",
                                         "filter_w", "channels", "num_filter", "stride"};
@@ -209,4 +210,54 @@ void v10_topology_free(v10_topo *t)
         return;
     free(t->layers);
     free(t);
+}
+
+/* Whether the n bytes at f are word, in any case. */
+static int is_word(const char *f, size_t n, const char *word)
+{
+    if (strlen(word) != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (tolower((unsigned char)f[i]) != word[i])
+            return 0;
+    return 1;
+}
+
+int v10_topology_sniff(const char *text, size_t len)
+{
+    const char *p = text, *end = text + len;
+    if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+        p += 3; /* a UTF-8 byte order mark */
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    const char *f = p;
+    while (p < end && *p != ',' && *p != '\n' && *p != '\r')
+        p++;
+    while (p > f && (p[-1] == ' ' || p[-1] == '\t'))
+        p--;
+    size_t n = (size_t)(p - f);
+    return is_word(f, n, "layer name") || is_word(f, n, "layer");
+}
+
+int v10_topology_model(const v10_topo *t, const char *path, const char *name, uint32_t batch,
+                       v10_model *out, v10_err *err)
+{
+    v10_model_init(out, name, batch ? batch : 1);
+    for (size_t i = 0; i < t->n_layers; i++) {
+        const v10_topo_layer *L = &t->layers[i];
+        /* SCALE-Sim's GEMM for the layer (topology.h: its output size, no
+         * padding; a gemm layer's M x K input), batch images at once. */
+        uint64_t M, in;
+        if (V10_MUL(&M, (uint64_t)out->batch, L->M) ||
+            V10_MUL(&in, (uint64_t)out->batch, L->ifmap_h, L->ifmap_w, L->channels)) {
+            v10_err_set(err, "%s:%u: layer '%s': its GEMM at batch %u overflows 64 bits", path,
+                        L->line, L->name, out->batch);
+            return -1;
+        }
+        if (v10_model_lowered_conv(out, L->name, M, L->N, L->K, in, err)) {
+            v10_err_prefix(err, "%s:%u: layer '%s': ", path, L->line, L->name);
+            return -1;
+        }
+    }
+    return 0;
 }

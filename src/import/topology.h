@@ -68,6 +68,27 @@ int v10_topology_read(const char *path, int force_gemm, struct v10_topo **out,
 int v10_topology_parse(FILE *fp, const char *path, int force_gemm, struct v10_topo **out,
                        v10_err *err);
 
+/*
+ * Whether text (a file's bytes) is a SCALE-Sim topology rather than an
+ * operator trace (formats.md): its first line's first field, stripped and
+ * in any case, is "Layer name" (conv) or "Layer" (gemm), the headers
+ * SCALE-Sim's files carry; an operator trace's columns have other names.
+ */
+int v10_topology_sniff(const char *text, size_t len);
+
+/*
+ * Builds model `out` (initialised here; v10_model_fini frees it) from the
+ * topology, as SCALE-Sim runs it: one SA operator per layer, the layer's
+ * GEMM with `batch` images (M = batch x ofmap_h x ofmap_w, K = filter_h x
+ * filter_w x channels, N = num_filter, the output size by SCALE-Sim's rule
+ * above; a gemm-format layer's M, N, K as given), its HBM traffic the
+ * input once, the weights and the output (v10_model_lowered_conv).  name
+ * names the model.  0, or -1 with err naming the layer's line.
+ */
+struct v10_model;
+int v10_topology_model(const v10_topo *t, const char *path, const char *name, uint32_t batch,
+                       struct v10_model *out, v10_err *err);
+
 /* Frees a topology from v10_topology_read (NULL is fine). */
 void v10_topology_free(v10_topo *t);
 

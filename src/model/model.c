@@ -185,12 +185,21 @@ int v10_model_conv(v10_model *m, const char *name, uint64_t batch, uint64_t h,
     if (V10_MUL(&M, batch, oh, ow) || V10_MUL(&K, kh, kw, c) ||
         V10_MUL(&in, batch, h, w, c, BYTES_PER_ELEM))
         return overflow(m, name, err);
-    if (v10_model_gemm(m, name, 1, M, filters, K, 1, err))
+    return v10_model_lowered_conv(m, name, M, filters, K, in / BYTES_PER_ELEM, err);
+}
+
+int v10_model_lowered_conv(v10_model *m, const char *name, uint64_t M, uint64_t N, uint64_t K,
+                           uint64_t in_elems, v10_err *err)
+{
+    uint64_t in;
+    if (V10_MUL(&in, in_elems, BYTES_PER_ELEM))
+        return overflow(m, name, err);
+    if (v10_model_gemm(m, name, 1, M, N, K, 1, err))
         return -1;
     /* The lowered GEMM reads the input once per pixel, not im2col's K-fold copy. */
     v10_op *op = &m->ops[m->n_ops - 1];
     uint64_t wts, out, sum;
-    if (V10_MUL(&wts, K, filters, weight_bytes(m)) || V10_MUL(&out, M, filters, BYTES_PER_ELEM) ||
+    if (V10_MUL(&wts, K, N, weight_bytes(m)) || V10_MUL(&out, M, N, BYTES_PER_ELEM) ||
         v10_add_u64(in, wts, &sum) || v10_add_u64(sum, out, &op->hbm_bytes)) {
         m->n_ops--; /* take the half-built operator back */
         m->total_cycles = 0;

@@ -310,7 +310,7 @@ static int render_cdfs(const view *v, const char *svc, const char *npu, v10_tab 
         snprintf(name, sizeof name, "%s_cdf_%s_%s.svg", metric[m], svc, npu);
         v10_svg_chart ch = {.kind = V10_SVG_XY, .title = title, .xlabel = xlab,
                             .ylabel = "fraction of requests", .series = ser, .points = pts,
-                            .n_series = NCURVE, .log10_x = log_x, .ref_y = NAN,
+                            .n_series = NCURVE, .log10_x = log_x, .steps = 1, .ref_y = NAN,
                             .width = 1000, .height = 460};
         char *svg = v10_svg_render(&ch);
         if (add_file(out, name, svg, svg ? strlen(svg) : 0, err)) {

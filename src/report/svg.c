@@ -112,7 +112,7 @@ static void y_range(const v10_svg_chart *c, frame *fr)
         lo = 0;
         hi = 1;
     }
-    if (c->kind == V10_SVG_BARS || (lo >= 0 && lo < 0.5 * hi))
+    if (c->kind == V10_SVG_BARS || c->steps || (lo >= 0 && lo < 0.5 * hi))
         lo = fmin(lo, 0);
     if (hi - lo < 1e-12)
         hi = lo + (fabs(lo) > 0 ? fabs(lo) * 0.5 : 1);
@@ -411,9 +411,15 @@ static void xy(FILE *f, const v10_svg_chart *c, const frame *fr)
             fputs("<polyline ", f);
             line_style(f, s);
             fputs(" points=\"", f);
+            double below = ymap(fr, 0); /* steps: the level before the point */
             for (size_t i = 0; i < pt->n; i++)
-                if (xy_ok(c, s, i))
-                    fprintf(f, "%.1f,%.1f ", xy_map(c, fr, pt->x[i]), ymap(fr, se->y[i]));
+                if (xy_ok(c, s, i)) {
+                    double px = xy_map(c, fr, pt->x[i]), py = ymap(fr, se->y[i]);
+                    if (c->steps)
+                        fprintf(f, "%.1f,%.1f ", px, below);
+                    fprintf(f, "%.1f,%.1f ", px, py);
+                    below = py;
+                }
             fputs("\"/>\n", f);
             continue;
         }

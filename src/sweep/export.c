@@ -130,9 +130,23 @@ static const char *const tenant_cols[][2] = {
     {"latency_us", "avg"}, {"latency_us", "p50"}, {"latency_us", "p95"},
     {"latency_us", "p99"}, {"slo_attainment", NULL}, {"preemptions", NULL},
 };
+/* The run's energy (docs/energy.md), under the names `run --format csv`
+ * gives its columns: the column, then the JSON path. */
+static const char *const energy_cols[][3] = {
+    {"energy_j", "system", "energy_j"},
+    {"power_w", "system", "power_w"},
+    {"inferences_per_j", "system", "inferences_per_j"},
+    {"energy_unattributed_j", "system", "energy_unattributed_j"},
+};
 /* Then per tenant where its time went (docs/attribution.md; empty cells with
- * "attribution": false): tK_states_cycles_STATE for each state, and
- * tK_lost_to_tJ for each other tenant J (the row's lost_to, by J's name). */
+ * "attribution": false) and its energy, each under `run --format csv`'s
+ * name after tK_: tK_STATE_cycles for each state, tK_lost_to_tJ_cycles for
+ * each tenant J (the row's lost_to, by J's name; 0 for K itself), and
+ * these, the column and the tenant's JSON key. */
+static const char *const tenant_energy_cols[][2] = {
+    {"tenant_energy_j", "energy_j"},
+    {"energy_per_request_j", "energy_per_request_j"},
+};
 #define N_OF(a) (sizeof a / sizeof a[0])
 
 static void cfg_cell(sbuf *b, const cJSON *point, const cJSON *cfg, const char *key)
@@ -180,6 +194,10 @@ static void csv_header(sbuf *b, const v10_sweep *s, size_t max_t)
                  metric_cols[k][1] ? metric_cols[k][1] : metric_cols[k][0]);
         sb_str(b, col);
     }
+    for (size_t k = 0; k < N_OF(energy_cols); k++) {
+        sb_str(b, ",");
+        sb_str(b, energy_cols[k][0]);
+    }
     for (size_t t = 0; t < max_t; t++) {
         for (size_t k = 0; k < N_OF(tenant_cols); k++) {
             snprintf(col, sizeof col, ",t%zu_%s%s%s", t, tenant_cols[k][0],
@@ -187,15 +205,17 @@ static void csv_header(sbuf *b, const v10_sweep *s, size_t max_t)
             sb_str(b, col);
         }
         for (int k = 0; k < V10_ATTR_STATES; k++) {
-            snprintf(col, sizeof col, ",t%zu_states_cycles_%s", t,
-                     v10_attr_name((v10_attr_state)k));
+            snprintf(col, sizeof col, ",t%zu_%s_cycles", t, v10_attr_name((v10_attr_state)k));
             sb_str(b, col);
         }
-        for (size_t p = 0; p < max_t; p++)
-            if (p != t) {
-                snprintf(col, sizeof col, ",t%zu_lost_to_t%zu", t, p);
-                sb_str(b, col);
-            }
+        for (size_t p = 0; p < max_t; p++) {
+            snprintf(col, sizeof col, ",t%zu_lost_to_t%zu_cycles", t, p);
+            sb_str(b, col);
+        }
+        for (size_t k = 0; k < N_OF(tenant_energy_cols); k++) {
+            snprintf(col, sizeof col, ",t%zu_%s", t, tenant_energy_cols[k][0]);
+            sb_str(b, col);
+        }
     }
     sb_str(b, ",error\n");
 }
@@ -222,6 +242,10 @@ static void csv_row(sbuf *b, const v10_sweep *s, const cJSON *r, size_t max_t)
         sb_str(b, ",");
         sb_json_cell(b, path_get(res, metric_cols[k][0], metric_cols[k][1]));
     }
+    for (size_t k = 0; k < N_OF(energy_cols); k++) {
+        sb_str(b, ",");
+        sb_json_cell(b, path_get(res, energy_cols[k][1], energy_cols[k][2]));
+    }
     const cJSON *ts = path_get(res, "tenants", NULL);
     for (size_t t = 0; t < max_t; t++) {
         const cJSON *tj = cJSON_GetArrayItem(ts, (int)t);
@@ -236,12 +260,16 @@ static void csv_row(sbuf *b, const v10_sweep *s, const cJSON *r, size_t max_t)
         }
         const cJSON *lost = path_get(tj, "lost_to", NULL);
         for (size_t q = 0; q < max_t; q++) {
-            if (q == t)
-                continue;
             sb_str(b, ",");
             const cJSON *name = path_get(cJSON_GetArrayItem(ts, (int)q), "name", NULL);
-            if (lost && cJSON_IsString(name))
+            if (lost && q == t)
+                sb_str(b, "0"); /* as run's own column */
+            else if (lost && cJSON_IsString(name))
                 sb_json_cell(b, path_get(lost, name->valuestring, "total"));
+        }
+        for (size_t k = 0; k < N_OF(tenant_energy_cols); k++) {
+            sb_str(b, ",");
+            sb_json_cell(b, path_get(tj, tenant_energy_cols[k][1], NULL));
         }
     }
     sb_str(b, ",");

@@ -1,5 +1,6 @@
 /*
- * spec.c — model specs ("NAME[:batch=N]", "PATH.csv", "PATH.onnx[:unknown=vu]",
+ * spec.c — model specs ("NAME[:batch=N]", "PATH.csv" (an operator trace or a
+ * SCALE-Sim topology), "PATH.onnx[:unknown=vu]",
  * "isca23/NAME", "llm/MODEL:prefill=P", any of them ":profile=F.csv:row=R"):
  * parses the options, dispatches to the zoo or an importer, costs the model
  * for one NPU and calibrates it to a profile (docs/formats.md "Model specs").
@@ -9,8 +10,11 @@
 #include "v10/model.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "import/topology.h"
+#include "util/file.h"
 #include "util/json.h"
 #include "util/names.h"
 #include "util/num.h"
@@ -236,6 +240,42 @@ static void builtin_name(char *name, size_t cap)
     }
 }
 
+/* A model file that is not ONNX, read once and whole: a SCALE-Sim topology
+ * (v10_topology_sniff knows its header) with `batch` images, else an
+ * operator trace.  On failure out holds nothing to free. */
+static int load_file(const char *path, uint32_t batch, const v10_npu *npu, v10_model *out,
+                     v10_err *err)
+{
+    size_t len = 0;
+    char *text = v10_file_read(path, V10_INPUT_MAX_BYTES, &len, err);
+    if (!text)
+        return -1;
+    FILE *f = fmemopen(text, len ? len : 1, "r");
+    if (!f) {
+        free(text);
+        return v10_err_set(err, "%s: out of memory", path);
+    }
+    if (!len)
+        fgetc(f); /* fmemopen needs a byte of buffer: an empty file reads as empty */
+    int rc;
+    if (v10_topology_sniff(text, len)) {
+        v10_topo *topo = NULL;
+        const char *base = strrchr(path, '/');
+        rc = v10_topology_parse(f, path, V10_TOPO_AUTO, &topo, err);
+        if (!rc && (rc = v10_topology_model(topo, path, base ? base + 1 : path, batch, out,
+                                            err)))
+            v10_model_fini(out);
+        v10_topology_free(topo);
+    } else {
+        rc = v10_trace_csv_parse(f, path, npu, out, err);
+        if (!rc && batch)
+            out->batch = batch;
+    }
+    fclose(f);
+    free(text);
+    return rc;
+}
+
 /* v10_model_load, or with for_run v10_model_load_run. */
 static int load(const char *text, const v10_npu *npu, int for_run, v10_model *out, v10_err *err)
 {
@@ -279,10 +319,8 @@ static int load(const char *text, const v10_npu *npu, int for_run, v10_model *ou
         if (v10_onnx_read(name, &o, out, NULL, err))
             return -1;
     } else if (is_path(name)) {
-        if (v10_trace_csv_read(name, npu, out, err))
+        if (load_file(name, sp.batch, npu, out, err))
             return -1;
-        if (sp.batch)
-            out->batch = sp.batch;
     } else {
         uint32_t def, batch = sp.batch;
         if (!batch && v10_zoo_default_batch(name, &def) == 0)

@@ -119,6 +119,61 @@ static double tick_x(const char *svg, const char *label)
     return strtod(x + 4, NULL);
 }
 
+/* The points of the first polyline of svg: n of them into px, py. */
+static size_t polyline_points(const char *svg, double *px, double *py, size_t cap)
+{
+    const char *q = strstr(svg, "<polyline ");
+    assert_non_null(q);
+    q = strstr(q, "points=\"");
+    assert_non_null(q);
+    q += strlen("points=\"");
+    size_t n = 0;
+    int used = 0;
+    while (n < cap && sscanf(q, "%lf,%lf %n", &px[n], &py[n], &used) == 2) {
+        q += used;
+        n++;
+    }
+    assert_true(*q == '"');
+    return n;
+}
+
+/* An empirical CDF drawn with `steps`: a staircase from y = 0 at the first
+ * x, up at each point's x, level to the next; the y axis starts at 0 even
+ * when every value is far above it.  Without steps, the points as given. */
+static void test_xy_steps(void **state)
+{
+    (void)state;
+    double x[3] = {1, 2, 4}, y[3] = {0.6, 0.8, 1.0};
+    v10_svg_series s = {"alone", y};
+    v10_svg_points pt = {x, 3, NULL};
+    v10_svg_chart c = {.kind = V10_SVG_XY, .title = "cdf", .series = &s, .points = &pt,
+                       .n_series = 1, .steps = 1, .ref_y = NAN};
+    char *svg = v10_svg_render(&c);
+    assert_non_null(svg);
+    assert_balanced(svg);
+    double px[16], py[16];
+    size_t n = polyline_points(svg, px, py, 16);
+    assert_int_equal(n, 6);
+    double zero = py[0]; /* y = 0: the lowest point drawn, below the first value */
+    for (size_t i = 1; i < n; i++)
+        assert_true(py[i] < zero);
+    for (size_t k = 0; k < 3; k++) {
+        assert_true(fabs(px[2 * k] - px[2 * k + 1]) < 1e-9); /* up at the point's x */
+        assert_true(py[2 * k + 1] < py[2 * k]);
+        if (k < 2) { /* level to the next x */
+            assert_true(fabs(py[2 * k + 1] - py[2 * k + 2]) < 1e-9);
+            assert_true(px[2 * k + 2] > px[2 * k + 1]);
+        }
+    }
+    assert_non_null(strstr(svg, ">0</text>")); /* the axis holds 0 */
+    free(svg);
+    c.steps = 0;
+    svg = v10_svg_render(&c);
+    assert_non_null(svg);
+    assert_int_equal(polyline_points(svg, px, py, 16), 3);
+    free(svg);
+}
+
 /* x-y charts: each series its own points.  A log10 axis over 0.5..300
  * has whole decades 0.1..1000 with 1-2-5 ticks, and maps x = 10 to the
  * middle of the plot; scatter draws one titled marker per drawable point
@@ -389,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_crowded_bars),
         cmocka_unit_test(test_lines_distinct),
         cmocka_unit_test(test_html),
+        cmocka_unit_test(test_xy_steps),
         cmocka_unit_test(test_markdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

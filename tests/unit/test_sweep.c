@@ -497,14 +497,14 @@ static int csv_col(const char *h, const char *name)
 
 /* Every row of results.csv carries where each tenant's time went: its
  * states add up to the window (docs/attribution.md), and what it lost to
- * its partner is in tK_lost_to_tJ. */
+ * its partner is in tK_lost_to_tJ_cycles (run's names after tK_). */
 static void check_csv_states(const char *csv, size_t rows)
 {
-    int win = csv_col(csv, "window_cycles"), lost = csv_col(csv, "t0_lost_to_t1");
+    int win = csv_col(csv, "window_cycles"), lost = csv_col(csv, "t0_lost_to_t1_cycles");
     int st[2];
-    st[0] = csv_col(csv, "t0_states_cycles_exec");
-    st[1] = csv_col(csv, "t1_states_cycles_exec");
-    assert_int_equal(csv_col(csv, "t0_states_cycles_idle"), st[0] + V10_ATTR_STATES - 1);
+    st[0] = csv_col(csv, "t0_exec_cycles");
+    st[1] = csv_col(csv, "t1_exec_cycles");
+    assert_int_equal(csv_col(csv, "t0_idle_cycles"), st[0] + V10_ATTR_STATES - 1);
     const char *line = strchr(csv, '\n') + 1;
     for (size_t r = 0; r < rows; r++, line = strchr(line, '\n') + 1) {
         double w = csv_field(line, win);
