@@ -302,3 +302,53 @@ int cli_default_threads(void)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     return ncpu > 0 ? (int)ncpu : 1;
 }
+
+/* Adds the policy typed as name[0..l) (its registry name when it names
+ * one, as people type it: util/names.h) to names[0..*n) unless it is there
+ * already. */
+static void policy_add(char names[][V10_NAME_MAX], int *n, int max, const char *name, size_t l)
+{
+    char typed[V10_NAME_MAX];
+    snprintf(typed, sizeof typed, "%.*s", (int)l, name);
+    const v10_policy_ops *p = v10_policy_find(typed);
+    const char *add = p ? v10_policy_name(p) : typed;
+    for (int i = 0; i < *n; i++)
+        if (!strcmp(names[i], add))
+            return;
+    if (*n < max)
+        snprintf(names[(*n)++], V10_NAME_MAX, "%s", add);
+}
+
+/* Splits "a,b,c" into policy names, where "all" stands for every policy but
+ * solo (so "all,solo" is every one); a name given twice runs once; blanks
+ * around a name are dropped ("pmt, v10-full").  Returns the count or -1. */
+int cli_policy_list(const char *arg, char names[][V10_NAME_MAX], int max)
+{
+    int n = 0;
+    const char *p = arg;
+    while (*p) {
+        size_t l = strcspn(p, ",");
+        const char *w = p + strspn(p, " \t");
+        size_t wl = l - (size_t)(w - p);
+        while (wl && (w[wl - 1] == ' ' || w[wl - 1] == '\t'))
+            wl--;
+        if (wl == 0 || wl >= V10_NAME_MAX)
+            return -1;
+        char word[V10_NAME_MAX];
+        snprintf(word, sizeof word, "%.*s", (int)wl, w);
+        static const char *const all[] = {"all", NULL};
+        if (v10_name_lookup(word, all, 1) == 0) {
+            for (size_t i = 0; i < v10_policy_count(); i++) {
+                const char *name = v10_policy_name(v10_policy_at(i));
+                if (strcmp(name, "solo"))
+                    policy_add(names, &n, max, name, strlen(name));
+            }
+        } else {
+            policy_add(names, &n, max, w, wl);
+        }
+        p += l;
+        if (*p == ',' && !*++p)
+            return -1; /* a trailing comma */
+    }
+    return n;
+}

@@ -98,6 +98,10 @@ typedef struct cli_fixed {
 } cli_fixed;
 void cli_fixed_add(cli_fixed *f, const char *spec, const v10_model *m);
 void cli_fixed_note(const cli_fixed *f, const v10_npu *npu);
+/* Splits "a,b,c" into policy names (registry names where they name one),
+ * where "all" stands for every policy but solo; a name given twice runs
+ * once; blanks around a name are dropped.  Returns the count or -1. */
+int cli_policy_list(const char *arg, char names[][V10_NAME_MAX], int max);
 /* Prints "v10sim CMD: <msg>" and a hint to use --help; returns V10_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -13,7 +13,6 @@
 #include "util/file.h"
 #include "util/gz.h"
 #include "util/json.h"
-#include "util/names.h"
 #include "util/num.h"
 #include "util/pool.h"
 #include "v10/llm_tenant.h"
@@ -186,56 +185,6 @@ static int param_alias(v10_policy_params *p, param_set *ps, int opt, const char 
     if (v10_param_set(p, alias[i].name, arg, &err))
         return cli_usage_error("run", "%s: %s", alias[i].flag, err.msg);
     return param_note(ps, alias[i].name, alias[i].flag, arg);
-}
-
-/* Adds the policy typed as name[0..l) (its registry name when it names
- * one, as people type it: util/names.h) to names[0..*n) unless it is there
- * already. */
-static void policy_add(char names[][V10_NAME_MAX], int *n, int max, const char *name, size_t l)
-{
-    char typed[V10_NAME_MAX];
-    snprintf(typed, sizeof typed, "%.*s", (int)l, name);
-    const v10_policy_ops *p = v10_policy_find(typed);
-    const char *add = p ? v10_policy_name(p) : typed;
-    for (int i = 0; i < *n; i++)
-        if (!strcmp(names[i], add))
-            return;
-    if (*n < max)
-        snprintf(names[(*n)++], V10_NAME_MAX, "%s", add);
-}
-
-/* Splits "a,b,c" into policy names, where "all" stands for every policy but
- * solo (so "all,solo" is every one); a name given twice runs once; blanks
- * around a name are dropped ("pmt, v10-full").  Returns the count or -1. */
-static int policy_list(const char *arg, char names[][V10_NAME_MAX], int max)
-{
-    int n = 0;
-    const char *p = arg;
-    while (*p) {
-        size_t l = strcspn(p, ",");
-        const char *w = p + strspn(p, " \t");
-        size_t wl = l - (size_t)(w - p);
-        while (wl && (w[wl - 1] == ' ' || w[wl - 1] == '\t'))
-            wl--;
-        if (wl == 0 || wl >= V10_NAME_MAX)
-            return -1;
-        char word[V10_NAME_MAX];
-        snprintf(word, sizeof word, "%.*s", (int)wl, w);
-        static const char *const all[] = {"all", NULL};
-        if (v10_name_lookup(word, all, 1) == 0) {
-            for (size_t i = 0; i < v10_policy_count(); i++) {
-                const char *name = v10_policy_name(v10_policy_at(i));
-                if (strcmp(name, "solo"))
-                    policy_add(names, &n, max, name, strlen(name));
-            }
-        } else {
-            policy_add(names, &n, max, w, wl);
-        }
-        p += l;
-        if (*p == ',' && !*++p)
-            return -1; /* a trailing comma */
-    }
-    return n;
 }
 
 /* Parses --trace-window "A:B" (us; either side may be empty) into
@@ -526,7 +475,7 @@ int cmd_run(int argc, char **argv)
     cfg.n_tenants = n_specs;
     cfg.progress = 1; /* on a terminal, for runs of more than 3 s */
     char names[16][V10_NAME_MAX];
-    int n_pol = policy_list(policy_arg, names, 16);
+    int n_pol = cli_policy_list(policy_arg, names, 16);
     if (config_path && !policy_set) { /* the file's */
         for (n_pol = 0; n_pol < (int)file.n_policies; n_pol++)
             memcpy(names[n_pol], file.policies[n_pol], V10_NAME_MAX);
