@@ -81,6 +81,11 @@ uint32_t v10_cost_engines(const v10_npu *npu, v10_fu_type fu);
  * if a figure overflows 64 bits.
  */
 int v10_cost_map_model(const v10_npu *npu, v10_model *m, v10_err *err);
+/* The cycles of one request of costed model m alone on npu, each operator
+ * as v10_cost_map_model maps it (its total without changing m): the
+ * latency a solo run measures, against which progress is normalized;
+ * v10_model_cycles under "one".  UINT64_MAX if it overflows. */
+uint64_t v10_cost_alone_cycles(const v10_npu *npu, const v10_model *m);
 /* *m as it runs alone on `npu` (v10_cost_map_model), taking its own copy
  * first if its operators are a cache's (m->shared); nothing under
  * op_mapping "one".  On failure *m is freed. */

@@ -93,7 +93,7 @@ int v10_profile_finish(const char *spec, const v10_npu *npu, const v10_run_resul
         return -1;
     v10_profile_op_lengths(m.ops, m.n_ops, out);
     out->n_ops = m.n_ops;
-    out->alone_cycles = v10_model_cycles(&m);
+    out->alone_cycles = v10_cost_alone_cycles(npu, &m);
     v10_model_fini(&m);
     out->util_sa = res->util_sa;
     out->util_vu = res->util_vu;

@@ -39,7 +39,7 @@ int v10_span_model_index(v10_span *g, const char *spec, v10_err *err)
         return -1;
     v10_span_model *m = &g->models[g->n_models];
     snprintf(m->spec, sizeof m->spec, "%s", spec);
-    m->alone_cycles = v10_model_cycles(&mod);
+    m->alone_cycles = v10_cost_alone_cycles(&g->npu, &mod);
     v10_model_fini(&mod);
     return (int)g->n_models++;
 }

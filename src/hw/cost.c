@@ -328,6 +328,19 @@ uint32_t v10_cost_engines(const v10_npu *npu, v10_fu_type fu)
     return fu == V10_FU_SA ? npu->sa_count : npu->vu_count;
 }
 
+/* Operator op alone on npu as its op_mapping runs it: its compute over
+ * the engines of its type (*compute), and its cycles, the issue included;
+ * UINT64_MAX if they overflow. */
+static uint64_t mapped_cycles(const v10_npu *npu, const v10_op *op, uint64_t *compute)
+{
+    uint64_t c = v10_cost_split_compute(op, v10_cost_engines(npu, op->fu)), cycles;
+    uint64_t body = c > op->mem_cycles ? c : op->mem_cycles;
+    *compute = c;
+    if (c == UINT64_MAX || v10_add_u64(body, v10_cost_issue_cycles(npu, op), &cycles))
+        return UINT64_MAX;
+    return cycles;
+}
+
 int v10_cost_map_model(const v10_npu *npu, v10_model *m, v10_err *err)
 {
     if (npu->op_mapping == V10_MAP_ONE)
@@ -335,13 +348,25 @@ int v10_cost_map_model(const v10_npu *npu, v10_model *m, v10_err *err)
     uint64_t total = 0;
     for (size_t i = 0; i < m->n_ops; i++) {
         v10_op *op = &m->ops[i];
-        uint64_t c = v10_cost_split_compute(op, v10_cost_engines(npu, op->fu));
-        uint64_t body = c > op->mem_cycles ? c : op->mem_cycles;
-        if (c == UINT64_MAX || v10_add_u64(body, v10_cost_issue_cycles(npu, op), &op->cycles) ||
-            v10_add_u64(total, op->cycles, &total))
+        uint64_t c, cycles = mapped_cycles(npu, op, &c);
+        if (cycles == UINT64_MAX || v10_add_u64(total, cycles, &total))
             return v10_err_set(err, "model %s: latency overflows 64 bits", m->name);
+        op->cycles = cycles;
         op->compute_cycles = c;
     }
     m->total_cycles = total;
     return 0;
+}
+
+uint64_t v10_cost_alone_cycles(const v10_npu *npu, const v10_model *m)
+{
+    if (npu->op_mapping == V10_MAP_ONE)
+        return v10_model_cycles(m);
+    uint64_t total = 0, c;
+    for (size_t i = 0; i < m->n_ops; i++) {
+        uint64_t cycles = mapped_cycles(npu, &m->ops[i], &c);
+        if (cycles == UINT64_MAX || v10_add_u64(total, cycles, &total))
+            return UINT64_MAX;
+    }
+    return total;
 }

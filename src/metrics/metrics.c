@@ -185,7 +185,7 @@ int v10_metrics_compute(const v10_engine *e, const v10_model *models, v10_run_re
         r->batch = models[i].batch;
         r->priority = t->priority;
         r->completed = t->completed;
-        r->alone_cycles = v10_model_cycles(&models[i]);
+        r->alone_cycles = v10_cost_alone_cycles(npu, &models[i]); /* as a solo run measures */
         double prog = b->progress[i] - a->progress[i];
         r->throughput_rps = prog / W * hz;
         r->np = prog / W * (double)r->alone_cycles;

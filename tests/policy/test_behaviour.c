@@ -70,6 +70,26 @@ static void test_solo_closed_form(void **state)
     v10_run_result_fini(&r);
 }
 
+/* A tenant alone makes progress 1 on every NPU, its operators over every
+ * engine of their type on a TPU preset ("all") as on one engine: the
+ * alone latency progress is normalized by is what a solo run measures
+ * (once the sum of one-engine costs: BERT's np was 2.98 on tpuv4-core). */
+static void test_solo_np_one_any_mapping(void **state)
+{
+    (void)state;
+    static const char *const npus[] = {"v10-isca23", "tpuv3-core", "tpuv4-core", "v10-isca23-4x", "tpuv6e"};
+    static const char *const models[] = {"bert", "resnet50:batch=4", "ncf"};
+    for (size_t k = 0; k < sizeof npus / sizeof *npus; k++)
+        for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
+            const char *s[] = {models[m]};
+            v10_run_result r;
+            run("solo", s, 1, 3, 1, npus[k], &r);
+            if (fabs(r.tenants[0].np - 1.0) > 1e-9)
+                fail_msg("%s on %s: np %.6f alone", models[m], npus[k], r.tenants[0].np);
+            v10_run_result_fini(&r);
+        }
+}
+
 static void test_pmt_time_shares(void **state)
 {
     (void)state;
@@ -774,6 +794,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_solo_closed_form),
+        cmocka_unit_test(test_solo_np_one_any_mapping),
         cmocka_unit_test(test_pmt_time_shares),
         cmocka_unit_test(test_pmt_sleeps_alone),
         cmocka_unit_test(test_v10_priorities),
