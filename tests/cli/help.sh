@@ -38,7 +38,7 @@ for c in $cmds; do
         [ -n "$vals" ] || fail "$c: cannot read the --format values from: $(cat "$tmp/$c.fmt")"
         fmt_lines=$(grep -- '--format' "$tmp/$c.txt")
         for v in $vals; do
-            echo "$fmt_lines" | grep -qw -- "$v" ||
+            grep -qw -- "$v" <<<"$fmt_lines" || # not echo | grep -q: pipefail and SIGPIPE
                 fail "$c --help: its --format lines do not list '$v': $fmt_lines"
         done
     else
@@ -50,7 +50,7 @@ done
 
 # run: -j named, --trace with one policy said, and -j changes no figure.
 grep -Eq '^  -j, --jobs N' "$tmp/run.txt" || fail "run --help does not name -j"
-grep -A2 -- '^  --trace FILE' "$tmp/run.txt" | grep -q 'one --policy only' ||
+grep -A2 -- '^  --trace FILE' "$tmp/run.txt" | grep 'one --policy only' >/dev/null ||
     fail "run --help does not say --trace takes one policy"
 set +e
 "$bin" run --tenant mnist --policy pmt,v10-full --trace "$tmp/t.json" >/dev/null 2>"$tmp/err"
