@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "colloc/span.h"
+#include "util/num.h"
 #include "util/rng.h"
 #include "v10/fleet.h"
 #include "v10/pool.h"
@@ -23,34 +24,6 @@ const char *v10_placement_name(v10_placement p)
 
 /* Capacity of NPU j: n services dealt as evenly as possible. */
 static size_t capacity(size_t n, size_t m, size_t j) { return n / m + (j < n % m); }
-
-/* A service and its sort key. */
-typedef struct keyed {
-    double key;
-    size_t i;
-} keyed;
-
-static int by_key_desc(const void *pa, const void *pb)
-{
-    const keyed *a = pa, *b = pb;
-    return a->key > b->key ? -1 : a->key < b->key ? 1 : (a->i > b->i) - (a->i < b->i);
-}
-
-/* order[0..n): the services by decreasing key[i], ties in index order (what
- * a stable sort gives), in O(n log n).  0, or -1 out of memory. */
-static int order_by(const double *key, size_t n, size_t *order)
-{
-    keyed *kv = malloc(n * sizeof *kv);
-    if (!kv)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        kv[i] = (keyed){key[i], i};
-    qsort(kv, n, sizeof *kv, by_key_desc);
-    for (size_t i = 0; i < n; i++)
-        order[i] = kv[i].i;
-    free(kv);
-    return 0;
-}
 
 /*
  * Cluster placement.  The score of two services i != j is their clusters'
@@ -97,7 +70,7 @@ static int place_by_scores(const double *cs, size_t k, const int *cl, size_t n, 
             if (total[d] > (c == d))
                 best[i] = fmax(best[i], cs[c * k + d]);
     }
-    if (order_by(best, n, order))
+    if (v10_order_desc(best, n, order))
         goto done;
 #define AFF(j, c) aff[(j) * k + (c)]
 #define REFRESH(j) /* aff of NPU j from its counts */                                \
@@ -177,7 +150,7 @@ static int place_greedy(const v10_profile *p, size_t n, size_t m, size_t *npu_of
         goto done;
     for (size_t i = 0; i < n; i++)
         dom[i] = fmax(p[i].util_sa, fmax(p[i].util_vu, p[i].util_hbm));
-    if (order_by(dom, n, order))
+    if (v10_order_desc(dom, n, order))
         goto done;
     for (size_t oi = 0; oi < n; oi++) {
         size_t s = order[oi], pick = m;

@@ -12,6 +12,7 @@
 
 #include "engine/policy_api.h"
 #include "sim/horizon.h"
+#include "util/num.h"
 #include "util/pool.h"
 #include "util/text.h"
 #include "v10/cost.h"
@@ -31,7 +32,7 @@
  * does not load here loads its inputs itself (v10_run), so a failure is
  * reported in the run's own words.
  *
- * Invariants: every shared run's key[] entries index keys[]; users of a
+ * Invariants: every shared run's key_of[] entries index keys[]; users of a
  * key counts its shared runs not yet finished; its model is loaded
  * (state 1) only while users > 0 after a first run began.
  */
@@ -61,7 +62,6 @@ typedef struct batch {
     size_t *first;        /* run i's tenants' keys are key_of[first[i] + t], or
                              first[i] is NOT_SHARED; NULL: nothing is shared */
     size_t *key_of;
-    size_t *table, mask;  /* open addressing over keys[] by hash: an index + 1, 0 empty */
 } batch;
 
 /* The NPU as a model's costs read it: the name and the fields only
@@ -105,10 +105,10 @@ static int shared_setup(batch *b)
     size_t cap = 2;
     while (cap < 2 * slots)
         cap *= 2;
-    b->mask = cap - 1;
+    size_t mask = cap - 1, *table; /* open addressing over keys[] by hash: index + 1, 0 empty */
     if (!(b->key_of = malloc((slots ? slots : 1) * sizeof *b->key_of)) ||
         !(b->keys = calloc(slots ? slots : 1, sizeof *b->keys)) ||
-        !(b->table = calloc(cap, sizeof *b->table)))
+        !(table = calloc(cap, sizeof *table)))
         return -1;
     v10_npu view;
     for (size_t i = 0; i < j->n; i++)
@@ -116,11 +116,11 @@ static int shared_setup(batch *b)
             const char *text = j->cfgs[i].tenants[t].model;
             cost_view(&j->cfgs[i].npu, &view);
             uint64_t h = v10_hash_bytes(v10_hash_str(text), &view, sizeof view);
-            size_t at = (size_t)h & b->mask, k;
-            while ((k = b->table[at]) &&
+            size_t at = (size_t)h & mask, k;
+            while ((k = table[at]) &&
                    (b->keys[k - 1].hash != h || strcmp(b->keys[k - 1].text, text) ||
                     memcmp(&b->keys[k - 1].cost_npu, &view, sizeof view)))
-                at = (at + 1) & b->mask;
+                at = (at + 1) & mask;
             if (!k) {
                 shared_key *key = &b->keys[b->n_keys++];
                 key->text = text;
@@ -128,11 +128,12 @@ static int shared_setup(batch *b)
                 key->cost_npu = view;
                 key->npu = &j->cfgs[i].npu;
                 pthread_mutex_init(&key->lock, NULL);
-                b->table[at] = k = b->n_keys;
+                table[at] = k = b->n_keys;
             }
             b->keys[k - 1].users++;
             b->key_of[b->first[i] + t] = k - 1;
         }
+    free(table);
     return 0;
 }
 
@@ -146,7 +147,6 @@ static void shared_free(batch *b)
     free(b->keys);
     free(b->key_of);
     free(b->first);
-    free(b->table);
 }
 
 /* Key k of the estimate pass: its model's length and operators, the model
@@ -238,45 +238,28 @@ static int shared_acquire(batch *b, size_t i, size_t n_tenants, v10_model *ms)
     return ok ? 0 : -1;
 }
 
-/* A point and its estimated work, to sort by decreasing work (ties: the
- * lower index first). */
-typedef struct ranked {
-    double work;
-    size_t i;
-} ranked;
-
-static int by_work(const void *a, const void *b)
-{
-    const ranked *x = a, *y = b;
-    if (x->work != y->work)
-        return (x->work < y->work) - (x->work > y->work);
-    return (x->i > y->i) - (x->i < y->i);
-}
-
 /* b->order: the points by decreasing b->work; work[] and skip[] (n each,
  * skip optional) are permuted to follow it.  -1: out of memory. */
 static int longest_first(batch *b, size_t n, unsigned char *skip)
 {
-    ranked *r = malloc((n ? n : 1) * sizeof *r);
+    double *work = malloc((n ? n : 1) * sizeof *work);
     unsigned char *sk = skip ? malloc(n ? n : 1) : NULL;
-    if (!r || !(b->order = malloc((n ? n : 1) * sizeof *b->order)) || (skip && !sk)) {
-        free(r);
+    if (!work || (skip && !sk) || !(b->order = malloc((n ? n : 1) * sizeof *b->order)) ||
+        v10_order_desc(b->work, n, b->order)) {
+        free(work);
         free(sk);
         return -1;
     }
-    for (size_t i = 0; i < n; i++)
-        r[i] = (ranked){b->work[i], i};
-    qsort(r, n, sizeof *r, by_work);
     for (size_t k = 0; k < n; k++) {
-        b->order[k] = r[k].i;
-        b->work[k] = r[k].work;
+        work[k] = b->work[b->order[k]];
         if (skip)
-            sk[k] = skip[r[k].i];
+            sk[k] = skip[b->order[k]];
     }
+    memcpy(b->work, work, n * sizeof *work);
     if (skip)
         memcpy(skip, sk, n);
     free(sk);
-    free(r);
+    free(work);
     return 0;
 }
 
@@ -339,7 +322,7 @@ int v10_pool_run(const v10_pool_job *job, v10_err *err)
     int bar = job->weigh && v10_progress_wanted(job->progress);
     if (shared_setup(&b)) { /* out of memory for the keys: every run loads its own */
         shared_free(&b);
-        b.keys = NULL, b.key_of = b.first = b.table = NULL, b.n_keys = 0;
+        b.keys = NULL, b.key_of = b.first = NULL, b.n_keys = 0;
     }
     if ((bar || job->longest_first) && (b.work = calloc(job->n ? job->n : 1, sizeof *b.work))) {
         v10_pool_spec size = {.n = b.n_keys, .run = size_one, .ctx = &b};

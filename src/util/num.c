@@ -91,3 +91,29 @@ void v10_sort_doubles(double *v, size_t n)
     if (n > 1)
         qsort(v, n, sizeof *v, cmp_double);
 }
+
+/* An index and its key, for v10_order_desc. */
+typedef struct keyed {
+    double key;
+    size_t i;
+} keyed;
+
+static int by_key_desc(const void *pa, const void *pb)
+{
+    const keyed *a = pa, *b = pb;
+    return a->key > b->key ? -1 : a->key < b->key ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+int v10_order_desc(const double *key, size_t n, size_t *order)
+{
+    keyed *kv = malloc((n ? n : 1) * sizeof *kv);
+    if (!kv)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        kv[i] = (keyed){key[i], i};
+    qsort(kv, n, sizeof *kv, by_key_desc);
+    for (size_t i = 0; i < n; i++)
+        order[i] = kv[i].i;
+    free(kv);
+    return 0;
+}

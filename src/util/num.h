@@ -34,4 +34,9 @@ void v10_num_fmt(double v, char *out, size_t cap);
 /* Sorts v[0..n) ascending (finite values; the order of equal ones is moot). */
 void v10_sort_doubles(double *v, size_t n);
 
+/* order[0..n): the indices of key[0..n) by decreasing key, equal keys in
+ * index order (what a stable sort gives), in O(n log n).  0, or -1 out of
+ * memory (order is then unspecified). */
+int v10_order_desc(const double *key, size_t n, size_t *order);
+
 #endif

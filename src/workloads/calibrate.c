@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/num.h"
 #include "v10/cost.h"
 
 /* ---- where a TPU runs the vector work a profile adds ---- */
@@ -140,20 +141,6 @@ static void plan_free(plan *p)
 
 /* Counts pieces of FU type `fu`: to `target` total, splitting (the longest
  * get one more) or merging consecutive operators of that type. */
-typedef struct len_rank {
-    double len;
-    size_t at;
-} len_rank;
-
-/* Longer first, then the earlier position. */
-static int longest_first(const void *a, const void *b)
-{
-    const len_rank *x = a, *y = b;
-    if (x->len != y->len)
-        return x->len < y->len ? 1 : -1;
-    return (x->at > y->at) - (x->at < y->at);
-}
-
 static int distribute(plan *p, v10_fu_type fu, size_t target)
 {
     size_t n_t = 0;
@@ -175,17 +162,21 @@ static int distribute(plan *p, v10_fu_type fu, size_t target)
         /* The `extra` longest get one more (ties: the earlier); a detector
          * has 10^5-10^6 vector operators, so by one sort, not a scan each. */
         if (extra) {
-            len_rank *r = malloc(n_t * sizeof *r);
-            if (!r) {
+            double *len = malloc(n_t * sizeof *len);
+            size_t *rank = malloc(n_t * sizeof *rank);
+            int rc = !len || !rank ? -1 : 0;
+            for (size_t j = 0; !rc && j < n_t; j++)
+                len[j] = p->len[idx[j]];
+            if (!rc)
+                rc = v10_order_desc(len, n_t, rank);
+            for (size_t e = 0; !rc && e < extra; e++)
+                p->pieces[idx[rank[e]]]++;
+            free(len);
+            free(rank);
+            if (rc) {
                 free(idx);
                 return -1;
             }
-            for (size_t j = 0; j < n_t; j++)
-                r[j] = (len_rank){p->len[idx[j]], j};
-            qsort(r, n_t, sizeof *r, longest_first);
-            for (size_t e = 0; e < extra; e++)
-                p->pieces[idx[r[e].at]]++;
-            free(r);
         }
     } else {
         for (size_t g = 0; g < target; g++) {

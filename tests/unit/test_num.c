@@ -63,11 +63,25 @@ static void test_random_round_trip(void **state)
     }
 }
 
+/* v10_order_desc: decreasing keys, equal keys in index order. */
+static void test_order_desc(void **state)
+{
+    (void)state;
+    const double key[] = {2, 5, 2, -1, 5, 0};
+    const size_t want[] = {1, 4, 0, 2, 5, 3};
+    size_t order[6];
+    assert_int_equal(v10_order_desc(key, 6, order), 0);
+    for (size_t i = 0; i < 6; i++)
+        assert_int_equal(order[i], want[i]);
+    assert_int_equal(v10_order_desc(key, 0, order), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed),
         cmocka_unit_test(test_random_round_trip),
+        cmocka_unit_test(test_order_desc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
