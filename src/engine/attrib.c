@@ -167,28 +167,35 @@ void eng_attr_hbm_settle(v10_engine *e)
     e->hbm_since = e->now;
     const int *idx = e->busy, n = e->n_busy;
     size_t nt = (size_t)e->n_tenants;
-    double drawn = 0;
-    for (int k = 0; k < n; k++)
-        drawn += e->fus[idx[k]].hbm_rate;
+    /* The busy FUs' draws and tenants, read once into arrays, and the
+     * slowed ones (few: most operators run at their full rate) listed:
+     * the walk below reads the draws n times for each. */
+    double rate[V10_MAX_FUS], drawn = 0;
+    int who[V10_MAX_FUS], slowed[V10_MAX_FUS], n_slowed = 0;
     for (int k = 0; k < n; k++) {
         const fu *u = &e->fus[idx[k]];
-        double others = drawn - u->hbm_rate;
-        if (u->slowdown <= 0 || others <= 0)
-            continue; /* at full rate (a gang's follower too); or no other draw survives
-                         the rounding of drawn - its own (begin_exec: never none at all) */
-        size_t i = (size_t)u->tenant;
-        double lost = dt * u->slowdown;
-        double *to = e->attr_lost + (i * V10_ATTR_STATES + V10_ATTR_HBM) * nt;
+        rate[k] = u->hbm_rate;
+        who[k] = u->tenant;
+        drawn += rate[k];
+        if (u->slowdown > 0) /* else at full rate (a gang's follower too) */
+            slowed[n_slowed++] = k;
+    }
+    for (int j = 0; j < n_slowed; j++) {
+        int k = slowed[j];
+        double slowdown = e->fus[idx[k]].slowdown, others = drawn - rate[k];
+        if (others <= 0)
+            continue; /* no other draw survives the rounding of drawn - its own
+                         (begin_exec: never none at all) */
+        double lost = dt * slowdown;
+        double *to = e->attr_lost + ((size_t)who[k] * V10_ATTR_STATES + V10_ATTR_HBM) * nt;
         if (n == 2) {
-            to[e->fus[idx[k ^ 1]].tenant] += lost;
+            to[who[k ^ 1]] += lost;
             continue;
         }
         double per_byte = lost / others;
-        for (int m = 0; m < n; m++) {
-            const fu *v = &e->fus[idx[m]];
-            if (m != k && v->hbm_rate > 0)
-                to[v->tenant] += per_byte * v->hbm_rate;
-        }
+        for (int m = 0; m < n; m++)
+            if (m != k && rate[m] > 0)
+                to[who[m]] += per_byte * rate[m];
     }
 }
 

@@ -143,7 +143,6 @@ typedef struct fu {
     double rate;                /* standalone cycles per cycle, (0, 1] */
     double full_rate;           /* rate with no contention (speed-adjusted) */
     double demand;              /* HBM bytes per cycle at full_rate */
-    double alloc;               /* HBM bytes per cycle granted */
     double bytes_per_work;      /* HBM bytes per standalone cycle of the op */
     double hbm_rate;            /* rate x bytes_per_work: HBM bytes per cycle now */
     double slowdown;            /* 1 - rate / full_rate: the part of each cycle lost
