@@ -66,6 +66,14 @@ uint64_t v10_cost_split_cycles(const v10_npu *npu, const v10_op *op, uint64_t by
 /* Its compute alone over k engines: ceil(compute_cycles x ceil(tiles / k) / tiles). */
 uint64_t v10_cost_split_compute(const v10_op *op, uint32_t k);
 
+/* Operator op's cycles of full activity (docs/energy.md) per unit of its
+ * `work`, standalone cycles: a GEMM's MACs over the array's PEs, a vector
+ * operator's ALU ops over the lanes' ops a cycle, none for a gather (its
+ * bytes draw the memories' energy); a trace's operator from its MACs (SA)
+ * or FLOPs (VU) when it gives them, else its compute cycles; at most 1.
+ * Dynamic energy is charged at this rate as the operator's work is done. */
+double v10_cost_activity(const v10_npu *npu, const v10_op *op, uint64_t work);
+
 /* The engines of type `fu` one operator runs on when its tenant has the
  * core to itself: 1 under op_mapping "one", else every engine of the type
  * (under "alloc" and "harvest" a lone tenant's allocation is all of them). */

@@ -48,22 +48,6 @@ void eng_energy_init(v10_engine *e, int sched)
     en->pg_wake = n->pg_wake_cycles;
 }
 
-double eng_energy_activity(const v10_engine *e, const v10_op *op, uint64_t work)
-{
-    const v10_npu *n = e->npu;
-    double act;
-    if (op->kind == V10_OP_GATHER)
-        act = 0;
-    else if (op->fu == V10_FU_SA && (op->kind == V10_OP_GEMM || op->macs))
-        act = (double)op->macs / ((double)n->sa_rows * n->sa_cols);
-    else if (op->fu == V10_FU_VU && (op->kind == V10_OP_VECTOR || op->flops))
-        act = (double)op->flops / ((double)n->vu_lanes * n->vu_ops_per_lane);
-    else
-        act = (double)op->compute_cycles;
-    act /= (double)(work ? work : 1);
-    return act < 1 ? act : 1;
-}
-
 /* Cycles FU u has been gated in its current idle interval of `in` cycles
  * (SAs and VUs only: a link engine is never gated). */
 static uint64_t gated_now(const eng_energy *en, const fu *u, uint64_t in)

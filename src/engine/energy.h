@@ -67,13 +67,6 @@ static inline double eng_energy_total(const eng_energy_acc *a)
 /* Sets up the accounts from the NPU; `sched`: the policy has V10's
  * hardware scheduler. */
 void eng_energy_init(v10_engine *e, int sched);
-/* Operator op's cycles of full activity (docs/energy.md) per unit of its
- * `work`, standalone cycles: a GEMM's MACs over the array's PEs, a vector
- * operator's ALU ops over the lanes' ops a cycle, none for a gather
- * (its bytes draw the memories' energy); a trace's operator from its MACs
- * (SA) or FLOPs (VU) when it gives them, else its compute cycles; at most
- * 1 (fu.c, when it starts executing). */
-double eng_energy_activity(const v10_engine *e, const struct v10_op *op, uint64_t work);
 /* FU f leaves its state (fu.c, before its clocks move): adds the interval
  * to its tenant's account, or to the FU's gated cycles. */
 void eng_energy_leave(v10_engine *e, int f);

@@ -81,6 +81,8 @@ typedef struct tenant {
     const uint64_t *bytes;      /* per op: HBM bytes with its vmem share */
     const uint8_t *fu_of;       /* per op: its FU type (the hot loop's copy) */
     const double *macs;         /* per op: MACs (the hot loop's copy) */
+    const double *act;          /* per op: v10_cost_activity at its work (the hot
+                                   loop's copy), or NULL: computed as it starts */
     uint64_t req_work;          /* sum of work: one request */
     double rate_per_cycle;      /* Poisson arrivals; 0 = closed loop */
     uint32_t outstanding;
@@ -162,7 +164,7 @@ typedef struct fu {
     double work;                /* standalone work executed */
     double macs;                /* MACs executed */
     double act_per_work;        /* busy: full-activity cycles of its operator per unit
-                                   of work (energy.c, eng_energy_activity) */
+                                   of work (v10_cost_activity) */
     double act;                 /* full-activity cycles executed (dynamic energy) */
     /* op_mapping "all" or "alloc": an operator holds a gang of FUs of one
      * type.  Its leader (the FU it was offered) carries the operator: its
@@ -278,7 +280,7 @@ struct v10_engine {
                                    the memo or computed into the pools */
     uint64_t *work_pool, *bytes_pool;  /* per op of the tenants not memoized, back to back */
     uint8_t *fu_pool;
-    double *macs_pool;
+    double *macs_pool, *act_pool;
     int rates_dirty;
     int contended;              /* the last eng_update_rates shared HBM (rates below full) */
     /* The busy FUs' demands summed as they enter and leave FU_BUSY (fu.c),

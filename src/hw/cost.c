@@ -321,6 +321,21 @@ uint64_t v10_cost_shared_cycles(const v10_npu *npu, const v10_op *op, uint64_t s
     return body + v10_cost_issue_cycles(npu, op);
 }
 
+double v10_cost_activity(const v10_npu *npu, const v10_op *op, uint64_t work)
+{
+    double act;
+    if (op->kind == V10_OP_GATHER)
+        act = 0;
+    else if (op->fu == V10_FU_SA && (op->kind == V10_OP_GEMM || op->macs))
+        act = (double)op->macs / ((double)npu->sa_rows * npu->sa_cols);
+    else if (op->fu == V10_FU_VU && (op->kind == V10_OP_VECTOR || op->flops))
+        act = (double)op->flops / ((double)npu->vu_lanes * npu->vu_ops_per_lane);
+    else
+        act = (double)op->compute_cycles;
+    act /= (double)(work ? work : 1);
+    return act < 1 ? act : 1;
+}
+
 uint32_t v10_cost_engines(const v10_npu *npu, v10_fu_type fu)
 {
     if (npu->op_mapping == V10_MAP_ONE || fu == V10_FU_ICI) /* one link engine a chip */
