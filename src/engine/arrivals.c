@@ -97,6 +97,7 @@ int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_
     t->bytes = v->bytes;
     t->fu_of = v->fu;
     t->macs = v->macs;
+    t->bpw = v->bpw;
     t->act = v->act;
     t->req_work = v->req_work;
     t->priority = sp->priority;

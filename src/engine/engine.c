@@ -209,6 +209,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->bytes_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->bytes_pool);
     e->fu_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->fu_pool);
     e->macs_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->macs_pool);
+    e->bpw_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->bpw_pool);
     e->act_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->act_pool);
     e->pstate = calloc(1, state_size ? state_size : 1);
     size_t na = (size_t)nt * V10_ATTR_STATES, nl = na * (size_t)nt;
@@ -222,7 +223,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         e->a_snap = e->wait_cum + V10_FU_TYPES * nw;
     }
     if (v10_evq_init(&e->evq, slots) || !e->tenants || !e->fus || !e->busy ||
-        !e->started || !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->act_pool ||
+        !e->started || !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->bpw_pool || !e->act_pool ||
         !e->pstate || !e->attr)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
                            (unsigned long long)cfg->requests);
@@ -231,7 +232,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         if (memo[i])
             continue;
         v10_op_view_bufs b = {e->work_pool + off, e->bytes_pool + off, e->fu_pool + off,
-                              e->macs_pool + off, e->act_pool + off};
+                              e->macs_pool + off, e->bpw_pool + off, e->act_pool + off};
         if (v10_op_view_fill(&models[i], &cfg->npu, share, &b, &e->view[i], err))
             return v10_err_prefix(err, "tenant %d", i);
         off += models[i].n_ops;
@@ -270,6 +271,7 @@ void v10_engine_free(v10_engine *e)
     free(e->bytes_pool);
     free(e->fu_pool);
     free(e->macs_pool);
+    free(e->bpw_pool);
     free(e->act_pool);
     free(e->pstate);
     free(e->attr);

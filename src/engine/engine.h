@@ -81,8 +81,9 @@ typedef struct tenant {
     const uint64_t *bytes;      /* per op: HBM bytes with its vmem share */
     const uint8_t *fu_of;       /* per op: its FU type (the hot loop's copy) */
     const double *macs;         /* per op: MACs (the hot loop's copy) */
-    const double *act;          /* per op: v10_cost_activity at its work (the hot
-                                   loop's copy), or NULL: computed as it starts */
+    const double *bpw, *act;    /* per op: bytes / work and v10_cost_activity at its
+                                   work (the hot loop's copies), or NULL: computed
+                                   as it starts */
     uint64_t req_work;          /* sum of work: one request */
     double rate_per_cycle;      /* Poisson arrivals; 0 = closed loop */
     uint32_t outstanding;
@@ -280,7 +281,7 @@ struct v10_engine {
                                    the memo or computed into the pools */
     uint64_t *work_pool, *bytes_pool;  /* per op of the tenants not memoized, back to back */
     uint8_t *fu_pool;
-    double *macs_pool, *act_pool;
+    double *macs_pool, *bpw_pool, *act_pool;
     int rates_dirty;
     int contended;              /* the last eng_update_rates shared HBM (rates below full) */
     /* The busy FUs' demands summed as they enter and leave FU_BUSY (fu.c),

@@ -339,8 +339,13 @@ static inline void exec_rates(v10_engine *e, fu *u, const tenant *t)
 {
     uint64_t work = t->work[t->op];
     u->full_rate = u->next >= 0 || u->speed < 1.0 ? shared_rate(e, u, t, work) : 1.0;
-    u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
-    u->act_per_work = t->act ? t->act[t->op] : v10_cost_activity(e->npu, &t->model->ops[t->op], work);
+    if (t->act) { /* the view's (model/view.h), the same values */
+        u->bytes_per_work = t->bpw[t->op];
+        u->act_per_work = t->act[t->op];
+    } else {
+        u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
+        u->act_per_work = v10_cost_activity(e->npu, &t->model->ops[t->op], work);
+    }
     u->demand = u->bytes_per_work * u->full_rate;
     if (u->demand > e->hbm_bytes_per_cycle) /* rounding: hw/cost.c gives an operator */
         u->demand = e->hbm_bytes_per_cycle; /* at least bytes / bandwidth cycles */

@@ -26,7 +26,7 @@ int eng_llm_setup(v10_engine *e, int i, v10_err *err)
     t->bytes = L->stream.bytes;
     t->fu_of = L->stream.fu;
     t->macs = L->stream.macs;
-    t->act = NULL; /* an iteration's few operators: computed as each starts */
+    t->bpw = t->act = NULL; /* an iteration's few operators: computed as each starts */
     t->req_work = L->stream.total_work;
     t->rate_per_cycle = 0;
     t->outstanding = 0;

@@ -13,12 +13,12 @@
 #include "v10/cost.h"
 
 /* Fills the arrays of m's view at this NPU and share that are not NULL
- * (work and bytes are computed together, either may be skipped; act, the
- * activity, with work) and sets *req_work to one request's work when work
- * is filled. */
+ * (work and bytes are computed together, either may be skipped; the
+ * ratios bpw and act with work) and sets *req_work to one request's work
+ * when work is filled. */
 static int fill(const v10_model *m, const v10_npu *npu, uint64_t share, uint64_t *work,
-                uint64_t *bytes, double *act, uint8_t *fu, double *macs, uint64_t *req_work,
-                v10_err *err)
+                uint64_t *bytes, double *bpw, double *act, uint8_t *fu, double *macs,
+                uint64_t *req_work, v10_err *err)
 {
     uint64_t total = 0;
     for (size_t k = 0; k < m->n_ops; k++) {
@@ -34,6 +34,7 @@ static int fill(const v10_model *m, const v10_npu *npu, uint64_t share, uint64_t
             bytes[k] = b;
         if (work) {
             work[k] = w;
+            bpw[k] = (double)b / (double)w;
             act[k] = v10_cost_activity(npu, &m->ops[k], w);
             if (v10_add_u64(total, w, &total))
                 return v10_err_set(err, "%s: one request's work overflows 64 bits", m->name);
@@ -47,10 +48,11 @@ int v10_op_view_fill(const v10_model *m, const v10_npu *npu, uint64_t share,
                      const v10_op_view_bufs *bufs, v10_op_view *out, v10_err *err)
 {
     uint64_t total;
-    if (fill(m, npu, share, bufs->work, bufs->bytes, bufs->act, bufs->fu, bufs->macs, &total,
-             err))
+    if (fill(m, npu, share, bufs->work, bufs->bytes, bufs->bpw, bufs->act, bufs->fu, bufs->macs,
+             &total, err))
         return -1;
-    *out = (v10_op_view){bufs->work, bufs->bytes, bufs->fu, bufs->macs, bufs->act, total};
+    *out = (v10_op_view){bufs->work, bufs->bytes, bufs->fu, bufs->macs, bufs->bpw, bufs->act,
+                         total};
     return 0;
 }
 
@@ -67,7 +69,7 @@ int v10_op_view_fill(const v10_model *m, const v10_npu *npu, uint64_t share,
  * An entry's four arrays need not be its own.  The FU types and MACs are
  * the origin's, the same at every NPU and share; the bytes depend on the
  * share only through what each operator spills (v10_cost_spill_bytes); the
- * work (and the activity, owned with it) on that and the NPU's figures.  So an entry points
+ * work (and the ratios, owned with it) on that and the NPU's figures.  So an entry points
  * at an earlier entry's arrays wherever those hold the same values, and
  * fills, and faults in, only the others (`own` says which it filled).
  * Invariant: entries 0..n-1 are complete; bytes is the sum of the arrays
@@ -146,7 +148,7 @@ static int memo_add(const v10_model *m, const v10_npu *npu, uint64_t share, v10_
     view_entry *x = &memo.e[memo.n];
     *x = (view_entry){m->origin, m->n_ops, v10_npu_hbm_bytes_per_cycle(npu), npu->issue_cycles,
                       npu->vu_issue_cycles, sa_pes(npu), vu_ops(npu),
-                      share, {NULL, NULL, NULL, NULL, NULL, 0}, 0, NULL};
+                      share, {NULL, NULL, NULL, NULL, NULL, NULL, 0}, 0, NULL};
     /* The scalability study runs each model at many shares, most of which
      * spill alike (all those past its largest operand spill nothing), on
      * four HBM bandwidths: take what earlier entries filled.  Only an
@@ -165,13 +167,14 @@ static int memo_add(const v10_model *m, const v10_npu *npu, uint64_t share, v10_
             x->view.bytes = x->view.bytes ? x->view.bytes : y->view.bytes;
             if (work) {
                 x->view.work = y->view.work;
+                x->view.bpw = y->view.bpw;
                 x->view.act = y->view.act;
                 x->view.req_work = y->view.req_work;
             }
         }
     }
     size_t n = m->n_ops;
-    uint64_t size = (uint64_t)n * ((x->view.work ? 0 : sizeof(uint64_t) + sizeof(double)) +
+    uint64_t size = (uint64_t)n * ((x->view.work ? 0 : sizeof(uint64_t) + 2 * sizeof(double)) +
                                    (x->view.bytes ? 0 : sizeof(uint64_t)) +
                                    (x->view.fu ? 0 : sizeof(double) + 1));
     if (size > V10_VIEW_BYTES - memo.bytes)
@@ -182,12 +185,14 @@ static int memo_add(const v10_model *m, const v10_npu *npu, uint64_t share, v10_
             return v10_err_set(err, "%s: out of memory", m->name);
         /* Widest first, so every array is aligned. */
         uint64_t *work = NULL, *bytes = NULL;
-        double *macs = NULL, *act = NULL;
+        double *macs = NULL, *bpw = NULL, *act = NULL;
         uint8_t *fu = NULL;
         if (!x->view.work) {
             x->own |= OWN_WORK;
             x->view.work = work = (uint64_t *)at;
             at += n * sizeof *work;
+            x->view.bpw = bpw = (double *)at;
+            at += n * sizeof *bpw;
             x->view.act = act = (double *)at;
             at += n * sizeof *act;
         }
@@ -202,7 +207,7 @@ static int memo_add(const v10_model *m, const v10_npu *npu, uint64_t share, v10_
             x->view.fu = fu = (uint8_t *)(at + n * sizeof *macs);
         }
         uint64_t total;
-        if (fill(m, npu, share, work, bytes, act, fu, macs, &total, err)) {
+        if (fill(m, npu, share, work, bytes, bpw, act, fu, macs, &total, err)) {
             free(x->block);
             return -1;
         }

@@ -36,7 +36,8 @@ static void fill(const v10_model *m, const v10_npu *npu, uint64_t share, v10_op_
                  v10_op_view_bufs *b)
 {
     size_t n = m->n_ops;
-    *b = (v10_op_view_bufs){calloc(n, 8), calloc(n, 8), calloc(n, 1), calloc(n, 8), calloc(n, 8)};
+    *b = (v10_op_view_bufs){calloc(n, 8), calloc(n, 8), calloc(n, 1), calloc(n, 8), calloc(n, 8),
+                            calloc(n, 8)};
     v10_err err = {0};
     assert_int_equal(v10_op_view_fill(m, npu, share, b, v, &err), 0);
 }
@@ -47,6 +48,7 @@ static void free_bufs(v10_op_view_bufs *b)
     free(b->bytes);
     free(b->fu);
     free(b->macs);
+    free(b->bpw);
     free(b->act);
 }
 
@@ -57,6 +59,7 @@ static void assert_same_view(const v10_op_view *a, const v10_op_view *b, size_t 
     assert_memory_equal(a->bytes, b->bytes, n * sizeof *a->bytes);
     assert_memory_equal(a->fu, b->fu, n);
     assert_memory_equal(a->macs, b->macs, n * sizeof *a->macs);
+    assert_memory_equal(a->bpw, b->bpw, n * sizeof *a->bpw);
     assert_memory_equal(a->act, b->act, n * sizeof *a->act);
 }
 
@@ -163,6 +166,7 @@ static void activity_follows_the_arrays(void **state)
         assert_true(a.act[k] == v10_cost_activity(&core, &m.ops[k], a.work[k]));
         assert_true(w.act[k] == v10_cost_activity(&wide, &m.ops[k], w.work[k]));
         assert_true(a.act[k] >= 0 && a.act[k] <= 1);
+        assert_true(a.bpw[k] == (double)a.bytes[k] / (double)a.work[k]);
         if (m.ops[k].fu == V10_FU_SA && m.ops[k].macs && a.work[k] == w.work[k]) {
             gemms++;
             assert_true(fabs(w.act[k] - a.act[k] / 2) <= 1e-12 || a.act[k] == 1);
