@@ -97,8 +97,8 @@ int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_
     t->bytes = v->bytes;
     t->fu_of = v->fu;
     t->macs = v->macs;
-    t->bpw = v->bpw;
-    t->act = v->act;
+    t->bpw = e->ratio[i];
+    t->act = e->ratio[i] + m->n_ops;
     t->req_work = v->req_work;
     t->priority = sp->priority;
     t->rate_per_cycle = sp->rate_rps / (e->npu->clock_mhz * 1e6);

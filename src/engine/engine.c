@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "util/mem.h"
+#include "v10/cost.h"
 
 /* ---- event handlers -------------------------------------------------------------- */
 
@@ -171,6 +172,33 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
     return 0;
 }
 
+/*
+ * Tenant i's per-operator ratios into its 2 x n_ops doubles at `at`: HBM
+ * bytes per cycle of work, then activity (v10_cost_activity), from its
+ * view (e->view[i]); the hot loop reads them as each operator starts
+ * (fu.c, exec_rates), where computing them would read the operator's
+ * description, far from the engine's arrays, and divide three times on
+ * the way to the next decision (12% of `repro --quick`'s time).  Per run,
+ * not in the view's memo: that would triple the memo's work arrays.
+ * Also checks that a collective has a link engine to run on (`ici`).
+ */
+static int ratios(v10_engine *e, int i, const v10_model *m, const v10_npu *npu, double *at,
+                  int ici, v10_err *err)
+{
+    const v10_op_view *v = &e->view[i];
+    double *bpw = at, *act = at + m->n_ops;
+    for (size_t k = 0; k < m->n_ops; k++) {
+        if (m->ops[k].fu == V10_FU_ICI && !ici)
+            return v10_err_set(err, "tenant %d (%s): operator %s is a collective, and NPU '%s' "
+                                    "has one chip (chips = 1): no link engine to run it",
+                               i, m->name, m->ops[k].name, npu->name);
+        bpw[k] = v->work[k] ? (double)v->bytes[k] / (double)v->work[k] : 0;
+        act[k] = v10_cost_activity(npu, &m->ops[k], v->work[k]);
+    }
+    e->ratio[i] = at;
+    return 0;
+}
+
 /* Allocates everything the run loop will touch and each tenant's view of
  * its model; -1 with err set (out of memory, a request's work overflowing). */
 int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *models,
@@ -193,12 +221,13 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     if (!e->view)
         return v10_err_set(err, "out of memory");
     int memo[V10_MAX_TENANTS];
-    size_t ops = 0;
+    size_t ops = 0, all_ops = 0;
     for (int i = 0; i < nt; i++) {
         memo[i] = v10_op_view_shared(&models[i], &cfg->npu, share, &e->view[i], err);
         if (memo[i] < 0)
             return v10_err_prefix(err, "tenant %d", i);
         ops += memo[i] ? 0 : models[i].n_ops;
+        all_ops += models[i].n_ops;
     }
     int slots = e->max_fus + nt + 1;
     e->tenants = calloc((size_t)nt, sizeof *e->tenants);
@@ -209,8 +238,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->bytes_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->bytes_pool);
     e->fu_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->fu_pool);
     e->macs_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->macs_pool);
-    e->bpw_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->bpw_pool);
-    e->act_pool = v10_calloc_big(ops ? ops : 1, sizeof *e->act_pool);
+    e->ratio_pool = v10_calloc_big(all_ops ? 2 * all_ops : 1, sizeof *e->ratio_pool);
     e->pstate = calloc(1, state_size ? state_size : 1);
     size_t na = (size_t)nt * V10_ATTR_STATES, nl = na * (size_t)nt;
     size_t nw = V10_ATTR_WAIT_CLASSES * (1 + (size_t)nt); /* one shared wait's integrals */
@@ -223,7 +251,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         e->a_snap = e->wait_cum + V10_FU_TYPES * nw;
     }
     if (v10_evq_init(&e->evq, slots) || !e->tenants || !e->fus || !e->busy ||
-        !e->started || !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->bpw_pool || !e->act_pool ||
+        !e->started || !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->ratio_pool ||
         !e->pstate || !e->attr)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
                            (unsigned long long)cfg->requests);
@@ -232,17 +260,15 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         if (memo[i])
             continue;
         v10_op_view_bufs b = {e->work_pool + off, e->bytes_pool + off, e->fu_pool + off,
-                              e->macs_pool + off, e->bpw_pool + off, e->act_pool + off};
+                              e->macs_pool + off};
         if (v10_op_view_fill(&models[i], &cfg->npu, share, &b, &e->view[i], err))
             return v10_err_prefix(err, "tenant %d", i);
         off += models[i].n_ops;
     }
-    for (int i = 0; i < nt; i++) /* a collective needs a link engine to run on */
-        for (size_t k = 0; !nici && k < models[i].n_ops; k++)
-            if (models[i].ops[k].fu == V10_FU_ICI)
-                return v10_err_set(err, "tenant %d (%s): operator %s is a collective, and NPU "
-                                   "'%s' has one chip (chips = 1): no link engine to run it",
-                                   i, models[i].name, models[i].ops[k].name, cfg->npu.name);
+    double *ratio = e->ratio_pool;
+    for (int i = 0; i < nt; i++, ratio += 2 * models[i - 1].n_ops)
+        if (ratios(e, i, &models[i], &cfg->npu, ratio, nici, err))
+            return -1;
     int f = 0;
     for (int k = 0; k < nsa + nvu + nici; k++)
         e->fus[f++] = (fu){.type = k < nsa ? V10_FU_SA : k < nsa + nvu ? V10_FU_VU : V10_FU_ICI,
@@ -271,8 +297,7 @@ void v10_engine_free(v10_engine *e)
     free(e->bytes_pool);
     free(e->fu_pool);
     free(e->macs_pool);
-    free(e->bpw_pool);
-    free(e->act_pool);
+    free(e->ratio_pool);
     free(e->pstate);
     free(e->attr);
     memset(e, 0, sizeof *e);

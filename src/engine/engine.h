@@ -281,7 +281,9 @@ struct v10_engine {
                                    the memo or computed into the pools */
     uint64_t *work_pool, *bytes_pool;  /* per op of the tenants not memoized, back to back */
     uint8_t *fu_pool;
-    double *macs_pool, *bpw_pool, *act_pool;
+    double *macs_pool;
+    double *ratio_pool;         /* per op of every tenant: bytes / work, activity */
+    const double *ratio[V10_MAX_TENANTS]; /* tenant i's in ratio_pool (engine.c, ratios) */
     int rates_dirty;
     int contended;              /* the last eng_update_rates shared HBM (rates below full) */
     /* The busy FUs' demands summed as they enter and leave FU_BUSY (fu.c),

@@ -339,7 +339,7 @@ static inline void exec_rates(v10_engine *e, fu *u, const tenant *t)
 {
     uint64_t work = t->work[t->op];
     u->full_rate = u->next >= 0 || u->speed < 1.0 ? shared_rate(e, u, t, work) : 1.0;
-    if (t->act) { /* the view's (model/view.h), the same values */
+    if (t->act) { /* computed at set-up (engine.c, ratios): the same values */
         u->bytes_per_work = t->bpw[t->op];
         u->act_per_work = t->act[t->op];
     } else {

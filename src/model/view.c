@@ -13,12 +13,10 @@
 #include "v10/cost.h"
 
 /* Fills the arrays of m's view at this NPU and share that are not NULL
- * (work and bytes are computed together, either may be skipped; the
- * ratios bpw and act with work) and sets *req_work to one request's work
- * when work is filled. */
+ * (work and bytes are computed together, either may be skipped) and sets
+ * *req_work to one request's work when work is filled. */
 static int fill(const v10_model *m, const v10_npu *npu, uint64_t share, uint64_t *work,
-                uint64_t *bytes, double *bpw, double *act, uint8_t *fu, double *macs,
-                uint64_t *req_work, v10_err *err)
+                uint64_t *bytes, uint8_t *fu, double *macs, uint64_t *req_work, v10_err *err)
 {
     uint64_t total = 0;
     for (size_t k = 0; k < m->n_ops; k++) {
@@ -34,8 +32,6 @@ static int fill(const v10_model *m, const v10_npu *npu, uint64_t share, uint64_t
             bytes[k] = b;
         if (work) {
             work[k] = w;
-            bpw[k] = (double)b / (double)w;
-            act[k] = v10_cost_activity(npu, &m->ops[k], w);
             if (v10_add_u64(total, w, &total))
                 return v10_err_set(err, "%s: one request's work overflows 64 bits", m->name);
         }
@@ -48,18 +44,15 @@ int v10_op_view_fill(const v10_model *m, const v10_npu *npu, uint64_t share,
                      const v10_op_view_bufs *bufs, v10_op_view *out, v10_err *err)
 {
     uint64_t total;
-    if (fill(m, npu, share, bufs->work, bufs->bytes, bufs->bpw, bufs->act, bufs->fu, bufs->macs,
-             &total, err))
+    if (fill(m, npu, share, bufs->work, bufs->bytes, bufs->fu, bufs->macs, &total, err))
         return -1;
-    *out = (v10_op_view){bufs->work, bufs->bytes, bufs->fu, bufs->macs, bufs->bpw, bufs->act,
-                         total};
+    *out = (v10_op_view){bufs->work, bufs->bytes, bufs->fu, bufs->macs, total};
     return 0;
 }
 
 /*
- * The memo.  An entry is keyed by what v10_cost_shared_cycles and
- * v10_cost_activity read besides the operators: the HBM bandwidth, the
- * issue cycles, the PEs of an array and ALU ops of the lanes, and the share; the
+ * The memo.  An entry is keyed by what v10_cost_shared_cycles reads besides
+ * the operators: the HBM bandwidth, the issue cycles and the share; the
  * operators are the cache's, named by their origin (v10_model.origin: the
  * costings of one calibrated model for several NPU cost keys have the same
  * descriptions and compute cycles, so the same views).  Entries are only
@@ -69,7 +62,7 @@ int v10_op_view_fill(const v10_model *m, const v10_npu *npu, uint64_t share,
  * An entry's four arrays need not be its own.  The FU types and MACs are
  * the origin's, the same at every NPU and share; the bytes depend on the
  * share only through what each operator spills (v10_cost_spill_bytes); the
- * work (and the ratios, owned with it) on that and the NPU's figures.  So an entry points
+ * work on that and the HBM bandwidth and issue cycles.  So an entry points
  * at an earlier entry's arrays wherever those hold the same values, and
  * fills, and faults in, only the others (`own` says which it filled).
  * Invariant: entries 0..n-1 are complete; bytes is the sum of the arrays
@@ -82,7 +75,6 @@ typedef struct view_entry {
     size_t n_ops;
     double hbm_bytes_per_cycle;
     uint32_t issue_cycles, vu_issue_cycles;
-    double sa_pes, vu_ops;     /* v10_cost_activity's divisors */
     uint64_t share;
     v10_op_view view;
     unsigned own;              /* OWN_* bits: the arrays this entry filled */
@@ -110,17 +102,11 @@ static int same_origin(const view_entry *x, const v10_model *m)
     return x->origin == m->origin && x->n_ops == m->n_ops;
 }
 
-/* v10_cost_activity's divisors at npu. */
-static double sa_pes(const v10_npu *npu) { return (double)npu->sa_rows * npu->sa_cols; }
-static double vu_ops(const v10_npu *npu) { return (double)npu->vu_lanes * npu->vu_ops_per_lane; }
-
-/* x's work and activity were costed with npu's HBM bandwidth, issue
- * cycles and arrays. */
+/* x's work was costed with npu's HBM bandwidth and issue cycles. */
 static int same_npu(const view_entry *x, const v10_npu *npu)
 {
     return x->hbm_bytes_per_cycle == v10_npu_hbm_bytes_per_cycle(npu) &&
-           x->issue_cycles == npu->issue_cycles && x->vu_issue_cycles == npu->vu_issue_cycles &&
-           x->sa_pes == sa_pes(npu) && x->vu_ops == vu_ops(npu);
+           x->issue_cycles == npu->issue_cycles && x->vu_issue_cycles == npu->vu_issue_cycles;
 }
 
 /* 1 if every operator of m spills the same bytes at shares a and b: then
@@ -147,8 +133,8 @@ static int memo_add(const v10_model *m, const v10_npu *npu, uint64_t share, v10_
         return 0;
     view_entry *x = &memo.e[memo.n];
     *x = (view_entry){m->origin, m->n_ops, v10_npu_hbm_bytes_per_cycle(npu), npu->issue_cycles,
-                      npu->vu_issue_cycles, sa_pes(npu), vu_ops(npu),
-                      share, {NULL, NULL, NULL, NULL, NULL, NULL, 0}, 0, NULL};
+                      npu->vu_issue_cycles,
+                      share, {NULL, NULL, NULL, NULL, 0}, 0, NULL};
     /* The scalability study runs each model at many shares, most of which
      * spill alike (all those past its largest operand spill nothing), on
      * four HBM bandwidths: take what earlier entries filled.  Only an
@@ -167,14 +153,12 @@ static int memo_add(const v10_model *m, const v10_npu *npu, uint64_t share, v10_
             x->view.bytes = x->view.bytes ? x->view.bytes : y->view.bytes;
             if (work) {
                 x->view.work = y->view.work;
-                x->view.bpw = y->view.bpw;
-                x->view.act = y->view.act;
                 x->view.req_work = y->view.req_work;
             }
         }
     }
     size_t n = m->n_ops;
-    uint64_t size = (uint64_t)n * ((x->view.work ? 0 : sizeof(uint64_t) + 2 * sizeof(double)) +
+    uint64_t size = (uint64_t)n * ((x->view.work ? 0 : sizeof(uint64_t)) +
                                    (x->view.bytes ? 0 : sizeof(uint64_t)) +
                                    (x->view.fu ? 0 : sizeof(double) + 1));
     if (size > V10_VIEW_BYTES - memo.bytes)
@@ -185,16 +169,12 @@ static int memo_add(const v10_model *m, const v10_npu *npu, uint64_t share, v10_
             return v10_err_set(err, "%s: out of memory", m->name);
         /* Widest first, so every array is aligned. */
         uint64_t *work = NULL, *bytes = NULL;
-        double *macs = NULL, *bpw = NULL, *act = NULL;
+        double *macs = NULL;
         uint8_t *fu = NULL;
         if (!x->view.work) {
             x->own |= OWN_WORK;
             x->view.work = work = (uint64_t *)at;
             at += n * sizeof *work;
-            x->view.bpw = bpw = (double *)at;
-            at += n * sizeof *bpw;
-            x->view.act = act = (double *)at;
-            at += n * sizeof *act;
         }
         if (!x->view.bytes) {
             x->own |= OWN_BYTES;
@@ -207,7 +187,7 @@ static int memo_add(const v10_model *m, const v10_npu *npu, uint64_t share, v10_
             x->view.fu = fu = (uint8_t *)(at + n * sizeof *macs);
         }
         uint64_t total;
-        if (fill(m, npu, share, work, bytes, bpw, act, fu, macs, &total, err)) {
+        if (fill(m, npu, share, work, bytes, fu, macs, &total, err)) {
             free(x->block);
             return -1;
         }

@@ -1,11 +1,7 @@
 /*
  * view.h — a model as the engine runs it on one NPU: per operator its FU
  * type, MACs, and standalone cycles and HBM bytes with the tenant's share
- * of the vector memory (v10_cost_shared_cycles), and two ratios the engine
- * needs as each operator starts: its HBM bytes per cycle of that work and
- * its activity (v10_cost_activity).  Computed there, they cost a read of
- * the operator's description, far from the engine's arrays, and three
- * divisions on the path to the next decision.  A run sets one up per
+ * of the vector memory (v10_cost_shared_cycles).  A run sets one up per
  * tenant before its loop.
  *
  * For a model whose operators belong to the process-wide cache (m->shared:
@@ -15,7 +11,7 @@
  * calibrated models hundreds of times, and RetinaNet alone has 7.6 x 10^5
  * operators.  Entries share every array that holds the same values: the
  * FU types and MACs of one origin, the bytes at shares where every
- * operator spills alike, the work (and the ratios) there at one bandwidth.  The memo holds
+ * operator spills alike, the work there at one bandwidth.  The memo holds
  * at most V10_VIEWS entries and V10_VIEW_BYTES of arrays; past either, and
  * for every other model, the arrays are computed into the caller's buffers.
  * Either way the values are the same, so no result depends on the memo.
@@ -35,8 +31,6 @@ typedef struct v10_op_view {
     const uint64_t *bytes;     /* HBM bytes with the share */
     const uint8_t *fu;         /* v10_fu_type */
     const double *macs;
-    const double *bpw;         /* bytes / work, as a double division */
-    const double *act;         /* v10_cost_activity at work */
     uint64_t req_work;         /* sum of work: one request */
 } v10_op_view;
 
@@ -44,7 +38,7 @@ typedef struct v10_op_view {
 typedef struct v10_op_view_bufs {
     uint64_t *work, *bytes;
     uint8_t *fu;
-    double *macs, *bpw, *act;
+    double *macs;
 } v10_op_view_bufs;
 
 /* Serves m at this NPU and share from the memo, adding it there if m is

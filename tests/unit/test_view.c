@@ -15,7 +15,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,8 +35,7 @@ static void fill(const v10_model *m, const v10_npu *npu, uint64_t share, v10_op_
                  v10_op_view_bufs *b)
 {
     size_t n = m->n_ops;
-    *b = (v10_op_view_bufs){calloc(n, 8), calloc(n, 8), calloc(n, 1), calloc(n, 8), calloc(n, 8),
-                            calloc(n, 8)};
+    *b = (v10_op_view_bufs){calloc(n, 8), calloc(n, 8), calloc(n, 1), calloc(n, 8)};
     v10_err err = {0};
     assert_int_equal(v10_op_view_fill(m, npu, share, b, v, &err), 0);
 }
@@ -48,8 +46,6 @@ static void free_bufs(v10_op_view_bufs *b)
     free(b->bytes);
     free(b->fu);
     free(b->macs);
-    free(b->bpw);
-    free(b->act);
 }
 
 static void assert_same_view(const v10_op_view *a, const v10_op_view *b, size_t n)
@@ -59,8 +55,6 @@ static void assert_same_view(const v10_op_view *a, const v10_op_view *b, size_t 
     assert_memory_equal(a->bytes, b->bytes, n * sizeof *a->bytes);
     assert_memory_equal(a->fu, b->fu, n);
     assert_memory_equal(a->macs, b->macs, n * sizeof *a->macs);
-    assert_memory_equal(a->bpw, b->bpw, n * sizeof *a->bpw);
-    assert_memory_equal(a->act, b->act, n * sizeof *a->act);
 }
 
 static void memo_serves_the_computed_values(void **state)
@@ -131,7 +125,6 @@ static void views_share_what_costing_leaves_alike(void **state)
     assert_ptr_not_equal(b.work, a.work);
     assert_true(b.req_work > a.req_work); /* a quarter of the bandwidth: HBM binds */
     assert_ptr_equal(c.work, a.work);     /* same bandwidth and share: the same view */
-    assert_ptr_equal(c.act, a.act);
     fill(&on_slow, &slow, share, &want, &bufs);
     assert_same_view(&b, &want, m.n_ops);
     free_bufs(&bufs);
@@ -141,39 +134,6 @@ static void views_share_what_costing_leaves_alike(void **state)
     v10_model_fini(&m);
     v10_model_fini(&on_slow);
     v10_model_fini(&on_small);
-}
-
-/* The activity is v10_cost_activity at each operator's work, and an NPU
- * whose arrays differ (twice the columns: half the activity per MAC) is
- * another entry with its own activity, though its work may be the same. */
-static void activity_follows_the_arrays(void **state)
-{
-    (void)state;
-    v10_npu core, wide;
-    v10_err err = {0};
-    assert_int_equal(v10_npu_preset("v10-isca23", &core, &err), 0);
-    wide = core;
-    wide.sa_cols = 2 * core.sa_cols;
-    v10_model m;
-    load("isca23/resnet50", &core, &m);
-    uint64_t share = core.vmem_bytes / 2;
-    v10_op_view a, w;
-    assert_int_equal(v10_op_view_shared(&m, &core, share, &a, &err), 1);
-    assert_int_equal(v10_op_view_shared(&m, &wide, share, &w, &err), 1);
-    assert_ptr_not_equal(a.act, w.act);
-    size_t gemms = 0;
-    for (size_t k = 0; k < m.n_ops; k++) {
-        assert_true(a.act[k] == v10_cost_activity(&core, &m.ops[k], a.work[k]));
-        assert_true(w.act[k] == v10_cost_activity(&wide, &m.ops[k], w.work[k]));
-        assert_true(a.act[k] >= 0 && a.act[k] <= 1);
-        assert_true(a.bpw[k] == (double)a.bytes[k] / (double)a.work[k]);
-        if (m.ops[k].fu == V10_FU_SA && m.ops[k].macs && a.work[k] == w.work[k]) {
-            gemms++;
-            assert_true(fabs(w.act[k] - a.act[k] / 2) <= 1e-12 || a.act[k] == 1);
-        }
-    }
-    assert_true(gemms > 0);
-    v10_model_fini(&m);
 }
 
 static void only_shared_models_are_memoized(void **state)
@@ -302,7 +262,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(memo_serves_the_computed_values),
         cmocka_unit_test(views_share_what_costing_leaves_alike),
-        cmocka_unit_test(activity_follows_the_arrays),
         cmocka_unit_test(only_shared_models_are_memoized),
         cmocka_unit_test(runs_do_not_depend_on_the_memo),
         cmocka_unit_test(cache_key_ignores_memory_that_spills_nothing),
