@@ -163,6 +163,12 @@ typedef struct v10_run_config {
                                 it unfinished, stops with an error; 0: V10_EVENT_BUDGET */
     int progress;            /* 1: a progress bar on stderr once a run lasts 3 s
                                 (unless on_progress is set) */
+    int every_chip;          /* 1, on an NPU of several chips: simulate every chip,
+                                each running its shard of every tenant, a
+                                collective a barrier of the tenant's shards
+                                (docs/llm.md, "Every chip"); results then hold
+                                chips x n_tenants tenants, chip c's tenant i at
+                                c x n_tenants + i.  0: one chip stands for all */
     /* Optional: the tenants' models, already loaded and costed for `npu`
      * (models[i] serves tenants[i]; borrowed).  NULL: v10_run loads them.
      * A caller that reports on the run afterwards (a trace's operator

@@ -1,8 +1,10 @@
 /*
  * partition.c — the FUs a policy divides among the tenants: spatial
- * partitions (v10p_partition: whole FUs by share, or slices of one), and
+ * partitions (v10p_partition: whole FUs by share, or slices of one),
  * op_mapping "alloc"/"harvest"'s allocations of each type's FUs by
- * priority (eng_alloc_engines).
+ * priority (eng_alloc_engines), and with every chip simulated each chip's
+ * FUs to its own tenants, whose shards meet at each collective
+ * (eng_bar_arrive).
  */
 #include "engine/engine.h"
 
@@ -58,6 +60,9 @@ void eng_alloc_engines(v10_engine *e)
 int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err *err)
 {
     int n_phys = e->n_phys[type], nt = e->n_tenants;
+    if (e->n_chips > 1)
+        return v10_err_set(err, "spatial partitions with every chip simulated (every_chip) "
+                                "are not built: simulate one chip");
     fu keep[V10_MAX_FUS];
     int nk = 0;
     for (int f = 0; f < e->n_fus; f++)
@@ -70,7 +75,8 @@ int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err
         whole_fus(n_phys, nt, share, given);
         for (int i = 0; i < nt; i++)
             for (int k = 0; k < given[i]; k++)
-                parts[np++] = (fu){.type = type, .owner = i, .speed = 1.0, .tenant = -1,
+                parts[np++] = (fu){.type = type, .owner = i, .tmask = ~0ull, .speed = 1.0,
+                                   .tenant = -1,
                                    .lead = -1, .next = -1};
     } else {
         /* Fewer FUs than tenants: each tenant gets a slice of the FUs'
@@ -80,8 +86,8 @@ int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err
             if (!(s > 0 && s <= 1))
                 return v10_err_set(err, "spatial: tenant %d's share of the %s is %g", i,
                                    v10_fu_name(type), s);
-            parts[np++] = (fu){.type = type, .owner = i, .speed = s, .tenant = -1, .lead = -1,
-                               .next = -1};
+            parts[np++] = (fu){.type = type, .owner = i, .tmask = ~0ull, .speed = s,
+                               .tenant = -1, .lead = -1, .next = -1};
         }
     }
     if (nk + np > e->max_fus)
@@ -94,3 +100,32 @@ int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err
     return 0;
 }
 
+
+/*
+ * A collective is one operation of every chip's shard of a tenant: none
+ * may begin it before all have reached it (a ring step needs its
+ * neighbours' data).  Tenant ti, READY for its current collective, joins
+ * its group's barrier; the last shard to come releases them all, each
+ * then READY for its link engine, and marked past this collective so that
+ * a shard preempted mid-collective is READY again at once.  Modelled at
+ * the collective's entry only: each chip's link engine then runs it for
+ * its own standalone time.
+ */
+void eng_bar_arrive(v10_engine *e, int ti)
+{
+    int g = ti % e->chip_tenants;
+    uint64_t all = eng_group_mask(e, ti);
+    e->bar_wait[g] |= 1ull << ti;
+    if (e->bar_wait[g] != all)
+        return;
+    e->bar_wait[g] = 0;
+    for (uint64_t m = all; m; m &= m - 1) {
+        int k = __builtin_ctzll(m);
+        tenant *t = &e->tenants[k];
+        V10_ASSERT(t->state == V10P_READY && t->fu_of[t->op] == V10_FU_ICI);
+        t->bar_req = t->cur_req;
+        t->bar_op = t->op;
+        e->ready[V10_FU_ICI] |= 1ull << k;
+    }
+    e->attr_dirty |= all;
+}

@@ -66,6 +66,79 @@ static int demands_exceed(v10_engine *e)
     return total > hbm;
 }
 
+/* The n busy FUs idx[] share `hbm` bytes a cycle max-min fairly
+ * (water-filling); each operator whose rate changed (or that just started)
+ * moves. */
+static void share_hbm(v10_engine *e, const int *idx, int n, double hbm)
+{
+    double left = hbm;
+    int unsat = n;
+    for (int i = 0; i < n; i++)
+        e->fus[idx[i]].alloc = -1;
+    while (unsat > 0) {
+        double share = left / unsat;
+        int progressed = 0;
+        for (int i = 0; i < n; i++) {
+            fu *u = &e->fus[idx[i]];
+            if (u->alloc < 0 && u->demand <= share) {
+                u->alloc = u->demand;
+                left -= u->demand;
+                unsat--;
+                progressed = 1;
+            }
+        }
+        if (!progressed) {
+            for (int i = 0; i < n; i++)
+                if (e->fus[idx[i]].alloc < 0)
+                    e->fus[idx[i]].alloc = share;
+            break;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        const fu *u = &e->fus[idx[i]];
+        if (eng_follower(u))
+            continue;
+        double r = u->demand > 0 ? u->full_rate * (u->alloc / u->demand) : u->full_rate;
+        if (r > u->full_rate)
+            r = u->full_rate;
+        if (!v10_evq_scheduled(&e->evq, idx[i]) || r != u->rate) {
+            eng_attr_fu_hbm(e, &e->fus[idx[i]]); /* its losses at the old rate */
+            set_rate(e, idx[i], r);
+        }
+    }
+}
+
+/* Every chip simulated: each chip's HBM is its own, shared among the
+ * operators on its FUs (the FUs are chip by chip, fus_per_chip each);
+ * every busy FU is looked at (no fast path: an option for checks). */
+static void rates_chips(v10_engine *e)
+{
+    int contended = 0;
+    e->n_started = 0;
+    for (int c = 0; c < e->n_chips; c++) {
+        int idx[V10_MAX_FUS], n = 0, lo = c * e->fus_per_chip;
+        double demand = 0;
+        for (int i = 0; i < e->n_busy; i++)
+            if (e->busy[i] >= lo && e->busy[i] < lo + e->fus_per_chip) {
+                idx[n++] = e->busy[i];
+                demand += e->fus[e->busy[i]].demand;
+            }
+        if (e->cfg->contention && demand > e->hbm_bytes_per_cycle) {
+            share_hbm(e, idx, n, e->hbm_bytes_per_cycle);
+            contended = 1;
+            continue;
+        }
+        for (int i = 0; i < n; i++) {
+            const fu *u = &e->fus[idx[i]];
+            if (!eng_follower(u) && (!v10_evq_scheduled(&e->evq, idx[i]) ||
+                                     u->rate != u->full_rate))
+                set_rate(e, idx[i], u->full_rate);
+        }
+    }
+    e->contended = contended;
+    e->rates_dirty = 0;
+}
+
 /*
  * Recomputes every running operator's rate: max-min fair shares of the HBM
  * bandwidth over the operators' demands (water-filling), or full rate with
@@ -87,6 +160,10 @@ static int demands_exceed(v10_engine *e)
  */
 void eng_update_rates(v10_engine *e)
 {
+    if (e->n_chips > 1) {
+        rates_chips(e);
+        return;
+    }
     if (!e->contended && !(e->n_started && e->cfg->contention && demands_exceed(e))) {
         /* Not shared before nor now: each operator begun since runs at its
          * full rate (the loop below, in the case that most events take). */
@@ -124,43 +201,7 @@ void eng_update_rates(v10_engine *e)
         e->rates_dirty = 0;
         return;
     }
-    /* Max-min fair shares of the bandwidth (water-filling). */
-    double left = e->hbm_bytes_per_cycle;
-    int unsat = n;
-    for (int i = 0; i < n; i++)
-        e->fus[idx[i]].alloc = -1;
-    while (unsat > 0) {
-        double share = left / unsat;
-        int progressed = 0;
-        for (int i = 0; i < n; i++) {
-            fu *u = &e->fus[idx[i]];
-            if (u->alloc < 0 && u->demand <= share) {
-                u->alloc = u->demand;
-                left -= u->demand;
-                unsat--;
-                progressed = 1;
-            }
-        }
-        if (!progressed) {
-            for (int i = 0; i < n; i++)
-                if (e->fus[idx[i]].alloc < 0)
-                    e->fus[idx[i]].alloc = share;
-            break;
-        }
-    }
-    /* Only operators whose rate changed (or that just started) move. */
-    for (int i = 0; i < n; i++) {
-        const fu *u = &e->fus[idx[i]];
-        if (eng_follower(u))
-            continue;
-        double r = u->demand > 0 ? u->full_rate * (u->alloc / u->demand) : u->full_rate;
-        if (r > u->full_rate)
-            r = u->full_rate;
-        if (!v10_evq_scheduled(&e->evq, idx[i]) || r != u->rate) {
-            eng_attr_fu_hbm(e, &e->fus[idx[i]]); /* its losses at the old rate */
-            set_rate(e, idx[i], r);
-        }
-    }
+    share_hbm(e, idx, n, e->hbm_bytes_per_cycle);
     if (!e->contended)
         e->hbm_since = e->now; /* the HBM losses begin now */
     e->contended = 1;
