@@ -46,6 +46,14 @@ typedef struct v10_tenant_spec {
     uint64_t llm_requests;    /* the server's own request count (> the run's warmup);
                                  0: the run's `requests` */
     double slo_ttft_ms, slo_tpot_ms; /* 0: none */
+    /* vLLM's TPU runtime (docs/llm.md, "Padding to compiled shapes"): 1 to
+     * pad an iteration's tokens / its sequences / its K and V reads to the
+     * compiled shapes (0: none, the default); the KV block (page) size in
+     * tokens (0: V10_LLM_KV_BLOCK); host time per iteration, µs, before its
+     * operators run (0: none) */
+    int pad_tokens, pad_reqs, pad_kv;
+    uint32_t kv_block;
+    double host_us;
 } v10_tenant_spec;
 
 int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err);

@@ -448,6 +448,46 @@ static void embed(lb *b, uint64_t tokens)
 }
 
 /*
+ * vLLM's TPU runtime compiles one graph per padded shape and pads each
+ * step to the next (vllm/v1/worker/tpu_model_runner.py): the scheduled
+ * tokens to the first of 16, 32, 64, ... (_get_token_paddings with
+ * VLLM_TPU_BUCKET_PADDING_GAP's default 0: powers of two from 16, the
+ * last the first >= max_num_batched_tokens), the requests whose logits
+ * are computed to 8, 16, 32, ... (_get_req_paddings: MIN_NUM_SEQS = 8,
+ * then powers of two, capped at max_num_seqs).  v10_llm_pad_tokens and
+ * v10_llm_pad_reqs; 0 for `max`: no padding (n itself).
+ */
+uint64_t v10_llm_pad_tokens(uint64_t n, uint64_t max)
+{
+    if (!max)
+        return n;
+    uint64_t b = 16;
+    while (b < n && b < max)
+        b *= 2;
+    return b >= n ? b : n;
+}
+
+uint64_t v10_llm_pad_reqs(uint64_t n, uint64_t max)
+{
+    if (!max)
+        return n;
+    uint64_t b = 8;
+    while (b < n)
+        b *= 2;
+    uint64_t cap = max > 8 ? max : 8; /* max_num_reqs = max(max_num_seqs, MIN_NUM_SEQS) */
+    return b < cap ? b : cap > n ? cap : n;
+}
+
+/* Tokens of K and V a sequence of `ctx` keys reads: whole pages of `page`
+ * tokens (0: its own ctx), as the ragged paged attention kernel copies
+ * them (jax/experimental/pallas/ops/tpu/ragged_paged_attention.py,
+ * MultiPageAsyncCopyDescriptor: page by page). */
+static uint64_t kv_read_tokens(uint64_t ctx, uint32_t page)
+{
+    return page ? (ctx + page - 1) / page * page : ctx;
+}
+
+/*
  * Attention over the KV cache for one decode iteration: for each of the
  * sum_ctx (sequence, key) pairs, every query head does head_dim FMAs for
  * QK^T and head_dim for P.V.  Each kv head's K and V are read from HBM once
@@ -526,7 +566,8 @@ static void prompt_attention(lb *b, int l, uint64_t t, uint64_t past)
      * rule would read m query rows and write m x nk scores. */
     v10_op *o = b->m->ops;
     uint64_t q = (uint64_t)c->heads * t * c->head_dim * BYTES_PER_ELEM; /* Q, or the output */
-    uint64_t kv = (uint64_t)c->kv_heads * nk * c->head_dim * BYTES_PER_ELEM; /* K, or V */
+    uint64_t kv = (uint64_t)c->kv_heads * kv_read_tokens(nk, c->kv_page) * c->head_dim *
+                  BYTES_PER_ELEM; /* K, or V */
     uint64_t scores = (uint64_t)c->heads * area * BYTES_PER_ELEM;
     if (c->attention == V10_LLM_FUSED) {
         /* Fused (flash attention, Dao et al., NeurIPS 2022): the scores
@@ -566,6 +607,10 @@ static void build(lb *b, const rows *r)
     uint64_t h = c->hidden, t = r->n_dec, attn_w = (uint64_t)c->heads * c->head_dim;
     for (uint32_t j = 0; j < r->n_chunk; j++)
         t += r->chunk[j];
+    /* Padded to a compiled shape, the token-wise operators run over the
+     * padding too; attention is each sequence's own (the padding belongs
+     * to none). */
+    t = v10_llm_pad_tokens(t, c->pad_tokens);
     embed(b, t);
     for (int l = 0; l < (int)c->layers; l++) {
         vec(b, l, "attn.norm", t * h, norm_ops(c), 1, 1);
@@ -591,15 +636,18 @@ static void build(lb *b, const rows *r)
         collective(b, l, "mlp.allreduce", V10_OP_ALLREDUCE, t * h * BYTES_PER_ELEM);
         vec(b, l, "mlp.add", t * h, OPS_ADD, 2, 1);
     }
-    if (!r->outs)
+    /* With pad_reqs, as vLLM's TPU runtime: logits for every scheduled
+     * sequence (a chunk that does not end its prompt discards its), padded. */
+    uint64_t outs = c->pad_reqs ? v10_llm_pad_reqs(r->n_dec + r->n_chunk, c->pad_reqs) : r->outs;
+    if (!outs)
         return; /* a chunk that does not end its prompt samples nothing */
-    vec(b, -1, "head.norm", r->outs * h, norm_ops(c), 1, 1); /* fuses in decode */
-    gemm(b, -1, "head.lm", 1, r->outs, c->vocab, h, 1); /* tied: the embedding table */
+    vec(b, -1, "head.norm", outs * h, norm_ops(c), 1, 1); /* fuses in decode */
+    gemm(b, -1, "head.lm", 1, outs, c->vocab, h, 1); /* tied: the embedding table */
     /* A shard's logits are 1/tp of the vocabulary's: gathered, every chip
      * samples from the whole (vLLM gathers them to sample). */
     uint64_t vocab = c->tp > 1 ? (uint64_t)c->vocab * c->tp : c->vocab;
-    collective(b, -1, "head.allgather", V10_OP_ALLGATHER, r->outs * vocab * BYTES_PER_ELEM);
-    vec(b, -1, "head.sample", r->outs * vocab, OPS_SOFTMAX + OPS_ADD, 1, 0);
+    collective(b, -1, "head.allgather", V10_OP_ALLGATHER, outs * vocab * BYTES_PER_ELEM);
+    vec(b, -1, "head.sample", outs * vocab, OPS_SOFTMAX + OPS_ADD, 1, 0);
 }
 
 /* Checks n (1..MAX_SEQS, `what` naming the phase) and sums v[0..n), each
@@ -620,6 +668,18 @@ static int sum_lengths(const v10_llm_config *c, const char *what, const char *le
         *sum += v[i];
     }
     return 0;
+}
+
+/* The decodes' cached tokens read in all: sum, or with kv_page whole pages. */
+static uint64_t kv_read_sum(const v10_llm_config *c, uint32_t n, const uint32_t *ctx,
+                            uint64_t sum)
+{
+    if (!c->kv_page)
+        return sum;
+    sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += kv_read_tokens(ctx[i], c->kv_page);
+    return sum;
 }
 
 int v10_llm_prefill(const v10_llm_config *c, uint64_t tokens, v10_model *m, v10_err *err)
@@ -649,6 +709,7 @@ int v10_llm_decode(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *ctx
     rows r = {.n_dec = n_seqs, .outs = n_seqs};
     if (sum_lengths(c, "decode", "context", n_seqs, ctx_lens, &r.sum_ctx, err))
         return -1;
+    r.sum_ctx = kv_read_sum(c, n_seqs, ctx_lens, r.sum_ctx);
     lb b = {.c = c, .m = m, .err = err};
     build(&b, &r);
     return b.rc;
@@ -665,6 +726,8 @@ int v10_llm_mixed(const v10_llm_config *c, uint32_t n_dec, const uint32_t *ctx_l
         return -1;
     if (!n_dec && !n_chunk)
         return v10_err_set(err, "%s: an iteration of no sequences", c->name);
+    if (n_dec)
+        r.sum_ctx = kv_read_sum(c, n_dec, ctx_lens, r.sum_ctx);
     if ((uint64_t)n_dec + n_chunk > MAX_SEQS || n_out < n_dec || n_out > n_dec + n_chunk)
         return v10_err_set(err, "%s: iteration of %u decodes and %u chunks emitting %u tokens: "
                                 "expected at most %d sequences, each decode emitting",
