@@ -79,6 +79,11 @@ typedef struct v10_llm_config {
  * 16, 32, ... capped at max (at least 8); max 0: n itself. */
 uint64_t v10_llm_pad_tokens(uint64_t n, uint64_t max);
 uint64_t v10_llm_pad_reqs(uint64_t n, uint64_t max);
+/* Tokens of K and V attention reads for ctx keys: whole pages of `page`
+ * (0: ctx); over n sequences of c (c->kv_page), whose exact sum is `sum`. */
+uint64_t v10_llm_kv_read(uint64_t ctx, uint32_t page);
+uint64_t v10_llm_kv_read_sum(const v10_llm_config *c, uint32_t n, const uint32_t *ctx,
+                             uint64_t sum);
 
 /* Names of the presets, NULL-terminated. */
 extern const char *const v10_llm_preset_names[];

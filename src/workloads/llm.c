@@ -448,46 +448,6 @@ static void embed(lb *b, uint64_t tokens)
 }
 
 /*
- * vLLM's TPU runtime compiles one graph per padded shape and pads each
- * step to the next (vllm/v1/worker/tpu_model_runner.py): the scheduled
- * tokens to the first of 16, 32, 64, ... (_get_token_paddings with
- * VLLM_TPU_BUCKET_PADDING_GAP's default 0: powers of two from 16, the
- * last the first >= max_num_batched_tokens), the requests whose logits
- * are computed to 8, 16, 32, ... (_get_req_paddings: MIN_NUM_SEQS = 8,
- * then powers of two, capped at max_num_seqs).  v10_llm_pad_tokens and
- * v10_llm_pad_reqs; 0 for `max`: no padding (n itself).
- */
-uint64_t v10_llm_pad_tokens(uint64_t n, uint64_t max)
-{
-    if (!max)
-        return n;
-    uint64_t b = 16;
-    while (b < n && b < max)
-        b *= 2;
-    return b >= n ? b : n;
-}
-
-uint64_t v10_llm_pad_reqs(uint64_t n, uint64_t max)
-{
-    if (!max)
-        return n;
-    uint64_t b = 8;
-    while (b < n)
-        b *= 2;
-    uint64_t cap = max > 8 ? max : 8; /* max_num_reqs = max(max_num_seqs, MIN_NUM_SEQS) */
-    return b < cap ? b : cap > n ? cap : n;
-}
-
-/* Tokens of K and V a sequence of `ctx` keys reads: whole pages of `page`
- * tokens (0: its own ctx), as the ragged paged attention kernel copies
- * them (jax/experimental/pallas/ops/tpu/ragged_paged_attention.py,
- * MultiPageAsyncCopyDescriptor: page by page). */
-static uint64_t kv_read_tokens(uint64_t ctx, uint32_t page)
-{
-    return page ? (ctx + page - 1) / page * page : ctx;
-}
-
-/*
  * Attention over the KV cache for one decode iteration: for each of the
  * sum_ctx (sequence, key) pairs, every query head does head_dim FMAs for
  * QK^T and head_dim for P.V.  Each kv head's K and V are read from HBM once
@@ -566,7 +526,7 @@ static void prompt_attention(lb *b, int l, uint64_t t, uint64_t past)
      * rule would read m query rows and write m x nk scores. */
     v10_op *o = b->m->ops;
     uint64_t q = (uint64_t)c->heads * t * c->head_dim * BYTES_PER_ELEM; /* Q, or the output */
-    uint64_t kv = (uint64_t)c->kv_heads * kv_read_tokens(nk, c->kv_page) * c->head_dim *
+    uint64_t kv = (uint64_t)c->kv_heads * v10_llm_kv_read(nk, c->kv_page) * c->head_dim *
                   BYTES_PER_ELEM; /* K, or V */
     uint64_t scores = (uint64_t)c->heads * area * BYTES_PER_ELEM;
     if (c->attention == V10_LLM_FUSED) {
@@ -670,18 +630,6 @@ static int sum_lengths(const v10_llm_config *c, const char *what, const char *le
     return 0;
 }
 
-/* The decodes' cached tokens read in all: sum, or with kv_page whole pages. */
-static uint64_t kv_read_sum(const v10_llm_config *c, uint32_t n, const uint32_t *ctx,
-                            uint64_t sum)
-{
-    if (!c->kv_page)
-        return sum;
-    sum = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sum += kv_read_tokens(ctx[i], c->kv_page);
-    return sum;
-}
-
 int v10_llm_prefill(const v10_llm_config *c, uint64_t tokens, v10_model *m, v10_err *err)
 {
     if (tokens < 1 || tokens > c->max_context)
@@ -709,7 +657,7 @@ int v10_llm_decode(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *ctx
     rows r = {.n_dec = n_seqs, .outs = n_seqs};
     if (sum_lengths(c, "decode", "context", n_seqs, ctx_lens, &r.sum_ctx, err))
         return -1;
-    r.sum_ctx = kv_read_sum(c, n_seqs, ctx_lens, r.sum_ctx);
+    r.sum_ctx = v10_llm_kv_read_sum(c, n_seqs, ctx_lens, r.sum_ctx);
     lb b = {.c = c, .m = m, .err = err};
     build(&b, &r);
     return b.rc;
@@ -727,7 +675,7 @@ int v10_llm_mixed(const v10_llm_config *c, uint32_t n_dec, const uint32_t *ctx_l
     if (!n_dec && !n_chunk)
         return v10_err_set(err, "%s: an iteration of no sequences", c->name);
     if (n_dec)
-        r.sum_ctx = kv_read_sum(c, n_dec, ctx_lens, r.sum_ctx);
+        r.sum_ctx = v10_llm_kv_read_sum(c, n_dec, ctx_lens, r.sum_ctx);
     if ((uint64_t)n_dec + n_chunk > MAX_SEQS || n_out < n_dec || n_out > n_dec + n_chunk)
         return v10_err_set(err, "%s: iteration of %u decodes and %u chunks emitting %u tokens: "
                                 "expected at most %d sequences, each decode emitting",

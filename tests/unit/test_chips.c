@@ -306,15 +306,17 @@ static void symmetric_shortcut(void **state)
 
 /* ---- every chip simulated ------------------------------------------------------- */
 
-/* A tensor-parallel llama3.2-1b of two layers (a few, to keep it quick). */
-static const char *tiny_llm(void)
+/* A server of llama3.2-1b cut to two layers (a few, to keep it quick; on
+ * several chips, tensor-parallel) on the conversation trace's first six
+ * requests. */
+static const char *tiny_server(void)
 {
     static const char *path = "/tmp/v10-chips-tiny.json";
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs("{\"base\": \"llama3.2-1b\", \"name\": \"tiny\", \"layers\": 2}\n", f);
     fclose(f);
-    return path;
+    return "llm//tmp/v10-chips-tiny.json:trace=tests/data/llm/azure_conv_200.csv:requests=6";
 }
 
 /* One run of tenants specs[0..n) on npu under policy, every chip simulated or not. */
@@ -370,10 +372,7 @@ static void every_chip_equals_shortcut(void **state)
 {
     (void)state;
     v10_npu v4 = preset("tpuv4-8");
-    char llm[160];
-    snprintf(llm, sizeof llm, "llm/%s:trace=tests/data/llm/azure_conv_200.csv:requests=6",
-             tiny_llm());
-    const char *pair[] = {llm, "mnist"};
+    const char *pair[] = {tiny_server(), "mnist"};
     const char *policies[] = {"solo", "v10-base", "v10-fair", "v10-full"};
     for (int p = 0; p < 4; p++) {
         size_t n = p ? 2 : 1;
@@ -407,10 +406,7 @@ static void every_chip_barrier(void **state)
 {
     (void)state;
     v10_npu v4 = preset("tpuv4-8");
-    char llm[160];
-    snprintf(llm, sizeof llm, "llm/%s:trace=tests/data/llm/azure_conv_200.csv:requests=6",
-             tiny_llm());
-    const char *pair[] = {llm, "mnist:rate=2000"};
+    const char *pair[] = {tiny_server(), "mnist:rate=2000"};
     v10_run_result one, all;
     run_specs(&v4, "v10-full", pair, 2, 0, &one);
     run_specs(&v4, "v10-full", pair, 2, 1, &all);

@@ -85,21 +85,29 @@ static double iter_cycles(const v10_llm_config *cfg, const v10_npu *npu, v10_llm
     return c;
 }
 
+/* Runs `server` (an llm/gpt2-xl spec over `path`) alone on one request of
+ * prompt 100 and output 5, written to path, into *c and *r; *cfg: gpt2-xl. */
+static void lone_run(const char *path, const char *server, v10_tenant_spec *t,
+                     v10_run_config *c, v10_run_result *r, v10_llm_config *cfg)
+{
+    write_trace(path, "2023-11-16 18:15:46.6805900,100,5\n");
+    spec(server, t);
+    checked_config(c, t, 1, 1);
+    run(c, r);
+    assert_int_equal(v10_llm_preset("gpt2-xl", cfg, NULL), 0);
+}
+
 /* One request (prompt 100, output 5) alone: TTFT is its prefill, TPOT the
  * mean of its four decodes over contexts 101..104, e2e their sum. */
 static void test_lone_closed_form(void **state)
 {
     (void)state;
     const char *path = "/tmp/v10-llm-one.csv";
-    write_trace(path, "2023-11-16 18:15:46.6805900,100,5\n");
     v10_tenant_spec t;
-    spec("llm/gpt2-xl:trace=/tmp/v10-llm-one.csv", &t);
     v10_run_config c;
-    checked_config(&c, &t, 1, 1);
     v10_run_result r;
-    run(&c, &r);
     v10_llm_config cfg;
-    assert_int_equal(v10_llm_preset("gpt2-xl", &cfg, NULL), 0);
+    lone_run(path, "llm/gpt2-xl:trace=/tmp/v10-llm-one.csv", &t, &c, &r, &cfg);
     double pf = iter_cycles(&cfg, &c.npu, V10_LLM_ITER_PREFILL, 100), dec = 0;
     for (uint32_t ctx = 101; ctx <= 104; ctx++)
         dec += iter_cycles(&cfg, &c.npu, V10_LLM_ITER_DECODE, ctx);
@@ -151,19 +159,16 @@ static void test_tpu_runtime_closed_form(void **state)
     assert_int_equal(v10_llm_pad_reqs(5, 0), 5);
 
     const char *path = "/tmp/v10-llm-tpu.csv";
-    write_trace(path, "2023-11-16 18:15:46.6805900,100,5\n");
     v10_tenant_spec t;
-    spec("llm/gpt2-xl:trace=/tmp/v10-llm-tpu.csv:max_prefill_tokens=512:max_batch=16:"
-         "pad_tokens=1:pad_reqs=1:kv_block=64:pad_kv=1:host_us=250", &t);
+    v10_run_config c;
+    v10_run_result r;
+    v10_llm_config cfg;
+    lone_run(path, "llm/gpt2-xl:trace=/tmp/v10-llm-tpu.csv:max_prefill_tokens=512:max_batch=16:"
+                   "pad_tokens=1:pad_reqs=1:kv_block=64:pad_kv=1:host_us=250",
+             &t, &c, &r, &cfg);
     char back[2 * V10_SPEC_MAX];
     assert_int_equal(v10_tenant_spec_format(&t, back, sizeof back), 0);
     assert_non_null(strstr(back, ":pad_tokens=1:pad_reqs=1:pad_kv=1:kv_block=64:host_us=250"));
-    v10_run_config c;
-    checked_config(&c, &t, 1, 1);
-    v10_run_result r;
-    run(&c, &r);
-    v10_llm_config cfg;
-    assert_int_equal(v10_llm_preset("gpt2-xl", &cfg, NULL), 0);
     cfg.pad_tokens = 512;
     cfg.pad_reqs = 16;
     cfg.kv_page = 64;
