@@ -258,8 +258,10 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
             e->fus[f++] = (fu){.type = k < nsa       ? V10_FU_SA
                                        : k < nsa + nvu ? V10_FU_VU
                                                        : V10_FU_ICI,
-                               .owner = -1, .tmask = mine, .speed = 1.0, .tenant = -1,
-                               .lead = -1, .next = -1};
+                               .owner = -1, .speed = 1.0, .tenant = -1, .lead = -1,
+                               .next = -1};
+        for (int k = 0; k < nsa + nvu + nici; k++)
+            e->fu_tmask[f - 1 - k] = mine;
     }
     e->n_fus = f;
     e->n_phys[V10_FU_SA] = nsa * e->n_chips;

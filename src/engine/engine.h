@@ -140,8 +140,6 @@ typedef struct tenant {
 typedef struct fu {
     v10_fu_type type;
     int owner;                  /* spatial: the only tenant allowed, or -1 */
-    uint64_t tmask;             /* the tenants that may run on it: every tenant,
-                                   or with every chip simulated its chip's */
     double speed;               /* compute fraction of a physical FU, (0, 1] */
     v10p_fstate state;
     int tenant;                 /* running tenant or -1 */
@@ -380,6 +378,10 @@ struct v10_engine {
      * n_chips = 1 otherwise (one chip stands for all). */
     int n_chips, chip_tenants, fus_per_chip;
     uint64_t bar_wait[V10_MAX_TENANTS];
+    /* Per FU: the tenants that may run on it (eng_eligible_mask): every
+     * tenant, a partition's owner, or with every chip simulated its chip's
+     * (kept out of `fu`, whose size the loop's indexing is tuned to). */
+    uint64_t fu_tmask[V10_MAX_FUS];
 };
 
 /* The latest cycle a run may reach (sim/run.c passes it as stall_cycle):
@@ -501,7 +503,7 @@ static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
     t->state = st;
     if (st == V10P_READY) {
         uint8_t ty = t->fu_of[t->op];
-        if (ty == V10_FU_ICI && e->n_chips > 1 && !eng_bar_passed(t))
+        if (__builtin_expect(ty == V10_FU_ICI && e->n_chips > 1, 0) && !eng_bar_passed(t))
             eng_bar_arrive(e, ti);
         else
             e->ready[ty] |= bit;
@@ -516,9 +518,7 @@ static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
 static inline uint64_t eng_eligible_mask(const v10_engine *e, int f)
 {
     const fu *u = &e->fus[f];
-    uint64_t m = e->ready[u->type] & u->tmask;
-    if (u->owner >= 0)
-        m &= 1ull << u->owner;
+    uint64_t m = e->ready[u->type] & e->fu_tmask[f]; /* a partition: its owner's bit */
     if (m && e->policy->may_run)
         m &= e->policy->may_run(e, e->pstate, f);
     return m;

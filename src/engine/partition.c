@@ -75,8 +75,7 @@ int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err
         whole_fus(n_phys, nt, share, given);
         for (int i = 0; i < nt; i++)
             for (int k = 0; k < given[i]; k++)
-                parts[np++] = (fu){.type = type, .owner = i, .tmask = ~0ull, .speed = 1.0,
-                                   .tenant = -1,
+                parts[np++] = (fu){.type = type, .owner = i, .speed = 1.0, .tenant = -1,
                                    .lead = -1, .next = -1};
     } else {
         /* Fewer FUs than tenants: each tenant gets a slice of the FUs'
@@ -86,8 +85,8 @@ int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err
             if (!(s > 0 && s <= 1))
                 return v10_err_set(err, "spatial: tenant %d's share of the %s is %g", i,
                                    v10_fu_name(type), s);
-            parts[np++] = (fu){.type = type, .owner = i, .tmask = ~0ull, .speed = s,
-                               .tenant = -1, .lead = -1, .next = -1};
+            parts[np++] = (fu){.type = type, .owner = i, .speed = s, .tenant = -1, .lead = -1,
+                               .next = -1};
         }
     }
     if (nk + np > e->max_fus)
@@ -97,6 +96,8 @@ int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err
         e->fus[e->n_fus++] = keep[f];
     for (int f = 0; f < np; f++)
         e->fus[e->n_fus++] = parts[f];
+    for (int f = 0; f < e->n_fus; f++) /* a partition runs its owner's operators only */
+        e->fu_tmask[f] = e->fus[f].owner >= 0 ? 1ull << e->fus[f].owner : ~0ull;
     return 0;
 }
 

@@ -55,8 +55,12 @@ static void start_at_full(v10_engine *e, int f)
 enum { DEMAND_RESUM = 4096 };
 #define DEMAND_SLACK 1e-8
 
+static int chips_exceed(const v10_engine *e);
+
 static int demands_exceed(v10_engine *e)
 {
+    if (e->n_chips > 1)
+        return chips_exceed(e);
     double hbm = e->hbm_bytes_per_cycle, total = e->demand_sum;
     if (fabs(total - hbm) > DEMAND_SLACK * hbm && e->demand_moves < DEMAND_RESUM)
         return total > hbm;
@@ -69,7 +73,8 @@ static int demands_exceed(v10_engine *e)
 /* The n busy FUs idx[] share `hbm` bytes a cycle max-min fairly
  * (water-filling); each operator whose rate changed (or that just started)
  * moves. */
-static void share_hbm(v10_engine *e, const int *idx, int n, double hbm)
+static inline __attribute__((always_inline)) void share_hbm(v10_engine *e, const int *idx,
+                                                            int n, double hbm)
 {
     double left = hbm;
     int unsat = n;
@@ -108,9 +113,22 @@ static void share_hbm(v10_engine *e, const int *idx, int n, double hbm)
     }
 }
 
+/* Every chip simulated: whether some chip's busy FUs demand more than its
+ * HBM (the FUs are chip by chip, fus_per_chip each). */
+static int chips_exceed(const v10_engine *e)
+{
+    double demand[V10_MAX_TENANTS] = {0}; /* a chip runs a tenant at least */
+    for (int i = 0; i < e->n_busy; i++)
+        demand[e->busy[i] / e->fus_per_chip] += e->fus[e->busy[i]].demand;
+    for (int c = 0; c < e->n_chips; c++)
+        if (demand[c] > e->hbm_bytes_per_cycle)
+            return 1;
+    return 0;
+}
+
 /* Every chip simulated: each chip's HBM is its own, shared among the
- * operators on its FUs (the FUs are chip by chip, fus_per_chip each);
- * every busy FU is looked at (no fast path: an option for checks). */
+ * operators on its FUs; every busy FU is looked at (no fast path beyond
+ * eng_update_rates's: an option for checks). */
 static void rates_chips(v10_engine *e)
 {
     int contended = 0;
@@ -160,10 +178,6 @@ static void rates_chips(v10_engine *e)
  */
 void eng_update_rates(v10_engine *e)
 {
-    if (e->n_chips > 1) {
-        rates_chips(e);
-        return;
-    }
     if (!e->contended && !(e->n_started && e->cfg->contention && demands_exceed(e))) {
         /* Not shared before nor now: each operator begun since runs at its
          * full rate (the loop below, in the case that most events take). */
@@ -175,6 +189,10 @@ void eng_update_rates(v10_engine *e)
         }
         e->n_started = 0;
         e->rates_dirty = 0;
+        return;
+    }
+    if (e->n_chips > 1) {
+        rates_chips(e);
         return;
     }
     eng_attr_hbm(e); /* the partners' HBM shares at the rates until now */
