@@ -64,7 +64,26 @@ typedef struct v10_llm_config {
     v10_llm_attn attention;   /* how attention is compiled (not a property of the model) */
     uint32_t tp;              /* 0 or 1: the whole model; N > 1: one chip's shard of the
                                  model split over N chips (v10_llm_shard; not a JSON key) */
+    /* The serving runtime's compiled shapes (a server's pad_* keys, docs/llm.md
+     * "Padding to compiled shapes"; not JSON keys; 0: none, as for a phase).
+     * pad_tokens: an iteration's tokens run through the token-wise operators
+     * padded to the next of 16, 32, 64, ... (the last the first >= pad_tokens);
+     * pad_reqs: the LM head and sampling run for every scheduled sequence,
+     * padded to 8, 16, 32, ... up to pad_reqs; kv_page: attention reads and
+     * scores each sequence's K and V in whole pages of kv_page tokens. */
+    uint32_t pad_tokens, pad_reqs, kv_page;
 } v10_llm_config;
+
+/* vLLM's TPU runtime's compiled shapes (src/workloads/llm.c): n tokens
+ * padded to 16, 32, 64, ... (the last the first >= max); n sequences to 8,
+ * 16, 32, ... capped at max (at least 8); max 0: n itself. */
+uint64_t v10_llm_pad_tokens(uint64_t n, uint64_t max);
+uint64_t v10_llm_pad_reqs(uint64_t n, uint64_t max);
+/* Tokens of K and V attention reads for ctx keys: whole pages of `page`
+ * (0: ctx); over n sequences of c (c->kv_page), whose exact sum is `sum`. */
+uint64_t v10_llm_kv_read(uint64_t ctx, uint32_t page);
+uint64_t v10_llm_kv_read_sum(const v10_llm_config *c, uint32_t n, const uint32_t *ctx,
+                             uint64_t sum);
 
 /* Names of the presets, NULL-terminated. */
 extern const char *const v10_llm_preset_names[];

@@ -64,9 +64,10 @@ typedef struct v10_llm_server_opts {
                                     decodes and prefill chunks; else a prefill's prompts */
     int chunked;                 /* 1: chunked prefill mixed with decodes */
     double clock_mhz;            /* converts arrival seconds to cycles, > 0 */
+    uint32_t kv_block;           /* KV block (page) size, tokens, >= 1 */
 } v10_llm_server_opts;
 
-/* Defaults: max_batch 256, vLLM's default max_num_seqs (EngineArgs in
+/* Defaults: kv_block V10_LLM_KV_BLOCK; max_batch 256, vLLM's default max_num_seqs (EngineArgs in
  * vllm/engine/arg_utils.py; docs.vllm.ai, "Engine Arguments"), so that KV
  * space, not a batch cap, limits a server as in vLLM; max_prefill_tokens
  * 4096 (vLLM's max_num_batched_tokens ranges 2048-8192 by usage context);

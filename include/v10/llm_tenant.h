@@ -48,8 +48,10 @@ typedef struct v10_llm_tenant {
                                      span plus the batched work, at most output - 1 each */
     double span_cycles;           /* last arrival */
     size_t ops_per_iteration;     /* operators of a one-sequence decode */
+    uint64_t host_cycles;         /* host time before each iteration's operators (host_us) */
     /* the engine's (src/engine/llm.c) */
     uint64_t iter_start;          /* cycle the running iteration started */
+    int host_done;                /* the chosen iteration's host time has passed */
     double iter_work;             /* standalone work of the iterations completed */
     int counted;                  /* 1 once its finish counted toward the run's end */
 } v10_llm_tenant;

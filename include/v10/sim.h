@@ -46,6 +46,14 @@ typedef struct v10_tenant_spec {
     uint64_t llm_requests;    /* the server's own request count (> the run's warmup);
                                  0: the run's `requests` */
     double slo_ttft_ms, slo_tpot_ms; /* 0: none */
+    /* vLLM's TPU runtime (docs/llm.md, "Padding to compiled shapes"): 1 to
+     * pad an iteration's tokens / its sequences / its K and V reads to the
+     * compiled shapes (0: none, the default); the KV block (page) size in
+     * tokens (0: V10_LLM_KV_BLOCK); host time per iteration, µs, before its
+     * operators run (0: none) */
+    int pad_tokens, pad_reqs, pad_kv;
+    uint32_t kv_block;
+    double host_us;
 } v10_tenant_spec;
 
 int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err);
@@ -163,6 +171,12 @@ typedef struct v10_run_config {
                                 it unfinished, stops with an error; 0: V10_EVENT_BUDGET */
     int progress;            /* 1: a progress bar on stderr once a run lasts 3 s
                                 (unless on_progress is set) */
+    int every_chip;          /* 1, on an NPU of several chips: simulate every chip,
+                                each running its shard of every tenant, a
+                                collective a barrier of the tenant's shards
+                                (docs/llm.md, "Every chip"); results then hold
+                                chips x n_tenants tenants, chip c's tenant i at
+                                c x n_tenants + i.  0: one chip stands for all */
     /* Optional: the tenants' models, already loaded and costed for `npu`
      * (models[i] serves tenants[i]; borrowed).  NULL: v10_run loads them.
      * A caller that reports on the run afterwards (a trace's operator

@@ -7,6 +7,7 @@
 
 uint64_t v10p_now(const v10_engine *e) { return e->now; }
 int v10p_n_tenants(const v10_engine *e) { return e->n_tenants; }
+int v10p_chip_tenants(const v10_engine *e) { return e->chip_tenants; }
 int v10p_n_fus(const v10_engine *e) { return e->n_fus; }
 int v10p_n_phys(const v10_engine *e, v10_fu_type type) { return e->n_phys[type]; }
 const v10_npu *v10p_npu(const v10_engine *e) { return e->npu; }
@@ -151,6 +152,7 @@ uint64_t v10p_core_clear_mask(const v10_engine *e)
 int v10p_core_clear_for(const v10_engine *e, int t) { return v10p_core_clear_mask(e) >> t & 1; }
 
 v10_fu_type v10p_fu_type(const v10_engine *e, int f) { return e->fus[f].type; }
+int v10p_fu_chip(const v10_engine *e, int f) { return f / e->fus_per_chip; }
 int v10p_fu_owner(const v10_engine *e, int f) { return e->fus[f].owner; }
 int v10p_fu_tenant(const v10_engine *e, int f) { return e->fus[f].tenant; }
 v10p_fstate v10p_fu_state(const v10_engine *e, int f) { return e->fus[f].state; }

@@ -126,8 +126,18 @@ void eng_check_state(const v10_engine *e)
             if (msg[0])
                 check_fail(e, msg);
         }
+        /* Every chip simulated: a shard READY for a collective waits at
+         * its group's barrier until every shard has reached it. */
+        int at_bar = t->state == V10P_READY && t->fu_of[t->op] == V10_FU_ICI &&
+                     e->n_chips > 1 && !eng_bar_passed(t);
+        if (at_bar != (int)(e->bar_wait[e->n_chips > 1 ? i % e->chip_tenants : 0] >> i & 1)) {
+            snprintf(msg, sizeof msg, "tenant %d: at a collective's barrier %d, in its wait %d",
+                     i, at_bar, !at_bar);
+            check_fail(e, msg);
+        }
         for (int ty = 0; ty < V10_FU_TYPES; ty++)
-            if ((int)(e->ready[ty] >> i & 1) != (t->state == V10P_READY && t->fu_of[t->op] == ty)) {
+            if ((int)(e->ready[ty] >> i & 1) !=
+                (t->state == V10P_READY && t->fu_of[t->op] == ty && !at_bar)) {
                 snprintf(msg, sizeof msg, "tenant %d: ready mask of FU type %d is stale", i, ty);
                 check_fail(e, msg);
             }

@@ -186,8 +186,9 @@ void eng_energy_read(const v10_engine *e, eng_energy_acc *a)
     double hbm_ops = jb * bytes, hbm_sw = jb * en->switch_bytes;
     double vmem_ops = jv * bytes, vmem_sw = jv * en->switch_bytes;
     const v10_npu *n = e->npu;
-    double vmem = n->vmem_static_w * now / hz, hbm = n->hbm_static_w * now / hz;
-    double other = (n->other_static_w + (en->sched ? n->sched_w : 0)) * now / hz;
+    double chips = e->n_chips; /* every chip simulated: each draws its own */
+    double vmem = n->vmem_static_w * now / hz * chips, hbm = n->hbm_static_w * now / hz * chips;
+    double other = (n->other_static_w + (en->sched ? n->sched_w : 0)) * now / hz * chips;
     a->unit_j[V10_EN_HBM][V10_EN_EXEC] += hbm_ops;
     a->unit_j[V10_EN_HBM][V10_EN_SWITCH] += hbm_sw;
     a->unit_j[V10_EN_VMEM][V10_EN_EXEC] += vmem_ops;
@@ -209,7 +210,7 @@ int eng_energy_check(const v10_engine *e, char *msg, size_t cap)
         tenants += a->tenant_j[i];
     /* Static energy from the core's static power over the whole run, less
      * what gating saved; no state split involved. */
-    double now = (double)e->now, st = en->core_static_w * now;
+    double now = (double)e->now, st = en->core_static_w * now * e->n_chips;
     for (int f = 0; f < e->n_fus; f++) {
         const fu *u = &e->fus[f];
         fu_now c;

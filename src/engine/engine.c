@@ -211,12 +211,22 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     /* With several chips, the simulated chip's link engine (its collectives;
      * docs/llm.md, "Several chips"), never partitioned. */
     int nici = cfg->npu.chips > 1;
-    e->max_fus = (nsa > nt ? nsa : nt) + (nvu > nt ? nvu : nt) + nici;
+    /* Every chip simulated: cfg holds every chip's tenants (sim/run.c),
+     * chip by chip, and each chip its own FUs. */
+    e->n_chips = cfg->every_chip ? (int)cfg->npu.chips : 1;
+    e->chip_tenants = nt / e->n_chips;
+    int ct = e->chip_tenants;
+    /* (one chip: room for a partition of each type per tenant; several
+     * chips have none, spatial partitions refusing them) */
+    e->fus_per_chip = e->n_chips > 1 ? nsa + nvu + nici
+                                     : (nsa > ct ? nsa : ct) + (nvu > ct ? nvu : ct) + nici;
+    e->max_fus = e->fus_per_chip * e->n_chips;
     if (e->max_fus > V10_MAX_FUS || nt > V10_MAX_TENANTS)
         return v10_err_set(err, "at most %d tenants and %d FUs", V10_MAX_TENANTS, V10_MAX_FUS);
-    /* Each tenant's model as run, with its share of the vector memory: from
-     * the memo, or (counted here, computed below) into the pools. */
-    uint64_t share = cfg->npu.vmem_bytes / (uint64_t)nt;
+    /* Each tenant's model as run, with its share of its chip's vector
+     * memory: from the memo, or (counted here, computed below) into the
+     * pools. */
+    uint64_t share = cfg->npu.vmem_bytes / (uint64_t)ct;
     e->view = calloc((size_t)nt, sizeof *e->view);
     if (!e->view)
         return v10_err_set(err, "out of memory");
@@ -251,8 +261,8 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         e->a_snap = e->wait_cum + V10_FU_TYPES * nw;
     }
     if (v10_evq_init(&e->evq, slots) || !e->tenants || !e->fus || !e->busy ||
-        !e->started || !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool || !e->ratio_pool ||
-        !e->pstate || !e->attr)
+        !e->started || !e->work_pool || !e->bytes_pool || !e->fu_pool || !e->macs_pool ||
+        !e->ratio_pool || !e->pstate || !e->attr)
         return v10_err_set(err, "out of memory for %d tenants x %llu requests", nt,
                            (unsigned long long)cfg->requests);
     size_t off = 0;
@@ -270,13 +280,21 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         if (ratios(e, i, &models[i], &cfg->npu, ratio, nici, err))
             return -1;
     int f = 0;
-    for (int k = 0; k < nsa + nvu + nici; k++)
-        e->fus[f++] = (fu){.type = k < nsa ? V10_FU_SA : k < nsa + nvu ? V10_FU_VU : V10_FU_ICI,
-                           .owner = -1, .speed = 1.0, .tenant = -1, .lead = -1, .next = -1};
+    for (int c = 0; c < e->n_chips; c++) {
+        uint64_t mine = e->n_chips == 1 ? ~0ull : ((1ull << ct) - 1) << (c * ct);
+        for (int k = 0; k < nsa + nvu + nici; k++)
+            e->fus[f++] = (fu){.type = k < nsa       ? V10_FU_SA
+                                       : k < nsa + nvu ? V10_FU_VU
+                                                       : V10_FU_ICI,
+                               .owner = -1, .speed = 1.0, .tenant = -1, .lead = -1,
+                               .next = -1};
+        for (int k = 0; k < nsa + nvu + nici; k++)
+            e->fu_tmask[f - 1 - k] = mine;
+    }
     e->n_fus = f;
-    e->n_phys[V10_FU_SA] = nsa;
-    e->n_phys[V10_FU_VU] = nvu;
-    e->n_phys[V10_FU_ICI] = nici;
+    e->n_phys[V10_FU_SA] = nsa * e->n_chips;
+    e->n_phys[V10_FU_VU] = nvu * e->n_chips;
+    e->n_phys[V10_FU_ICI] = nici * e->n_chips;
     return 0;
 }
 

@@ -121,6 +121,11 @@ typedef struct tenant {
      * iterations, whose operator arrays (model, work, ...) point at the
      * server's stream; its count is reached when all its requests finish. */
     v10_llm_tenant *llm;
+    /* Every chip simulated (cfg->every_chip; else unused): the request and
+     * operator at which its shards last met at a collective's barrier
+     * (eng_bar_passed), bar_req = UINT64_MAX before the first. */
+    uint64_t bar_req;
+    size_t bar_op;
     /* cold: read at setup and when a request completes */
     const v10_model *model;
     v10_hist lat;               /* latencies (cycles) of requests completed in the window */
@@ -368,6 +373,19 @@ struct v10_engine {
     int tally_used;
     eng_tally tally[ENG_TALLY_SLOTS];
     eng_energy en;              /* energy accounts (energy.c) */
+    /* Every chip simulated (cfg->every_chip, docs/llm.md "Every chip"):
+     * n_chips chips of chip_tenants tenants each, tenant i on chip
+     * i / chip_tenants, a shard of group i % chip_tenants; FUs chip by chip,
+     * fus_per_chip each.  Invariant: a tenant READY for a collective is in
+     * ready[ICI] iff its group's shards have all reached that collective
+     * (eng_bar_passed); until then its bit is in bar_wait[group].
+     * n_chips = 1 otherwise (one chip stands for all). */
+    int n_chips, chip_tenants, fus_per_chip;
+    uint64_t bar_wait[V10_MAX_TENANTS];
+    /* Per FU: the tenants that may run on it (eng_eligible_mask): every
+     * tenant, a partition's owner, or with every chip simulated its chip's
+     * (kept out of `fu`, whose size the loop's indexing is tuned to). */
+    uint64_t fu_tmask[V10_MAX_FUS];
 };
 
 /* The latest cycle a run may reach (sim/run.c passes it as stall_cycle):
@@ -455,6 +473,26 @@ static inline void eng_sync_fu(v10_engine *e, fu *u)
     u->rate_time = e->now;
 }
 
+/* Every chip simulated: whether tenant t's shards have all reached its
+ * current operator, a collective (so it may run). */
+static inline int eng_bar_passed(const tenant *t)
+{
+    return t->bar_req == t->cur_req && t->bar_op == t->op;
+}
+
+/* Every chip simulated: the shards of tenant ti's group (every chip's). */
+static inline uint64_t eng_group_mask(const v10_engine *e, int ti)
+{
+    uint64_t m = 0;
+    for (int c = 0; c < e->n_chips; c++)
+        m |= 1ull << (c * e->chip_tenants + ti % e->chip_tenants);
+    return m;
+}
+
+/* Tenant ti, READY for a collective its shards have not all reached,
+ * reaches it (engine.c): the last to come releases every shard. */
+void eng_bar_arrive(v10_engine *e, int ti);
+
 /* Moves tenant ti to state st, keeping the ready masks; call it once the
  * tenant's next operator (t->op, t->fu_of) is set. */
 static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
@@ -467,10 +505,15 @@ static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
     e->running &= ~bit;
     e->attr_dirty |= bit;
     t->state = st;
-    if (st == V10P_READY)
-        e->ready[t->fu_of[t->op]] |= bit;
-    else if (st == V10P_RUNNING)
+    if (st == V10P_READY) {
+        uint8_t ty = t->fu_of[t->op];
+        if (__builtin_expect(ty == V10_FU_ICI && e->n_chips > 1, 0) && !eng_bar_passed(t))
+            eng_bar_arrive(e, ti);
+        else
+            e->ready[ty] |= bit;
+    } else if (st == V10P_RUNNING) {
         e->running |= bit;
+    }
 }
 
 /* The one eligibility rule (policy_api.h, v10p_eligible) for every tenant
@@ -479,9 +522,7 @@ static inline void eng_set_state(v10_engine *e, int ti, v10p_tstate st)
 static inline uint64_t eng_eligible_mask(const v10_engine *e, int f)
 {
     const fu *u = &e->fus[f];
-    uint64_t m = e->ready[u->type];
-    if (u->owner >= 0)
-        m &= 1ull << u->owner;
+    uint64_t m = e->ready[u->type] & e->fu_tmask[f]; /* a partition: its owner's bit */
     if (m && e->policy->may_run)
         m &= e->policy->may_run(e, e->pstate, f);
     return m;

@@ -758,9 +758,16 @@ void eng_dispatch(v10_engine *e)
         return; /* nobody waits for a type with a free FU */
     }
     int idle[V10_FU_TYPES] = {0}; /* an unowned FU of the type was left idle */
+    /* Every chip simulated: the first FU past f's chip, whose own idle FUs
+     * say nothing of another chip's. */
+    int chip_end = e->n_chips > 1 ? e->fus_per_chip : e->max_fus;
     for (int f = next_free(e, 0); f >= 0; f = next_free(e, f + 1)) {
         fu *u = &e->fus[f];
         int ty = (int)u->type; /* some tenant is ready for it (next_free) */
+        if (f >= chip_end) {
+            chip_end = (f / e->fus_per_chip + 1) * e->fus_per_chip;
+            memset(idle, 0, sizeof idle);
+        }
         if (u->owner < 0 && idle[ty])
             continue;
         uint64_t elig = eng_eligible_mask(e, f);

@@ -5,8 +5,8 @@
  * computes and the tenant's operator arrays point at that iteration's
  * stream (built into buffers sized at setup, so nothing is allocated);
  * when its last operator completes the server is told, and the next
- * iteration starts, or the tenant sleeps until its next arrival (its
- * arrival slot in the event queue).
+ * iteration starts (after its host time, host_us, if any), or the tenant
+ * sleeps until its next arrival (its arrival slot in the event queue).
  */
 #include "engine/engine.h"
 
@@ -39,6 +39,11 @@ void eng_llm_wake(v10_engine *e, int ti)
     tenant *t = &e->tenants[ti];
     v10_llm_tenant *L = t->llm;
     V10_ASSERT(t->state == V10P_IDLE);
+    if (L->host_done) { /* the host time of the iteration chosen before has passed */
+        L->host_done = 0;
+        eng_issue(e, ti);
+        return;
+    }
     v10_llm_iter it;
     if (!v10_llm_server_next(&L->server, e->now, &it)) {
         uint64_t at = v10_llm_server_next_arrival(&L->server);
@@ -60,6 +65,15 @@ void eng_llm_wake(v10_engine *e, int ti)
     t->macs = L->stream.macs;
     t->req_work = L->stream.total_work;
     L->iter_start = e->now;
+    if (L->host_cycles) {
+        /* host_us: the serving runtime's host work for the iteration
+         * (scheduling, input preparation, its launch and the sampled
+         * tokens' return) before its operators run: the tenant sleeps
+         * until then, no FU held. */
+        L->host_done = 1;
+        v10_evq_set(&e->evq, eng_slot_tenant(e, ti), e->now + L->host_cycles);
+        return;
+    }
     eng_issue(e, ti);
 }
 

@@ -1,8 +1,10 @@
 /*
  * partition.c — the FUs a policy divides among the tenants: spatial
- * partitions (v10p_partition: whole FUs by share, or slices of one), and
+ * partitions (v10p_partition: whole FUs by share, or slices of one),
  * op_mapping "alloc"/"harvest"'s allocations of each type's FUs by
- * priority (eng_alloc_engines).
+ * priority (eng_alloc_engines), and with every chip simulated each chip's
+ * FUs to its own tenants, whose shards meet at each collective
+ * (eng_bar_arrive).
  */
 #include "engine/engine.h"
 
@@ -58,6 +60,9 @@ void eng_alloc_engines(v10_engine *e)
 int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err *err)
 {
     int n_phys = e->n_phys[type], nt = e->n_tenants;
+    if (e->n_chips > 1)
+        return v10_err_set(err, "spatial partitions with every chip simulated (every_chip) "
+                                "are not built: simulate one chip");
     fu keep[V10_MAX_FUS];
     int nk = 0;
     for (int f = 0; f < e->n_fus; f++)
@@ -91,6 +96,37 @@ int v10p_partition(v10_engine *e, v10_fu_type type, const double *share, v10_err
         e->fus[e->n_fus++] = keep[f];
     for (int f = 0; f < np; f++)
         e->fus[e->n_fus++] = parts[f];
+    for (int f = 0; f < e->n_fus; f++) /* a partition runs its owner's operators only */
+        e->fu_tmask[f] = e->fus[f].owner >= 0 ? 1ull << e->fus[f].owner : ~0ull;
     return 0;
 }
 
+
+/*
+ * A collective is one operation of every chip's shard of a tenant: none
+ * may begin it before all have reached it (a ring step needs its
+ * neighbours' data).  Tenant ti, READY for its current collective, joins
+ * its group's barrier; the last shard to come releases them all, each
+ * then READY for its link engine, and marked past this collective so that
+ * a shard preempted mid-collective is READY again at once.  Modelled at
+ * the collective's entry only: each chip's link engine then runs it for
+ * its own standalone time.
+ */
+void eng_bar_arrive(v10_engine *e, int ti)
+{
+    int g = ti % e->chip_tenants;
+    uint64_t all = eng_group_mask(e, ti);
+    e->bar_wait[g] |= 1ull << ti;
+    if (e->bar_wait[g] != all)
+        return;
+    e->bar_wait[g] = 0;
+    for (uint64_t m = all; m; m &= m - 1) {
+        int k = __builtin_ctzll(m);
+        tenant *t = &e->tenants[k];
+        V10_ASSERT(t->state == V10P_READY && t->fu_of[t->op] == V10_FU_ICI);
+        t->bar_req = t->cur_req;
+        t->bar_op = t->op;
+        e->ready[V10_FU_ICI] |= 1ull << k;
+    }
+    e->attr_dirty |= all;
+}

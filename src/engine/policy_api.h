@@ -37,6 +37,8 @@ typedef enum { V10P_FU_FREE = 0, V10P_FU_BUSY, V10P_FU_SWITCH, V10P_FU_RESTORE }
 
 uint64_t v10p_now(const v10_engine *e);                 /* cycles */
 int v10p_n_tenants(const v10_engine *e);
+int v10p_chip_tenants(const v10_engine *e); /* tenants a chip runs (every chip simulated:
+                                               n_tenants / chips; else n_tenants) */
 int v10p_n_fus(const v10_engine *e);                    /* partitions count once each */
 int v10p_n_phys(const v10_engine *e, v10_fu_type type); /* physical FUs of the type */
 const v10_npu *v10p_npu(const v10_engine *e);
@@ -85,6 +87,8 @@ int v10p_core_clear_for(const v10_engine *e, int t);
 uint64_t v10p_core_clear_mask(const v10_engine *e);
 
 v10_fu_type v10p_fu_type(const v10_engine *e, int f);
+int v10p_fu_chip(const v10_engine *e, int f); /* every chip simulated: FU f's chip (its
+                                                  tenants' only); else 0 */
 int v10p_fu_owner(const v10_engine *e, int f);   /* spatial partition owner, -1 shared */
 /* With op_mapping "all" or "alloc" one operator may hold several FUs of a
  * type (a gang, docs/design.md §2): each reports the tenant, state and

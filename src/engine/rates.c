@@ -55,8 +55,12 @@ static void start_at_full(v10_engine *e, int f)
 enum { DEMAND_RESUM = 4096 };
 #define DEMAND_SLACK 1e-8
 
+static int chips_exceed(const v10_engine *e);
+
 static int demands_exceed(v10_engine *e)
 {
+    if (e->n_chips > 1)
+        return chips_exceed(e);
     double hbm = e->hbm_bytes_per_cycle, total = e->demand_sum;
     if (fabs(total - hbm) > DEMAND_SLACK * hbm && e->demand_moves < DEMAND_RESUM)
         return total > hbm;
@@ -67,7 +71,7 @@ static int demands_exceed(v10_engine *e)
 }
 
 /*
- * Max-min fair shares of the HBM bandwidth over the demands of busy FUs
+ * Max-min fair shares of `hbm` bytes a cycle over the demands of busy FUs
  * idx[0..n) (water-filling), into alloc[0..n): in passes, each at the
  * share left / (FUs not yet served), every FU demanding no more than the
  * share gets its demand, taken from what is left in idx's order; when a
@@ -77,9 +81,9 @@ static int demands_exceed(v10_engine *e)
  * walk of every FU each pass, at a fraction of the loads (it was most of
  * this file's instructions with 8 tenants on 8 SAs and 8 VUs).
  */
-static void water_fill(const v10_engine *e, const int *idx, int n, double *alloc)
+static void water_fill(const v10_engine *e, const int *idx, int n, double hbm, double *alloc)
 {
-    double demand[V10_MAX_FUS], left = e->hbm_bytes_per_cycle;
+    double demand[V10_MAX_FUS], left = hbm;
     int rest[V10_MAX_FUS], unsat = n;
     for (int i = 0; i < n; i++) {
         demand[i] = e->fus[idx[i]].demand;
@@ -104,6 +108,77 @@ static void water_fill(const v10_engine *e, const int *idx, int n, double *alloc
         }
         unsat = kept;
     }
+}
+
+/* The n busy FUs idx[] share `hbm` bytes a cycle max-min fairly
+ * (water_fill); each operator whose rate changed (or that just started)
+ * moves. */
+static inline __attribute__((always_inline)) void share_hbm(v10_engine *e, const int *idx,
+                                                            int n, double hbm)
+{
+    double alloc[V10_MAX_FUS];
+    water_fill(e, idx, n, hbm, alloc);
+    for (int i = 0; i < n; i++) {
+        const fu *u = &e->fus[idx[i]];
+        if (eng_follower(u))
+            continue;
+        /* Served in full (alloc = demand, so alloc / demand = 1): at its
+         * full rate, without the division. */
+        double r = u->full_rate;
+        if (u->demand > 0 && alloc[i] != u->demand) {
+            r = u->full_rate * (alloc[i] / u->demand);
+            if (r > u->full_rate)
+                r = u->full_rate;
+        }
+        if (!v10_evq_scheduled(&e->evq, idx[i]) || r != u->rate) {
+            eng_attr_fu_hbm(e, &e->fus[idx[i]]); /* its losses at the old rate */
+            set_rate(e, idx[i], r);
+        }
+    }
+}
+
+/* Every chip simulated: whether some chip's busy FUs demand more than its
+ * HBM (the FUs are chip by chip, fus_per_chip each). */
+static int chips_exceed(const v10_engine *e)
+{
+    double demand[V10_MAX_TENANTS] = {0}; /* a chip runs a tenant at least */
+    for (int i = 0; i < e->n_busy; i++)
+        demand[e->busy[i] / e->fus_per_chip] += e->fus[e->busy[i]].demand;
+    for (int c = 0; c < e->n_chips; c++)
+        if (demand[c] > e->hbm_bytes_per_cycle)
+            return 1;
+    return 0;
+}
+
+/* Every chip simulated: each chip's HBM is its own, shared among the
+ * operators on its FUs; every busy FU is looked at (no fast path beyond
+ * eng_update_rates's: an option for checks). */
+static void rates_chips(v10_engine *e)
+{
+    int contended = 0;
+    e->n_started = 0;
+    for (int c = 0; c < e->n_chips; c++) {
+        int idx[V10_MAX_FUS], n = 0, lo = c * e->fus_per_chip;
+        double demand = 0;
+        for (int i = 0; i < e->n_busy; i++)
+            if (e->busy[i] >= lo && e->busy[i] < lo + e->fus_per_chip) {
+                idx[n++] = e->busy[i];
+                demand += e->fus[e->busy[i]].demand;
+            }
+        if (e->cfg->contention && demand > e->hbm_bytes_per_cycle) {
+            share_hbm(e, idx, n, e->hbm_bytes_per_cycle);
+            contended = 1;
+            continue;
+        }
+        for (int i = 0; i < n; i++) {
+            const fu *u = &e->fus[idx[i]];
+            if (!eng_follower(u) && (!v10_evq_scheduled(&e->evq, idx[i]) ||
+                                     u->rate != u->full_rate))
+                set_rate(e, idx[i], u->full_rate);
+        }
+    }
+    e->contended = contended;
+    e->rates_dirty = 0;
 }
 
 /*
@@ -140,6 +215,10 @@ void eng_update_rates(v10_engine *e)
         e->rates_dirty = 0;
         return;
     }
+    if (e->n_chips > 1) {
+        rates_chips(e);
+        return;
+    }
     eng_attr_hbm(e); /* the partners' HBM shares at the rates until now */
     const int *idx = e->busy;
     int n = e->n_busy;
@@ -164,26 +243,7 @@ void eng_update_rates(v10_engine *e)
         e->rates_dirty = 0;
         return;
     }
-    double alloc[V10_MAX_FUS];
-    water_fill(e, idx, n, alloc);
-    /* Only operators whose rate changed (or that just started) move. */
-    for (int i = 0; i < n; i++) {
-        const fu *u = &e->fus[idx[i]];
-        if (eng_follower(u))
-            continue;
-        /* Served in full (alloc = demand, so alloc / demand = 1): at its
-         * full rate, without the division. */
-        double r = u->full_rate;
-        if (u->demand > 0 && alloc[i] != u->demand) {
-            r = u->full_rate * (alloc[i] / u->demand);
-            if (r > u->full_rate)
-                r = u->full_rate;
-        }
-        if (!v10_evq_scheduled(&e->evq, idx[i]) || r != u->rate) {
-            eng_attr_fu_hbm(e, &e->fus[idx[i]]); /* its losses at the old rate */
-            set_rate(e, idx[i], r);
-        }
-    }
+    share_hbm(e, idx, n, e->hbm_bytes_per_cycle);
     if (!e->contended)
         e->hbm_since = e->now; /* the HBM losses begin now */
     e->contended = 1;

@@ -4,8 +4,9 @@
 static int solo_init(v10_engine *e, void *st, v10_err *err)
 {
     (void)st;
-    if (v10p_n_tenants(e) != 1)
-        return v10_err_set(err, "policy solo runs exactly one tenant (got %d)", v10p_n_tenants(e));
+    if (v10p_chip_tenants(e) != 1) /* every chip simulated: one on each */
+        return v10_err_set(err, "policy solo runs exactly one tenant (got %d)",
+                           v10p_chip_tenants(e));
     return 0;
 }
 

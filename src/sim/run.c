@@ -187,8 +187,10 @@ static void inputs_free(inputs *in, size_t nt)
 }
 
 /* Loads cfg's inputs into *in (free with inputs_free, also after a
- * failure); 0, or -1 with err set. */
-static int inputs_load(const v10_run_config *cfg, inputs *in, v10_err *err)
+ * failure); 0, or -1 with err set.  A chip runs `per` of the tenants
+ * (every chip simulated: tenant i is chip i / per's shard of tenant
+ * i % per, whose HBM and vector memory it shares with its chip's only). */
+static int inputs_load(const v10_run_config *cfg, size_t per, inputs *in, v10_err *err)
 {
     size_t nt = cfg->n_tenants;
     memset(in, 0, sizeof *in);
@@ -208,8 +210,8 @@ static int inputs_load(const v10_run_config *cfg, inputs *in, v10_err *err)
     }
     for (size_t i = 0; i < nt; i++)
         if (cfg->tenants[i].llm &&
-            v10_llm_tenant_load(&in->llm[i], cfg->tenants, nt, i, &cfg->npu, cfg->requests,
-                                cfg->seed, err))
+            v10_llm_tenant_load(&in->llm[i], cfg->tenants, per, i % per, &cfg->npu,
+                                cfg->requests, cfg->seed, err))
             return v10_err_prefix(err, "tenant %zu", i);
     return 0;
 }
@@ -220,10 +222,58 @@ double v10_run_estimate_work(const v10_run_config *cfg)
     v10_err err;
     double events = 0, T;
     if (cfg->n_tenants && cfg->n_tenants <= V10_MAX_TENANTS && cfg->requests &&
-        !v10_npu_validate(&cfg->npu, &err) && !inputs_load(cfg, &in, &err))
+        !v10_npu_validate(&cfg->npu, &err) && !inputs_load(cfg, cfg->n_tenants, &in, &err))
         events = v10_run_estimate_events(cfg, in.models, in.llm, &T);
     inputs_free(&in, cfg->n_tenants);
     return events > 0 && isfinite(events) ? events : 0;
+}
+
+/*
+ * Every chip simulated (cfg->every_chip, docs/llm.md "Every chip"): x is
+ * cfg with every chip's shard of every tenant, chip by chip (chip c's
+ * tenant i at c x n + i, its model and spec tenant i's), in arrays the
+ * caller frees (*specs, *models).  Refused where one chip's decisions
+ * would reach the others': a policy that grants the NPU to one tenant at a
+ * time (may_run), op_mapping "alloc"/"harvest" (allocations over the
+ * tenants of every chip), per-operator attribution; attribution is off
+ * (its HBM partners would span chips).
+ */
+static int every_chip(const v10_run_config *cfg, const v10_policy_ops *policy,
+                      v10_run_config *x, v10_tenant_spec **specs, v10_model **models,
+                      v10_err *err)
+{
+    size_t n = cfg->n_tenants, chips = cfg->npu.chips;
+    if (chips < 2)
+        return v10_err_set(err, "every_chip: NPU '%s' has one chip (chips = 1): nothing to "
+                                "simulate beside it", cfg->npu.name);
+    if (policy->may_run)
+        return v10_err_set(err, "every_chip: policy %s grants the NPU to one tenant at a "
+                                "time, which would hold the other chips' shards at every "
+                                "collective: simulate one chip", policy->name);
+    if (cfg->npu.op_mapping >= V10_MAP_ALLOC)
+        return v10_err_set(err, "every_chip: op_mapping \"%s\" allocates engines over every "
+                                "chip's tenants: use \"one\" or \"all\"",
+                           v10_op_mapping_name(cfg->npu.op_mapping));
+    if (cfg->op_states)
+        return v10_err_set(err, "every_chip: attribution is not kept (op_states)");
+    if (n * chips > V10_MAX_TENANTS)
+        return v10_err_set(err, "every_chip: %zu tenants on %zu chips are %zu shards: at most %d",
+                           n, chips, n * chips, V10_MAX_TENANTS);
+    *x = *cfg;
+    x->n_tenants = n * chips;
+    x->no_attribution = 1;
+    *specs = calloc(n * chips, sizeof **specs);
+    *models = cfg->models ? calloc(n * chips, sizeof **models) : NULL;
+    if (!*specs || (cfg->models && !*models))
+        return v10_err_set(err, "out of memory");
+    for (size_t i = 0; i < n * chips; i++) {
+        (*specs)[i] = cfg->tenants[i % n];
+        if (cfg->models)
+            (*models)[i] = cfg->models[i % n]; /* borrowed: the caller's arrays */
+    }
+    x->tenants = *specs;
+    x->models = *models;
+    return 0;
 }
 
 int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
@@ -252,12 +302,22 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
                                (unsigned long long)cfg->warmup);
     if (v10_npu_validate(&cfg->npu, err))
         return -1;
-    size_t nt = cfg->n_tenants;
+    size_t per = cfg->n_tenants; /* tenants a chip runs */
+    v10_run_config xcfg;
+    v10_tenant_spec *xspecs = NULL;
+    v10_model *xmodels = NULL;
     int rc = -1;
     v10_engine e;
     memset(&e, 0, sizeof e);
     inputs in;
-    if (inputs_load(cfg, &in, err))
+    memset(&in, 0, sizeof in);
+    if (cfg->every_chip) {
+        if (every_chip(cfg, policy, &xcfg, &xspecs, &xmodels, err))
+            goto done;
+        cfg = &xcfg;
+    }
+    size_t nt = cfg->n_tenants;
+    if (inputs_load(cfg, per, &in, err))
         goto done;
     const v10_model *models = in.models;
     v10_llm_tenant *llm = in.llm;
@@ -305,6 +365,8 @@ int v10_run(const v10_run_config *cfg, v10_run_result *out, v10_err *err)
         out->events_estimated = chk.first > 0 ? chk.first : (double)out->events;
 done:
     v10_engine_free(&e);
-    inputs_free(&in, nt);
+    inputs_free(&in, cfg->n_tenants);
+    free(xspecs);
+    free(xmodels);
     return rc;
 }

@@ -14,10 +14,10 @@
 
 #define NONE UINT64_MAX
 
-/* KV space held, in tokens, by whole blocks of V10_LLM_KV_BLOCK tokens. */
-static uint64_t blocks_of(uint64_t tokens)
+/* KV space held, in tokens, by whole blocks of o->kv_block tokens. */
+static uint64_t blocks_in(const v10_llm_server_opts *o, uint64_t tokens)
 {
-    return (tokens + V10_LLM_KV_BLOCK - 1) / V10_LLM_KV_BLOCK * V10_LLM_KV_BLOCK;
+    return (tokens + o->kv_block - 1) / o->kv_block * o->kv_block;
 }
 
 void v10_llm_server_opts_default(v10_llm_server_opts *o)
@@ -27,6 +27,7 @@ void v10_llm_server_opts_default(v10_llm_server_opts *o)
     o->chunked = 1; /* vLLM V1's scheduler always chunks prefills */
     o->kv_capacity_tokens = 0;
     o->clock_mhz = 0;
+    o->kv_block = V10_LLM_KV_BLOCK;
 }
 
 int v10_llm_server_init(v10_llm_server *s, const v10_llm_request *reqs, size_t n,
@@ -39,6 +40,8 @@ int v10_llm_server_init(v10_llm_server *s, const v10_llm_request *reqs, size_t n
     if (o->kv_capacity_tokens < 1 || o->max_prefill_tokens < 1)
         return v10_err_set(err, "LLM server: the KV capacity and the prefill budget must "
                                 "be at least one token");
+    if (o->kv_block < 1)
+        return v10_err_set(err, "LLM server: kv_block must be at least one token");
     if (!(o->clock_mhz > 0 && o->clock_mhz < 1e6))
         return v10_err_set(err, "LLM server: clock %g MHz out of range (0, 1e6)", o->clock_mhz);
     s->o = *o;
@@ -58,7 +61,7 @@ int v10_llm_server_init(v10_llm_server *s, const v10_llm_request *reqs, size_t n
         v10_llm_req_state *q = &s->r[i];
         /* Alone, its last decode holds prompt + output - 1 tokens' blocks. */
         uint64_t need = (uint64_t)reqs[i].prompt_tokens + reqs[i].output_tokens;
-        if (blocks_of(need - 1) > o->kv_capacity_tokens) {
+        if (blocks_in(&s->o, need - 1) > o->kv_capacity_tokens) {
             v10_llm_server_fini(s);
             return v10_err_set(err,
                                "LLM request %zu needs %llu KV tokens (prompt %u + output %u) "
@@ -149,7 +152,7 @@ static void admit(v10_llm_server *s, uint64_t now)
 {
     while (s->n_run < s->o.max_batch && (s->n_pre || s->head < s->arrived)) {
         v10_llm_req_state *q = &s->r[waiting_head(s)];
-        uint64_t need = blocks_of(context_of(q));
+        uint64_t need = blocks_in(&s->o, context_of(q));
         if (s->kv_used + need > s->o.kv_capacity_tokens)
             break;
         s->kv_used += need;
@@ -168,15 +171,15 @@ static void grow(v10_llm_server *s)
 {
     uint64_t need = 0;
     for (uint32_t j = 0; j < s->n_run; j++)
-        need += blocks_of(context_of(&s->r[s->run[j]]));
+        need += blocks_in(&s->o, context_of(&s->r[s->run[j]]));
     while (need > s->o.kv_capacity_tokens && s->n_run > 1) {
-        need -= blocks_of(context_of(&s->r[s->run[s->n_run - 1]]));
+        need -= blocks_in(&s->o, context_of(&s->r[s->run[s->n_run - 1]]));
         preempt_newest(s);
     }
     s->kv_used = need;
     for (uint32_t j = 0; j < s->n_run; j++) {
         v10_llm_req_state *q = &s->r[s->run[j]];
-        q->kv_alloc = blocks_of(context_of(q));
+        q->kv_alloc = blocks_in(&s->o, context_of(q));
     }
     if (s->kv_used > s->kv_peak)
         s->kv_peak = s->kv_used;
@@ -238,7 +241,7 @@ static uint64_t cached_of(const v10_llm_req_state *q)
  * free blocks cannot hold them. */
 static int alloc_slots(v10_llm_server *s, v10_llm_req_state *q, uint64_t n)
 {
-    uint64_t want = blocks_of(cached_of(q) + n);
+    uint64_t want = blocks_in(&s->o, cached_of(q) + n);
     if (want <= q->kv_alloc)
         return 1;
     if (s->kv_used + (want - q->kv_alloc) > s->o.kv_capacity_tokens)

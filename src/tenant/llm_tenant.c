@@ -193,6 +193,14 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *specs, size_t 
     o.chunked = !sp->whole_prefill;
     o.kv_capacity_tokens = L->kv_capacity_tokens;
     o.clock_mhz = npu->clock_mhz;
+    if (sp->kv_block)
+        o.kv_block = sp->kv_block;
+    /* vLLM's TPU runtime: the shapes it compiles (docs/llm.md, "Padding to
+     * compiled shapes"); the stream copies the configuration below. */
+    L->cfg.pad_tokens = sp->pad_tokens ? (uint32_t)o.max_prefill_tokens : 0;
+    L->cfg.pad_reqs = sp->pad_reqs ? o.max_batch : 0;
+    L->cfg.kv_page = sp->pad_kv ? o.kv_block : 0;
+    L->host_cycles = (uint64_t)llround(sp->host_us * npu->clock_mhz);
     if (v10_llm_server_init(&L->server, L->reqs, L->n, &o, err) ||
         v10_llm_stream_init(&L->stream, &L->cfg, npu, npu->vmem_bytes / n_tenants,
                             prefill_seqs(L, &o), err) ||

@@ -2,7 +2,8 @@
  * tenant.c — tenant specs: "MODEL[:batch=N][:priority=P][:rate=RPS]
  * [:outstanding=N][:slo_us=X]", and LLM servers "llm/MODEL:trace=FILE
  * [:rate_scale=X][:start_s=S][:max_batch=N][:max_prefill_tokens=N]
- * [:chunked_prefill=0|1][:requests=N][:slo_ttft_ms=T][:slo_tpot_ms=T]" (or
+ * [:chunked_prefill=0|1][:requests=N][:slo_ttft_ms=T][:slo_tpot_ms=T]
+ * [:pad_tokens=0|1][:pad_reqs=0|1][:pad_kv=0|1][:kv_block=N][:host_us=X]" (or
  * ":rate=RPS:lengths=FILE").  The model
  * part keeps its batch, unknown, prefill and decode options so that
  * v10_model_load sees them.
@@ -48,7 +49,8 @@ static int llm_key(const char *key)
 {
     static const char *const keys[] = {"rate_scale", "start_s", "max_batch", "slo_ttft_ms",
                                        "slo_tpot_ms", "requests", "max_prefill_tokens",
-                                       "chunked_prefill"};
+                                       "chunked_prefill", "pad_tokens", "pad_reqs", "pad_kv",
+                                       "kv_block", "host_us"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (!strcmp(key, keys[i]))
             return 1;
@@ -170,16 +172,26 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                 {"rate_scale", 1e-6, 1e6, 0}, {"start_s", 0, 1e9, 0},
                 {"max_batch", 1, 4096, 1},   {"slo_ttft_ms", 1e-6, 1e9, 0},
                 {"slo_tpot_ms", 1e-6, 1e9, 0}, {"requests", 1, 1e7, 1},
-                {"max_prefill_tokens", 1, 1 << 24, 1}, {"chunked_prefill", 0, 1, 1}};
+                {"max_prefill_tokens", 1, 1 << 24, 1}, {"chunked_prefill", 0, 1, 1},
+                {"pad_tokens", 0, 1, 1},     {"pad_reqs", 0, 1, 1},
+                {"pad_kv", 0, 1, 1},         {"kv_block", 1, 4096, 1},
+                {"host_us", 0, 1e6, 0}};
             size_t k = 0;
             while (strcmp(r[k].key, kv))
                 k++;
             if (num(s, kv, v, r[k].lo, r[k].hi, r[k].integer, &d, err))
                 return -1;
             double *field[] = {&out->rate_scale, &out->start_s, NULL, &out->slo_ttft_ms,
-                               &out->slo_tpot_ms, NULL, NULL, NULL};
+                               &out->slo_tpot_ms, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                               &out->host_us};
+            int *flag[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                           &out->pad_tokens, &out->pad_reqs, &out->pad_kv, NULL, NULL};
             if (field[k])
                 *field[k] = d;
+            else if (flag[k])
+                *flag[k] = d != 0;
+            else if (!strcmp(kv, "kv_block"))
+                out->kv_block = (uint32_t)d;
             else if (!strcmp(kv, "max_batch"))
                 out->max_batch = (uint32_t)d;
             else if (!strcmp(kv, "max_prefill_tokens"))
@@ -196,8 +208,8 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                                onnx  ? ", row or unknown"
                                : llm ? ", row, prefill, decode, trace, lengths, rate_scale, "
                                        "start_s, max_batch, max_prefill_tokens, chunked_prefill, "
-                                       "requests, "
-                                       "slo_ttft_ms or slo_tpot_ms"
+                                       "requests, pad_tokens, pad_reqs, pad_kv, kv_block, "
+                                       "host_us, slo_ttft_ms or slo_tpot_ms"
                                      : " or row");
         }
         kv = next;
@@ -253,6 +265,16 @@ int v10_tenant_spec_format(const v10_tenant_spec *s, char *out, size_t cap)
         put_num(out, cap, &len, "chunked_prefill", 0);
     if (s->llm_requests)
         put_num(out, cap, &len, "requests", (double)s->llm_requests);
+    if (s->pad_tokens)
+        put_num(out, cap, &len, "pad_tokens", 1);
+    if (s->pad_reqs)
+        put_num(out, cap, &len, "pad_reqs", 1);
+    if (s->pad_kv)
+        put_num(out, cap, &len, "pad_kv", 1);
+    if (s->kv_block)
+        put_num(out, cap, &len, "kv_block", s->kv_block);
+    if (s->host_us > 0)
+        put_num(out, cap, &len, "host_us", s->host_us);
     if (s->slo_ttft_ms > 0)
         put_num(out, cap, &len, "slo_ttft_ms", s->slo_ttft_ms);
     if (s->slo_tpot_ms > 0)

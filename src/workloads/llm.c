@@ -526,7 +526,8 @@ static void prompt_attention(lb *b, int l, uint64_t t, uint64_t past)
      * rule would read m query rows and write m x nk scores. */
     v10_op *o = b->m->ops;
     uint64_t q = (uint64_t)c->heads * t * c->head_dim * BYTES_PER_ELEM; /* Q, or the output */
-    uint64_t kv = (uint64_t)c->kv_heads * nk * c->head_dim * BYTES_PER_ELEM; /* K, or V */
+    uint64_t kv = (uint64_t)c->kv_heads * v10_llm_kv_read(nk, c->kv_page) * c->head_dim *
+                  BYTES_PER_ELEM; /* K, or V */
     uint64_t scores = (uint64_t)c->heads * area * BYTES_PER_ELEM;
     if (c->attention == V10_LLM_FUSED) {
         /* Fused (flash attention, Dao et al., NeurIPS 2022): the scores
@@ -566,6 +567,10 @@ static void build(lb *b, const rows *r)
     uint64_t h = c->hidden, t = r->n_dec, attn_w = (uint64_t)c->heads * c->head_dim;
     for (uint32_t j = 0; j < r->n_chunk; j++)
         t += r->chunk[j];
+    /* Padded to a compiled shape, the token-wise operators run over the
+     * padding too; attention is each sequence's own (the padding belongs
+     * to none). */
+    t = v10_llm_pad_tokens(t, c->pad_tokens);
     embed(b, t);
     for (int l = 0; l < (int)c->layers; l++) {
         vec(b, l, "attn.norm", t * h, norm_ops(c), 1, 1);
@@ -591,15 +596,18 @@ static void build(lb *b, const rows *r)
         collective(b, l, "mlp.allreduce", V10_OP_ALLREDUCE, t * h * BYTES_PER_ELEM);
         vec(b, l, "mlp.add", t * h, OPS_ADD, 2, 1);
     }
-    if (!r->outs)
+    /* With pad_reqs, as vLLM's TPU runtime: logits for every scheduled
+     * sequence (a chunk that does not end its prompt discards its), padded. */
+    uint64_t outs = c->pad_reqs ? v10_llm_pad_reqs(r->n_dec + r->n_chunk, c->pad_reqs) : r->outs;
+    if (!outs)
         return; /* a chunk that does not end its prompt samples nothing */
-    vec(b, -1, "head.norm", r->outs * h, norm_ops(c), 1, 1); /* fuses in decode */
-    gemm(b, -1, "head.lm", 1, r->outs, c->vocab, h, 1); /* tied: the embedding table */
+    vec(b, -1, "head.norm", outs * h, norm_ops(c), 1, 1); /* fuses in decode */
+    gemm(b, -1, "head.lm", 1, outs, c->vocab, h, 1); /* tied: the embedding table */
     /* A shard's logits are 1/tp of the vocabulary's: gathered, every chip
      * samples from the whole (vLLM gathers them to sample). */
     uint64_t vocab = c->tp > 1 ? (uint64_t)c->vocab * c->tp : c->vocab;
-    collective(b, -1, "head.allgather", V10_OP_ALLGATHER, r->outs * vocab * BYTES_PER_ELEM);
-    vec(b, -1, "head.sample", r->outs * vocab, OPS_SOFTMAX + OPS_ADD, 1, 0);
+    collective(b, -1, "head.allgather", V10_OP_ALLGATHER, outs * vocab * BYTES_PER_ELEM);
+    vec(b, -1, "head.sample", outs * vocab, OPS_SOFTMAX + OPS_ADD, 1, 0);
 }
 
 /* Checks n (1..MAX_SEQS, `what` naming the phase) and sums v[0..n), each
@@ -649,6 +657,7 @@ int v10_llm_decode(const v10_llm_config *c, uint32_t n_seqs, const uint32_t *ctx
     rows r = {.n_dec = n_seqs, .outs = n_seqs};
     if (sum_lengths(c, "decode", "context", n_seqs, ctx_lens, &r.sum_ctx, err))
         return -1;
+    r.sum_ctx = v10_llm_kv_read_sum(c, n_seqs, ctx_lens, r.sum_ctx);
     lb b = {.c = c, .m = m, .err = err};
     build(&b, &r);
     return b.rc;
@@ -665,6 +674,8 @@ int v10_llm_mixed(const v10_llm_config *c, uint32_t n_dec, const uint32_t *ctx_l
         return -1;
     if (!n_dec && !n_chunk)
         return v10_err_set(err, "%s: an iteration of no sequences", c->name);
+    if (n_dec)
+        r.sum_ctx = v10_llm_kv_read_sum(c, n_dec, ctx_lens, r.sum_ctx);
     if ((uint64_t)n_dec + n_chunk > MAX_SEQS || n_out < n_dec || n_out > n_dec + n_chunk)
         return v10_err_set(err, "%s: iteration of %u decodes and %u chunks emitting %u tokens: "
                                 "expected at most %d sequences, each decode emitting",

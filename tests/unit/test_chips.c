@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -303,12 +304,157 @@ static void symmetric_shortcut(void **state)
     v10_model_fini(&m);
 }
 
+/* ---- every chip simulated ------------------------------------------------------- */
+
+/* A server of llama3.2-1b cut to two layers (a few, to keep it quick; on
+ * several chips, tensor-parallel) on the conversation trace's first six
+ * requests. */
+static const char *tiny_server(void)
+{
+    static const char *path = "/tmp/v10-chips-tiny.json";
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"base\": \"llama3.2-1b\", \"name\": \"tiny\", \"layers\": 2}\n", f);
+    fclose(f);
+    return "llm//tmp/v10-chips-tiny.json:trace=tests/data/llm/azure_conv_200.csv:requests=6";
+}
+
+/* One run of tenants specs[0..n) on npu under policy, every chip simulated or not. */
+static void run_specs(const v10_npu *npu, const char *policy, const char *const *specs, size_t n,
+                      int every, v10_run_result *r)
+{
+    v10_tenant_spec ts[4];
+    v10_err err;
+    for (size_t i = 0; i < n; i++)
+        if (v10_tenant_spec_parse(specs[i], &ts[i], &err))
+            fail_msg("%s", err.msg);
+    v10_run_config c;
+    runcfg(&c, policy, ts, n, 6, 0);
+    c.npu = *npu;
+    c.every_chip = every;
+    assert_int_equal(runcfg_run(&c, r), 0);
+}
+
+/* Tenant a's figures equal tenant b's, to the bit: its requests' and, if
+ * `chip`, what it did on its chip (its FUs' cycles, its preemptions). */
+static void same_tenant(const v10_tenant_result *a, const v10_tenant_result *b, int chip)
+{
+    assert_int_equal(a->completed, b->completed);
+    assert_true(a->lat_avg_us == b->lat_avg_us);
+    assert_true(a->lat_p99_us == b->lat_p99_us);
+    if (chip) {
+        assert_true(a->work_done == b->work_done);
+        assert_int_equal(a->active_cycles, b->active_cycles);
+        assert_int_equal(a->preemptions, b->preemptions);
+    }
+    assert_int_equal(a->llm, b->llm);
+    if (a->llm) {
+        assert_int_equal(a->llm_tokens, b->llm_tokens);
+        assert_true(a->ttft_us.avg == b->ttft_us.avg && a->ttft_us.p99 == b->ttft_us.p99);
+        assert_true(a->tpot_us.avg == b->tpot_us.avg);
+        assert_true(a->tokens_per_s == b->tokens_per_s);
+    }
+}
+
+/*
+ * The symmetric shortcut against the simulation of every chip
+ * (docs/llm.md, "Every chip"): on tpuv4-8 (four chips), a tensor-parallel
+ * LLM server of two layers on six trace requests beside a closed-loop
+ * mnist replica on each chip, under V10-Base, -Fair and -Full, and the
+ * server alone under solo.  Every chip's shard of every tenant reports
+ * exactly (to the bit) what the one simulated chip reports: each chip
+ * makes the same decisions at the same cycles, so its shards reach each
+ * collective together and no barrier waits.  The run's end, the
+ * preemptions and the context switches are the same; its energy is four
+ * chips' (the same terms summed in another order: within 1e-12).
+ */
+static void every_chip_equals_shortcut(void **state)
+{
+    (void)state;
+    v10_npu v4 = preset("tpuv4-8");
+    const char *pair[] = {tiny_server(), "mnist"};
+    const char *policies[] = {"solo", "v10-base", "v10-fair", "v10-full"};
+    for (int p = 0; p < 4; p++) {
+        size_t n = p ? 2 : 1;
+        v10_run_result one, all;
+        run_specs(&v4, policies[p], pair, n, 0, &one);
+        run_specs(&v4, policies[p], pair, n, 1, &all);
+        assert_int_equal(all.n_tenants, 4 * n);
+        for (size_t c = 0; c < 4; c++)
+            for (size_t i = 0; i < n; i++)
+                same_tenant(&all.tenants[c * n + i], &one.tenants[i], 1);
+        assert_int_equal(all.end_cycle, one.end_cycle);
+        assert_int_equal(all.preemptions, 4 * one.preemptions);
+        assert_int_equal(all.context_switches, 4 * one.context_switches);
+        assert_int_equal(all.n_fus, 4 * one.n_fus);
+        assert_true(fabs(all.energy.total_j - 4 * one.energy.total_j) <= 1e-12 * all.energy.total_j);
+        assert_true(fabs(all.util_sa - one.util_sa) <= 1e-12);
+        v10_run_result_fini(&one);
+        v10_run_result_fini(&all);
+    }
+}
+
+/*
+ * Where the shortcut is not exact: a Poisson mnist replica on each chip is
+ * each chip's own service with its own arrivals (chip 0's are the one
+ * simulated chip's), so the chips differ.  The server's shards still meet
+ * at every collective: each iteration ends with the logits' all-gather,
+ * which every chip's link engine starts when the last shard reaches it,
+ * so every chip's shard reports the same figures; mnist's differ by chip.
+ */
+static void every_chip_barrier(void **state)
+{
+    (void)state;
+    v10_npu v4 = preset("tpuv4-8");
+    const char *pair[] = {tiny_server(), "mnist:rate=2000"};
+    v10_run_result one, all;
+    run_specs(&v4, "v10-full", pair, 2, 0, &one);
+    run_specs(&v4, "v10-full", pair, 2, 1, &all);
+    for (size_t c = 1; c < 4; c++)
+        same_tenant(&all.tenants[2 * c], &all.tenants[0], 0);
+    int differ = 0;
+    for (size_t c = 1; c < 4; c++)
+        differ |= all.tenants[2 * c + 1].lat_avg_us != all.tenants[1].lat_avg_us;
+    assert_true(differ);
+    assert_true(all.tenants[0].tpot_us.avg != one.tenants[0].tpot_us.avg); /* not symmetric */
+    print_message("every chip: server TTFT avg %.3f us (one chip %.3f), TPOT avg %.3f (%.3f)\n",
+                  all.tenants[0].ttft_us.avg, one.tenants[0].ttft_us.avg,
+                  all.tenants[0].tpot_us.avg, one.tenants[0].tpot_us.avg);
+    v10_run_result_fini(&one);
+    v10_run_result_fini(&all);
+}
+
+/* What every_chip refuses, naming why. */
+static void every_chip_errors(void **state)
+{
+    (void)state;
+    v10_tenant_spec ts;
+    v10_err err;
+    v10_run_result r;
+    assert_int_equal(v10_tenant_spec_parse("mnist", &ts, &err), 0);
+    v10_run_config c;
+    runcfg(&c, "pmt", &ts, 1, 3, 0);
+    c.npu = preset("tpuv4-8");
+    c.every_chip = 1;
+    assert_int_not_equal(v10_run(&c, &r, &err), 0);
+    assert_non_null(strstr(err.msg, "every_chip: policy pmt grants the NPU"));
+    snprintf(c.policy, sizeof c.policy, "spatial");
+    assert_int_not_equal(v10_run(&c, &r, &err), 0);
+    assert_non_null(strstr(err.msg, "spatial partitions with every chip simulated"));
+    snprintf(c.policy, sizeof c.policy, "v10-full");
+    c.npu = preset("tpuv4-core");
+    assert_int_not_equal(v10_run(&c, &r, &err), 0);
+    assert_non_null(strstr(err.msg, "every_chip: NPU 'tpuv4-core' has one chip"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(slice_presets),        cmocka_unit_test(collective_closed_form),
         cmocka_unit_test(tp_gemm_layer),        cmocka_unit_test(link_engine_overlaps),
         cmocka_unit_test(llm_shard),            cmocka_unit_test(symmetric_shortcut),
+        cmocka_unit_test(every_chip_equals_shortcut), cmocka_unit_test(every_chip_barrier),
+        cmocka_unit_test(every_chip_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

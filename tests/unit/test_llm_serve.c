@@ -85,21 +85,29 @@ static double iter_cycles(const v10_llm_config *cfg, const v10_npu *npu, v10_llm
     return c;
 }
 
+/* Runs `server` (an llm/gpt2-xl spec over `path`) alone on one request of
+ * prompt 100 and output 5, written to path, into *c and *r; *cfg: gpt2-xl. */
+static void lone_run(const char *path, const char *server, v10_tenant_spec *t,
+                     v10_run_config *c, v10_run_result *r, v10_llm_config *cfg)
+{
+    write_trace(path, "2023-11-16 18:15:46.6805900,100,5\n");
+    spec(server, t);
+    checked_config(c, t, 1, 1);
+    run(c, r);
+    assert_int_equal(v10_llm_preset("gpt2-xl", cfg, NULL), 0);
+}
+
 /* One request (prompt 100, output 5) alone: TTFT is its prefill, TPOT the
  * mean of its four decodes over contexts 101..104, e2e their sum. */
 static void test_lone_closed_form(void **state)
 {
     (void)state;
     const char *path = "/tmp/v10-llm-one.csv";
-    write_trace(path, "2023-11-16 18:15:46.6805900,100,5\n");
     v10_tenant_spec t;
-    spec("llm/gpt2-xl:trace=/tmp/v10-llm-one.csv", &t);
     v10_run_config c;
-    checked_config(&c, &t, 1, 1);
     v10_run_result r;
-    run(&c, &r);
     v10_llm_config cfg;
-    assert_int_equal(v10_llm_preset("gpt2-xl", &cfg, NULL), 0);
+    lone_run(path, "llm/gpt2-xl:trace=/tmp/v10-llm-one.csv", &t, &c, &r, &cfg);
     double pf = iter_cycles(&cfg, &c.npu, V10_LLM_ITER_PREFILL, 100), dec = 0;
     for (uint32_t ctx = 101; ctx <= 104; ctx++)
         dec += iter_cycles(&cfg, &c.npu, V10_LLM_ITER_DECODE, ctx);
@@ -116,6 +124,97 @@ static void test_lone_closed_form(void **state)
     assert_near(x->queue_us.avg, 0, 1e-9);
     assert_true(isnan(x->np) && isnan(r.stp)); /* no tenant in the system metrics */
     v10_run_result_fini(&r);
+    remove(path);
+}
+
+/*
+ * vLLM's TPU runtime (docs/llm.md, "Padding to compiled shapes").  The
+ * buckets: tokens 16, 32, ..., up to the first >= the budget, as vLLM's own
+ * test of _get_token_paddings (16..512 for a budget of 512); sequences 8,
+ * 16, 32, ... capped at max_num_seqs.  Then one request (prompt 100,
+ * output 5) alone with every mechanism on: its prefill runs its 100 tokens
+ * padded to 128 through the token-wise operators, its decodes one token
+ * padded to 16, the LM head over 8 sequences, attention reading whole
+ * pages of 64 tokens, and each iteration waits host_us = 250 µs before
+ * its operators: TTFT and TPOT are those streams' cycles plus the host
+ * time, to the cycle.
+ */
+static void test_tpu_runtime_closed_form(void **state)
+{
+    (void)state;
+    uint64_t want[] = {16, 32, 64, 128, 256, 512};
+    for (uint64_t n = 1, k = 0; n <= 512; n++) {
+        if (n > want[k])
+            k++;
+        assert_int_equal(v10_llm_pad_tokens(n, 512), want[k]);
+    }
+    assert_int_equal(v10_llm_pad_tokens(600, 512), 600); /* a whole prompt past the budget */
+    assert_int_equal(v10_llm_pad_tokens(100, 0), 100);
+    assert_int_equal(v10_llm_pad_tokens(300, 384), 512); /* 256 < 300: the next, >= 384 */
+    assert_int_equal(v10_llm_pad_reqs(1, 512), 8);
+    assert_int_equal(v10_llm_pad_reqs(9, 512), 16);
+    assert_int_equal(v10_llm_pad_reqs(36, 512), 64);
+    assert_int_equal(v10_llm_pad_reqs(200, 256), 256);
+    assert_int_equal(v10_llm_pad_reqs(3, 4), 8); /* max_num_reqs is at least 8 */
+    assert_int_equal(v10_llm_pad_reqs(5, 0), 5);
+
+    const char *path = "/tmp/v10-llm-tpu.csv";
+    v10_tenant_spec t;
+    v10_run_config c;
+    v10_run_result r;
+    v10_llm_config cfg;
+    lone_run(path, "llm/gpt2-xl:trace=/tmp/v10-llm-tpu.csv:max_prefill_tokens=512:max_batch=16:"
+                   "pad_tokens=1:pad_reqs=1:kv_block=64:pad_kv=1:host_us=250",
+             &t, &c, &r, &cfg);
+    char back[2 * V10_SPEC_MAX];
+    assert_int_equal(v10_tenant_spec_format(&t, back, sizeof back), 0);
+    assert_non_null(strstr(back, ":pad_tokens=1:pad_reqs=1:pad_kv=1:kv_block=64:host_us=250"));
+    cfg.pad_tokens = 512;
+    cfg.pad_reqs = 16;
+    cfg.kv_page = 64;
+    double pf = iter_cycles(&cfg, &c.npu, V10_LLM_ITER_PREFILL, 100), dec = 0;
+    for (uint32_t ctx = 101; ctx <= 104; ctx++)
+        dec += iter_cycles(&cfg, &c.npu, V10_LLM_ITER_DECODE, ctx);
+    /* The padded streams: a prefill of 128 rows, an LM head of 8 rows, a
+     * decode's K and V over 128 tokens (two pages of 64). */
+    v10_model m;
+    v10_model_init(&m, "x", 1);
+    assert_int_equal(v10_llm_prefill(&cfg, 100, &m, NULL), 0);
+    int seen = 0;
+    for (size_t k = 0; k < m.n_ops; k++) {
+        if (!strcmp(m.ops[k].name, "L0.attn.qkv") && ++seen)
+            assert_int_equal(m.ops[k].m, 128);
+        if (!strcmp(m.ops[k].name, "head.lm") && ++seen)
+            assert_int_equal(m.ops[k].m, 8);
+    }
+    assert_int_equal(seen, 2);
+    v10_model_fini(&m);
+    v10_model_init(&m, "x", 1);
+    uint32_t ctx = 101;
+    assert_int_equal(v10_llm_decode(&cfg, 1, &ctx, &m, NULL), 0);
+    seen = 0;
+    for (size_t k = 0; k < m.n_ops; k++)
+        if (!strcmp(m.ops[k].name, "L0.attn.qk") && ++seen)
+            assert_int_equal(m.ops[k].elems, (uint64_t)cfg.heads * cfg.head_dim * 128);
+    assert_int_equal(seen, 1);
+    v10_model_fini(&m);
+    double host = 250 * c.npu.clock_mhz, us = 1.0 / c.npu.clock_mhz;
+    const v10_tenant_result *x = &r.tenants[0];
+    assert_int_equal(x->llm_tokens, 5);
+    assert_near(x->ttft_us.avg, (pf + host) * us, 1e-6 * pf * us);
+    assert_near(x->tpot_us.avg, (dec / 4 + host) * us, 1e-6 * dec * us);
+    v10_run_result_fini(&r);
+    /* Out of range: errors naming the key. */
+    v10_err err;
+    assert_int_not_equal(
+        v10_tenant_spec_parse("llm/gpt2-xl:trace=x.csv:kv_block=0", &t, &err), 0);
+    assert_non_null(strstr(err.msg, "kv_block"));
+    assert_int_not_equal(
+        v10_tenant_spec_parse("llm/gpt2-xl:trace=x.csv:pad_tokens=2", &t, &err), 0);
+    assert_non_null(strstr(err.msg, "pad_tokens"));
+    assert_int_not_equal(v10_tenant_spec_parse("llm/gpt2-xl:trace=x.csv:host_us=-1", &t, &err),
+                         0);
+    assert_non_null(strstr(err.msg, "host_us"));
     remove(path);
 }
 
@@ -424,7 +523,8 @@ static void test_kv_capacity(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lone_closed_form), cmocka_unit_test(test_beside_zoo_model),
+        cmocka_unit_test(test_lone_closed_form),
+        cmocka_unit_test(test_tpu_runtime_closed_form), cmocka_unit_test(test_beside_zoo_model),
         cmocka_unit_test(test_poisson_lengths),  cmocka_unit_test(test_bad_specs),
         cmocka_unit_test(test_run_errors),       cmocka_unit_test(test_own_requests),
         cmocka_unit_test(test_chunked_tpot_bound), cmocka_unit_test(test_kv_capacity),
