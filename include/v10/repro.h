@@ -24,6 +24,7 @@ typedef struct v10_repro_opts {
     uint64_t seed;
     int progress;
     char workloads[16];  /* "isca23" (default, also "") or "zoo" */
+    int fairness_both;  /* the fairness study over the other set's 55 pairs too */
 } v10_repro_opts;
 
 /* Headline figures of one workload set: V10-Full over PMT, mean of the

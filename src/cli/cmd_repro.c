@@ -15,7 +15,8 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: v10sim repro [--out DIR] [--quick] [--workloads isca23|zoo] [-j N] [--seed S]\n\n"
+        "usage: v10sim repro [--out DIR] [--quick] [--workloads isca23|zoo] [--fairness-both]\n"
+        "                    [-j N] [--seed S]\n\n"
         "Reproduces the V10 paper (ISCA 2023) on its core: the 11 paper pairs and all 55\n"
         "pairs of the eleven models under pmt, v10-base, v10-fair and v10-full; the time\n"
         "slice (under both readings of the SA switch), priority, vector-memory,\n"
@@ -28,17 +29,20 @@ static void usage(FILE *f)
         "  --workloads SET  isca23 (default): the paper's workloads calibrated to its TPU\n"
         "               profiles; zoo: the architecture-derived models.  The other set's\n"
         "               11 paper pairs run too, for the side-by-side table in summary.md\n"
+        "  --fairness-both  the fairness study over the other set's 55 pairs too (220\n"
+        "               runs more, a fifth more simulation)\n"
         "  -j N         threads (default: online CPUs)\n"
         "  --seed S     seed (default 1)\n"
         "  --help       this text\n"
         "See docs/repro.md for what each study measures.\n");
 }
 
-enum { O_OUT = 1000, O_QUICK, O_SEED, O_HELP, O_WORKLOADS };
+enum { O_OUT = 1000, O_QUICK, O_SEED, O_HELP, O_WORKLOADS, O_FAIR_BOTH };
 static const struct option opts[] = {
     {"out", required_argument, 0, O_OUT},   {"quick", no_argument, 0, O_QUICK},
     {"seed", required_argument, 0, O_SEED}, {"help", no_argument, 0, O_HELP},
     {"jobs", required_argument, 0, 'j'},    {"workloads", required_argument, 0, O_WORKLOADS},
+    {"fairness-both", no_argument, 0, O_FAIR_BOTH},
     {0, 0, 0, 0},
 };
 
@@ -53,6 +57,7 @@ int cmd_repro(int argc, char **argv)
         switch (c) {
         case O_OUT: dir = optarg; break;
         case O_QUICK: o.quick = 1; break;
+        case O_FAIR_BOTH: o.fairness_both = 1; break;
         case O_WORKLOADS:
         {
             static const char *const sets[] = {"isca23", "zoo", NULL};

@@ -135,6 +135,13 @@ int v10p_lowest_score(const v10_engine *e, uint64_t cand)
     return best;
 }
 
+double v10p_cycles_to_score(const v10_engine *e, int ti, double s)
+{
+    const tenant *t = &e->tenants[ti];
+    return s * t->priority * (double)(e->now - t->arrive_cycle) -
+           (double)eng_active_cycles(e, t);
+}
+
 int v10p_eligible(const v10_engine *e, int t, int f) { return eng_eligible(e, t, f); }
 uint64_t v10p_eligible_mask(const v10_engine *e, int f) { return eng_eligible_mask(e, f); }
 uint64_t v10p_ready_mask(const v10_engine *e, v10_fu_type type) { return e->ready[type]; }

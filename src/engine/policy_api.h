@@ -68,6 +68,12 @@ double v10p_score(const v10_engine *e, int t);
 void v10p_scores(const v10_engine *e, uint64_t mask, double *score);
 void v10p_score_keys(const v10_engine *e, uint64_t mask, double *key);
 int v10p_lowest_score(const v10_engine *e, uint64_t cand);
+/* The active cycles tenant t (arrived) lacks to reach score s: s x its
+ * priority x its cycles since its first arrival, less its active cycles
+ * (<= 0 if its score is s or more).  What t is owed to catch up with a
+ * tenant of score s; with equal priorities and arrivals, the difference
+ * of the two tenants' active cycles. */
+double v10p_cycles_to_score(const v10_engine *e, int t, double s);
 /* The one eligibility rule: 1 if tenant t is READY, its next operator
  * needs FU f's type, f is unowned or t's partition, and the policy's
  * may_run (if any) agrees.  The engine offers an FU only to eligible

@@ -39,7 +39,16 @@
 #define CAL_STEPS 4
 
 static const char *const services[V10_LLMS_SERVICES] = {"conv", "code"};
-static const char *const policies[] = {"pmt", "v10-fair", "v10-full"};
+/* The pairs' policies: the paper's, then V10-Full with
+ * v10-full.preempt=ready (docs/architecture.md, "Preemption when a tenant
+ * becomes ready"), named as repro's fairness study names it. */
+static const struct {
+    const char *name, *policy;
+    int ready;
+} policies[] = {{"pmt", "pmt", 0},
+                {"v10-fair", "v10-fair", 0},
+                {"v10-full", "v10-full", 0},
+                {"v10-full+ready", "v10-full", 1}};
 #define NPOLS (sizeof policies / sizeof policies[0])
 #define NPARTNERS (NM + 1) /* the isca23 services, then the other LLM service */
 
@@ -378,8 +387,9 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
         } else if (!bad) {
             bad = llm_spec(S, (int)(1 - svc), scale[jo], common[jo], &t[1], err);
         }
-        if (bad || config(S, &b, i, S->npus[k], policies[pol], 2, err))
+        if (bad || config(S, &b, i, S->npus[k], policies[pol].policy, 2, err))
             goto fail;
+        b.cfg[i].params.full_preempt_ready = policies[pol].ready;
     }
     if (batch_run(&S->opts, &b, "llm-study: pairs", &S->runs, err))
         goto fail;
@@ -393,7 +403,7 @@ int v10_llm_study_run(const v10_llm_study_opts *o, v10_llm_study **out, v10_err 
         else
             snprintf(partner, sizeof partner, "llm-%s", services[1 - svc]);
         const v10_llm_study_row *alone = &S->rows[k * V10_LLMS_SERVICES + svc];
-        fill_row(&S->rows[n_alone + i], &b.res[i], (int)svc, partner, policies[pol], S->npus[k],
+        fill_row(&S->rows[n_alone + i], &b.res[i], (int)svc, partner, policies[pol].name, S->npus[k],
                  alone->rate_scale, alone->busy_alone, alone->load_alone);
         /* the reference alone: over the same requests (the overlap rule's) */
         const double *rf = p < NM ? (const double[2]){alone->ttft_ms[1], alone->tpot_ms[1]}

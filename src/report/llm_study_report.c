@@ -18,10 +18,13 @@
 #include "v10/table.h"
 
 #define MAXP 16 /* partners per service */
-#define NPOL 3
+#define NPOL 4
 
-static const char *const pols[NPOL] = {"pmt", "v10-fair", "v10-full"};
-static const char *const pol_names[NPOL] = {"PMT", "V10-Fair", "V10-Full"};
+/* The study's policies (llm_study.c), the last V10-Full with
+ * v10-full.preempt=ready. */
+static const char *const pols[NPOL] = {"pmt", "v10-fair", "v10-full", "v10-full+ready"};
+static const char *const pol_names[NPOL] = {"PMT", "V10-Fair", "V10-Full",
+                                            "V10-Full, preempt=ready"};
 
 /* One service on one NPU: its alone row and its pair rows by partner and
  * policy.  Invariant: pair[p][k] is non-NULL for p < n_partners. */
@@ -449,6 +452,41 @@ static double j_per_token(const view *v, int k)
     return n ? sum / (double)n : NAN;
 }
 
+/* Policy k's fairness beside the isca23 partners: a pair's progress is
+ * the service's tokens/s over its active span against alone's and the
+ * partner's normalized progress; the least of either over the partners
+ * (and whose), and the mean and least fairness (a pair's least progress
+ * over its most). */
+static void fairness_line(FILE *f, const view *v, int k)
+{
+    double least = INFINITY, mean = 0, worst = INFINITY;
+    const char *who = "", *whose = "";
+    size_t n = 0;
+    for (size_t p = 0; p < v->n_partners; p++) {
+        const v10_llm_study_row *r = v->pair[p][k];
+        double a = v->alone->tokens_per_s_active;
+        double np[2] = {a > 0 ? r->tokens_per_s_active / a : NAN, r->partner_np};
+        if (llm_partner(v->partner[p]) || !(np[0] > 0) || !(np[1] > 0))
+            continue;
+        for (int t = 0; t < 2; t++)
+            if (np[t] < least) {
+                least = np[t];
+                who = v->partner[p];
+                whose = t ? "the partner" : "the service";
+            }
+        double fair = fmin(np[0], np[1]) / fmax(np[0], np[1]);
+        mean += fair;
+        worst = fmin(worst, fair);
+        n++;
+    }
+    if (!n)
+        return;
+    fprintf(f, "* %s, fairness beside the %zu isca23 partners (the service's tokens/s over "
+               "its active span against alone, the partner's normalized progress): least "
+               "progress %.3f (%s, beside %s), mean fairness %.3f, least %.3f.\n",
+            pol_names[k], n, least, whose, who, mean / (double)n, worst);
+}
+
 static void summary_view(FILE *f, const view *v, const char *svc, const char *npu)
 {
     const v10_llm_study_row *a = v->alone;
@@ -458,9 +496,15 @@ static void summary_view(FILE *f, const view *v, const char *svc, const char *np
                "TPOT p95 %.3f ms, %.1f tokens/s, %.4f J per output token.\n\n",
             a->rate_scale, 100 * a->load_alone, 100 * a->busy_alone, (unsigned long long)a->llm_requests,
             a->ttft_ms[1], a->tpot_ms[1], a->tokens_per_s, a->j_per_token);
-    fprintf(f, "| partner | TTFT p95 ms PMT | V10-Fair | V10-Full | TPOT p95 ms PMT | "
-               "V10-Fair | V10-Full | partner NP PMT | V10-Fair | V10-Full |\n"
-               "|---|---|---|---|---|---|---|---|---|---|\n");
+    static const char *const figs[NFIG] = {"TTFT p95 ms", "TPOT p95 ms", "partner NP"};
+    fprintf(f, "| partner |");
+    for (int fig = 0; fig < NFIG; fig++)
+        for (int k = 0; k < NPOL; k++)
+            fprintf(f, " %s%s%s |", k ? "" : figs[fig], k ? "" : " ", pol_names[k]);
+    fprintf(f, "\n|---|");
+    for (int c = 0; c < NFIG * NPOL; c++)
+        fprintf(f, "---|");
+    fprintf(f, "\n");
     for (size_t p = 0; p < v->n_partners; p++) {
         fprintf(f, "| %s", v->partner[p]);
         for (int fig = 0; fig < NFIG; fig++)
@@ -485,6 +529,8 @@ static void summary_view(FILE *f, const view *v, const char *svc, const char *np
                    "output token (the energy charged to the service, docs/energy.md).\n",
                 pol_names[k], vs_alone(v, F_TTFT, k), vs_alone(v, F_TPOT, k),
                 tokens_vs_alone(v, k, 1), tokens_vs_alone(v, k, 0), j_per_token(v, k));
+    for (int k = 0; k < NPOL; k++)
+        fairness_line(f, v, k);
     for (size_t p = 0; p < v->n_partners; p++)
         if (llm_partner(v->partner[p]))
             fprintf(f, "* Beside %s (the overlap rule: both serve the requests arriving in "

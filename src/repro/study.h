@@ -107,11 +107,16 @@ typedef struct repro_length {
     unsigned requests, warmup;
 } repro_length;
 
+/* Which sets a study runs for: the studied one only; the other too (the
+ * pairs' study: its paper's pairs only); the other too with
+ * --fairness-both (v10_repro_opts.fairness_both). */
+enum { SETS_STUDIED = 0, SETS_BOTH, SETS_BOTH_OPT };
+
 typedef struct repro_study {
     const char *name;
     size_t dim[3];     /* its runs: a dim[0] x dim[1] x dim[2] grid, row-major; 0 0 0: none */
     repro_length len[2]; /* full, --quick */
-    int both_sets;     /* also runs, on the paper's pairs only, for the other workload set */
+    int both_sets;     /* SETS_*: whether it also runs for the other workload set */
     /* Appends the study's runs to R in grid order (repro_point); NULL if it
      * only reads other studies' runs.  Deterministic. */
     int (*plan)(repro *R, v10_err *err);

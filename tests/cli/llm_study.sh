@@ -4,8 +4,10 @@
 # service alone, with its columns; TTFT/TPOT percentiles are ordered; the
 # load rule puts each server's solo offered load near the 50% target; the
 # SVGs and summary.md are whole XML / text, summary.md's mean ratios over
-# alone are the CSV's; the CDF plots have four curves (alone, three
-# policies pooled over the 11 isca23 partners: 110 requests), rising, and
+# alone are the CSV's, and so is each policy's fairness beside the isca23
+# partners; the CDF plots have five curves (alone, four policies, the
+# last V10-Full with preempt=ready, pooled over the 11 isca23 partners:
+# 110 requests), rising, and
 # llm_cdf.csv's points are the CSV's percentiles; the tokens/s scatter has
 # one point per isca23 partner and policy at the CSV's figures; tokens/s
 # over the active span is at least over the window; an LLM partner serves
@@ -27,9 +29,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 (cd "$tmp" && "$bin" llm-study --quick -j 2 --out b >/dev/null 2>&1) ||
     fail "llm-study --quick fails outside the repository's root"
 diff -r "$tmp/a" "$tmp/b" >/dev/null || fail "-j 1 and -j 2 differ"
-# 8 + 2 x 12 x 3 runs, and one solo run of the conversation service's
-# requests in its LLM pair (the overlap rule)
-grep -q "83 simulations" "$tmp/a.txt" || fail "expected 83 simulations: $(cat "$tmp/a.txt")"
+# 10 solo runs of the load rule (5 steps x 2 services), 2 x 12 x 4 pairs,
+# and one solo run of the conversation service's requests in its LLM pair
+# (the overlap rule)
+grep -q "107 simulations" "$tmp/a.txt" || fail "expected 107 simulations: $(cat "$tmp/a.txt")"
 # --quick says, as repro does, that its figures are noisier and what they do not support
 grep -q "do not support comparing policies' tails" "$tmp/a.txt" || fail "no --quick caveat on stdout"
 grep -q "^\*\*--quick: a smoke test, not a result.\*\*  With 10 requests a run" "$tmp/a/summary.md" ||
@@ -53,7 +56,7 @@ cols = ("npu service partner policy rate_scale load_alone busy_alone llm_request
         "util_sa util_vu j_per_token").split()
 assert list(rows[0].keys()) == cols, list(rows[0].keys())
 models = "bert dlrm efficientnet maskrcnn mnist ncf resnet50 resnet-rs retinanet shapemask transformer".split()
-assert len(rows) == 2 + 2 * 12 * 3, len(rows)
+assert len(rows) == 2 + 2 * 12 * 4, len(rows)
 alone = [r for r in rows if r["partner"] == "alone"]
 assert [(r["service"], r["policy"]) for r in alone] == [("conv", "solo"), ("code", "solo")]
 for r in alone:
@@ -96,21 +99,23 @@ for r in rows:
         assert math.isnan(float(r["partner_tokens_per_s"])) and int(r["partner_requests"]) == 0
         a = [x for x in alone if x["service"] == r["service"]][0]
         assert (r["alone_ttft_p95_ms"], r["alone_tpot_p95_ms"]) == (a["ttft_p95_ms"], a["tpot_p95_ms"]), r
-assert len(seen) == 72, len(seen)
+assert len(seen) == 96, len(seen)
 for svc in ("conv", "code"):
     for stem in ("ttft_p95", "tpot_p95", "partner_np", "ttft_cdf", "tpot_cdf", "tokens_np"):
         s = open(os.path.join(d, f"{stem}_{svc}_v10-isca23.svg")).read()
         assert s.lstrip().startswith(("<?xml", "<svg")) and s.rstrip().endswith("</svg>"), stem
         ET.fromstring(s.encode())  # well-formed
 NS = "{http://www.w3.org/2000/svg}"
-pols = ("pmt", "v10-fair", "v10-full")
+pols = ("pmt", "v10-fair", "v10-full", "v10-full+ready")
+names = {"pmt": "PMT", "v10-fair": "V10-Fair", "v10-full": "V10-Full",
+         "v10-full+ready": "V10-Full, preempt=ready"}
 for svc in ("conv", "code"):
     a = [r for r in alone if r["service"] == svc][0]
     iso = [r for r in rows if r["service"] == svc and r["partner"] in models]
     for m in ("ttft", "tpot"):
         root = ET.parse(os.path.join(d, f"{m}_cdf_{svc}_v10-isca23.svg")).getroot()
         lines = root.findall(NS + "polyline")
-        assert len(lines) == 4, (svc, m, len(lines))
+        assert len(lines) == 5, (svc, m, len(lines))
         for pl in lines:  # a CDF rises: x non-decreasing, y (pixels) non-increasing
             pts = [tuple(map(float, p.split(","))) for p in pl.get("points").split()]
             assert len(pts) >= 2 and all(q[0] >= p[0] and q[1] <= p[1] for p, q in zip(pts, pts[1:])), pts
@@ -119,13 +124,13 @@ for svc in ("conv", "code"):
         if m == "ttft":
             for pol in pols:
                 n = sum(int(r["llm_requests"]) for r in iso if r["policy"] == pol)
-                assert n == 110 and "%s (%d requests)" % ({"pmt": "PMT", "v10-fair": "V10-Fair", "v10-full": "V10-Full"}[pol], n) in legend, legend
+                assert n == 110 and "%s (%d requests)" % (names[pol], n) in legend, legend
     # the scatter: one marker per isca23 partner and policy, at the CSV's figures
     root = ET.parse(os.path.join(d, f"tokens_np_{svc}_v10-isca23.svg")).getroot()
     titles = [t.text for t in root.iter(NS + "title")]
-    assert len(titles) == 33, len(titles)
+    assert len(titles) == 44, len(titles)
     for r in iso:
-        name = {"pmt": "PMT", "v10-fair": "V10-Fair", "v10-full": "V10-Full"}[r["policy"]]
+        name = names[r["policy"]]
         want = "%s / %s: %.6g, %.6g" % (name, r["partner"], float(r["partner_np"]),
                                         float(r["tokens_per_s_active"]) / float(a["tokens_per_s_active"]))
         assert want in titles, (want, titles[:3])
@@ -135,7 +140,7 @@ assert list(cdf[0].keys()) == "npu service metric curve requests fraction ms".sp
 curves = {}
 for c in cdf:
     curves.setdefault((c["service"], c["metric"], c["curve"]), []).append((float(c["fraction"]), float(c["ms"])))
-assert len(curves) == 2 * 2 * 4, sorted(curves)
+assert len(curves) == 2 * 2 * 5, sorted(curves)
 for key, pts in curves.items():
     assert pts[-1][0] == 1.0 and all(q[0] > p[0] and q[1] >= p[1] for p, q in zip(pts, pts[1:])), key
 for a in alone:
@@ -151,7 +156,6 @@ assert md.endswith("\n") and "## llm-conv on v10-isca23" in md and "## llm-code 
 assert "V10-Full vs PMT" in md
 # summary.md's figures are the CSV's: each policy's mean TTFT/TPOT p95 over
 # alone over the same requests
-names = {"pmt": "PMT", "v10-fair": "V10-Fair", "v10-full": "V10-Full"}
 for svc in ("conv", "code"):
     a = [r for r in alone if r["service"] == svc][0]
     sec = md.split("## llm-%s on v10-isca23" % svc)[1].split("## ")[0]
@@ -160,6 +164,18 @@ for svc in ("conv", "code"):
         m = [sum(float(r[k]) / float(r["alone_" + k]) for r in pr) / len(pr) for k in ("ttft_p95_ms", "tpot_p95_ms")]
         want = "* %s: TTFT p95 on average %.2fx alone, TPOT p95 %.2fx alone;" % (name, m[0], m[1])
         assert want in sec, (want, sec)
+        # fairness beside the isca23 partners: the service's tokens/s over
+        # its active span against alone, the partner's normalized progress
+        iso = [r for r in pr if r["partner"] in models]
+        np_ = [(float(r["tokens_per_s_active"]) / float(a["tokens_per_s_active"]),
+                float(r["partner_np"])) for r in iso]
+        fair = [min(x) / max(x) for x in np_]
+        want = "* %s, fairness beside the 11 isca23 partners" % name
+        line = [l for l in sec.splitlines() if l.startswith(want)]
+        assert len(line) == 1, (want, sec)
+        tail = "least progress %.3f" % min(min(x) for x in np_)
+        assert tail in line[0] and line[0].endswith(
+            "mean fairness %.3f, least %.3f." % (sum(fair) / len(fair), min(fair))), (line, tail)
 PY
 [ "$(ls "$tmp/a" | wc -l)" -eq 16 ] || fail "expected 16 files: $(ls "$tmp/a")"
 # report.html: summary.md and every plot inline (a browser opens it: browser.sh)

@@ -505,6 +505,19 @@ static int elig_pick(v10_engine *e, void *st, int f, uint64_t cand)
         for (int j = 0; j < nt; j++)
             if (cand >> i & 1 && cand >> j & 1)
                 assert_int_equal(key[i] < key[j], v10p_score(e, i) < v10p_score(e, j));
+    /* What a tenant lacks to reach a score: nothing to reach its own (to
+     * the rounding of a score), more than nothing exactly for a higher
+     * one, and in cycles: the score's slope times its priority and time. */
+    for (int i = 0; i < nt; i++)
+        if (cand >> i & 1) {
+            double si = v10p_score(e, i), T = (double)v10p_now(e);
+            assert_true(fabs(v10p_cycles_to_score(e, i, si)) <= 1e-9 * (T + 1));
+            assert_true(fabs(v10p_cycles_to_score(e, i, si + 0.25) -
+                             0.25 * v10p_priority(e, i) * T) <= 1e-9 * (T + 1));
+            for (int j = 0; j < nt; j++)
+                if (cand >> j & 1 && v10p_score(e, j) > si)
+                    assert_true(v10p_cycles_to_score(e, i, v10p_score(e, j)) > 0);
+        }
     for (int t = 0; t < v10p_n_tenants(e); t++) {
         int clear = 1;
         for (int g = 0; g < v10p_n_fus(e); g++)

@@ -135,13 +135,18 @@ static void test_alternating_closed_form(void **state)
 /*
  * The zoo's resnet50 + ncf (the architecture-derived models): NCF's
  * progress under preempt=ready is at least 0.8 of what PMT gives it, and
- * STP is V10-Full's under the ticks.  "No lower" within 0.5%: on this
- * pair V10-Full already serves NCF (0.889, against 0.486 under PMT), so
- * the option moves few preemptions (1,422 against 1,281 in 20 requests)
- * and STP by -0.1% (1.7086 against 1.7102); three variants of the rule
- * (ready events without the quantum, the quantum without ready events)
- * land at +0.05%: the spread of which operator a preemption happens to
- * catch, not a cost of the option.
+ * STP no lower than V10-Full's under the ticks.  On this pair V10-Full
+ * already serves NCF (0.889, against 0.486 under PMT) and the two tenants'
+ * active cycles stay within a slice of each other: a preemption at every
+ * ready event (the rule before the debt of a slice, v10_full.c) added 141
+ * preemptions in 20 requests, each for a debt the next tick settles, and
+ * cost STP 0.1% (1.7086 against 1.7102; lower at each of 10, 20, 30,
+ * 40, 60 and 80 requests, by 0.14% to 0.02%: systematic; the SA and VU
+ * overlapped 0.810 of the time against 0.811).  With the debt, the ready
+ * events preempt for none of these: STP is the ticks' to the last digit
+ * at 10, 20 and 30 requests; at 40, 60 and 80, 0.01% lower, the quantum
+ * at the ticks (without it, equal within 0.002%), which the alternating
+ * closed form above needs.
  */
 static void test_resnet50_ncf(void **state)
 {
@@ -153,7 +158,7 @@ static void test_resnet50_ncf(void **state)
     print_message("ncf: PMT %.3f, ticks %.3f, ready %.3f; STP ticks %.4f, ready %.4f\n",
                   pmt.tenants[1].np, tick.tenants[1].np, ready.tenants[1].np, tick.stp, ready.stp);
     assert_true(ready.tenants[1].np >= 0.8 * pmt.tenants[1].np);
-    assert_true(ready.stp >= tick.stp * (1 - 0.005));
+    assert_true(ready.stp >= tick.stp);
     v10_run_result_fini(&pmt);
     v10_run_result_fini(&tick);
     v10_run_result_fini(&ready);

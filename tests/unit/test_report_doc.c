@@ -50,13 +50,14 @@ static void test_doc_all_or_nothing(void **state)
 
 /* 965 runs for the studied set; with the other set's 11 pairs x 4
  * policies and 2 x 11 profiles, the 1031 simulations docs/repro.md counts
- * (743 simulated: 288 are another study's runs).  A study's run that is a
+ * (743 simulated: 288 are another study's runs); with --fairness-both the
+ * fairness study's 55 pairs x 5 policies of the other set too.  A study's run that is a
  * pairs' run is at most as long as the pairs' (same_as, studies.c), and
  * every run has a window after its warm-up. */
 static void test_study_table(void **state)
 {
     (void)state;
-    size_t runs = 0, other = 0;
+    size_t runs = 0, other = 0, opt = 0;
     for (int s = 0; s < N_STUDIES; s++) {
         const repro_study *st = &repro_studies[s];
         size_t n = st->dim[0] * st->dim[1] * st->dim[2];
@@ -70,11 +71,14 @@ static void test_study_table(void **state)
             assert_true(st->len[k].requests <= repro_studies[S_PAIRS].len[k].requests);
         }
         runs += n;
-        if (st->both_sets)
+        if (st->both_sets == SETS_BOTH)
             other += NPP * st->dim[1] * st->dim[2];
+        else if (st->both_sets == SETS_BOTH_OPT)
+            opt += n;
     }
     assert_int_equal(runs, 965);
     assert_int_equal(runs + other + 2 * NM, 1031);
+    assert_int_equal(opt, 55 * 5);
 }
 
 int main(void)
