@@ -115,24 +115,45 @@ python3 -c "assert abs($b - 4 * $a) < 1e-9 * $b, ($a, $b)"
 # per core; tpuv4-8: per chip, an LLM its tensor-parallel shard): every
 # zoo, isca23 and LLM model alone on each TPU preset that has one (run
 # --format json's system.power_w over the window).
+# One sweep (one process: each model loaded once) runs them all.
 models=$("$bin" models --format json | python3 -c '
 import json, sys
 print(" ".join(m["name"] for m in json.load(sys.stdin)["models"]))')
 [ "$(echo $models | wc -w)" -ge 24 ] || { echo "too few models: $models"; exit 1; }
-for npu in tpuv3-core tpuv4-core tpuv4-8; do
-    max=$("$bin" npu --npu $npu --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["max_w"])')
-    python3 -c "assert $max > 0"
-    for m in $models llm/gpt2-xl:prefill=1024 llm/llama3.2-1b:prefill=4096 \
-             llm/llama3.2-1b:decode=64x1024 llm/llama2-7b:prefill=1024 llm/llama2-7b:prefill=4096 \
-             llm/llama2-7b:decode=4x1024 llm/llama3-8b:prefill=2048 llm/llama3-8b:decode=1x512; do
-        case "$npu $m" in # gpt2-xl's 25 heads do not split over tpuv4-8's 4 chips
-        "tpuv4-8 llm/gpt2-xl"*) continue ;;
-        esac
-        w=$("$bin" run --tenant "$m" --policy solo --requests 2 --warmup 0 --npu $npu \
-            --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["system"]["power_w"])')
-        python3 -c "import sys; sys.exit(not 0 < $w <= $max)" ||
-            { echo "$m on $npu draws $w W, above the measured maximum $max W"; exit 1; }
-    done
+npus="tpuv3-core tpuv4-core tpuv4-8"
+for npu in $npus; do
+    "$bin" npu --npu $npu --format json > "$tmp/max_$npu.json"
+done
+python3 - "$tmp" $npus -- $models llm/llama3.2-1b:prefill=4096 llm/llama3.2-1b:decode=64x1024 \
+    llm/llama2-7b:prefill=1024 llm/llama2-7b:prefill=4096 llm/llama2-7b:decode=4x1024 \
+    llm/llama3-8b:prefill=2048 llm/llama3-8b:decode=1x512 <<'PY'
+import json, sys
+tmp, rest = sys.argv[1], sys.argv[2:]
+npus, models = rest[:rest.index("--")], rest[rest.index("--") + 1:]
+json.dump({"name": "power", "axes": {"mix": [[m] for m in models], "npu": npus,
+                                     "policy": ["solo"]},
+           "fixed": {"requests": 2, "warmup": 0, "seed": 1}}, open(tmp + "/power.json", "w"))
+PY
+"$bin" sweep "$tmp/power.json" --out "$tmp/power" --quiet > /dev/null
+python3 - "$tmp" $npus <<'PY'
+import csv, json, sys
+tmp, npus = sys.argv[1], sys.argv[2:]
+top = {n: json.load(open("%s/max_%s.json" % (tmp, n)))["max_w"] for n in npus}
+assert all(w > 0 for w in top.values()), top
+rows = list(csv.DictReader(open(tmp + "/power/results.csv")))
+assert len(rows) == len({r["mix"] for r in rows}) * len(npus) >= 31 * 3, len(rows)
+for r in rows:
+    w = float(r["power_w"])
+    assert 0 < w <= top[r["npu"]], "%s on %s draws %s W, above the measured maximum %s W" % (
+        r["mix"], r["npu"], w, top[r["npu"]])
+PY
+# gpt2-xl alone: its 25 heads do not split over tpuv4-8's 4 chips
+for npu in tpuv3-core tpuv4-core; do
+    max=$(python3 -c "import json; print(json.load(open('$tmp/max_$npu.json'))['max_w'])")
+    w=$("$bin" run --tenant llm/gpt2-xl:prefill=1024 --policy solo --requests 2 --warmup 0 \
+        --npu $npu --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["system"]["power_w"])')
+    python3 -c "import sys; sys.exit(not 0 < $w <= $max)" ||
+        { echo "gpt2-xl on $npu draws $w W, above the measured maximum $max W"; exit 1; }
 done
 # and an LLM server at saturation beside a zoo model under V10-Full
 w=$("$bin" run --tenant "llm/llama3.2-1b:trace=tests/data/llm/azure_code_200.csv:rate_scale=5" \
