@@ -2,10 +2,10 @@
  * fairness.c — the fairness study's render hook and summary section: the
  * paper's four policies and V10-Full with preempt=ready (docs/architecture.md,
  * "Preemption when a tenant becomes ready") over all 55 pairs of the
- * studied workload set, and of the other with --fairness-both: STP, each pair's least normalized progress, the fairness
- * index (least over most progress) and preemptions per request
- * (fairness.csv, fairness.svg); and the tenants that a policy gives less
- * than half of what PMT gives them.
+ * studied workload set, and of the other with --fairness-both: STP, each
+ * pair's least normalized progress, the fairness index (least over most
+ * progress) and preemptions per request (fairness.csv, fairness.svg); and
+ * the tenants that a policy gives less than half of what PMT gives them.
  */
 #include <math.h>
 #include <stdlib.h>

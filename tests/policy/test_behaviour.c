@@ -1,11 +1,12 @@
 /*
  * test_behaviour.c — what each policy is for, in numbers: solo matches the
  * closed-form latency; PMT shares time (STP near 1, no SA/VU overlap, fair
- * slices) and its timer sleeps while nobody else has work; V10's fair sharing follows priorities; V10-Full preempts an
- * over-served holder, anywhere in an operator, only for a waiter, and a
- * resumed operator pays its restore; the active rate counts from a tenant's
- * arrival; spatial keeps tenants on their own FUs; contention slows
- * memory-bound operators, and the HBM bytes moved are the work's.
+ * slices) and its timer sleeps while nobody else has work; V10's fair
+ * sharing follows priorities; V10-Full preempts an over-served holder,
+ * anywhere in an operator, only for a waiter, and a resumed operator pays
+ * its restore; the active rate counts from a tenant's arrival; spatial
+ * keeps tenants on their own FUs; contention slows memory-bound operators,
+ * and the HBM bytes moved are the work's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -77,7 +78,8 @@ static void test_solo_closed_form(void **state)
 static void test_solo_np_one_any_mapping(void **state)
 {
     (void)state;
-    static const char *const npus[] = {"v10-isca23", "tpuv3-core", "tpuv4-core", "v10-isca23-4x", "tpuv6e"};
+    static const char *const npus[] = {"v10-isca23", "tpuv3-core", "tpuv4-core", "v10-isca23-4x",
+                                       "tpuv6e"};
     static const char *const models[] = {"bert", "resnet50:batch=4", "ncf"};
     for (size_t k = 0; k < sizeof npus / sizeof *npus; k++)
         for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
