@@ -85,17 +85,8 @@ void eng_arrival_event(v10_engine *e, int ti)
     v10_evq_set(&e->evq, eng_slot_tenant(e, ti), e->now + eng_interarrival(t));
 }
 
-/* Sets up tenant i: its per-op arrays (the view v10_engine_alloc took),
- * its request log and its arrival stream. */
-/* Whether model m has a collective (an LLM server's shard always has). */
-static int has_collective(const v10_model *m)
-{
-    for (size_t k = 0; k < m->n_ops; k++)
-        if (m->ops[k].fu == V10_FU_ICI)
-            return 1;
-    return 0;
-}
-
+/* Sets up tenant i: its per-op arrays (the view and the ratios
+ * v10_engine_alloc took), its request log and its arrival stream. */
 int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_spec *sp,
                      v10_err *err)
 {
@@ -121,7 +112,7 @@ int eng_tenant_setup(v10_engine *e, int i, const v10_model *m, const v10_tenant_
      * without collectives is its chip's own service, chip 0's drawing what
      * the one simulated chip draws and the others their own. */
     int seed_i = i;
-    if (e->n_chips > 1 && (i < e->chip_tenants || sp->llm || has_collective(m)))
+    if (e->n_chips > 1 && (i < e->chip_tenants || sp->llm || (e->collective >> i & 1)))
         seed_i = i % e->chip_tenants;
     t->bar_req = UINT64_MAX;
     v10_xoshiro_seed(t->rng, e->cfg->seed ^ (0xd1b54a32d192ed03ull * (uint64_t)(seed_i + 1)));

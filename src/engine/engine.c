@@ -178,9 +178,11 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
  * view (e->view[i]); the hot loop reads them as each operator starts
  * (fu.c, exec_rates), where computing them would read the operator's
  * description, far from the engine's arrays, and divide three times on
- * the way to the next decision (12% of `repro --quick`'s time).  Per run,
- * not in the view's memo: that would triple the memo's work arrays.
- * Also checks that a collective has a link engine to run on (`ici`).
+ * the way to the next decision (about a tenth of `repro --quick`'s
+ * time).  Per run, not in the view's memo: that would triple the memo's
+ * work arrays.
+ * Also marks the tenants with a collective (e->collective), which needs
+ * a link engine to run on (`ici`).
  */
 static int ratios(v10_engine *e, int i, const v10_model *m, const v10_npu *npu, double *at,
                   int ici, v10_err *err)
@@ -188,11 +190,14 @@ static int ratios(v10_engine *e, int i, const v10_model *m, const v10_npu *npu, 
     const v10_op_view *v = &e->view[i];
     double *bpw = at, *act = at + m->n_ops;
     for (size_t k = 0; k < m->n_ops; k++) {
-        if (m->ops[k].fu == V10_FU_ICI && !ici)
-            return v10_err_set(err, "tenant %d (%s): operator %s is a collective, and NPU '%s' "
-                                    "has one chip (chips = 1): no link engine to run it",
-                               i, m->name, m->ops[k].name, npu->name);
-        bpw[k] = v->work[k] ? (double)v->bytes[k] / (double)v->work[k] : 0;
+        if (m->ops[k].fu == V10_FU_ICI) {
+            if (!ici)
+                return v10_err_set(err, "tenant %d (%s): operator %s is a collective, and NPU "
+                                        "'%s' has one chip (chips = 1): no link engine to run it",
+                                   i, m->name, m->ops[k].name, npu->name);
+            e->collective |= 1ull << i;
+        }
+        bpw[k] = eng_bytes_per_work(v->bytes[k], v->work[k]);
         act[k] = v10_cost_activity(npu, &m->ops[k], v->work[k]);
     }
     e->ratio[i] = at;
@@ -276,9 +281,11 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
         off += models[i].n_ops;
     }
     double *ratio = e->ratio_pool;
-    for (int i = 0; i < nt; i++, ratio += 2 * models[i - 1].n_ops)
+    for (int i = 0; i < nt; i++) {
         if (ratios(e, i, &models[i], &cfg->npu, ratio, nici, err))
             return -1;
+        ratio += 2 * models[i].n_ops;
+    }
     int f = 0;
     for (int c = 0; c < e->n_chips; c++) {
         uint64_t mine = e->n_chips == 1 ? ~0ull : ((1ull << ct) - 1) << (c * ct);

@@ -289,6 +289,7 @@ struct v10_engine {
     double *macs_pool;
     double *ratio_pool;         /* per op of every tenant: bytes / work, activity */
     const double *ratio[V10_MAX_TENANTS]; /* tenant i's in ratio_pool (engine.c, ratios) */
+    uint64_t collective;        /* the tenants whose model has a collective (ratios) */
     int rates_dirty;
     int contended;              /* the last eng_update_rates shared HBM (rates below full) */
     /* The busy FUs' demands summed as they enter and leave FU_BUSY (fu.c),
@@ -562,6 +563,14 @@ static inline uint64_t eng_time_to_stop(const v10_engine *e, const fu *u)
     if (u->stopping && u->stop_time - e->now < c)
         c = u->stop_time - e->now;
     return c;
+}
+
+/* An operator's HBM bytes per standalone cycle of its work (none for an
+ * operator of no work): engine.c's ratios at set-up, fu.c's as an LLM
+ * iteration's operator starts. */
+static inline double eng_bytes_per_work(uint64_t bytes, uint64_t work)
+{
+    return work ? (double)bytes / (double)work : 0;
 }
 
 /* Credits `done` cycles of the current operator's work to FU u and tenant t. */

@@ -343,7 +343,7 @@ static inline void exec_rates(v10_engine *e, fu *u, const tenant *t)
         u->bytes_per_work = t->bpw[t->op];
         u->act_per_work = t->act[t->op];
     } else {
-        u->bytes_per_work = (double)t->bytes[t->op] / (double)work;
+        u->bytes_per_work = eng_bytes_per_work(t->bytes[t->op], work);
         u->act_per_work = v10_cost_activity(e->npu, &t->model->ops[t->op], work);
     }
     u->demand = u->bytes_per_work * u->full_rate;
