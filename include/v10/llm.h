@@ -64,6 +64,9 @@ typedef struct v10_llm_config {
     v10_llm_attn attention;   /* how attention is compiled (not a property of the model) */
     uint32_t tp;              /* 0 or 1: the whole model; N > 1: one chip's shard of the
                                  model split over N chips (v10_llm_shard; not a JSON key) */
+    uint32_t pp, stage;       /* pp 0 or 1: every layer; S > 1: pipeline stage `stage`
+                                 (0 to S - 1) of S, layers its share (v10_llm_pipeline;
+                                 not JSON keys) */
     /* The serving runtime's compiled shapes (a server's pad_* keys, docs/llm.md
      * "Padding to compiled shapes"; not JSON keys; 0: none, as for a phase).
      * pad_tokens: an iteration's tokens run through the token-wise operators
@@ -124,10 +127,28 @@ int v10_llm_validate(const v10_llm_config *c, v10_err *err);
  */
 int v10_llm_shard(const v10_llm_config *c, uint32_t tp, v10_llm_config *out, v10_err *err);
 
+/*
+ * Pipeline stage `stage` of c split over `pp` stages (as vLLM's pipeline
+ * parallelism splits a model, get_pp_indices in vllm/distributed/utils.py,
+ * here evenly): layers / pp consecutive blocks; the first stage also holds
+ * the embedding, the last the final norm and the LM head (a copy of the
+ * table when the embeddings are tied).  A stage but the last ends its
+ * stream with a send of its activations (rows x hidden) to the next
+ * stage's chip (V10_OP_SEND).  pp <= 1 leaves c whole.  -1 with err set
+ * when layers is not a multiple of pp or stage >= pp.
+ */
+int v10_llm_pipeline(const v10_llm_config *c, uint32_t pp, uint32_t stage, v10_llm_config *out,
+                     v10_err *err);
+
 /* v10_llm_resolve, then the shard of one of npu's chips (v10_llm_shard over
  * npu->chips): the model as each chip of the NPU runs it. */
 int v10_llm_resolve_on(const char *spec, const v10_npu *npu, v10_llm_config *out,
                        v10_err *err);
+/* The same with `pp` pipeline stages (pp 0 or 1: none): stage `stage` of the
+ * model sharded over the npu->chips / pp chips of a stage; -1 with err set
+ * when pp does not divide npu->chips (both named), or as the two above. */
+int v10_llm_resolve_stage(const char *spec, const v10_npu *npu, uint32_t pp, uint32_t stage,
+                          v10_llm_config *out, v10_err *err);
 
 /* ---- sizes (closed forms; docs/models.md) ---- */
 
@@ -143,6 +164,9 @@ uint64_t v10_llm_kv_bytes_per_token(const v10_llm_config *c);
 /* Matmul FLOPs of one token attending over `ctx` tokens (itself included):
  * 2 x matmul_params + 4 x layers x heads x head_dim x ctx (QK^T and P.V). */
 uint64_t v10_llm_flops_per_token(const v10_llm_config *c, uint64_t ctx);
+
+/* The most sequences one iteration (or a decode= phase) holds, as batch=. */
+#define V10_LLM_MAX_SEQS 65536
 
 /* Causal attention's block, query rows and keys: a flash-attention
  * kernel computes the scores in blocks of this many and skips those above

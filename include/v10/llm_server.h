@@ -245,6 +245,12 @@ typedef struct v10_llm_stream {
     double *macs;             /* per op */
     size_t n_ops, cap;
     uint64_t total_work;
+    /* A pipeline's stage 0 (cfg.pp > 1): the standalone cycles of the
+     * iteration on the other stages' chips, each with the same share of
+     * vector memory (stages 1 to pp - 2 alike, then the last); 0 for a
+     * whole model.  remote holds the last of them built. */
+    uint64_t remote_cycles;
+    v10_model remote;
 } v10_llm_stream;
 
 /* Sizes the buffers for prefills of up to max_batch sequences (the most a
@@ -252,7 +258,8 @@ typedef struct v10_llm_stream {
  * configuration is invalid or memory runs out. */
 int v10_llm_stream_init(v10_llm_stream *s, const v10_llm_config *cfg, const v10_npu *npu,
                         uint64_t vmem_share, uint32_t max_batch, v10_err *err);
-/* Builds and costs the stream of `it`; -1 with err set on a bad size. */
+/* Builds and costs the stream of `it` (and for a pipeline remote_cycles);
+ * -1 with err set on a bad size. */
 int v10_llm_stream_build(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err);
 void v10_llm_stream_fini(v10_llm_stream *s);
 

@@ -49,9 +49,13 @@ typedef struct v10_llm_tenant {
     double span_cycles;           /* last arrival */
     size_t ops_per_iteration;     /* operators of a one-sequence decode */
     uint64_t host_cycles;         /* host time before each iteration's operators (host_us) */
+    int pp_stretch;               /* a pipeline's other stages stretched as stage 0 was */
     /* the engine's (src/engine/llm.c) */
     uint64_t iter_start;          /* cycle the running iteration started */
+    uint64_t ops_start;           /* cycle its operators were issued (after its host time) */
     int host_done;                /* the chosen iteration's host time has passed */
+    int remote_wait;              /* a pipeline's iteration is on the other stages' chips
+                                     (its operators here are done) */
     double iter_work;             /* standalone work of the iterations completed */
     int counted;                  /* 1 once its finish counted toward the run's end */
 } v10_llm_tenant;

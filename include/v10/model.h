@@ -45,6 +45,8 @@ typedef enum v10_op_kind {
                          ending with the whole (a ring's reduce-scatter, then
                          its all-gather) */
     V10_OP_ALLGATHER, /* ICI: `elems` bytes in all, each chip contributing 1/chips */
+    V10_OP_SEND,      /* ICI: `elems` bytes sent to one neighbouring chip over one
+                         link (a pipeline stage's activations to the next stage) */
 } v10_op_kind;
 
 /* Where an element-wise VU op goes (v10_model_vec). */
@@ -90,6 +92,8 @@ typedef struct v10_op {
     uint64_t restream_bytes;   /* the streamed operand, re-read once per extra
                                   chunk when vmem_bytes exceeds the share */
     uint64_t given_cycles;     /* RAW: FU cycles at full speed */
+    uint32_t chips;            /* ALLREDUCE, ALLGATHER: the chips taking part (a
+                                  tensor-parallel group); 0: every chip of the NPU */
     uint32_t given_tiles;      /* RAW: tiles (0: derive) */
     int fusible;               /* element-wise: the next one may fuse in */
     /* cost (filled by the cost model) */
@@ -212,10 +216,13 @@ int v10_model_gather_slab(v10_model *m, const char *name, uint64_t rows, uint64_
                           uint64_t minor, v10_err *err);
 int v10_model_sort(v10_model *m, const char *name, uint64_t count, uint64_t n,
                    uint64_t topk, int payload, v10_err *err);
-/* collective: an all-reduce or all-gather (kind) of `bytes` over the NPU's
- * chips, on the link engine (V10_FU_ICI).  It moves nothing through HBM: its
- * buffers are operators' outputs in vector memory (ours). */
+/* collective: an all-reduce or all-gather (kind) of `bytes` over `chips`
+ * chips (0: the NPU's), or a send of `bytes` to a neighbouring chip
+ * (V10_OP_SEND, chips ignored), on the link engine (V10_FU_ICI).  It moves
+ * nothing through HBM: its buffers are operators' outputs in vector memory
+ * (ours). */
 int v10_model_collective(v10_model *m, const char *name, v10_op_kind kind, uint64_t bytes,
+                         uint32_t chips,
                          v10_err *err);
 
 /* ---- model specs (src/workloads/spec.c: above the IR, importers and cost) ---- */

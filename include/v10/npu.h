@@ -158,7 +158,8 @@ const char *v10_ici_topology_name(v10_ici_topology t);
 uint32_t v10_npu_ici_rings(const v10_npu *npu);
 /*
  * A ring collective's standalone cycles on one chip's link engine, over N =
- * chips and R rings, each bidirectional (a step sends bytes / (2 R N) on
+ * chips (0: the NPU's chips; a tensor-parallel group may be fewer) and R
+ * rings, each bidirectional (a step sends bytes / (2 R N) on
  * every link and direction): an all-reduce of `bytes` (a reduce-scatter then
  * an all-gather) takes 2(N - 1) steps, an all-gather N - 1, each the hop
  * latency plus its transfer at ici_gbps; i.e. for the all-reduce
@@ -167,7 +168,13 @@ uint32_t v10_npu_ici_rings(const v10_npu *npu);
  * workstations", JPDC 69(2), 2009; Thakur et al., IJHPCA 19(1), 2005).  0 on
  * one chip.  Rounded up to whole cycles.
  */
-uint64_t v10_npu_collective_cycles(const v10_npu *npu, int allreduce, uint64_t bytes);
+uint64_t v10_npu_collective_cycles(const v10_npu *npu, uint32_t chips, int allreduce,
+                                   uint64_t bytes);
+/* A send of `bytes` to a neighbouring chip over one link and direction:
+ * one hop's latency plus bytes / ici_gbps (the alpha-beta cost of a
+ * point-to-point message, Hockney, Parallel Computing 20(3), 1994), rounded
+ * up to whole cycles; 0 on one chip. */
+uint64_t v10_npu_send_cycles(const v10_npu *npu, uint64_t bytes);
 int v10_dataflow_parse(const char *s, v10_dataflow *out);
 
 #endif

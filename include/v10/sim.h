@@ -54,6 +54,13 @@ typedef struct v10_tenant_spec {
     int pad_tokens, pad_reqs, pad_kv;
     uint32_t kv_block;
     double host_us;
+    /* pipeline parallelism (docs/llm.md, "Pipeline parallelism"): the
+     * stages the model is split over, each over chips / pp chips
+     * tensor-parallel; 0 or 1: none, every chip holds every layer */
+    uint32_t pp;
+    /* 1 (pp_stretch=0): the other stages take their standalone time; 0
+     * (default): as much longer as the simulated stage took (docs/llm.md) */
+    int pp_unstretched;
 } v10_tenant_spec;
 
 int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err);

@@ -37,7 +37,7 @@ static void usage(FILE *f)
         "  SPEC = llm/NAME:trace=FILE.csv[:rate_scale=X][:start_s=S][:max_batch=N]\n"
         "         [:max_prefill_tokens=N][:chunked_prefill=0|1][:requests=N]\n"
         "         [:slo_ttft_ms=T][:slo_tpot_ms=T][:pad_tokens=0|1][:pad_reqs=0|1]\n"
-        "         [:pad_kv=0|1][:kv_block=N][:host_us=X], or\n"
+        "         [:pad_kv=0|1][:kv_block=N][:host_us=X][:pp=S], or\n"
         "         llm/NAME:rate=RPS:lengths=FILE.csv: an LLM server with continuous\n"
         "         batching on an Azure-format request trace (--requests N, or its own\n"
         "         requests=N: its first N requests) or Poisson arrivals with lengths\n"

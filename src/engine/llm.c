@@ -4,14 +4,18 @@
  * an iteration's start the server (tenant/llm_server.c) says what it
  * computes and the tenant's operator arrays point at that iteration's
  * stream (built into buffers sized at setup, so nothing is allocated);
- * when its last operator completes the server is told, and the next
+ * when its last operator completes (and, for a pipeline's stage 0, the
+ * other stages' time has passed) the server is told, and the next
  * iteration starts (after its host time, host_us, if any), or the tenant
  * sleeps until its next arrival (its arrival slot in the event queue).
  */
 #include "engine/engine.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+static void iter_finish(v10_engine *e, int ti);
 
 int eng_llm_setup(v10_engine *e, int i, v10_err *err)
 {
@@ -39,8 +43,14 @@ void eng_llm_wake(v10_engine *e, int ti)
     tenant *t = &e->tenants[ti];
     v10_llm_tenant *L = t->llm;
     V10_ASSERT(t->state == V10P_IDLE);
+    if (L->remote_wait) { /* the pipeline's other stages are done */
+        L->remote_wait = 0;
+        iter_finish(e, ti);
+        return;
+    }
     if (L->host_done) { /* the host time of the iteration chosen before has passed */
         L->host_done = 0;
+        L->ops_start = e->now;
         eng_issue(e, ti);
         return;
     }
@@ -74,10 +84,12 @@ void eng_llm_wake(v10_engine *e, int ti)
         v10_evq_set(&e->evq, eng_slot_tenant(e, ti), e->now + L->host_cycles);
         return;
     }
+    L->ops_start = e->now;
     eng_issue(e, ti);
 }
 
-void eng_llm_iter_done(v10_engine *e, int ti)
+/* The iteration has run on every chip: the server is told. */
+static void iter_finish(v10_engine *e, int ti)
 {
     tenant *t = &e->tenants[ti];
     v10_llm_tenant *L = t->llm;
@@ -120,6 +132,31 @@ void eng_llm_iter_done(v10_engine *e, int ti)
     eng_llm_wake(e, ti);
     eng_notify(e, V10_EV_REQ_DONE, ti);
     eng_check_window(e);
+}
+
+void eng_llm_iter_done(v10_engine *e, int ti)
+{
+    v10_llm_tenant *L = e->tenants[ti].llm;
+    uint64_t remote = L->stream.remote_cycles;
+    if (remote) {
+        /* Pipeline parallelism: the iteration goes on through the other
+         * stages' chips, holding none of this chip's FUs, for their
+         * standalone time (the stream's remote_cycles), stretched by
+         * pp_stretch as this stage was: elapsed over standalone cycles,
+         * >= 1 (an operator never runs faster than alone). */
+        uint64_t work = L->stream.total_work, took = e->now - L->ops_start;
+        if (L->pp_stretch && work && took > work) {
+            double c = ceil((double)remote * ((double)took / (double)work));
+            double room = (double)(UINT64_MAX - e->now) / 2; /* the clock cannot wrap */
+            remote = (uint64_t)(c < room ? c : room);
+        }
+        eng_set_state(e, ti, V10P_IDLE);
+        L->remote_wait = 1;
+        v10_evq_set(&e->evq, eng_slot_tenant(e, ti), e->now + remote);
+        eng_notify(e, V10_EV_REQ_DONE, ti); /* its task on this chip is done */
+        return;
+    }
+    iter_finish(e, ti);
 }
 
 /* --check: the KV cache within capacity and the batch bound (after every

@@ -213,15 +213,19 @@ int v10_cost_op(const v10_npu *npu, v10_op *op, v10_err *err)
         break;
     }
     case V10_OP_ALLREDUCE:
-    case V10_OP_ALLGATHER: {
-        /* The link engine's ring (v10_npu_collective_cycles); each step a
-         * preemption point, its data sent.  Nothing of it on one chip. */
+    case V10_OP_ALLGATHER:
+    case V10_OP_SEND: {
+        /* The link engine's ring over the op's group
+         * (v10_npu_collective_cycles); each step a preemption point, its
+         * data sent.  A send is one step.  Nothing of either on one chip. */
         int all = op->kind == V10_OP_ALLREDUCE;
+        uint32_t N = op->chips ? op->chips : npu->chips;
         op->fu = V10_FU_ICI;
-        compute = v10_npu_collective_cycles(npu, all, op->elems);
+        compute = op->kind == V10_OP_SEND ? v10_npu_send_cycles(npu, op->elems)
+                                          : v10_npu_collective_cycles(npu, N, all, op->elems);
         if (compute == UINT64_MAX)
             return v10_err_set(err, "operator %s: collective overflows 64 bits", op->name);
-        tiles = npu->chips > 1 ? (all ? 2 : 1) * (uint64_t)(npu->chips - 1) : 1;
+        tiles = N > 1 && op->kind != V10_OP_SEND ? (all ? 2 : 1) * (uint64_t)(N - 1) : 1;
         break;
     }
     case V10_OP_RAW:

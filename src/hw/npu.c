@@ -698,16 +698,30 @@ uint32_t v10_npu_ici_rings(const v10_npu *n)
     return n->ici_topology == V10_ICI_TORUS && n->ici_links >= 4 ? n->ici_links / 2 : 1;
 }
 
-uint64_t v10_npu_collective_cycles(const v10_npu *n, int allreduce, uint64_t bytes)
+/* Cycles, rounded up, of `hops` steps each of a hop's latency and `bytes`
+ * over one link and direction. */
+static uint64_t link_cycles(const v10_npu *n, double hops, double bytes)
 {
-    if (n->chips <= 1)
-        return 0;
-    double N = n->chips, rings = v10_npu_ici_rings(n);
-    double steps = (allreduce ? 2 : 1) * (N - 1);
     double per_cycle = n->ici_gbps * 1e9 / (n->clock_mhz * 1e6); /* a link and direction */
-    double xfer = per_cycle > 0 ? (double)bytes / (2 * rings * N) / per_cycle : 0;
-    double c = ceil(steps * (n->ici_latency_us * n->clock_mhz + xfer));
+    double xfer = per_cycle > 0 ? bytes / per_cycle : 0;
+    double c = ceil(hops * (n->ici_latency_us * n->clock_mhz + xfer));
     return c < V10_U64_DOUBLE_MAX ? (uint64_t)c : UINT64_MAX;
+}
+
+uint64_t v10_npu_collective_cycles(const v10_npu *n, uint32_t chips, int allreduce,
+                                   uint64_t bytes)
+{
+    if (!chips)
+        chips = n->chips;
+    if (chips <= 1)
+        return 0;
+    double N = chips, rings = v10_npu_ici_rings(n);
+    return link_cycles(n, (allreduce ? 2 : 1) * (N - 1), (double)bytes / (2 * rings * N));
+}
+
+uint64_t v10_npu_send_cycles(const v10_npu *n, uint64_t bytes)
+{
+    return n->chips <= 1 ? 0 : link_cycles(n, 1, (double)bytes);
 }
 
 /* The slice's keys (chips to ici_topology), printed only for an NPU with

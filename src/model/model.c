@@ -344,14 +344,15 @@ int v10_model_sort(v10_model *m, const char *name, uint64_t count, uint64_t n,
 }
 
 int v10_model_collective(v10_model *m, const char *name, v10_op_kind kind, uint64_t bytes,
-                         v10_err *err)
+                         uint32_t chips, v10_err *err)
 {
-    if (kind != V10_OP_ALLREDUCE && kind != V10_OP_ALLGATHER)
-        return v10_err_set(err, "%s: operator %s: a collective is an all-reduce or an "
-                                "all-gather", m->name, name);
+    if (kind != V10_OP_ALLREDUCE && kind != V10_OP_ALLGATHER && kind != V10_OP_SEND)
+        return v10_err_set(err, "%s: operator %s: a collective is an all-reduce, an "
+                                "all-gather or a send", m->name, name);
     v10_op op;
     op_init(&op, name, V10_FU_ICI, kind);
     op.elems = bytes;
+    op.chips = kind == V10_OP_SEND ? 0 : chips;
     return v10_model_push(m, &op, err);
 }
 

@@ -256,6 +256,12 @@ static int every_chip(const v10_run_config *cfg, const v10_policy_ops *policy,
                            v10_op_mapping_name(cfg->npu.op_mapping));
     if (cfg->op_states)
         return v10_err_set(err, "every_chip: attribution is not kept (op_states)");
+    for (size_t i = 0; i < n; i++)
+        if (cfg->tenants[i].pp > 1)
+            return v10_err_set(err, "every_chip: tenant %zu (%s) is a pipeline of %u stages, "
+                                    "which every chip does not simulate (each chip would "
+                                    "run its own stage): simulate one chip", i,
+                               cfg->tenants[i].model, cfg->tenants[i].pp);
     if (n * chips > V10_MAX_TENANTS)
         return v10_err_set(err, "every_chip: %zu tenants on %zu chips are %zu shards: at most %d",
                            n, chips, n * chips, V10_MAX_TENANTS);

@@ -69,6 +69,7 @@ int v10_llm_stream_init(v10_llm_stream *s, const v10_llm_config *cfg, const v10_
     s->npu = *npu;
     s->vmem_share = vmem_share;
     v10_model_init(&s->model, cfg->name, 1);
+    v10_model_init(&s->remote, cfg->name, 1);
     size_t per_prefill, decode;
     if (count_ops(cfg, 1, &per_prefill, err) || count_ops(cfg, 0, &decode, err))
         return -1;
@@ -76,7 +77,8 @@ int v10_llm_stream_init(v10_llm_stream *s, const v10_llm_config *cfg, const v10_
      * its attention (QK^T, softmax, P.V) to every layer; a chunked
      * iteration adds the decodes' attention to that. */
     size_t cap = per_prefill + decode + 3 * (size_t)cfg->layers * (max_batch ? max_batch - 1 : 0);
-    if (grow(s, cap) || v10_model_reserve(&s->model, cap, err)) {
+    if (grow(s, cap) || v10_model_reserve(&s->model, cap, err) ||
+        (cfg->pp > 1 && v10_model_reserve(&s->remote, cap, err))) {
         v10_llm_stream_fini(s);
         return v10_err_set(err, "%s: out of memory for iterations of %zu operators",
                            cfg->name, cap);
@@ -84,21 +86,59 @@ int v10_llm_stream_init(v10_llm_stream *s, const v10_llm_config *cfg, const v10_
     return 0;
 }
 
-int v10_llm_stream_build(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err)
+/* Builds and costs the operators of `it` under configuration c into m. */
+static int build_iter(const v10_llm_stream *s, const v10_llm_config *c, const v10_llm_iter *it,
+                      v10_model *m, v10_err *err)
 {
-    v10_model *m = &s->model;
     m->n_ops = 0;
     m->total_cycles = 0;
     uint32_t nd = it->n_decode;
     int rc = it->kind == V10_LLM_ITER_PREFILL
-                 ? v10_llm_prefill_batch(&s->cfg, it->n, it->tokens, m, err)
+                 ? v10_llm_prefill_batch(c, it->n, it->tokens, m, err)
              : it->kind == V10_LLM_ITER_DECODE
-                 ? v10_llm_decode(&s->cfg, it->n, it->tokens, m, err)
-                 : v10_llm_mixed(&s->cfg, nd, it->tokens, it->n - nd, it->tokens + nd,
-                                 it->past + nd, it->n_emit, m, err);
-    if (rc)
+                 ? v10_llm_decode(c, it->n, it->tokens, m, err)
+                 : v10_llm_mixed(c, nd, it->tokens, it->n - nd, it->tokens + nd, it->past + nd,
+                                 it->n_emit, m, err);
+    return rc || v10_cost_model(&s->npu, m, err) ? -1 : 0;
+}
+
+/* Standalone cycles of `it` on pipeline stage `stage` (built into s->remote). */
+static int stage_cycles(v10_llm_stream *s, uint32_t stage, const v10_llm_iter *it,
+                        uint64_t *out, v10_err *err)
+{
+    v10_llm_config c = s->cfg;
+    c.stage = stage;
+    if (build_iter(s, &c, it, &s->remote, err))
         return -1;
-    if (v10_cost_model(&s->npu, m, err))
+    *out = 0;
+    for (size_t k = 0; k < s->remote.n_ops; k++) {
+        uint64_t b, w = v10_cost_shared_cycles(&s->npu, &s->remote.ops[k], s->vmem_share, &b);
+        if (v10_add_u64(*out, w, out))
+            return v10_err_set(err, "%s: iteration work overflows 64 bits", c.name);
+    }
+    return 0;
+}
+
+/* remote_cycles: stages 1 to pp - 2 alike (the same layers and sends), then
+ * the last. */
+static int remote(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err)
+{
+    uint32_t pp = s->cfg.pp;
+    uint64_t mid = 0, last = 0;
+    s->remote_cycles = 0;
+    if (pp <= 1)
+        return 0;
+    if ((pp > 2 && stage_cycles(s, 1, it, &mid, err)) || stage_cycles(s, pp - 1, it, &last, err))
+        return -1;
+    if (V10_MUL(&mid, mid, (uint64_t)(pp - 2)) || v10_add_u64(mid, last, &s->remote_cycles))
+        return v10_err_set(err, "%s: iteration work overflows 64 bits", s->cfg.name);
+    return 0;
+}
+
+int v10_llm_stream_build(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err)
+{
+    v10_model *m = &s->model;
+    if (build_iter(s, &s->cfg, it, m, err) || remote(s, it, err))
         return -1;
     if (grow(s, m->n_ops))
         return v10_err_set(err, "%s: out of memory for an iteration of %zu operators",
@@ -118,6 +158,7 @@ int v10_llm_stream_build(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err
 void v10_llm_stream_fini(v10_llm_stream *s)
 {
     v10_model_fini(&s->model);
+    v10_model_fini(&s->remote);
     free(s->work);
     free(s->bytes);
     free(s->fu);

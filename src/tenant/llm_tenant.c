@@ -89,7 +89,7 @@ static int iter_cycles(v10_llm_tenant *L, v10_llm_iter_kind kind, uint32_t token
                        .token_sum = tokens};
     if (v10_llm_stream_build(&L->stream, &it, err))
         return -1;
-    *out = (double)L->stream.total_work;
+    *out = (double)L->stream.total_work + (double)L->stream.remote_cycles;
     return 0;
 }
 
@@ -178,7 +178,7 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *specs, size_t 
 {
     const v10_tenant_spec *sp = &specs[index];
     memset(L, 0, sizeof *L);
-    if (v10_llm_resolve_on(sp->model + 4, npu, &L->cfg, err) ||
+    if (v10_llm_resolve_stage(sp->model + 4, npu, sp->pp, 0, &L->cfg, err) ||
         size_kv(L, specs, n_tenants, index, npu, err) ||
         requests_of(L, sp, index, requests, seed, err))
         return -1;
@@ -201,6 +201,7 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *specs, size_t 
     L->cfg.pad_reqs = sp->pad_reqs ? o.max_batch : 0;
     L->cfg.kv_page = sp->pad_kv ? o.kv_block : 0;
     L->host_cycles = (uint64_t)llround(sp->host_us * npu->clock_mhz);
+    L->pp_stretch = !sp->pp_unstretched;
     if (v10_llm_server_init(&L->server, L->reqs, L->n, &o, err) ||
         v10_llm_stream_init(&L->stream, &L->cfg, npu, npu->vmem_bytes / n_tenants,
                             prefill_seqs(L, &o), err) ||

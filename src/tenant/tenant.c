@@ -3,7 +3,8 @@
  * [:outstanding=N][:slo_us=X]", and LLM servers "llm/MODEL:trace=FILE
  * [:rate_scale=X][:start_s=S][:max_batch=N][:max_prefill_tokens=N]
  * [:chunked_prefill=0|1][:requests=N][:slo_ttft_ms=T][:slo_tpot_ms=T]
- * [:pad_tokens=0|1][:pad_reqs=0|1][:pad_kv=0|1][:kv_block=N][:host_us=X]" (or
+ * [:pad_tokens=0|1][:pad_reqs=0|1][:pad_kv=0|1][:kv_block=N][:host_us=X][:pp=S]
+ * [:pp_stretch=0|1]" (or
  * ":rate=RPS:lengths=FILE").  The model
  * part keeps its batch, unknown, prefill and decode options so that
  * v10_model_load sees them.
@@ -50,7 +51,7 @@ static int llm_key(const char *key)
     static const char *const keys[] = {"rate_scale", "start_s", "max_batch", "slo_ttft_ms",
                                        "slo_tpot_ms", "requests", "max_prefill_tokens",
                                        "chunked_prefill", "pad_tokens", "pad_reqs", "pad_kv",
-                                       "kv_block", "host_us"};
+                                       "kv_block", "host_us", "pp", "pp_stretch"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (!strcmp(key, keys[i]))
             return 1;
@@ -70,6 +71,9 @@ static int llm_consistent(const char *s, const v10_tenant_spec *out, const char 
                                serving);
         return 0;
     }
+    if (out->pp_unstretched && out->pp <= 1)
+        return v10_err_set(err, "tenant '%s': pp_stretch= applies to a pipeline (pp=S, S >= 2)",
+                           s);
     const char *what = out->llm == 1 ? "trace" : "lengths";
     if (out->llm == 1 && out->rate_rps > 0)
         return v10_err_set(err, "tenant '%s': rate=: a trace= server's arrivals come from the "
@@ -175,7 +179,8 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                 {"max_prefill_tokens", 1, 1 << 24, 1}, {"chunked_prefill", 0, 1, 1},
                 {"pad_tokens", 0, 1, 1},     {"pad_reqs", 0, 1, 1},
                 {"pad_kv", 0, 1, 1},         {"kv_block", 1, 4096, 1},
-                {"host_us", 0, 1e6, 0}};
+                {"host_us", 0, 1e6, 0},      {"pp", 1, 64, 1},
+                {"pp_stretch", 0, 1, 1}};
             size_t k = 0;
             while (strcmp(r[k].key, kv))
                 k++;
@@ -183,21 +188,26 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                 return -1;
             double *field[] = {&out->rate_scale, &out->start_s, NULL, &out->slo_ttft_ms,
                                &out->slo_tpot_ms, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                               &out->host_us};
+                               &out->host_us, NULL, NULL};
             int *flag[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                           &out->pad_tokens, &out->pad_reqs, &out->pad_kv, NULL, NULL};
+                           &out->pad_tokens, &out->pad_reqs, &out->pad_kv, NULL, NULL, NULL,
+                           NULL};
             if (field[k])
                 *field[k] = d;
             else if (flag[k])
                 *flag[k] = d != 0;
             else if (!strcmp(kv, "kv_block"))
                 out->kv_block = (uint32_t)d;
+            else if (!strcmp(kv, "pp"))
+                out->pp = d > 1 ? (uint32_t)d : 0; /* pp=1: none, as pp=0 */
             else if (!strcmp(kv, "max_batch"))
                 out->max_batch = (uint32_t)d;
             else if (!strcmp(kv, "max_prefill_tokens"))
                 out->max_prefill_tokens = (uint32_t)d;
             else if (!strcmp(kv, "chunked_prefill"))
                 out->whole_prefill = d == 0;
+            else if (!strcmp(kv, "pp_stretch"))
+                out->pp_unstretched = d == 0;
             else
                 out->llm_requests = (uint64_t)d;
             if (!serving)
@@ -209,7 +219,7 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                                : llm ? ", row, prefill, decode, trace, lengths, rate_scale, "
                                        "start_s, max_batch, max_prefill_tokens, chunked_prefill, "
                                        "requests, pad_tokens, pad_reqs, pad_kv, kv_block, "
-                                       "host_us, slo_ttft_ms or slo_tpot_ms"
+                                       "host_us, pp, pp_stretch, slo_ttft_ms or slo_tpot_ms"
                                      : " or row");
         }
         kv = next;
@@ -275,6 +285,10 @@ int v10_tenant_spec_format(const v10_tenant_spec *s, char *out, size_t cap)
         put_num(out, cap, &len, "kv_block", s->kv_block);
     if (s->host_us > 0)
         put_num(out, cap, &len, "host_us", s->host_us);
+    if (s->pp > 1)
+        put_num(out, cap, &len, "pp", s->pp);
+    if (s->pp_unstretched)
+        put_num(out, cap, &len, "pp_stretch", 0);
     if (s->slo_ttft_ms > 0)
         put_num(out, cap, &len, "slo_ttft_ms", s->slo_ttft_ms);
     if (s->slo_tpot_ms > 0)

@@ -21,7 +21,6 @@
 #include "util/text.h"
 
 #define BYTES_PER_ELEM 2 /* bf16 weights, activations and KV cache */
-#define MAX_SEQS 65536   /* sequences in one decode iteration, as batch= */
 
 /*
  * Presets, each from the model's HuggingFace config.json (the field names
@@ -154,38 +153,6 @@ int v10_llm_validate(const v10_llm_config *c, v10_err *err)
     return 0;
 }
 
-int v10_llm_shard(const v10_llm_config *c, uint32_t tp, v10_llm_config *out, v10_err *err)
-{
-    *out = *c;
-    if (tp <= 1)
-        return 0;
-    if (c->tp > 1)
-        return v10_err_set(err, "LLM '%s' is already one chip's shard of %u", c->name, c->tp);
-    if (c->heads % tp || c->ffn % tp)
-        return v10_err_set(err, "LLM '%s': tensor parallelism over %u chips needs heads (%u) "
-                                "and ffn (%u) to be multiples of %u",
-                           c->name, tp, c->heads, c->ffn, tp);
-    if (c->kv_heads % tp && tp % c->kv_heads)
-        return v10_err_set(err, "LLM '%s': tensor parallelism over %u chips needs kv_heads "
-                                "(%u) and %u to divide one another",
-                           c->name, tp, c->kv_heads, tp);
-    out->heads = c->heads / tp;
-    out->kv_heads = c->kv_heads >= tp ? c->kv_heads / tp : 1;
-    out->ffn = c->ffn / tp;
-    out->vocab = (c->vocab + tp - 1) / tp;
-    out->tp = tp;
-    return 0;
-}
-
-int v10_llm_resolve_on(const char *spec, const v10_npu *npu, v10_llm_config *out,
-                       v10_err *err)
-{
-    v10_llm_config whole;
-    if (v10_llm_resolve(spec, &whole, err) || v10_llm_shard(&whole, npu->chips, out, err))
-        return -1;
-    return 0;
-}
-
 /* Sets one key from a JSON value; -1 names origin and key. */
 static int set_key(v10_llm_config *c, const key *k, const cJSON *v, const char *origin,
                    v10_err *err)
@@ -312,9 +279,15 @@ static uint64_t layer_matmul_params(const v10_llm_config *c)
            ffn_mats(c) * c->hidden * c->ffn;
 }
 
+/* A pipeline stage's ends (v10_llm_pipeline): the first holds the
+ * embedding, the last the LM head; a whole model both. */
+static int first_stage(const v10_llm_config *c) { return c->pp <= 1 || c->stage == 0; }
+static int last_stage(const v10_llm_config *c) { return c->pp <= 1 || c->stage + 1 == c->pp; }
+
 uint64_t v10_llm_matmul_params(const v10_llm_config *c)
 {
-    return c->layers * layer_matmul_params(c) + (uint64_t)c->vocab * c->hidden;
+    return c->layers * layer_matmul_params(c) +
+           (last_stage(c) ? (uint64_t)c->vocab * c->hidden : 0);
 }
 
 uint64_t v10_llm_params(const v10_llm_config *c)
@@ -322,10 +295,12 @@ uint64_t v10_llm_params(const v10_llm_config *c)
     uint64_t h = c->hidden;
     uint64_t norm = c->norm == V10_LLM_LAYERNORM ? 2 * h : h; /* gamma (and beta) */
     uint64_t bias = c->bias ? qkv_width(c) + h + (ffn_mats(c) - 1) * c->ffn + h : 0;
-    uint64_t embed = (uint64_t)c->vocab * h;
+    uint64_t table = (uint64_t)c->vocab * h;
     uint64_t pos = c->positions == V10_LLM_LEARNED ? (uint64_t)c->max_context * h : 0;
-    uint64_t head = c->tied_embeddings ? 0 : embed;
-    return embed + pos + c->layers * (layer_matmul_params(c) + bias + 2 * norm) + norm + head;
+    uint64_t embed = first_stage(c) ? table + pos : 0;
+    /* the last stage of a pipeline holds its own copy of a tied table */
+    uint64_t head = !last_stage(c) ? 0 : norm + (c->tied_embeddings && c->pp <= 1 ? 0 : table);
+    return embed + c->layers * (layer_matmul_params(c) + bias + 2 * norm) + head;
 }
 
 uint64_t v10_llm_weight_bytes(const v10_llm_config *c)
@@ -423,7 +398,7 @@ static void vec_bytes(lb *b, int layer, const char *sfx, uint64_t elems, uint64_
 static void collective(lb *b, int layer, const char *sfx, v10_op_kind kind, uint64_t bytes)
 {
     if (!b->rc && b->c->tp > 1)
-        b->rc = v10_model_collective(b->m, opname(b, layer, sfx), kind, bytes, b->err);
+        b->rc = v10_model_collective(b->m, opname(b, layer, sfx), kind, bytes, b->c->tp, b->err);
 }
 
 static uint64_t norm_ops(const v10_llm_config *c)
@@ -571,8 +546,11 @@ static void build(lb *b, const rows *r)
      * padding too; attention is each sequence's own (the padding belongs
      * to none). */
     t = v10_llm_pad_tokens(t, c->pad_tokens);
-    embed(b, t);
-    for (int l = 0; l < (int)c->layers; l++) {
+    if (first_stage(c))
+        embed(b, t);
+    /* a stage's layers are named by their place in the whole model */
+    int l0 = c->pp > 1 ? (int)(c->stage * c->layers) : 0;
+    for (int l = l0; l < l0 + (int)c->layers; l++) {
         vec(b, l, "attn.norm", t * h, norm_ops(c), 1, 1);
         gemm(b, l, "attn.qkv", 1, t, qkv_width(c), h, 1); /* its K, V output: the cache write */
         if (c->positions == V10_LLM_ROTARY)
@@ -596,6 +574,12 @@ static void build(lb *b, const rows *r)
         collective(b, l, "mlp.allreduce", V10_OP_ALLREDUCE, t * h * BYTES_PER_ELEM);
         vec(b, l, "mlp.add", t * h, OPS_ADD, 2, 1);
     }
+    if (!last_stage(c)) { /* the activations on to the next stage's chip */
+        if (!b->rc)
+            b->rc = v10_model_collective(b->m, "pp.send", V10_OP_SEND, t * h * BYTES_PER_ELEM,
+                                         0, b->err);
+        return;
+    }
     /* With pad_reqs, as vLLM's TPU runtime: logits for every scheduled
      * sequence (a chunk that does not end its prompt discards its), padded. */
     uint64_t outs = c->pad_reqs ? v10_llm_pad_reqs(r->n_dec + r->n_chunk, c->pad_reqs) : r->outs;
@@ -610,15 +594,15 @@ static void build(lb *b, const rows *r)
     vec(b, -1, "head.sample", outs * vocab, OPS_SOFTMAX + OPS_ADD, 1, 0);
 }
 
-/* Checks n (1..MAX_SEQS, `what` naming the phase) and sums v[0..n), each
+/* Checks n (1..V10_LLM_MAX_SEQS, `what` naming the phase) and sums v[0..n), each
  * 1..max_context (`len` naming the length); -1 with err naming the
  * offending sequence. */
 static int sum_lengths(const v10_llm_config *c, const char *what, const char *len, uint32_t n,
                        const uint32_t *v, uint64_t *sum, v10_err *err)
 {
-    if (n < 1 || n > MAX_SEQS)
+    if (n < 1 || n > V10_LLM_MAX_SEQS)
         return v10_err_set(err, "%s: %s of %u sequences: expected 1 to %d", c->name, what, n,
-                           MAX_SEQS);
+                           V10_LLM_MAX_SEQS);
     *sum = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (v[i] < 1 || v[i] > c->max_context)
@@ -676,10 +660,11 @@ int v10_llm_mixed(const v10_llm_config *c, uint32_t n_dec, const uint32_t *ctx_l
         return v10_err_set(err, "%s: an iteration of no sequences", c->name);
     if (n_dec)
         r.sum_ctx = v10_llm_kv_read_sum(c, n_dec, ctx_lens, r.sum_ctx);
-    if ((uint64_t)n_dec + n_chunk > MAX_SEQS || n_out < n_dec || n_out > n_dec + n_chunk)
+    if ((uint64_t)n_dec + n_chunk > V10_LLM_MAX_SEQS || n_out < n_dec ||
+        n_out > n_dec + n_chunk)
         return v10_err_set(err, "%s: iteration of %u decodes and %u chunks emitting %u tokens: "
                                 "expected at most %d sequences, each decode emitting",
-                           c->name, n_dec, n_chunk, n_out, MAX_SEQS);
+                           c->name, n_dec, n_chunk, n_out, V10_LLM_MAX_SEQS);
     for (uint32_t j = 0; j < n_chunk; j++)
         if ((uint64_t)past[j] + chunk[j] > c->max_context)
             return v10_err_set(err, "%s: prefill chunk %u: %u tokens after %u exceed "
@@ -688,105 +673,4 @@ int v10_llm_mixed(const v10_llm_config *c, uint32_t n_dec, const uint32_t *ctx_l
     lb b = {.c = c, .m = m, .err = err};
     build(&b, &r);
     return b.rc;
-}
-
-/* ---- the model-spec form ---- */
-
-/* Parses a positive integer of at most `max`, leaving *end after it; -1 if not. */
-static int parse_count(const char *s, char **end, unsigned long max, unsigned long *out)
-{
-    if (*s < '1' || *s > '9') /* no sign, no leading zero (util/num.h's rule) */
-        return -1;
-    *out = strtoul(s, end, 10);
-    return *out >= 1 && *out <= max ? 0 : -1;
-}
-
-/* "NxC[,NxC...]" (C alone: one sequence) into a fresh array of contexts. */
-static int parse_decode(const char *text, const char *v, uint32_t **ctx, uint32_t *n,
-                        v10_err *err)
-{
-    *ctx = NULL;
-    *n = 0;
-    size_t cap = 0;
-    for (const char *p = v;;) {
-        unsigned long a, cnt = 1, len;
-        char *end;
-        if (parse_count(p, &end, 1ul << 24, &a))
-            goto bad;
-        if (*end == 'x') {
-            if (a > MAX_SEQS)
-                goto bad;
-            cnt = a;
-            if (parse_count(end + 1, &end, 1ul << 24, &len))
-                goto bad;
-        } else {
-            len = a;
-        }
-        if (*end != ',' && *end)
-            goto bad;
-        if (*n + cnt > MAX_SEQS) {
-            free(*ctx);
-            return v10_err_set(err, "model '%s': decode: more than %d sequences", text,
-                               MAX_SEQS);
-        }
-        if (*n + cnt > cap) {
-            cap = *n + cnt > 2 * cap ? *n + cnt : 2 * cap;
-            uint32_t *nc = realloc(*ctx, cap * sizeof *nc);
-            if (!nc) {
-                free(*ctx);
-                return v10_err_set(err, "model '%s': out of memory", text);
-            }
-            *ctx = nc;
-        }
-        for (unsigned long i = 0; i < cnt; i++)
-            (*ctx)[(*n)++] = (uint32_t)len;
-        if (!*end)
-            return 0;
-        p = end + 1;
-    }
-bad:
-    free(*ctx);
-    *ctx = NULL;
-    return v10_err_set(err, "model '%s': decode: expected NxC[,NxC...] (N sequences of 1 to "
-                            "%d at context C of 1 to 2^24 tokens, or C alone)", text, MAX_SEQS);
-}
-
-int v10_llm_build_spec(const char *text, const char *model, const char *phase,
-                       const v10_npu *npu, v10_model *out, v10_err *err)
-{
-    v10_llm_config c;
-    v10_model_init(out, text, 1);
-    if (v10_llm_resolve_on(model, npu, &c, err))
-        return v10_err_prefix(err, "model '%s'", text);
-    if (!strncmp(phase, "prefill=", 8)) {
-        unsigned long p;
-        char *end;
-        if (parse_count(phase + 8, &end, 1ul << 24, &p) || *end)
-            return v10_err_set(err, "model '%s': prefill: expected a token count of 1 to 2^24",
-                               text);
-        if (v10_llm_check_fit(&c, npu, p, err) || v10_llm_prefill(&c, p, out, err))
-            goto fail;
-        return 0;
-    }
-    if (!strncmp(phase, "decode=", 7)) {
-        uint32_t *ctx, n;
-        if (parse_decode(text, phase + 7, &ctx, &n, err))
-            return -1;
-        uint64_t sum = 0;
-        for (uint32_t i = 0; i < n; i++)
-            sum += ctx[i];
-        out->batch = n;
-        int rc = v10_llm_check_fit(&c, npu, sum, err) || v10_llm_decode(&c, n, ctx, out, err);
-        free(ctx);
-        if (rc)
-            goto fail;
-        return 0;
-    }
-    return v10_err_set(err, "model '%s': an llm/ model needs a phase: :prefill=P (prompt "
-                            "tokens) or :decode=NxC (N sequences at context C); or, as a "
-                            "run tenant, a server: :trace=FILE.csv or "
-                            ":rate=RPS:lengths=FILE.csv (docs/llm.md)", text);
-fail:
-    v10_model_fini(out);
-    return v10_err_prefix(err, "model '%s'", text);
 }

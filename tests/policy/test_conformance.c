@@ -290,6 +290,8 @@ static const mix chip_mixes[] = {
                 "max_batch=4", D "sa_vu.csv"}},
     {"tp-two", {"llm/llama3.2-1b:decode=4x64", "llm/llama3.2-1b:prefill=64"}},
     {"tp-trace", {"llm/llama3.2-1b:decode=2x32", D "vu_heavy.csv", D "membound.csv"}},
+    {"pp-llm", {"llm/llama3.2-1b:trace=tests/data/llm/azure_conv_200.csv:rate_scale=100:"
+                "max_batch=4:pp=2", D "sa_vu.csv"}},
 };
 
 static void test_several_chips(void **state)

@@ -3,8 +3,8 @@
  * presets from their published figures, the ring collective's closed form,
  * a tensor-parallel GEMM layer's all-reduce, the link engine beside the
  * SAs (one tenant's communication under another's compute), the
- * tensor-parallel shard of an LLM, and what stands for the simulation of
- * every chip under a symmetric placement.
+ * tensor-parallel shard of an LLM, its pipeline stages, and what stands
+ * for the simulation of every chip under a symmetric placement.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +21,7 @@
 #include "../runcfg.h"
 #include "v10/cost.h"
 #include "v10/llm.h"
+#include "v10/llm_server.h"
 #include "v10/model.h"
 #include "v10/npu.h"
 
@@ -100,18 +101,18 @@ static void collective_closed_form(void **state)
     (void)state;
     v10_npu n = ring4();
     const uint64_t B = 8000000;
-    assert_int_equal(v10_npu_collective_cycles(&n, 1, B), 66000);
-    assert_int_equal(v10_npu_collective_cycles(&n, 0, B), 33000);
+    assert_int_equal(v10_npu_collective_cycles(&n, 0, 1, B), 66000);
+    assert_int_equal(v10_npu_collective_cycles(&n, 0, 0, B), 33000);
     n.ici_topology = V10_ICI_TORUS;
     n.ici_links = 4;
     assert_int_equal(v10_npu_ici_rings(&n), 2);
-    assert_int_equal(v10_npu_collective_cycles(&n, 1, B), 6 * (1000 + 5000));
+    assert_int_equal(v10_npu_collective_cycles(&n, 0, 1, B), 6 * (1000 + 5000));
     n.chips = 1;
-    assert_int_equal(v10_npu_collective_cycles(&n, 1, B), 0);
+    assert_int_equal(v10_npu_collective_cycles(&n, 0, 1, B), 0);
     /* On tpuv5e-8: 2 x 7 steps of 3.33 µs plus 786,432 bytes / 16 at 50 GB/s. */
     v10_npu v5e = preset("tpuv5e-8");
     double want = 14 * (3.33 + 786432.0 / 16 / 50e3) * 1500;
-    assert_true(fabs((double)v10_npu_collective_cycles(&v5e, 1, 786432) - want) <= 1);
+    assert_true(fabs((double)v10_npu_collective_cycles(&v5e, 0, 1, 786432) - want) <= 1);
 }
 
 /* The model: a row-parallel GEMM (this chip's K / N rows) then the
@@ -121,7 +122,7 @@ static void tp_layer(const v10_npu *npu, uint64_t M, uint64_t Nout, uint64_t K, 
     v10_err err;
     v10_model_init(m, "tp-layer", 1);
     if (v10_model_gemm(m, "gemm", 1, M, Nout, K / npu->chips, 1, &err) ||
-        v10_model_collective(m, "allreduce", V10_OP_ALLREDUCE, M * Nout * 2, &err) ||
+        v10_model_collective(m, "allreduce", V10_OP_ALLREDUCE, M * Nout * 2, 0, &err) ||
         v10_cost_model(npu, m, &err))
         fail_msg("%s", err.msg);
 }
@@ -190,7 +191,7 @@ static void link_engine_overlaps(void **state)
     v10_model m[2];
     v10_model_init(&m[0], "comm", 1);
     v10_model_init(&m[1], "comp", 1);
-    if (v10_model_collective(&m[0], "ar", V10_OP_ALLREDUCE, 8000000, &err) ||
+    if (v10_model_collective(&m[0], "ar", V10_OP_ALLREDUCE, 8000000, 0, &err) ||
         v10_model_gemm(&m[1], "g", 1, 512, 512, 512, 1, &err) || v10_cost_model(&n, &m[0], &err) ||
         v10_cost_model(&n, &m[1], &err))
         fail_msg("%s", err.msg);
@@ -294,7 +295,8 @@ static void symmetric_shortcut(void **state)
     for (size_t i = 0; i < m.n_ops; i++)
         if (m.ops[i].fu == V10_FU_ICI) {
             int all = m.ops[i].kind == V10_OP_ALLREDUCE;
-            assert_int_equal(m.ops[i].cycles, v10_npu_collective_cycles(&v4, all, m.ops[i].elems));
+            assert_int_equal(m.ops[i].cycles,
+                             v10_npu_collective_cycles(&v4, 0, all, m.ops[i].elems));
             ici += m.ops[i].cycles;
         }
     assert_true(ici > 0);
@@ -447,6 +449,203 @@ static void every_chip_errors(void **state)
     assert_non_null(strstr(err.msg, "every_chip: NPU 'tpuv4-core' has one chip"));
 }
 
+/* ---- pipeline parallelism ------------------------------------------------------- */
+
+/* Stage k of `pp` of llm/NAME on npu (its chips / pp tensor-parallel). */
+static v10_llm_config stage_of(const char *name, const v10_npu *npu, uint32_t pp, uint32_t k)
+{
+    v10_llm_config c;
+    v10_err err;
+    if (v10_llm_resolve_stage(name, npu, pp, k, &c, &err))
+        fail_msg("%s", err.msg);
+    return c;
+}
+
+/*
+ * The stages of a pipeline (docs/llm.md, "Pipeline parallelism"): their
+ * parameters are the model's (a tied table twice: the last stage's copy),
+ * their MACs a prefill's, each ends with a send of its activations but the
+ * last, whose send takes one hop's latency plus the bytes over one link.
+ */
+static void pipeline_stages(void **state)
+{
+    (void)state;
+    v10_npu r4 = ring4();
+    v10_err err;
+    for (int tied = 0; tied < 2; tied++) {
+        const char *name = tied ? "gpt2-xl" : "llama2-7b";
+        v10_llm_config whole;
+        assert_int_equal(v10_llm_resolve(name, &whole, &err), 0);
+        assert_int_equal(whole.tied_embeddings, tied);
+        v10_model wm;
+        v10_model_init(&wm, "whole", 1);
+        assert_int_equal(v10_llm_prefill(&whole, 100, &wm, &err), 0);
+        assert_int_equal(v10_cost_model(&r4, &wm, &err), 0);
+        uint64_t params = 0, macs = 0, wmacs = 0;
+        for (size_t i = 0; i < wm.n_ops; i++)
+            wmacs += wm.ops[i].macs;
+        for (uint32_t k = 0; k < 4; k++) { /* four stages of one chip each */
+            v10_llm_config c = stage_of(name, &r4, 4, k);
+            assert_int_equal(c.layers * 4, whole.layers);
+            assert_int_equal(c.tp, 0); /* one chip a stage: the whole width */
+            params += v10_llm_params(&c);
+            v10_model m;
+            v10_model_init(&m, "stage", 1);
+            assert_int_equal(v10_llm_prefill(&c, 100, &m, &err), 0);
+            assert_int_equal(v10_cost_model(&r4, &m, &err), 0);
+            const v10_op *last = &m.ops[m.n_ops - 1];
+            if (k < 3) {
+                assert_int_equal(last->kind, V10_OP_SEND);
+                assert_int_equal(last->fu, V10_FU_ICI);
+                assert_int_equal(last->elems, 100ull * whole.hidden * 2);
+                /* 1 µs a hop at 1 GHz, 100 bytes a cycle a link */
+                assert_int_equal(last->cycles, 1000 + (100ull * whole.hidden * 2 + 99) / 100);
+            } else {
+                assert_string_equal(last->name, "head.sample");
+            }
+            assert_int_equal(!strcmp(m.ops[0].name, "embed.gather"), k == 0);
+            for (size_t i = 0; i < m.n_ops; i++)
+                macs += m.ops[i].macs;
+            v10_model_fini(&m);
+        }
+        uint64_t table = (uint64_t)whole.vocab * whole.hidden;
+        assert_int_equal(params, v10_llm_params(&whole) + (tied ? table : 0));
+        assert_int_equal(macs, wmacs);
+        v10_model_fini(&wm);
+    }
+    /* Two stages of two chips: each tensor-parallel over its two, its
+     * all-reduces over a ring of two. */
+    v10_llm_config c = stage_of("llama2-7b", &r4, 2, 0);
+    assert_int_equal(c.tp, 2);
+    assert_int_equal(c.layers, 16);
+    v10_model m;
+    v10_model_init(&m, "stage", 1);
+    assert_int_equal(v10_llm_decode(&c, 1, (uint32_t[]){64}, &m, &err), 0);
+    assert_int_equal(v10_cost_model(&r4, &m, &err), 0);
+    for (size_t i = 0; i < m.n_ops; i++)
+        if (m.ops[i].kind == V10_OP_ALLREDUCE)
+            assert_int_equal(m.ops[i].cycles, v10_npu_collective_cycles(&r4, 2, 1, m.ops[i].elems));
+    v10_model_fini(&m);
+    /* Refused: layers or chips that do not divide. */
+    v10_llm_config out;
+    assert_int_not_equal(v10_llm_resolve_stage("llama2-7b", &r4, 3, 0, &out, &err), 0);
+    assert_non_null(strstr(err.msg, "chips (4"));
+    v10_npu r6 = r4;
+    r6.chips = 6;
+    assert_int_not_equal(v10_llm_resolve_stage("llama2-7b", &r6, 3, 0, &out, &err), 0);
+    assert_non_null(strstr(err.msg, "layers (32)"));
+}
+
+/* Standalone cycles of `it` on every stage of a pipeline of pp, summed,
+ * the tenant holding the whole vector memory; *first gets stage 0's. */
+static double pipeline_cycles(const v10_npu *npu, const char *name, uint32_t pp,
+                              const v10_llm_iter *it, double *first)
+{
+    double sum = 0;
+    for (uint32_t k = 0; k < pp; k++) {
+        v10_llm_config c = stage_of(name, npu, pp, k);
+        v10_llm_stream s;
+        v10_err err;
+        assert_int_equal(v10_llm_stream_init(&s, &c, npu, npu->vmem_bytes, 1, &err), 0);
+        assert_int_equal(v10_llm_stream_build(&s, it, &err), 0);
+        sum += (double)s.total_work; /* this stage's own operators */
+        if (k == 0)
+            *first = (double)s.total_work;
+        v10_llm_stream_fini(&s);
+    }
+    return sum;
+}
+
+/*
+ * A lone server as a pipeline of two stages on ring4 (each tensor-parallel
+ * over two chips) and of four (one chip each), one request of 200 prompt
+ * tokens and 3 output tokens: its time to first token is the prefill
+ * through every stage (the first simulated, then the others' standalone
+ * time), its time per output token a decode through every stage, each
+ * stage's time built on its own; the simulated chip holds an FU for the
+ * first stage's operators only.
+ */
+static void pipeline_server(void **state)
+{
+    (void)state;
+    v10_npu r4 = ring4();
+    const char *csv = "/tmp/v10-chips-pp.csv";
+    FILE *f = fopen(csv, "w");
+    assert_non_null(f);
+    fputs("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,200,3\n", f);
+    fclose(f);
+    char spec[160];
+    for (uint32_t pp = 2; pp <= 4; pp += 2) {
+        snprintf(spec, sizeof spec, "llm/llama3.2-1b:trace=%s:requests=1:pp=%u", csv, pp);
+        const char *one[] = {spec};
+        v10_run_result r;
+        run_specs(&r4, "solo", one, 1, 0, &r);
+        uint32_t prompt = 200, ctx[2] = {201, 202}, req = 0;
+        v10_llm_iter pre = {.kind = V10_LLM_ITER_PREFILL, .n = 1, .req = &req,
+                            .tokens = &prompt, .n_emit = 1, .token_sum = 200};
+        double first, busy;
+        double want_ttft = pipeline_cycles(&r4, "llama3.2-1b", pp, &pre, &busy) / r4.clock_mhz;
+        double want_tpot = 0;
+        for (int d = 0; d < 2; d++) {
+            v10_llm_iter dec = {.kind = V10_LLM_ITER_DECODE, .n = 1, .req = &req,
+                                .tokens = &ctx[d], .n_emit = 1, .n_decode = 1,
+                                .token_sum = ctx[d]};
+            want_tpot += pipeline_cycles(&r4, "llama3.2-1b", pp, &dec, &first) / r4.clock_mhz / 2;
+            busy += first;
+        }
+        const v10_tenant_result *t = &r.tenants[0];
+        assert_int_equal(t->llm_tokens, 3);
+        assert_true(fabs(t->ttft_us.avg - want_ttft) <= 1e-9 * want_ttft);
+        assert_true(fabs(t->tpot_us.avg - want_tpot) <= 1e-9 * want_tpot);
+        assert_true((double)t->active_cycles == busy);
+        assert_true(t->work_done == busy);
+        v10_run_result_fini(&r);
+    }
+    /* Beside a co-tenant the simulated stage runs slower than alone, and
+     * pp_stretch (the default) stretches the other stages as much. */
+    double tpot[2];
+    for (int st = 0; st < 2; st++) {
+        snprintf(spec, sizeof spec, "llm/llama3.2-1b:trace=%s:requests=1:pp=2%s", csv,
+                 st ? "" : ":pp_stretch=0");
+        const char *pair[] = {spec, "resnet50"};
+        v10_run_result r;
+        run_specs(&r4, "v10-full", pair, 2, 0, &r);
+        tpot[st] = r.tenants[0].tpot_us.avg;
+        v10_run_result_fini(&r);
+    }
+    assert_true(tpot[1] > tpot[0]);
+    /* every_chip does not simulate stages */
+    v10_tenant_spec ts;
+    v10_err err;
+    assert_int_equal(v10_tenant_spec_parse(spec, &ts, &err), 0);
+    v10_run_config c;
+    runcfg(&c, "v10-full", &ts, 1, 1, 0);
+    c.npu = r4;
+    c.every_chip = 1;
+    v10_run_result r;
+    assert_int_not_equal(v10_run(&c, &r, &err), 0);
+    assert_non_null(strstr(err.msg, "pipeline of 2 stages"));
+    /* The key: written back, its range, servers only, chips it divides. */
+    char back[2 * V10_SPEC_MAX];
+    assert_int_equal(v10_tenant_spec_format(&ts, back, sizeof back), 0);
+    assert_non_null(strstr(back, ":pp=2"));
+    assert_int_not_equal(v10_tenant_spec_parse("llm/gpt2-xl:trace=x.csv:pp=0", &ts, &err), 0);
+    assert_non_null(strstr(err.msg, "pp: expected an integer in [1, 64]"));
+    assert_int_not_equal(v10_tenant_spec_parse("mnist:pp=2", &ts, &err), 0);
+    assert_non_null(strstr(err.msg, "pp= applies to an LLM server"));
+    assert_int_not_equal(v10_tenant_spec_parse("llm/gpt2-xl:trace=x.csv:pp_stretch=0", &ts, &err),
+                         0);
+    assert_non_null(strstr(err.msg, "pp_stretch= applies to a pipeline"));
+    snprintf(spec, sizeof spec, "llm/llama3.2-1b:trace=%s:requests=1:pp=3", csv);
+    assert_int_equal(v10_tenant_spec_parse(spec, &ts, &err), 0);
+    runcfg(&c, "v10-full", &ts, 1, 1, 0);
+    c.npu = r4;
+    assert_int_not_equal(v10_run(&c, &r, &err), 0);
+    assert_non_null(
+        strstr(err.msg, "needs the NPU's chips (4, NPU 'ring4') to be a multiple of 3"));
+    remove(csv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,7 +653,8 @@ int main(void)
         cmocka_unit_test(tp_gemm_layer),        cmocka_unit_test(link_engine_overlaps),
         cmocka_unit_test(llm_shard),            cmocka_unit_test(symmetric_shortcut),
         cmocka_unit_test(every_chip_equals_shortcut), cmocka_unit_test(every_chip_barrier),
-        cmocka_unit_test(every_chip_errors),
+        cmocka_unit_test(every_chip_errors),    cmocka_unit_test(pipeline_stages),
+        cmocka_unit_test(pipeline_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
