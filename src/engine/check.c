@@ -57,6 +57,19 @@ void eng_check_state(const v10_engine *e)
             snprintf(msg, sizeof msg, "FU %d runs below full rate with the HBM not shared", f);
             check_fail(e, msg);
         }
+        /* eng_update_rates visits the slow set and the FUs begun since
+         * its last call, not every busy FU (rates.c, share_hbm). */
+        int busy_op = u->state == V10P_FU_BUSY && !eng_follower(u);
+        int slow = (int)(e->slow_fus[eng_fu_word(f)] >> (f & 63) & 1);
+        if (slow != (busy_op && u->rate != u->full_rate)) {
+            snprintf(msg, sizeof msg, "FU %d: in the slow set %d, its rate %g of %g", f, slow,
+                     u->rate, u->full_rate);
+            check_fail(e, msg);
+        }
+        if (busy_op && !v10_evq_scheduled(&e->evq, f)) {
+            snprintf(msg, sizeof msg, "FU %d executes with no event", f);
+            check_fail(e, msg);
+        }
         /* Attribution charges the slowdown kept beside the rate, and its
          * partner rule for two tenants needs each demand within the HBM
          * (attrib.c, eng_attr_fu_hbm_charge). */

@@ -267,6 +267,13 @@ struct v10_engine {
      * eng_update_rates, ascending, each once (begin_exec adds them,
      * eng_update_rates empties it): the only busy FUs without an event. */
     int *started, n_started;
+    /* The busy FUs (not followers) whose operator runs below its full
+     * rate, u->rate != u->full_rate: bit f set iff so (rates.c sets it
+     * with the rate, fu.c clears it as a segment begins at full rate or
+     * the FU leaves FU_BUSY; --check verifies it).  With e->started and
+     * the FUs the water level caps, they are every FU whose rate a change
+     * of the HBM's shares can move (rates.c, share_hbm). */
+    uint64_t slow_fus[V10_FU_WORDS];
     int n_switching;            /* FUs in FU_SWITCH or FU_RESTORE (fu.c keeps it) */
     /* An FU whose operator completed this event, freed as far as the
      * policy and the dispatch see (its state, tenant, the free set), with

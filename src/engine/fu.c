@@ -50,7 +50,8 @@ static void attr_switch_left(v10_engine *e, int f, v10p_fstate s)
 }
 
 /* FU f leaves FU_BUSY's lists (tenant ti's operator, demanding `demand`):
- * the busy list, busy_by_type, the demands' sum and attribution's mask. */
+ * the busy list, busy_by_type, the slow set, the demands' sum and
+ * attribution's mask. */
 static void busy_leave(v10_engine *e, int f, int ti, double demand)
 {
     const fu *u = &e->fus[f];
@@ -60,6 +61,7 @@ static void busy_leave(v10_engine *e, int f, int ti, double demand)
     for (e->n_busy--; i < e->n_busy; i++)
         e->busy[i] = e->busy[i + 1];
     e->busy_by_type[u->type]--;
+    e->slow_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
     e->demand_sum = e->n_busy ? e->demand_sum - demand : 0; /* none busy: exact */
     e->demand_moves++;
     eng_attr_fu_bit(e, V10P_FU_BUSY, u->type, ti, 0);
@@ -359,6 +361,7 @@ static inline void exec_segment(v10_engine *e, fu *u, int f, tenant *t)
     u->seg_start = e->now;
     u->rate_time = e->now;
     u->rate = u->full_rate;
+    e->slow_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
     u->slowdown = 0;
     u->hbm_rate = u->rate * u->bytes_per_work;
     u->seg_rem0 = t->remaining;
