@@ -572,6 +572,21 @@ static inline uint64_t eng_time_to_stop(const v10_engine *e, const fu *u)
     return c;
 }
 
+/* Busy FU u's rate when the HBM grants it `alloc` bytes a cycle: its full
+ * rate when served in full (alloc = demand, without the division), else
+ * the full rate scaled by the part of its demand granted (rates.c, and
+ * --check's water-filling). */
+static inline double eng_granted_rate(const fu *u, double alloc)
+{
+    double r = u->full_rate;
+    if (u->demand > 0 && alloc != u->demand) {
+        r = u->full_rate * (alloc / u->demand);
+        if (r > u->full_rate)
+            r = u->full_rate;
+    }
+    return r;
+}
+
 /* An operator's HBM bytes per standalone cycle of its work (none for an
  * operator of no work): engine.c's ratios at set-up, fu.c's as an LLM
  * iteration's operator starts. */

@@ -133,20 +133,6 @@ static int water_fill(const v10_engine *e, const int *idx, int n, double hbm, in
     return 0;
 }
 
-/* Busy FU f's rate when granted `alloc` bytes a cycle: its full rate when
- * served in full (alloc = demand, without the division), else the full
- * rate scaled by the part of its demand it is granted. */
-static double granted_rate(const fu *u, double alloc)
-{
-    double r = u->full_rate;
-    if (u->demand > 0 && alloc != u->demand) {
-        r = u->full_rate * (alloc / u->demand);
-        if (r > u->full_rate)
-            r = u->full_rate;
-    }
-    return r;
-}
-
 /*
  * The n busy FUs idx[] share `hbm` bytes a cycle max-min fairly
  * (water_fill); each operator whose rate changed (or that just started)
@@ -175,7 +161,7 @@ static void share_hbm(v10_engine *e, const int *idx, int n, double hbm,
             fu *u = &e->fus[f];
             if (u->state != V10P_FU_BUSY || eng_follower(u))
                 continue; /* ended since it started; its leader carries the operator */
-            double r = at_level[w] >> (f & 63) & 1 ? granted_rate(u, level) : u->full_rate;
+            double r = at_level[w] >> (f & 63) & 1 ? eng_granted_rate(u, level) : u->full_rate;
             if (!v10_evq_scheduled(&e->evq, f) || r != u->rate) {
                 eng_attr_fu_hbm(e, u); /* its losses at the old rate */
                 set_rate(e, f, r);
