@@ -269,8 +269,8 @@ struct v10_engine {
     int *started, n_started;
     /* The busy FUs (not followers) whose operator runs below its full
      * rate, u->rate != u->full_rate: bit f set iff so (rates.c sets it
-     * with the rate, fu.c clears it as a segment begins at full rate or
-     * the FU leaves FU_BUSY; --check verifies it).  With e->started and
+     * with the rate, fu.c clears it as the FU leaves FU_BUSY or its tenant
+     * takes it back; --check verifies it).  With e->started and
      * the FUs the water level caps, they are every FU whose rate a change
      * of the HBM's shares can move (rates.c, share_hbm). */
     uint64_t slow_fus[V10_FU_WORDS];

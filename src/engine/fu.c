@@ -100,6 +100,7 @@ static void take_back(v10_engine *e, fu *u, int f)
     e->released = -1;
     e->n_free[u->type]--;
     e->free_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
+    e->slow_fus[eng_fu_word(f)] &= ~eng_fu_bit(f); /* its next operator begins at full rate */
     e->demand_sum = (e->n_busy > 1 ? e->demand_sum - e->released_demand : 0) + u->demand;
     e->demand_moves += 2;
     u->state = V10P_FU_BUSY;
@@ -361,7 +362,6 @@ static inline void exec_segment(v10_engine *e, fu *u, int f, tenant *t)
     u->seg_start = e->now;
     u->rate_time = e->now;
     u->rate = u->full_rate;
-    e->slow_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
     u->slowdown = 0;
     u->hbm_rate = u->rate * u->bytes_per_work;
     u->seg_rem0 = t->remaining;
