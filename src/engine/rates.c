@@ -95,7 +95,8 @@ static int water_fill(const v10_engine *e, const int *idx, int n, double hbm, in
         *level = 0;
         return 0;
     }
-    /* The first pass, as the demands are read: every FU is unserved. */
+    /* The first pass, as the demands are read: every FU is unserved (if
+     * it serves none, the loop's first pass finds the same share again). */
     double share0 = left / n;
     for (int i = 0; i < n; i++) {
         double d = e->fus[idx[i]].demand;
@@ -104,12 +105,6 @@ static int water_fill(const v10_engine *e, const int *idx, int n, double hbm, in
             left -= d;
         else
             rest[unsat++] = i;
-    }
-    if (unsat == n) { /* nobody served: every FU shares the HBM */
-        for (int j = 0; j < n; j++)
-            capped[j] = idx[j];
-        *level = share0;
-        return n;
     }
     while (unsat > 0) {
         double share = left / unsat;
@@ -133,16 +128,39 @@ static int water_fill(const v10_engine *e, const int *idx, int n, double hbm, in
     return 0;
 }
 
+/* Moves each busy FU in `look` whose rate changes, or that has no event
+ * yet, to its new rate, in ascending FU order: the share `level` for
+ * those in `capped`, its full rate for the others; each charges its HBM
+ * losses at the old rate first if `charge` (the HBM was shared). */
+static inline __attribute__((always_inline)) void
+move_rates(v10_engine *e, const uint64_t look[V10_FU_WORDS], const uint64_t capped[V10_FU_WORDS],
+           double level, int charge)
+{
+    for (unsigned w = 0; w < V10_FU_WORDS; w++)
+        for (uint64_t m = look[w]; m; m &= m - 1) {
+            int f = (int)(w * 64 + (unsigned)__builtin_ctzll(m));
+            fu *u = &e->fus[f];
+            if (u->state != V10P_FU_BUSY || eng_follower(u))
+                continue; /* ended since it started; its leader carries the operator */
+            double r = capped[w] >> (f & 63) & 1 ? eng_granted_rate(u, level) : u->full_rate;
+            if (!v10_evq_scheduled(&e->evq, f) || r != u->rate) {
+                if (charge)
+                    eng_attr_fu_hbm(e, u); /* its losses at the old rate */
+                set_rate(e, f, r);
+            }
+        }
+}
+
 /*
  * The n busy FUs idx[] share `hbm` bytes a cycle max-min fairly
  * (water_fill); each operator whose rate changed (or that just started)
- * moves, in ascending FU order.  An FU served in full is granted its full
- * rate, so it moves only if it has no event yet or ran below its full
- * rate: only the FUs in `look` can (the started ones and the slow set,
- * eng_update_rates; or every busy FU), besides those the level caps, so
- * only those are visited: every other one keeps its rate and its event,
- * as a walk of all of them would find.  With 8 zoo tenants under HBM
- * contention that walk was a sixth of the loop's instructions.
+ * moves.  An FU served in full is granted its full rate, so it moves only
+ * if it has no event yet or ran below its full rate: only the FUs in
+ * `look` can (the started ones and the slow set, eng_update_rates; or
+ * every busy FU), besides those the level caps, so only those are
+ * visited: every other one keeps its rate and its event, as a walk of all
+ * of them would find (--check compares every rate with a fresh
+ * water-filling's).
  */
 static void share_hbm(v10_engine *e, const int *idx, int n, double hbm,
                       uint64_t look[V10_FU_WORDS])
@@ -155,18 +173,7 @@ static void share_hbm(v10_engine *e, const int *idx, int n, double hbm,
         at_level[eng_fu_word(capped[j])] |= eng_fu_bit(capped[j]);
         look[eng_fu_word(capped[j])] |= eng_fu_bit(capped[j]);
     }
-    for (unsigned w = 0; w < V10_FU_WORDS; w++)
-        for (uint64_t m = look[w]; m; m &= m - 1) {
-            int f = (int)(w * 64 + (unsigned)__builtin_ctzll(m));
-            fu *u = &e->fus[f];
-            if (u->state != V10P_FU_BUSY || eng_follower(u))
-                continue; /* ended since it started; its leader carries the operator */
-            double r = at_level[w] >> (f & 63) & 1 ? eng_granted_rate(u, level) : u->full_rate;
-            if (!v10_evq_scheduled(&e->evq, f) || r != u->rate) {
-                eng_attr_fu_hbm(e, u); /* its losses at the old rate */
-                set_rate(e, f, r);
-            }
-        }
+    move_rates(e, look, at_level, level, 1);
 }
 
 /* Every chip simulated: whether some chip's busy FUs demand more than its
@@ -270,20 +277,10 @@ void eng_update_rates(v10_engine *e)
             e->hbm_since = e->now; /* the HBM losses begin now */
     } else {
         /* Every operator runs at its full rate: those begun since get
-         * their event, and (leaving contention) the slow set moves. */
-        for (unsigned w = 0; w < V10_FU_WORDS; w++)
-            for (uint64_t m = look[w]; m; m &= m - 1) {
-                int f = (int)(w * 64 + (unsigned)__builtin_ctzll(m));
-                fu *u = &e->fus[f];
-                if (u->state != V10P_FU_BUSY || eng_follower(u))
-                    continue; /* ended since it started; its leader carries the operator */
-                if (!v10_evq_scheduled(&e->evq, f) ||
-                    (e->contended && u->rate != u->full_rate)) {
-                    if (e->contended) /* else it has just started, at full rate */
-                        eng_attr_fu_hbm(e, u); /* its losses at the old rate */
-                    set_rate(e, f, u->full_rate);
-                }
-            }
+         * their event, and (leaving contention) the slow set moves; with
+         * the HBM not shared before, every rate was full (--check). */
+        static const uint64_t none[V10_FU_WORDS];
+        move_rates(e, look, none, 0, e->contended);
     }
     e->contended = contended;
     e->rates_dirty = 0;
