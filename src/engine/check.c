@@ -36,6 +36,43 @@ static void check_fail(const v10_engine *e, const char *what)
     abort();
 }
 
+/*
+ * Under HBM contention (one chip): every busy FU's rate is the one that
+ * max-min fair shares give it now, computed afresh the plain way, a walk
+ * of every busy FU each pass (what rates.c's water_fill computes with
+ * fewer loads, and share_hbm applies only to the FUs it can move): the
+ * rates, and so every event time, are what a walk of every operator at
+ * every change would set.  The FU whose rate differs, or -1.
+ */
+static int rates_differ(const v10_engine *e, double *want)
+{
+    double left = e->hbm_bytes_per_cycle;
+    int n = e->n_busy, unsat = n;
+    char served[V10_MAX_FUS] = {0};
+    double share = 0;
+    while (unsat > 0) {
+        share = left / unsat;
+        int was = unsat;
+        for (int i = 0; i < n; i++) {
+            double d = e->fus[e->busy[i]].demand;
+            if (!served[i] && d <= share) {
+                served[i] = 1;
+                left -= d;
+                unsat--;
+            }
+        }
+        if (unsat == was)
+            break;
+    }
+    for (int i = 0; i < n; i++) {
+        const fu *u = &e->fus[e->busy[i]];
+        *want = eng_granted_rate(u, served[i] ? u->demand : share);
+        if (!eng_follower(u) && u->rate != *want)
+            return e->busy[i];
+    }
+    return -1;
+}
+
 void eng_check_state(const v10_engine *e)
 {
     char msg[256];
@@ -55,6 +92,19 @@ void eng_check_state(const v10_engine *e)
         /* eng_update_rates' fast path relies on it. */
         if (u->state == V10P_FU_BUSY && !e->contended && u->rate != u->full_rate) {
             snprintf(msg, sizeof msg, "FU %d runs below full rate with the HBM not shared", f);
+            check_fail(e, msg);
+        }
+        /* eng_update_rates visits the slow set and the FUs begun since
+         * its last call, not every busy FU (rates.c, share_hbm). */
+        int busy_op = u->state == V10P_FU_BUSY && !eng_follower(u);
+        int slow = (int)(e->slow_fus[eng_fu_word(f)] >> (f & 63) & 1);
+        if (slow != (busy_op && u->rate != u->full_rate)) {
+            snprintf(msg, sizeof msg, "FU %d: in the slow set %d, its rate %g of %g", f, slow,
+                     u->rate, u->full_rate);
+            check_fail(e, msg);
+        }
+        if (busy_op && !v10_evq_scheduled(&e->evq, f)) {
+            snprintf(msg, sizeof msg, "FU %d executes with no event", f);
             check_fail(e, msg);
         }
         /* Attribution charges the slowdown kept beside the rate, and its
@@ -151,6 +201,13 @@ void eng_check_state(const v10_engine *e)
     if (e->cfg->contention && fabs(e->demand_sum - demand) > 1e-9 * e->hbm_bytes_per_cycle) {
         snprintf(msg, sizeof msg, "the busy FUs demand %.17g HBM bytes a cycle, the running "
                  "sum says %.17g", demand, e->demand_sum);
+        check_fail(e, msg);
+    }
+    double want = 0;
+    int f_off = e->contended && e->n_chips == 1 ? rates_differ(e, &want) : -1;
+    if (f_off >= 0) {
+        snprintf(msg, sizeof msg, "FU %d runs at rate %.17g, its max-min fair share gives %.17g",
+                 f_off, e->fus[f_off].rate, want);
         check_fail(e, msg);
     }
     int switching = 0, n_free[V10_FU_TYPES] = {0};

@@ -267,6 +267,13 @@ struct v10_engine {
      * eng_update_rates, ascending, each once (begin_exec adds them,
      * eng_update_rates empties it): the only busy FUs without an event. */
     int *started, n_started;
+    /* The busy FUs (not followers) whose operator runs below its full
+     * rate, u->rate != u->full_rate: bit f set iff so (rates.c sets it
+     * with the rate, fu.c clears it as the FU leaves FU_BUSY or its tenant
+     * takes it back; --check verifies it).  With e->started and
+     * the FUs the water level caps, they are every FU whose rate a change
+     * of the HBM's shares can move (rates.c, share_hbm). */
+    uint64_t slow_fus[V10_FU_WORDS];
     int n_switching;            /* FUs in FU_SWITCH or FU_RESTORE (fu.c keeps it) */
     /* An FU whose operator completed this event, freed as far as the
      * policy and the dispatch see (its state, tenant, the free set), with
@@ -563,6 +570,21 @@ static inline uint64_t eng_time_to_stop(const v10_engine *e, const fu *u)
     if (u->stopping && u->stop_time - e->now < c)
         c = u->stop_time - e->now;
     return c;
+}
+
+/* Busy FU u's rate when the HBM grants it `alloc` bytes a cycle: its full
+ * rate when served in full (alloc = demand, without the division), else
+ * the full rate scaled by the part of its demand granted (rates.c, and
+ * --check's water-filling). */
+static inline double eng_granted_rate(const fu *u, double alloc)
+{
+    double r = u->full_rate;
+    if (u->demand > 0 && alloc != u->demand) {
+        r = u->full_rate * (alloc / u->demand);
+        if (r > u->full_rate)
+            r = u->full_rate;
+    }
+    return r;
 }
 
 /* An operator's HBM bytes per standalone cycle of its work (none for an

@@ -50,7 +50,8 @@ static void attr_switch_left(v10_engine *e, int f, v10p_fstate s)
 }
 
 /* FU f leaves FU_BUSY's lists (tenant ti's operator, demanding `demand`):
- * the busy list, busy_by_type, the demands' sum and attribution's mask. */
+ * the busy list, busy_by_type, the slow set, the demands' sum and
+ * attribution's mask. */
 static void busy_leave(v10_engine *e, int f, int ti, double demand)
 {
     const fu *u = &e->fus[f];
@@ -60,6 +61,7 @@ static void busy_leave(v10_engine *e, int f, int ti, double demand)
     for (e->n_busy--; i < e->n_busy; i++)
         e->busy[i] = e->busy[i + 1];
     e->busy_by_type[u->type]--;
+    e->slow_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
     e->demand_sum = e->n_busy ? e->demand_sum - demand : 0; /* none busy: exact */
     e->demand_moves++;
     eng_attr_fu_bit(e, V10P_FU_BUSY, u->type, ti, 0);
@@ -98,6 +100,7 @@ static void take_back(v10_engine *e, fu *u, int f)
     e->released = -1;
     e->n_free[u->type]--;
     e->free_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
+    e->slow_fus[eng_fu_word(f)] &= ~eng_fu_bit(f); /* its next operator begins at full rate */
     e->demand_sum = (e->n_busy > 1 ? e->demand_sum - e->released_demand : 0) + u->demand;
     e->demand_moves += 2;
     u->state = V10P_FU_BUSY;

@@ -16,6 +16,10 @@ static void set_rate(v10_engine *e, int f, double r)
     fu *u = &e->fus[f];
     eng_sync_fu(e, u);
     u->rate = r;
+    if (r != u->full_rate)
+        e->slow_fus[eng_fu_word(f)] |= eng_fu_bit(f);
+    else
+        e->slow_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
     u->slowdown = r < u->full_rate ? 1.0 - r / u->full_rate : 0;
     u->slow_since = e->now;
     u->hbm_rate = r * u->bytes_per_work;
@@ -72,69 +76,104 @@ static int demands_exceed(v10_engine *e)
 
 /*
  * Max-min fair shares of `hbm` bytes a cycle over the demands of busy FUs
- * idx[0..n) (water-filling), into alloc[0..n): in passes, each at the
- * share left / (FUs not yet served), every FU demanding no more than the
- * share gets its demand, taken from what is left in idx's order; when a
- * pass serves nobody, the rest get the share.  The demands are read into
- * one array and each pass walks only the FUs not yet served (`rest`, in
- * idx's order), so the arithmetic is the same, in the same order, as a
- * walk of every FU each pass, at a fraction of the loads (it was most of
- * this file's instructions with 8 tenants on 8 SAs and 8 VUs).
+ * idx[0..n) (water-filling): in passes, each at the share left / (FUs not
+ * yet served), every FU demanding no more than the share gets its demand,
+ * taken from what is left in idx's order; when a pass serves nobody, the
+ * rest get the share.  Returns how many got the share (capped by the
+ * water level), their FUs into capped[] in idx's order and the share into
+ * *level; every other FU got its demand.  The demands are read into one
+ * array and each pass walks only the FUs not yet served (`rest`, in idx's
+ * order), so the arithmetic is the same, in the same order, as a walk of
+ * every FU each pass, at a fraction of the loads.
  */
-static void water_fill(const v10_engine *e, const int *idx, int n, double hbm, double *alloc)
+static int water_fill(const v10_engine *e, const int *idx, int n, double hbm, int *capped,
+                      double *level)
 {
     double demand[V10_MAX_FUS], left = hbm;
-    int rest[V10_MAX_FUS], unsat = n;
+    int rest[V10_MAX_FUS], unsat = 0;
+    if (n == 0) {
+        *level = 0;
+        return 0;
+    }
+    /* The first pass, as the demands are read: every FU is unserved (if
+     * it serves none, the loop's first pass finds the same share again). */
+    double share0 = left / n;
     for (int i = 0; i < n; i++) {
-        demand[i] = e->fus[idx[i]].demand;
-        rest[i] = i;
+        double d = e->fus[idx[i]].demand;
+        demand[i] = d;
+        if (d <= share0)
+            left -= d;
+        else
+            rest[unsat++] = i;
     }
     while (unsat > 0) {
         double share = left / unsat;
         int kept = 0;
         for (int j = 0; j < unsat; j++) {
             int i = rest[j];
-            if (demand[i] <= share) {
-                alloc[i] = demand[i];
+            if (demand[i] <= share)
                 left -= demand[i];
-            } else {
+            else
                 rest[kept++] = i;
-            }
         }
         if (kept == unsat) { /* nobody served: the rest share what is left */
             for (int j = 0; j < unsat; j++)
-                alloc[rest[j]] = share;
-            break;
+                capped[j] = idx[rest[j]];
+            *level = share;
+            return unsat;
         }
         unsat = kept;
     }
+    *level = 0;
+    return 0;
 }
 
-/* The n busy FUs idx[] share `hbm` bytes a cycle max-min fairly
- * (water_fill); each operator whose rate changed (or that just started)
- * moves. */
-static inline __attribute__((always_inline)) void share_hbm(v10_engine *e, const int *idx,
-                                                            int n, double hbm)
+/* Moves each busy FU in `look` whose rate changes, or that has no event
+ * yet, to its new rate, in ascending FU order: the share `level` for
+ * those in `capped`, its full rate for the others; each charges its HBM
+ * losses at the old rate first if `charge` (the HBM was shared). */
+static inline __attribute__((always_inline)) void
+move_rates(v10_engine *e, const uint64_t look[V10_FU_WORDS], const uint64_t capped[V10_FU_WORDS],
+           double level, int charge)
 {
-    double alloc[V10_MAX_FUS];
-    water_fill(e, idx, n, hbm, alloc);
-    for (int i = 0; i < n; i++) {
-        const fu *u = &e->fus[idx[i]];
-        if (eng_follower(u))
-            continue;
-        /* Served in full (alloc = demand, so alloc / demand = 1): at its
-         * full rate, without the division. */
-        double r = u->full_rate;
-        if (u->demand > 0 && alloc[i] != u->demand) {
-            r = u->full_rate * (alloc[i] / u->demand);
-            if (r > u->full_rate)
-                r = u->full_rate;
+    for (unsigned w = 0; w < V10_FU_WORDS; w++)
+        for (uint64_t m = look[w]; m; m &= m - 1) {
+            int f = (int)(w * 64 + (unsigned)__builtin_ctzll(m));
+            fu *u = &e->fus[f];
+            if (u->state != V10P_FU_BUSY || eng_follower(u))
+                continue; /* ended since it started; its leader carries the operator */
+            double r = capped[w] >> (f & 63) & 1 ? eng_granted_rate(u, level) : u->full_rate;
+            if (!v10_evq_scheduled(&e->evq, f) || r != u->rate) {
+                if (charge)
+                    eng_attr_fu_hbm(e, u); /* its losses at the old rate */
+                set_rate(e, f, r);
+            }
         }
-        if (!v10_evq_scheduled(&e->evq, idx[i]) || r != u->rate) {
-            eng_attr_fu_hbm(e, &e->fus[idx[i]]); /* its losses at the old rate */
-            set_rate(e, idx[i], r);
-        }
+}
+
+/*
+ * The n busy FUs idx[] share `hbm` bytes a cycle max-min fairly
+ * (water_fill); each operator whose rate changed (or that just started)
+ * moves.  An FU served in full is granted its full rate, so it moves only
+ * if it has no event yet or ran below its full rate: only the FUs in
+ * `look` can (the started ones and the slow set, eng_update_rates; or
+ * every busy FU), besides those the level caps, so only those are
+ * visited: every other one keeps its rate and its event, as a walk of all
+ * of them would find (--check compares every rate with a fresh
+ * water-filling's).
+ */
+static void share_hbm(v10_engine *e, const int *idx, int n, double hbm,
+                      uint64_t look[V10_FU_WORDS])
+{
+    int capped[V10_MAX_FUS];
+    double level = 0;
+    int n_capped = water_fill(e, idx, n, hbm, capped, &level);
+    uint64_t at_level[V10_FU_WORDS] = {0};
+    for (int j = 0; j < n_capped; j++) {
+        at_level[eng_fu_word(capped[j])] |= eng_fu_bit(capped[j]);
+        look[eng_fu_word(capped[j])] |= eng_fu_bit(capped[j]);
     }
+    move_rates(e, look, at_level, level, 1);
 }
 
 /* Every chip simulated: whether some chip's busy FUs demand more than its
@@ -166,7 +205,10 @@ static void rates_chips(v10_engine *e)
                 demand += e->fus[e->busy[i]].demand;
             }
         if (e->cfg->contention && demand > e->hbm_bytes_per_cycle) {
-            share_hbm(e, idx, n, e->hbm_bytes_per_cycle);
+            uint64_t look[V10_FU_WORDS] = {0};
+            for (int i = 0; i < n; i++)
+                look[eng_fu_word(idx[i])] |= eng_fu_bit(idx[i]);
+            share_hbm(e, idx, n, e->hbm_bytes_per_cycle, look);
             contended = 1;
             continue;
         }
@@ -220,32 +262,26 @@ void eng_update_rates(v10_engine *e)
         return;
     }
     eng_attr_hbm(e); /* the partners' HBM shares at the rates until now */
-    const int *idx = e->busy;
-    int n = e->n_busy;
     int contended = e->cfg->contention && demands_exceed(e);
-    int n_started = e->n_started;
+    /* The FUs whose rate may move besides those the level caps: those
+     * begun since the last call (no event yet) and the slow set. */
+    uint64_t look[V10_FU_WORDS];
+    for (unsigned w = 0; w < V10_FU_WORDS; w++)
+        look[w] = e->slow_fus[w];
+    for (int i = 0; i < e->n_started; i++)
+        look[eng_fu_word(e->started[i])] |= eng_fu_bit(e->started[i]);
     e->n_started = 0;
-    if (!contended) {
-        if (!e->contended) /* else, leaving contention, every busy FU may move */
-            idx = e->started, n = n_started;
-        for (int i = 0; i < n; i++) {
-            const fu *u = &e->fus[idx[i]];
-            if (u->state != V10P_FU_BUSY || eng_follower(u))
-                continue; /* ended since it started; its leader carries the operator */
-            if (!v10_evq_scheduled(&e->evq, idx[i]) ||
-                (e->contended && u->rate != u->full_rate)) {
-                if (e->contended) /* else it has just started, at full rate */
-                    eng_attr_fu_hbm(e, &e->fus[idx[i]]); /* its losses at the old rate */
-                set_rate(e, idx[i], u->full_rate);
-            }
-        }
-        e->contended = 0;
-        e->rates_dirty = 0;
-        return;
+    if (contended) {
+        share_hbm(e, e->busy, e->n_busy, e->hbm_bytes_per_cycle, look);
+        if (!e->contended)
+            e->hbm_since = e->now; /* the HBM losses begin now */
+    } else {
+        /* Every operator runs at its full rate: those begun since get
+         * their event, and (leaving contention) the slow set moves; with
+         * the HBM not shared before, every rate was full (--check). */
+        static const uint64_t none[V10_FU_WORDS];
+        move_rates(e, look, none, 0, e->contended);
     }
-    share_hbm(e, idx, n, e->hbm_bytes_per_cycle);
-    if (!e->contended)
-        e->hbm_since = e->now; /* the HBM losses begin now */
-    e->contended = 1;
+    e->contended = contended;
     e->rates_dirty = 0;
 }

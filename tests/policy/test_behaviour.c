@@ -805,6 +805,37 @@ static void test_hbm_bytes_are_the_work(void **state)
     }
 }
 
+/* Eight zoo tenants on four SAs and four VUs under HBM contention, closed
+ * loop and Poisson, under V10-Full (which preempts) with each preemption
+ * model and V10-Base (which does not): operators start, stop and end at
+ * random points of each other, and the HBM's max-min shares move at most
+ * events.  The engine moves only the rates a change can move (rates.c);
+ * --check (on here) recomputes every busy FU's share afresh, by a walk of
+ * every FU, at every event and aborts unless each rate is that one to the
+ * bit (check.c, rates_differ), so every event time is the old per-operator
+ * walk's.  Contention is in force: it costs throughput. */
+static void test_hbm_shares_every_event(void **state)
+{
+    (void)state;
+    const char *s[] = {"resnet50", "bert:rate=4000", "ncf", "dlrm:rate=2000",
+                       "efficientnet", "transformer:rate=1000", "mnist", "retinanet"};
+    const struct {
+        const char *policy;
+        v10_preempt_model pm;
+    } runs[] = {{"v10-full", V10_PREEMPT_DRAIN}, {"v10-full", V10_PREEMPT_TILE},
+                {"v10-base", V10_PREEMPT_DRAIN}};
+    for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
+        v10_run_result on, off;
+        run_ex(runs[k].policy, s, 8, 2, 1, "v10-isca23-4x", runs[k].pm, NULL, &on);
+        run_ex(runs[k].policy, s, 8, 2, 0, "v10-isca23-4x", runs[k].pm, NULL, &off);
+        print_message("%-8s preempt %d: STP %.4f with contention, %.4f without\n",
+                      runs[k].policy, (int)runs[k].pm, on.stp, off.stp);
+        assert_true(on.stp < off.stp);
+        v10_run_result_fini(&on);
+        v10_run_result_fini(&off);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -823,6 +854,7 @@ int main(void)
         cmocka_unit_test(test_spatial_caps_at_one_fu),
         cmocka_unit_test(test_contention_slows_memory_bound),
         cmocka_unit_test(test_hbm_bytes_are_the_work),
+        cmocka_unit_test(test_hbm_shares_every_event),
         cmocka_unit_test(test_op_mapping_closed_form),
         cmocka_unit_test(test_op_mapping_uses_every_sa),
         cmocka_unit_test(test_op_mapping_alloc),
