@@ -111,8 +111,9 @@ int v10_repro_run(const v10_repro_opts *o, v10_repro **out, v10_err *err)
         return v10_err_set(err, "out of memory");
     }
     R->alt = A;
-    if (repro_prepare(R, o, set, 0, err) || plan(R, err) ||
-        repro_prepare(A, o, strcmp(set, "zoo") ? "zoo" : "isca23", 1, err) || plan(A, err) ||
+    if (repro_prepare(R, o, set, 0, err) ||
+        repro_prepare(A, o, strcmp(set, "zoo") ? "zoo" : "isca23", 1, err) ||
+        repro_load(R, A, err) || plan(R, err) || plan(A, err) ||
         repro_run_batches(R, A, err) || repro_collocation(R, err)) {
         v10_repro_destroy(R);
         return -1;
