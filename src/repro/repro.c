@@ -1,9 +1,9 @@
 /*
  * repro.c — the steps of `v10sim repro`'s computation that src/repro/
- * registry.c strings together: set up a workload set (specs, NPU, its
- * models loaded, the pairs), run both sets' batches and standalone profiles
- * as one pool run, evaluate collocation on the all-pairs ground truth, and
- * free it all.
+ * registry.c strings together: set up a workload set (specs, NPU, the
+ * pairs), load both sets' models as one pool run, run both sets' batches
+ * and standalone profiles as one pool run, evaluate collocation on the
+ * all-pairs ground truth, and free it all.
  */
 #include <math.h>
 #include <stdio.h>
