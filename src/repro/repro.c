@@ -1,9 +1,9 @@
 /*
  * repro.c — the steps of `v10sim repro`'s computation that src/repro/
- * registry.c strings together: set up a workload set (specs, NPU, its
- * models loaded, the pairs), run both sets' batches and standalone profiles
- * as one pool run, evaluate collocation on the all-pairs ground truth, and
- * free it all.
+ * registry.c strings together: set up a workload set (specs, NPU, the
+ * pairs), load both sets' models as one pool run, run both sets' batches
+ * and standalone profiles as one pool run, evaluate collocation on the
+ * all-pairs ground truth, and free it all.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,10 +16,12 @@
 #include "v10/cost.h"
 #include "v10/pool.h"
 
-/* Model m's figures for the summary; run on the pool (load_models). */
-static int load_model(void *ctx, size_t m, v10_err *err)
+/* Item i of repro_load's pool: model m = i % NM of set i / NM, and its
+ * figures for the summary. */
+static int load_model(void *ctx, size_t i, v10_err *err)
 {
-    repro *R = ctx;
+    repro *R = ((repro *const *)ctx)[i / NM];
+    int m = (int)(i % NM);
     v10_model mod;
     if (v10_model_load(R->spec[m], &R->npu, &mod, err))
         return -1;
@@ -37,19 +39,25 @@ static int load_model(void *ctx, size_t m, v10_err *err)
     return 0;
 }
 
-/* Loads the set's models on the pool: the first load of an isca23 model
- * calibrates it (RetinaNet: about a second) into the process-wide cache,
- * which planning then reads on this thread. */
-static int load_models(repro *R, v10_err *err)
+/*
+ * Loads both sets' models on one pool run: the first load of an isca23
+ * model calibrates it (RetinaNet: about a second) into the process-wide
+ * cache, which planning then reads on this thread.  One run for the 22,
+ * not one per set, so that the other thread loads the rest of both sets
+ * while one calibrates RetinaNet, instead of idling until it is done.
+ */
+int repro_load(repro *R, repro *A, v10_err *err)
 {
+    repro *X[2] = {R, A};
     char what[64];
-    snprintf(what, sizeof what, "repro: loading the %s set", R->set);
-    v10_pool_spec spec = {.n = NM, .run = load_model, .ctx = R,
+    snprintf(what, sizeof what, "repro: loading the %s and %s sets", R->set, A->set);
+    v10_pool_spec spec = {.n = 2 * NM, .run = load_model, .ctx = X,
                           .progress = R->o->progress ? what : NULL};
     if (v10_pool_for(&spec, R->o->threads, err))
         return -1;
-    for (int m = 0; m < NM; m++)
-        R->max_resident_mib = fmax(R->max_resident_mib, R->resident_mib[m]);
+    for (int s = 0; s < 2; s++)
+        for (int m = 0; m < NM; m++)
+            X[s]->max_resident_mib = fmax(X[s]->max_resident_mib, X[s]->resident_mib[m]);
     return 0;
 }
 
@@ -65,8 +73,6 @@ int repro_prepare(repro *R, const v10_repro_opts *o, const char *set, int pairs_
     if (v10_npu_preset("v10-isca23", &R->npu, err))
         return -1;
     v10_span_init(&R->span, &R->npu);
-    if (load_models(R, err))
-        return -1;
     repro_pairs(R);
     return 0;
 }
@@ -116,6 +122,23 @@ typedef struct batch_part {
     repro *X;
     size_t runs, profiles; /* first index of its batch's runs, of its NM solo runs */
 } batch_part;
+
+/* The solo runs' results of repro_run_batches' batch, for profile_finish. */
+typedef struct profiles_job {
+    const batch_part *part;
+    const v10_run_result *res;
+} profiles_job;
+
+/* Item i: the profile of model i % NM of set i / NM from its solo run (it
+ * loads the model again: on the pool, not one after the other). */
+static int profile_finish(void *ctx, size_t i, v10_err *err)
+{
+    const profiles_job *j = ctx;
+    const batch_part *p = &j->part[i / NM];
+    size_t m = i % NM;
+    return v10_profile_finish(p->X->spec[m], &p->X->npu, &j->res[p->profiles + m],
+                              &p->X->prof[m], err);
+}
 
 /*
  * Runs both sets' batches and the solo runs of their profiles as one pool
@@ -170,11 +193,11 @@ int repro_run_batches(repro *R, repro *A, v10_err *err)
         /* The results' arrays move with them: res[] keeps no owner. */
         memcpy(X->res, &res[part[s].runs], X->n * sizeof *X->res);
         memset(&res[part[s].runs], 0, X->n * sizeof *res);
-        for (size_t m = 0; m < NM; m++)
-            if (v10_profile_finish(X->spec[m], &X->npu, &res[part[s].profiles + m], &X->prof[m],
-                                   err))
-                goto done;
     }
+    profiles_job pj = {part, res};
+    v10_pool_spec ps = {.n = 2 * NM, .run = profile_finish, .ctx = &pj};
+    if (v10_pool_for(&ps, R->o->threads, err))
+        goto done;
     rc = 0;
 done:
     for (size_t i = 0; res && i < n; i++)

@@ -244,10 +244,11 @@ void repro_worst_lat(const repro *R, int pol, int p95, repro_worst *w);
 /* ---- set-up and runs (src/repro/repro.c, workloads.c, studies.c) ------------------- */
 
 /* Sets up R for workload set `set` ("isca23" or "zoo"; pairs_only: the
- * other set): specs, NPU, span, its models loaded (the figures above), the
- * pairs. */
+ * other set): specs, NPU, span, the pairs.  repro_load then loads both
+ * sets' models (the figures above) before either plans. */
 int repro_prepare(repro *R, const v10_repro_opts *o, const char *set, int pairs_only,
                   v10_err *err);
+int repro_load(repro *R, repro *A, v10_err *err);
 /* Runs R's and A's planned batches and their models' solo runs on the
  * pool, filling res[] and prof[] of both. */
 int repro_run_batches(repro *R, repro *A, v10_err *err);

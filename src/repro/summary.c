@@ -373,10 +373,12 @@ static int write_summary(const void *ctx, FILE *f)
                "requests (%u in the pairs' and PMT slices' runs, %u in the other sensitivity "
                "studies', %u in the scalability study's; more for short pairs, so that a run spans four PMT "
                "slices; column `requests` of pairs.csv), tenants that finish first keep "
-               "loading the NPU, and metrics cover the time after every tenant's warm-up%s.  "
+               "loading the NPU, and metrics cover the time after every tenant's warm-up%s%s.  "
                "A study's point at the core's own parameters is the pairs' run "
                "(docs/repro.md, \"Run lengths\").\n\n",
             R->len[S_PAIRS].requests, R->len[S_SLICE].requests, R->len[S_SCALE].requests,
+            R->len[S_SCALE].warmup ? ""
+                                   : " (the scalability study's runs have none: from the start)",
             R->o->quick ? " in --quick mode, so figures are noisier than the full run's" : "");
     /* Sensitivity studies, in numbers. */
     fprintf(f, "## Sensitivity studies (means over the 11 paper pairs)\n\n");

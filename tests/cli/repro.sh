@@ -42,6 +42,12 @@ PY
 n_log=$(sed -n 's/^v10sim repro: \([0-9]*\) simulations.*/\1/p' "$tmp/log")
 n_md=$(sed -n 's/.*  \([0-9]*\) simulations: .*/\1/p' "$tmp/out/summary.md")
 [ -n "$n_log" ] && [ "$n_log" = "$n_md" ] || { echo "simulations: printed $n_log, summary $n_md"; exit 1; }
+# --quick's run lengths (src/repro/registry.c): the scalability study's runs
+# are one request measured from cycle 0, and summary.md says so.
+grep -q "3 requests per tenant (warm-up 1) in the pairs' and PMT slices' runs, 2 (1) in the other sensitivity studies' and 1 (0) in the scalability study's" "$tmp/out/summary.md" ||
+    { echo "summary.md: not --quick's run lengths (3 (1), 2 (1), 1 (0))"; exit 1; }
+grep -q "warm-up (the scalability study's runs have none: from the start)" "$tmp/out/summary.md" ||
+    { echo "summary.md: the scalability study's window from cycle 0 is not said"; exit 1; }
 # The output for tests/cli/browser.sh and docs.sh (ctest fixture repro_out).
 if [ -n "${V10_KEEP_OUT:-}" ]; then
     rm -rf "$V10_KEEP_OUT" && mkdir -p "$(dirname "$V10_KEEP_OUT")" && cp -r "$tmp/out" "$V10_KEEP_OUT"
