@@ -109,6 +109,13 @@ int v10_profile_config(const char *spec, const v10_npu *npu, v10_tenant_spec *ts
                        v10_run_config *cfg, v10_err *err);
 int v10_profile_finish(const char *spec, const v10_npu *npu, const v10_run_result *res,
                        v10_profile *out, v10_err *err);
+/* v10_profile_finish's two halves, for a caller that holds the loaded
+ * model (repro): the profile of spec's model m costed for npu (its name,
+ * operator lengths, standalone cycles; the rest zero), then the
+ * utilizations of its solo run. */
+void v10_profile_of_model(const char *spec, const v10_npu *npu, const v10_model *m,
+                          v10_profile *out);
+void v10_profile_of_run(const v10_run_result *res, v10_profile *out);
 
 /* Upper bound on the STP of a pair with perfect overlap and no
  * interference: 2 / max(1, sa_a + sa_b, vu_a + vu_b, hbm_a + hbm_b). */

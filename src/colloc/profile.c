@@ -82,22 +82,33 @@ int v10_profile_config(const char *spec, const v10_npu *npu, v10_tenant_spec *ts
     return 0;
 }
 
-int v10_profile_finish(const char *spec, const v10_npu *npu, const v10_run_result *res,
-                       v10_profile *out, v10_err *err)
+void v10_profile_of_model(const char *spec, const v10_npu *npu, const v10_model *m,
+                          v10_profile *out)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->model, sizeof out->model, "%s", spec);
+    v10_profile_op_lengths(m->ops, m->n_ops, out);
+    out->n_ops = m->n_ops;
+    out->alone_cycles = v10_cost_alone_cycles(npu, m);
+}
+
+void v10_profile_of_run(const v10_run_result *res, v10_profile *out)
+{
+    out->util_sa = res->util_sa;
+    out->util_vu = res->util_vu;
+    out->util_hbm = res->util_hbm;
+}
+
+int v10_profile_finish(const char *spec, const v10_npu *npu, const v10_run_result *res,
+                       v10_profile *out, v10_err *err)
+{
     v10_tenant_spec ts;
     v10_model m;
     if (v10_tenant_spec_parse(spec, &ts, err) || v10_model_load(ts.model, npu, &m, err))
         return -1;
-    v10_profile_op_lengths(m.ops, m.n_ops, out);
-    out->n_ops = m.n_ops;
-    out->alone_cycles = v10_cost_alone_cycles(npu, &m);
+    v10_profile_of_model(spec, npu, &m, out);
     v10_model_fini(&m);
-    out->util_sa = res->util_sa;
-    out->util_vu = res->util_vu;
-    out->util_hbm = res->util_hbm;
+    v10_profile_of_run(res, out);
     return 0;
 }
 

@@ -35,6 +35,7 @@ static int load_model(void *ctx, size_t i, v10_err *err)
     }
     R->long_frac[m] = busy > 0 ? longer / busy : 0;
     R->resident_mib[m] = resident;
+    v10_profile_of_model(R->spec[m], &R->npu, &mod, &R->prof[m]); /* its solo run's, later */
     v10_model_fini(&mod);
     return 0;
 }
@@ -123,23 +124,6 @@ typedef struct batch_part {
     size_t runs, profiles; /* first index of its batch's runs, of its NM solo runs */
 } batch_part;
 
-/* The solo runs' results of repro_run_batches' batch, for profile_finish. */
-typedef struct profiles_job {
-    const batch_part *part;
-    const v10_run_result *res;
-} profiles_job;
-
-/* Item i: the profile of model i % NM of set i / NM from its solo run (it
- * loads the model again: on the pool, not one after the other). */
-static int profile_finish(void *ctx, size_t i, v10_err *err)
-{
-    const profiles_job *j = ctx;
-    const batch_part *p = &j->part[i / NM];
-    size_t m = i % NM;
-    return v10_profile_finish(p->X->spec[m], &p->X->npu, &j->res[p->profiles + m],
-                              &p->X->prof[m], err);
-}
-
 /*
  * Runs both sets' batches and the solo runs of their profiles as one pool
  * run: R's runs, then A's, then the 2 x NM short solo runs, handed out by
@@ -194,10 +178,10 @@ int repro_run_batches(repro *R, repro *A, v10_err *err)
         memcpy(X->res, &res[part[s].runs], X->n * sizeof *X->res);
         memset(&res[part[s].runs], 0, X->n * sizeof *res);
     }
-    profiles_job pj = {part, res};
-    v10_pool_spec ps = {.n = 2 * NM, .run = profile_finish, .ctx = &pj};
-    if (v10_pool_for(&ps, R->o->threads, err))
-        goto done;
+    /* The profiles' model halves were taken as repro_load loaded them. */
+    for (int s = 0; s < 2; s++)
+        for (size_t m = 0; m < NM; m++)
+            v10_profile_of_run(&res[part[s].profiles + m], &part[s].X->prof[m]);
     rc = 0;
 done:
     for (size_t i = 0; res && i < n; i++)
