@@ -21,11 +21,20 @@ void v10_span_fini(v10_span *g)
     memset(g, 0, sizeof *g);
 }
 
-int v10_span_model_index(v10_span *g, const char *spec, v10_err *err)
+/* The index of spec in the cache, or -1. */
+static int find(const v10_span *g, const char *spec)
 {
     for (size_t i = 0; i < g->n_models; i++)
         if (!strcmp(g->models[i].spec, spec))
             return (int)i;
+    return -1;
+}
+
+int v10_span_add(v10_span *g, const char *spec, uint64_t alone_cycles, v10_err *err)
+{
+    int i = find(g, spec);
+    if (i >= 0)
+        return i;
     if (g->n_models == g->cap_models) {
         size_t nc = g->cap_models ? 2 * g->cap_models : 16;
         v10_span_model *m = realloc(g->models, nc * sizeof *m);
@@ -34,14 +43,23 @@ int v10_span_model_index(v10_span *g, const char *spec, v10_err *err)
         g->models = m;
         g->cap_models = nc;
     }
+    v10_span_model *m = &g->models[g->n_models];
+    snprintf(m->spec, sizeof m->spec, "%s", spec);
+    m->alone_cycles = alone_cycles;
+    return (int)g->n_models++;
+}
+
+int v10_span_model_index(v10_span *g, const char *spec, v10_err *err)
+{
+    int i = find(g, spec);
+    if (i >= 0)
+        return i;
     v10_model mod;
     if (v10_model_load(spec, &g->npu, &mod, err))
         return -1;
-    v10_span_model *m = &g->models[g->n_models];
-    snprintf(m->spec, sizeof m->spec, "%s", spec);
-    m->alone_cycles = v10_cost_alone_cycles(&g->npu, &mod);
+    uint64_t alone = v10_cost_alone_cycles(&g->npu, &mod);
     v10_model_fini(&mod);
-    return (int)g->n_models++;
+    return v10_span_add(g, spec, alone, err);
 }
 
 uint64_t v10_span_requests(v10_span *g, const v10_tenant_spec *ts, size_t n, uint64_t base,

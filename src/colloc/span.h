@@ -33,6 +33,10 @@ void v10_span_fini(v10_span *g);
 
 /* Looks up (loading once) a model spec; returns its index or -1. */
 int v10_span_model_index(v10_span *g, const char *spec, v10_err *err);
+/* Records spec's standalone request of alone_cycles on the span's NPU (a
+ * caller that loaded it: v10_cost_alone_cycles of the model), unless the
+ * cache holds it; its index, or -1 out of memory. */
+int v10_span_add(v10_span *g, const char *spec, uint64_t alone_cycles, v10_err *err);
 
 /*
  * The request count for a run of the n tenants: `base`, raised so that

@@ -56,9 +56,14 @@ int repro_load(repro *R, repro *A, v10_err *err)
                           .progress = R->o->progress ? what : NULL};
     if (v10_pool_for(&spec, R->o->threads, err))
         return -1;
+    /* The span cache takes the standalone lengths the loads measured
+     * (v10_profile_of_model), so that planning loads nothing again. */
     for (int s = 0; s < 2; s++)
-        for (int m = 0; m < NM; m++)
+        for (int m = 0; m < NM; m++) {
             X[s]->max_resident_mib = fmax(X[s]->max_resident_mib, X[s]->resident_mib[m]);
+            if (v10_span_add(&X[s]->span, X[s]->spec[m], X[s]->prof[m].alone_cycles, err) < 0)
+                return -1;
+        }
     return 0;
 }
 
