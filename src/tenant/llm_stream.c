@@ -102,6 +102,25 @@ static int build_iter(const v10_llm_stream *s, const v10_llm_config *c, const v1
     return rc || v10_cost_model(&s->npu, m, err) ? -1 : 0;
 }
 
+/* The standalone cycles of m's operators with the tenant's share of
+ * vector memory, summed into *total; each operator's into work[] and its
+ * HBM bytes into bytes[] too when they are given. */
+static int shared_work(const v10_llm_stream *s, const v10_model *m, uint64_t *work,
+                       uint64_t *bytes, uint64_t *total, v10_err *err)
+{
+    *total = 0;
+    for (size_t k = 0; k < m->n_ops; k++) {
+        uint64_t b, w = v10_cost_shared_cycles(&s->npu, &m->ops[k], s->vmem_share, &b);
+        if (work)
+            work[k] = w;
+        if (bytes)
+            bytes[k] = b;
+        if (v10_add_u64(*total, w, total))
+            return v10_err_set(err, "%s: iteration work overflows 64 bits", s->cfg.name);
+    }
+    return 0;
+}
+
 /* Standalone cycles of `it` on pipeline stage `stage` (built into s->remote). */
 static int stage_cycles(v10_llm_stream *s, uint32_t stage, const v10_llm_iter *it,
                         uint64_t *out, v10_err *err)
@@ -110,13 +129,7 @@ static int stage_cycles(v10_llm_stream *s, uint32_t stage, const v10_llm_iter *i
     c.stage = stage;
     if (build_iter(s, &c, it, &s->remote, err))
         return -1;
-    *out = 0;
-    for (size_t k = 0; k < s->remote.n_ops; k++) {
-        uint64_t b, w = v10_cost_shared_cycles(&s->npu, &s->remote.ops[k], s->vmem_share, &b);
-        if (v10_add_u64(*out, w, out))
-            return v10_err_set(err, "%s: iteration work overflows 64 bits", c.name);
-    }
-    return 0;
+    return shared_work(s, &s->remote, NULL, NULL, out, err);
 }
 
 /* remote_cycles: stages 1 to pp - 2 alike (the same layers and sends), then
@@ -144,15 +157,11 @@ int v10_llm_stream_build(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err
         return v10_err_set(err, "%s: out of memory for an iteration of %zu operators",
                            s->cfg.name, m->n_ops);
     s->n_ops = m->n_ops;
-    s->total_work = 0;
     for (size_t k = 0; k < m->n_ops; k++) {
         s->fu[k] = (uint8_t)m->ops[k].fu;
         s->macs[k] = (double)m->ops[k].macs;
-        s->work[k] = v10_cost_shared_cycles(&s->npu, &m->ops[k], s->vmem_share, &s->bytes[k]);
-        if (v10_add_u64(s->total_work, s->work[k], &s->total_work))
-            return v10_err_set(err, "%s: iteration work overflows 64 bits", s->cfg.name);
     }
-    return 0;
+    return shared_work(s, m, s->work, s->bytes, &s->total_work, err);
 }
 
 void v10_llm_stream_fini(v10_llm_stream *s)
