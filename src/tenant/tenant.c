@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,17 +46,76 @@ static int model_option(const char *key)
     return 0;
 }
 
-/* Keys of an LLM server's numeric options (docs/llm.md). */
-static int llm_key(const char *key)
+/* Where an LLM server's numeric option goes in v10_tenant_spec. */
+typedef enum {
+    TO_DOUBLE,  /* the value */
+    TO_U32,     /* the value */
+    TO_U64,     /* the value */
+    TO_FLAG,    /* an int: 1 for a non-zero value */
+    TO_NOT,     /* an int: 1 for 0 (the option's default 1 is the field's 0) */
+    TO_STAGES,  /* a uint32_t count of which 1 is none, stored as 0 */
+} llm_dest;
+
+/* An LLM server's numeric options (docs/llm.md, "Serving tenants"): key,
+ * range, whether an integer, and the field it sets. */
+static const struct llm_opt {
+    const char *key;
+    double lo, hi;
+    int integer;
+    llm_dest to;
+    size_t off;
+} LLM_OPTS[] = {
+    {"rate_scale", 1e-6, 1e6, 0, TO_DOUBLE, offsetof(v10_tenant_spec, rate_scale)},
+    {"start_s", 0, 1e9, 0, TO_DOUBLE, offsetof(v10_tenant_spec, start_s)},
+    {"max_batch", 1, 4096, 1, TO_U32, offsetof(v10_tenant_spec, max_batch)},
+    {"slo_ttft_ms", 1e-6, 1e9, 0, TO_DOUBLE, offsetof(v10_tenant_spec, slo_ttft_ms)},
+    {"slo_tpot_ms", 1e-6, 1e9, 0, TO_DOUBLE, offsetof(v10_tenant_spec, slo_tpot_ms)},
+    {"requests", 1, 1e7, 1, TO_U64, offsetof(v10_tenant_spec, llm_requests)},
+    {"max_prefill_tokens", 1, 1 << 24, 1, TO_U32,
+     offsetof(v10_tenant_spec, max_prefill_tokens)},
+    {"chunked_prefill", 0, 1, 1, TO_NOT, offsetof(v10_tenant_spec, whole_prefill)},
+    {"pad_tokens", 0, 1, 1, TO_FLAG, offsetof(v10_tenant_spec, pad_tokens)},
+    {"pad_reqs", 0, 1, 1, TO_FLAG, offsetof(v10_tenant_spec, pad_reqs)},
+    {"pad_kv", 0, 1, 1, TO_FLAG, offsetof(v10_tenant_spec, pad_kv)},
+    {"kv_block", 1, 4096, 1, TO_U32, offsetof(v10_tenant_spec, kv_block)},
+    {"host_us", 0, 1e6, 0, TO_DOUBLE, offsetof(v10_tenant_spec, host_us)},
+    {"pp", 1, 64, 1, TO_STAGES, offsetof(v10_tenant_spec, pp)},
+    {"pp_stretch", 0, 1, 1, TO_NOT, offsetof(v10_tenant_spec, pp_unstretched)},
+};
+
+/* The LLM server option `key`, or NULL. */
+static const struct llm_opt *llm_opt(const char *key)
 {
-    static const char *const keys[] = {"rate_scale", "start_s", "max_batch", "slo_ttft_ms",
-                                       "slo_tpot_ms", "requests", "max_prefill_tokens",
-                                       "chunked_prefill", "pad_tokens", "pad_reqs", "pad_kv",
-                                       "kv_block", "host_us", "pp", "pp_stretch"};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (!strcmp(key, keys[i]))
-            return 1;
-    return 0;
+    for (size_t i = 0; i < sizeof LLM_OPTS / sizeof *LLM_OPTS; i++)
+        if (!strcmp(key, LLM_OPTS[i].key))
+            return &LLM_OPTS[i];
+    return NULL;
+}
+
+/* Sets o's field of out to d (in o's range). */
+static void llm_set(v10_tenant_spec *out, const struct llm_opt *o, double d)
+{
+    void *f = (char *)out + o->off;
+    switch (o->to) {
+    case TO_DOUBLE:
+        *(double *)f = d;
+        break;
+    case TO_U32:
+        *(uint32_t *)f = (uint32_t)d;
+        break;
+    case TO_U64:
+        *(uint64_t *)f = (uint64_t)d;
+        break;
+    case TO_FLAG:
+        *(int *)f = d != 0;
+        break;
+    case TO_NOT:
+        *(int *)f = d == 0;
+        break;
+    case TO_STAGES:
+        *(uint32_t *)f = d > 1 ? (uint32_t)d : 0;
+        break;
+    }
 }
 
 /* An LLM server's options must go together: serving keys need trace= or
@@ -126,6 +186,7 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
         *eq = 0;
         const char *v = eq + 1;
         double d = 0;
+        const struct llm_opt *o;
         for (size_t k = 0; k < n_seen; k++)
             if (!strcmp(seen[k], kv))
                 return v10_err_set(err, "tenant '%s': %s= given twice (give each option "
@@ -171,47 +232,12 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                 return v10_err_set(err, "tenant '%s': %s: expected a file name", s, kv);
             out->llm = kv[0] == 't' ? 1 : 2;
             snprintf(out->llm_file, sizeof out->llm_file, "%s", v);
-        } else if (llm_key(kv)) {
-            static const struct { const char *key; double lo, hi; int integer; } r[] = {
-                {"rate_scale", 1e-6, 1e6, 0}, {"start_s", 0, 1e9, 0},
-                {"max_batch", 1, 4096, 1},   {"slo_ttft_ms", 1e-6, 1e9, 0},
-                {"slo_tpot_ms", 1e-6, 1e9, 0}, {"requests", 1, 1e7, 1},
-                {"max_prefill_tokens", 1, 1 << 24, 1}, {"chunked_prefill", 0, 1, 1},
-                {"pad_tokens", 0, 1, 1},     {"pad_reqs", 0, 1, 1},
-                {"pad_kv", 0, 1, 1},         {"kv_block", 1, 4096, 1},
-                {"host_us", 0, 1e6, 0},      {"pp", 1, 64, 1},
-                {"pp_stretch", 0, 1, 1}};
-            size_t k = 0;
-            while (strcmp(r[k].key, kv))
-                k++;
-            if (num(s, kv, v, r[k].lo, r[k].hi, r[k].integer, &d, err))
+        } else if ((o = llm_opt(kv)) != NULL) {
+            if (num(s, kv, v, o->lo, o->hi, o->integer, &d, err))
                 return -1;
-            double *field[] = {&out->rate_scale, &out->start_s, NULL, &out->slo_ttft_ms,
-                               &out->slo_tpot_ms, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                               &out->host_us, NULL, NULL};
-            int *flag[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                           &out->pad_tokens, &out->pad_reqs, &out->pad_kv, NULL, NULL, NULL,
-                           NULL};
-            if (field[k])
-                *field[k] = d;
-            else if (flag[k])
-                *flag[k] = d != 0;
-            else if (!strcmp(kv, "kv_block"))
-                out->kv_block = (uint32_t)d;
-            else if (!strcmp(kv, "pp"))
-                out->pp = d > 1 ? (uint32_t)d : 0; /* pp=1: none, as pp=0 */
-            else if (!strcmp(kv, "max_batch"))
-                out->max_batch = (uint32_t)d;
-            else if (!strcmp(kv, "max_prefill_tokens"))
-                out->max_prefill_tokens = (uint32_t)d;
-            else if (!strcmp(kv, "chunked_prefill"))
-                out->whole_prefill = d == 0;
-            else if (!strcmp(kv, "pp_stretch"))
-                out->pp_unstretched = d == 0;
-            else
-                out->llm_requests = (uint64_t)d;
+            llm_set(out, o, d);
             if (!serving)
-                serving = r[k].key;
+                serving = o->key;
         } else {
             return v10_err_set(err, "tenant '%s': unknown option '%s' (expected batch, "
                                     "priority, rate, outstanding, slo_us, profile%s)", s, kv,
