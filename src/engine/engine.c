@@ -228,6 +228,7 @@ int v10_engine_alloc(v10_engine *e, const v10_run_config *cfg, const v10_model *
     e->max_fus = e->fus_per_chip * e->n_chips;
     if (e->max_fus > V10_MAX_FUS || nt > V10_MAX_TENANTS)
         return v10_err_set(err, "at most %d tenants and %d FUs", V10_MAX_TENANTS, V10_MAX_FUS);
+    e->fu_words = (unsigned)(e->max_fus + 63) / 64;
     /* Each tenant's model as run, with its share of its chip's vector
      * memory: from the memo, or (counted here, computed below) into the
      * pools. */

@@ -274,6 +274,7 @@ struct v10_engine {
      * the FUs the water level caps, they are every FU whose rate a change
      * of the HBM's shares can move (rates.c, share_hbm). */
     uint64_t slow_fus[V10_FU_WORDS];
+    unsigned fu_words;          /* the words of an FU bit set in use: max_fus / 64, rounded up */
     int n_switching;            /* FUs in FU_SWITCH or FU_RESTORE (fu.c keeps it) */
     /* An FU whose operator completed this event, freed as far as the
      * policy and the dispatch see (its state, tenant, the free set), with

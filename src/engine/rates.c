@@ -33,7 +33,7 @@ static void set_rate(v10_engine *e, int f, double r)
  * work, an integer W below 2^53, which is what eng_time_to_stop computes
  * for it (ceil(W - 1e-9) = W, and 0 for 0): taken from the integer, so
  * that the event's time does not wait on the conversions. */
-static void start_at_full(v10_engine *e, int f)
+static inline __attribute__((always_inline)) void start_at_full(v10_engine *e, int f)
 {
     fu *u = &e->fus[f];
     const tenant *t = &e->tenants[u->tenant];
@@ -79,22 +79,21 @@ static int demands_exceed(v10_engine *e)
  * idx[0..n) (water-filling): in passes, each at the share left / (FUs not
  * yet served), every FU demanding no more than the share gets its demand,
  * taken from what is left in idx's order; when a pass serves nobody, the
- * rest get the share.  Returns how many got the share (capped by the
- * water level), their FUs into capped[] in idx's order and the share into
- * *level; every other FU got its demand.  The demands are read into one
- * array and each pass walks only the FUs not yet served (`rest`, in idx's
- * order), so the arithmetic is the same, in the same order, as a walk of
- * every FU each pass, at a fraction of the loads.
+ * rest get the share.  Sets the bits of the FUs that got the share (capped
+ * by the water level) in capped[] and OR's them into look[], and returns
+ * the share (0 if nobody is capped); every other FU got its demand.  The
+ * demands are read into one array and each pass walks only the FUs not yet
+ * served (`rest`, in idx's order), so the arithmetic is the same, in the
+ * same order, as a walk of every FU each pass, at a fraction of the loads.
  */
-static int water_fill(const v10_engine *e, const int *idx, int n, double hbm, int *capped,
-                      double *level)
+static inline __attribute__((always_inline)) double
+water_fill(const v10_engine *e, const int *idx, int n, double hbm,
+                         uint64_t capped[V10_FU_WORDS], uint64_t look[V10_FU_WORDS])
 {
     double demand[V10_MAX_FUS], left = hbm;
     int rest[V10_MAX_FUS], unsat = 0;
-    if (n == 0) {
-        *level = 0;
+    if (n == 0)
         return 0;
-    }
     /* The first pass, as the demands are read: every FU is unserved (if
      * it serves none, the loop's first pass finds the same share again). */
     double share0 = left / n;
@@ -117,36 +116,44 @@ static int water_fill(const v10_engine *e, const int *idx, int n, double hbm, in
                 rest[kept++] = i;
         }
         if (kept == unsat) { /* nobody served: the rest share what is left */
-            for (int j = 0; j < unsat; j++)
-                capped[j] = idx[rest[j]];
-            *level = share;
-            return unsat;
+            for (int j = 0; j < unsat; j++) {
+                int f = idx[rest[j]];
+                capped[eng_fu_word(f)] |= eng_fu_bit(f);
+                look[eng_fu_word(f)] |= eng_fu_bit(f);
+            }
+            return share;
         }
         unsat = kept;
     }
-    *level = 0;
     return 0;
 }
 
 /* Moves each busy FU in `look` whose rate changes, or that has no event
  * yet, to its new rate, in ascending FU order: the share `level` for
  * those in `capped`, its full rate for the others; each charges its HBM
- * losses at the old rate first if `charge` (the HBM was shared). */
+ * losses at the old rate first if `charge` (the HBM was shared).  An
+ * operator with no event yet that keeps the full rate it began at
+ * (begin_exec) gets its event from start_at_full, which is set_rate's
+ * for it. */
 static inline __attribute__((always_inline)) void
 move_rates(v10_engine *e, const uint64_t look[V10_FU_WORDS], const uint64_t capped[V10_FU_WORDS],
            double level, int charge)
 {
-    for (unsigned w = 0; w < V10_FU_WORDS; w++)
+    for (unsigned w = 0; w < e->fu_words; w++)
         for (uint64_t m = look[w]; m; m &= m - 1) {
             int f = (int)(w * 64 + (unsigned)__builtin_ctzll(m));
             fu *u = &e->fus[f];
             if (u->state != V10P_FU_BUSY || eng_follower(u))
                 continue; /* ended since it started; its leader carries the operator */
             double r = capped[w] >> (f & 63) & 1 ? eng_granted_rate(u, level) : u->full_rate;
-            if (!v10_evq_scheduled(&e->evq, f) || r != u->rate) {
+            int fresh = !v10_evq_scheduled(&e->evq, f);
+            if (fresh || r != u->rate) {
                 if (charge)
                     eng_attr_fu_hbm(e, u); /* its losses at the old rate */
-                set_rate(e, f, r);
+                if (fresh && r == u->rate)
+                    start_at_full(e, f);
+                else
+                    set_rate(e, f, r);
             }
         }
 }
@@ -165,14 +172,8 @@ move_rates(v10_engine *e, const uint64_t look[V10_FU_WORDS], const uint64_t capp
 static void share_hbm(v10_engine *e, const int *idx, int n, double hbm,
                       uint64_t look[V10_FU_WORDS])
 {
-    int capped[V10_MAX_FUS];
-    double level = 0;
-    int n_capped = water_fill(e, idx, n, hbm, capped, &level);
     uint64_t at_level[V10_FU_WORDS] = {0};
-    for (int j = 0; j < n_capped; j++) {
-        at_level[eng_fu_word(capped[j])] |= eng_fu_bit(capped[j]);
-        look[eng_fu_word(capped[j])] |= eng_fu_bit(capped[j]);
-    }
+    double level = water_fill(e, idx, n, hbm, at_level, look);
     move_rates(e, look, at_level, level, 1);
 }
 
@@ -223,6 +224,39 @@ static void rates_chips(v10_engine *e)
     e->rates_dirty = 0;
 }
 
+/* eng_update_rates when the HBM was or is shared (out of line: the
+ * case most events take does not pay for its frame). */
+static __attribute__((noinline)) void rates_shared(v10_engine *e)
+{
+    if (e->n_chips > 1) {
+        rates_chips(e);
+        return;
+    }
+    eng_attr_hbm(e); /* the partners' HBM shares at the rates until now */
+    int contended = e->cfg->contention && demands_exceed(e);
+    /* The FUs whose rate may move besides those the level caps: those
+     * begun since the last call (no event yet) and the slow set. */
+    uint64_t look[V10_FU_WORDS];
+    for (unsigned w = 0; w < e->fu_words; w++)
+        look[w] = e->slow_fus[w];
+    for (int i = 0; i < e->n_started; i++)
+        look[eng_fu_word(e->started[i])] |= eng_fu_bit(e->started[i]);
+    e->n_started = 0;
+    if (contended) {
+        share_hbm(e, e->busy, e->n_busy, e->hbm_bytes_per_cycle, look);
+        if (!e->contended)
+            e->hbm_since = e->now; /* the HBM losses begin now */
+    } else {
+        /* Every operator runs at its full rate: those begun since get
+         * their event, and (leaving contention) the slow set moves; with
+         * the HBM not shared before, every rate was full (--check). */
+        static const uint64_t none[V10_FU_WORDS];
+        move_rates(e, look, none, 0, e->contended);
+    }
+    e->contended = contended;
+    e->rates_dirty = 0;
+}
+
 /*
  * Recomputes every running operator's rate: max-min fair shares of the HBM
  * bandwidth over the operators' demands (water-filling), or full rate with
@@ -257,31 +291,5 @@ void eng_update_rates(v10_engine *e)
         e->rates_dirty = 0;
         return;
     }
-    if (e->n_chips > 1) {
-        rates_chips(e);
-        return;
-    }
-    eng_attr_hbm(e); /* the partners' HBM shares at the rates until now */
-    int contended = e->cfg->contention && demands_exceed(e);
-    /* The FUs whose rate may move besides those the level caps: those
-     * begun since the last call (no event yet) and the slow set. */
-    uint64_t look[V10_FU_WORDS];
-    for (unsigned w = 0; w < V10_FU_WORDS; w++)
-        look[w] = e->slow_fus[w];
-    for (int i = 0; i < e->n_started; i++)
-        look[eng_fu_word(e->started[i])] |= eng_fu_bit(e->started[i]);
-    e->n_started = 0;
-    if (contended) {
-        share_hbm(e, e->busy, e->n_busy, e->hbm_bytes_per_cycle, look);
-        if (!e->contended)
-            e->hbm_since = e->now; /* the HBM losses begin now */
-    } else {
-        /* Every operator runs at its full rate: those begun since get
-         * their event, and (leaving contention) the slow set moves; with
-         * the HBM not shared before, every rate was full (--check). */
-        static const uint64_t none[V10_FU_WORDS];
-        move_rates(e, look, none, 0, e->contended);
-    }
-    e->contended = contended;
-    e->rates_dirty = 0;
+    rates_shared(e);
 }
