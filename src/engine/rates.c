@@ -16,10 +16,8 @@ static void set_rate(v10_engine *e, int f, double r)
     fu *u = &e->fus[f];
     eng_sync_fu(e, u);
     u->rate = r;
-    if (r != u->full_rate)
-        e->slow_fus[eng_fu_word(f)] |= eng_fu_bit(f);
-    else
-        e->slow_fus[eng_fu_word(f)] &= ~eng_fu_bit(f);
+    uint64_t *w = &e->slow_fus[eng_fu_word(f)];
+    *w = (*w & ~eng_fu_bit(f)) | (uint64_t)(r != u->full_rate) << (f & 63);
     u->slowdown = r < u->full_rate ? 1.0 - r / u->full_rate : 0;
     u->slow_since = e->now;
     u->hbm_rate = r * u->bytes_per_work;
