@@ -18,7 +18,8 @@ static void set_rate(v10_engine *e, int f, double r)
     u->rate = r;
     uint64_t *w = &e->slow_fus[eng_fu_word(f)];
     *w = (*w & ~eng_fu_bit(f)) | (uint64_t)(r != u->full_rate) << (f & 63);
-    u->slowdown = r < u->full_rate ? 1.0 - r / u->full_rate : 0;
+    /* (x / 1 is x: no division's latency for a whole FU's operator) */
+    u->slowdown = r < u->full_rate ? 1.0 - (u->full_rate == 1.0 ? r : r / u->full_rate) : 0;
     u->slow_since = e->now;
     u->hbm_rate = r * u->bytes_per_work;
     v10_evq_set(&e->evq, f, e->now + eng_time_to_stop(e, u));
@@ -104,7 +105,7 @@ water_fill(const v10_engine *e, const int *idx, int n, double hbm,
             rest[unsat++] = i;
     }
     while (unsat > 0) {
-        double share = left / unsat;
+        double share = unsat == 1 ? left : left / unsat; /* x / 1 is x */
         int kept = 0;
         for (int j = 0; j < unsat; j++) {
             int i = rest[j];
@@ -235,7 +236,8 @@ static __attribute__((noinline)) void rates_shared(v10_engine *e)
     /* The FUs whose rate may move besides those the level caps: those
      * begun since the last call (no event yet) and the slow set. */
     uint64_t look[V10_FU_WORDS];
-    for (unsigned w = 0; w < e->fu_words; w++)
+    look[0] = e->slow_fus[0]; /* (word by word: no copy's call for one word) */
+    for (unsigned w = 1; w < e->fu_words; w++)
         look[w] = e->slow_fus[w];
     for (int i = 0; i < e->n_started; i++)
         look[eng_fu_word(e->started[i])] |= eng_fu_bit(e->started[i]);
