@@ -18,7 +18,7 @@ static void set_rate(v10_engine *e, int f, double r)
     u->rate = r;
     uint64_t *w = &e->slow_fus[eng_fu_word(f)];
     *w = (*w & ~eng_fu_bit(f)) | (uint64_t)(r != u->full_rate) << (f & 63);
-    /* (x / 1 is x: no division's latency for a whole FU's operator) */
+    /* (x / 1 is x: a whole FU's operator waits for no division) */
     u->slowdown = r < u->full_rate ? 1.0 - (u->full_rate == 1.0 ? r : r / u->full_rate) : 0;
     u->slow_since = e->now;
     u->hbm_rate = r * u->bytes_per_work;
@@ -86,8 +86,8 @@ static int demands_exceed(v10_engine *e)
  * same order, as a walk of every FU each pass, at a fraction of the loads.
  */
 static inline __attribute__((always_inline)) double
-water_fill(const v10_engine *e, const int *idx, int n, double hbm,
-                         uint64_t capped[V10_FU_WORDS], uint64_t look[V10_FU_WORDS])
+water_fill(const v10_engine *e, const int *idx, int n, double hbm, uint64_t capped[V10_FU_WORDS],
+           uint64_t look[V10_FU_WORDS])
 {
     double demand[V10_MAX_FUS], left = hbm;
     int rest[V10_MAX_FUS], unsat = 0;
