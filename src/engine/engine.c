@@ -113,7 +113,9 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
             eng_arrival_event(e, slot - e->max_fus);
         else if (policy->on_timer)
             policy->on_timer(e, e->pstate);
-        eng_dispatch(e);
+        if (!e->defer_dispatch)
+            eng_dispatch(e);
+        e->defer_dispatch = 0;
         if (e->rates_dirty)
             eng_update_rates(e);
         eng_attr_refresh(e);

@@ -299,6 +299,9 @@ struct v10_engine {
     const double *ratio[V10_MAX_TENANTS]; /* tenant i's in ratio_pool (engine.c, ratios) */
     uint64_t collective;        /* the tenants whose model has a collective (ratios) */
     int rates_dirty;
+    /* 1: this event's dispatch waits for a later event at the same cycle
+     * (eng_switch_ends_with_others); the loop clears it. */
+    int defer_dispatch;
     int contended;              /* the last eng_update_rates shared HBM (rates below full) */
     /* The busy FUs' demands summed as they enter and leave FU_BUSY (fu.c),
      * so that eng_update_rates need not add them up at every call: a
@@ -501,6 +504,26 @@ static inline uint64_t eng_group_mask(const v10_engine *e, int ti)
 /* Tenant ti, READY for a collective its shards have not all reached,
  * reaches it (engine.c): the last to come releases every shard. */
 void eng_bar_arrive(v10_engine *e, int ti);
+
+/* FU u (f) ends its switch now: whether another FU ends switching the
+ * same context (or holding for the same switch of the core) at this cycle
+ * too, with operators over several FUs (op_mapping not "one").  A
+ * preempted gang's FUs, or a core's, then come free together, as on the
+ * hardware, though each has its own event: the dispatch waits for the
+ * last of them, else the first to come free would go alone to a waiter
+ * that takes every free FU of its type (fu.c, gang_gather). */
+static inline int eng_switch_ends_with_others(const v10_engine *e, const fu *u, int f)
+{
+    if (e->npu->op_mapping == V10_MAP_ONE)
+        return 0;
+    for (int g = 0; g < e->n_fus; g++) {
+        const fu *v = &e->fus[g];
+        if (g != f && v->state == V10P_FU_SWITCH && v->switch_tenant == u->switch_tenant &&
+            v10_evq_scheduled(&e->evq, g) && e->evq.time[g] == e->now)
+            return 1;
+    }
+    return 0;
+}
 
 /* Moves tenant ti to state st, keeping the ready masks; call it once the
  * tenant's next operator (t->op, t->fu_of) is set. */

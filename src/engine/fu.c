@@ -627,6 +627,7 @@ void eng_fu_event(v10_engine *e, int f)
     }
     if (u->state == V10P_FU_SWITCH) {
         eng_trace_push(e, V10_TR_SWITCH, u->switch_start, e->now, f, u->switch_tenant, 0);
+        e->defer_dispatch = eng_switch_ends_with_others(e, u, f);
         fu_set_state(e, f, V10P_FU_FREE);
         u->covered = 1;
         return;

@@ -744,6 +744,54 @@ static void test_op_mapping_harvest(void **state)
     v10_run_result_fini(&r);
 }
 
+/* The fewest FUs of `type` that one of tenant t's operators ran on (the
+ * trace's records of one operator share its start and end). */
+static int narrowest_gang(const v10_trace *tr, const v10_run_result *r, int t, int type)
+{
+    int least = V10_MAX_FUS;
+    for (size_t a = 0; a < tr->n; a++) {
+        const v10_trace_rec *x = &tr->recs[a];
+        if (x->kind != V10_TR_OP || x->tenant != t || r->fus[x->fu].type != type)
+            continue;
+        int k = 0;
+        for (size_t b = 0; b < tr->n; b++) {
+            const v10_trace_rec *y = &tr->recs[b];
+            k += y->kind == V10_TR_OP && y->tenant == t && y->start == x->start &&
+                 y->end == x->end && r->fus[y->fu].type == type;
+        }
+        least = k < least ? k : least;
+    }
+    return least;
+}
+
+/*
+ * op_mapping "all": a preempted gang's FUs, each with its own event at the
+ * end of their switch, come free together, and the tenant that gets the
+ * first takes all four SAs, under V10-Full's preemptions and PMT's core
+ * switches alike.  Two tenants of long SA operators, each operator on every
+ * SA: before, the first SA to come free went alone to the waiter and the
+ * next alone to the preempted tenant, and two SAs idled beside them (an
+ * operator on one SA, V10-Full's fairness 0.36).
+ */
+static void test_op_mapping_gang_comes_free_together(void **state)
+{
+    (void)state;
+    const char *pair[] = {D "long_sa.csv", D "long_sa.csv"};
+    const char *policies[] = {"v10-full", "pmt"};
+    for (size_t p = 0; p < 2; p++) {
+        v10_run_result r;
+        v10_trace tr;
+        run_ex(policies[p], pair, 2, 3, 1, "tests/data/npu/4sa2vu-all.json", V10_PREEMPT_DRAIN,
+               &tr, &r);
+        assert_true(r.preemptions + r.context_switches >= 2); /* the gangs changed hands */
+        for (int t = 0; t < 2; t++)
+            assert_int_equal(narrowest_gang(&tr, &r, t, V10_FU_SA), 4);
+        assert_true(r.util_sa > 0.95);
+        v10_trace_fini(&tr);
+        v10_run_result_fini(&r);
+    }
+}
+
 /* A lone tenant whose SA operators are long keeps all 4 SAs of the core
  * busy with "all" (SA utilization x4 that of "one", to the issue cycles). */
 static void test_op_mapping_uses_every_sa(void **state)
@@ -859,6 +907,7 @@ int main(void)
         cmocka_unit_test(test_op_mapping_uses_every_sa),
         cmocka_unit_test(test_op_mapping_alloc),
         cmocka_unit_test(test_op_mapping_harvest),
+        cmocka_unit_test(test_op_mapping_gang_comes_free_together),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
