@@ -15,7 +15,7 @@
  */
 #include "engine/engine.h"
 
-#include <math.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,16 +170,14 @@ void eng_attr_hbm_settle(v10_engine *e)
     size_t nt = (size_t)e->n_tenants;
     /* The busy FUs' draws and tenants, read once into arrays, and the
      * slowed ones (few: most operators run at their full rate) listed:
-     * the walk below reads the draws n times for each.  `least`: the
-     * least draw (one of none, a gang's follower's, the walk skips). */
-    double rate[V10_MAX_FUS], drawn = 0, least = HUGE_VAL;
+     * the walk below reads the draws n times for each. */
+    double rate[V10_MAX_FUS], drawn = 0;
     int who[V10_MAX_FUS], slowed[V10_MAX_FUS], n_slowed = 0;
     for (int k = 0; k < n; k++) {
         const fu *u = &e->fus[idx[k]];
         rate[k] = u->hbm_rate;
         who[k] = u->tenant;
         drawn += rate[k];
-        least = rate[k] < least ? rate[k] : least; /* one minsd */
         if (u->slowdown > 0) /* else at full rate (a gang's follower too) */
             slowed[n_slowed++] = k;
     }
@@ -196,14 +194,16 @@ void eng_attr_hbm_settle(v10_engine *e)
             continue;
         }
         double per_byte = lost / others;
-        if (!(least > 0)) {
+        if (!(per_byte <= DBL_MAX)) { /* a draw of none would add a NaN */
             for (int m = 0; m < n; m++)
                 if (m != k && rate[m] > 0)
                     to[who[m]] += per_byte * rate[m];
             continue;
         }
-        /* Every other FU draws: the same walk, in the same order, without
-         * its tests. */
+        /* Each other FU's share, those drawing nothing (a gang's followers)
+         * included: a draw is never negative, so theirs is +0, which
+         * leaves a partner's counter as it is (never -0: a sum of such
+         * shares from +0), as skipping it would. */
         for (int m = 0; m < k; m++)
             to[who[m]] += per_byte * rate[m];
         for (int m = k + 1; m < n; m++)
