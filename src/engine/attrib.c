@@ -331,11 +331,12 @@ static inline void wait_flush(v10_engine *e, int ty)
     add_shares(cum + 1, w->partners, cycles(dt) * w->share);
 }
 
+static uint64_t switching_as_before(const v10_engine *e, const eng_fu_sum *s, uint64_t m);
+
 /* Type ty's FUs are now s: its shared wait takes the class they imply, and
  * the waiters whose state or treatment may change (in spec before or
  * after; outside the wait, if the class or partners change) are marked
- * for refresh_one. */
-static uint64_t switching_as_before(const v10_engine *e, const eng_fu_sum *s, uint64_t m);
+ * for refresh_one, but for those switching as before (switching_as_before). */
 static void wait_move(v10_engine *e, int ty, const eng_fu_sum *s, uint64_t sw_all)
 {
     eng_wait *w = &e->wait[ty], now = wait_class(s, e->running, sw_all);
