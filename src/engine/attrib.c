@@ -15,6 +15,7 @@
  */
 #include "engine/engine.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,9 +194,20 @@ void eng_attr_hbm_settle(v10_engine *e)
             continue;
         }
         double per_byte = lost / others;
-        for (int m = 0; m < n; m++)
-            if (m != k && rate[m] > 0)
-                to[who[m]] += per_byte * rate[m];
+        if (!(per_byte <= DBL_MAX)) { /* a draw of none would add a NaN */
+            for (int m = 0; m < n; m++)
+                if (m != k && rate[m] > 0)
+                    to[who[m]] += per_byte * rate[m];
+            continue;
+        }
+        /* Each other FU's share, those drawing nothing (a gang's followers)
+         * included: a draw is never negative, so theirs is +0, which
+         * leaves a partner's counter as it is (never -0: a sum of such
+         * shares from +0), as skipping it would. */
+        for (int m = 0; m < k; m++)
+            to[who[m]] += per_byte * rate[m];
+        for (int m = k + 1; m < n; m++)
+            to[who[m]] += per_byte * rate[m];
     }
 }
 
@@ -319,22 +331,25 @@ static inline void wait_flush(v10_engine *e, int ty)
     add_shares(cum + 1, w->partners, cycles(dt) * w->share);
 }
 
+static uint64_t switching_as_before(const v10_engine *e, const eng_fu_sum *s, uint64_t m);
+
 /* Type ty's FUs are now s: its shared wait takes the class they imply, and
  * the waiters whose state or treatment may change (in spec before or
  * after; outside the wait, if the class or partners change) are marked
- * for refresh_one. */
+ * for refresh_one, but for those switching as before (switching_as_before). */
 static void wait_move(v10_engine *e, int ty, const eng_fu_sum *s, uint64_t sw_all)
 {
     eng_wait *w = &e->wait[ty], now = wait_class(s, e->running, sw_all);
-    e->attr_dirty |= e->ready[ty] & (w->spec | now.spec);
+    uint64_t mark = e->ready[ty] & (w->spec | now.spec);
     w->spec = now.spec;
-    if (now.cls == w->cls && now.partners == w->partners)
-        return;
-    e->attr_dirty |= e->ready[ty] & ~w->joined; /* those charged interval by interval */
-    wait_flush(e, ty);
-    w->cls = now.cls;
-    w->partners = now.partners;
-    w->share = -1; /* counted when first needed (wait_flush) */
+    if (now.cls != w->cls || now.partners != w->partners) {
+        mark |= e->ready[ty] & ~w->joined; /* those charged interval by interval */
+        wait_flush(e, ty);
+        w->cls = now.cls;
+        w->partners = now.partners;
+        w->share = -1; /* counted when first needed (wait_flush) */
+    }
+    e->attr_dirty |= mark & ~switching_as_before(e, s, mark);
 }
 
 /* Type ty's shared wait, out of date while nobody was in it (eng_attr_refresh),
@@ -522,6 +537,27 @@ static int running_state(const v10_engine *e, const tenant *t)
 static int interval_same(const tenant *t, int st, uint64_t partners)
 {
     return st == t->a_state && partners == t->a_partners && (!t->op_attr || t->op == t->a_op);
+}
+
+/* Of the tenants in m, READY for a type whose FUs are s, those that
+ * refresh_one would leave as they are, whatever the type's shared wait:
+ * an FU of the type switches their own context and none is free, so
+ * their state is `switch` with no partner (ready_state), and they are
+ * charged so already, outside the shared wait.  wait_move marks the
+ * others only: most of the tenants its class sets apart (spec) are these,
+ * a preempted operator's tenant while its context is saved. */
+static uint64_t switching_as_before(const v10_engine *e, const eng_fu_sum *s, uint64_t m)
+{
+    uint64_t same = 0;
+    if (s->free)
+        return 0;
+    for (m &= s->switching; m; m &= m - 1) {
+        int i = __builtin_ctzll(m);
+        const tenant *t = &e->tenants[i];
+        if (!t->a_lazy && interval_same(t, V10_ATTR_SWITCH, 0))
+            same |= 1ull << i;
+    }
+    return same;
 }
 
 /* Tenant i's state now (sum: the FUs by type, with sw_all).  A READY
