@@ -661,11 +661,12 @@ static void test_op_mapping_closed_form(void **state)
     v10_run_result_fini(&r);
 }
 
-/* The most FUs of one type any operator of tenant t ran on: its trace
- * segments that began and ended together on FUs of that type. */
-static int widest_gang(const v10_trace *tr, const v10_run_result *r, int t, int type)
+/* The most (most = 1) or the fewest FUs of one type an operator of
+ * tenant t ran on: its trace segments that began and ended together on
+ * FUs of that type. */
+static int gang_extreme(const v10_trace *tr, const v10_run_result *r, int t, int type, int most)
 {
-    int most = 0;
+    int best = most ? 0 : V10_MAX_FUS;
     for (size_t a = 0; a < tr->n; a++) {
         const v10_trace_rec *x = &tr->recs[a];
         if (x->kind != V10_TR_OP || x->tenant != t || r->fus[x->fu].type != type)
@@ -676,9 +677,19 @@ static int widest_gang(const v10_trace *tr, const v10_run_result *r, int t, int 
             k += y->kind == V10_TR_OP && y->tenant == t && y->start == x->start &&
                  y->end == x->end && r->fus[y->fu].type == type;
         }
-        most = k > most ? k : most;
+        best = (most ? k > best : k < best) ? k : best;
     }
-    return most;
+    return best;
+}
+
+static int widest_gang(const v10_trace *tr, const v10_run_result *r, int t, int type)
+{
+    return gang_extreme(tr, r, t, type, 1);
+}
+
+static int narrowest_gang(const v10_trace *tr, const v10_run_result *r, int t, int type)
+{
+    return gang_extreme(tr, r, t, type, 0);
 }
 
 /*
@@ -742,26 +753,6 @@ static void test_op_mapping_harvest(void **state)
     assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_SA), 3);
     v10_trace_fini(&tr);
     v10_run_result_fini(&r);
-}
-
-/* The fewest FUs of `type` that one of tenant t's operators ran on (the
- * trace's records of one operator share its start and end). */
-static int narrowest_gang(const v10_trace *tr, const v10_run_result *r, int t, int type)
-{
-    int least = V10_MAX_FUS;
-    for (size_t a = 0; a < tr->n; a++) {
-        const v10_trace_rec *x = &tr->recs[a];
-        if (x->kind != V10_TR_OP || x->tenant != t || r->fus[x->fu].type != type)
-            continue;
-        int k = 0;
-        for (size_t b = 0; b < tr->n; b++) {
-            const v10_trace_rec *y = &tr->recs[b];
-            k += y->kind == V10_TR_OP && y->tenant == t && y->start == x->start &&
-                 y->end == x->end && r->fus[y->fu].type == type;
-        }
-        least = k < least ? k : least;
-    }
-    return least;
 }
 
 /*
