@@ -127,6 +127,9 @@ water_fill(const v10_engine *e, const int *idx, int n, double hbm, uint64_t capp
     return 0;
 }
 
+/* The empty FU set (no FU capped). */
+static const uint64_t no_fus[V10_FU_WORDS];
+
 /* Moves each busy FU in `look` whose rate changes, or that has no event
  * yet, to its new rate, in ascending FU order: the share `level` for
  * those in `capped`, its full rate for the others; each charges its HBM
@@ -204,19 +207,14 @@ static void rates_chips(v10_engine *e)
                 idx[n++] = e->busy[i];
                 demand += e->fus[e->busy[i]].demand;
             }
+        uint64_t look[V10_FU_WORDS] = {0};
+        for (int i = 0; i < n; i++)
+            look[eng_fu_word(idx[i])] |= eng_fu_bit(idx[i]);
         if (e->cfg->contention && demand > e->hbm_bytes_per_cycle) {
-            uint64_t look[V10_FU_WORDS] = {0};
-            for (int i = 0; i < n; i++)
-                look[eng_fu_word(idx[i])] |= eng_fu_bit(idx[i]);
             share_hbm(e, idx, n, e->hbm_bytes_per_cycle, look);
             contended = 1;
-            continue;
-        }
-        for (int i = 0; i < n; i++) {
-            const fu *u = &e->fus[idx[i]];
-            if (!eng_follower(u) && (!v10_evq_scheduled(&e->evq, idx[i]) ||
-                                     u->rate != u->full_rate))
-                set_rate(e, idx[i], u->full_rate);
+        } else {
+            move_rates(e, look, no_fus, 0, 0); /* each at its full rate */
         }
     }
     e->contended = contended;
@@ -250,8 +248,7 @@ static __attribute__((noinline)) void rates_shared(v10_engine *e)
         /* Every operator runs at its full rate: those begun since get
          * their event, and (leaving contention) the slow set moves; with
          * the HBM not shared before, every rate was full (--check). */
-        static const uint64_t none[V10_FU_WORDS];
-        move_rates(e, look, none, 0, e->contended);
+        move_rates(e, look, no_fus, 0, e->contended);
     }
     e->contended = contended;
     e->rates_dirty = 0;
