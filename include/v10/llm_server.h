@@ -65,9 +65,12 @@ typedef struct v10_llm_server_opts {
     int chunked;                 /* 1: chunked prefill mixed with decodes */
     double clock_mhz;            /* converts arrival seconds to cycles, > 0 */
     uint32_t kv_block;           /* KV block (page) size, tokens, >= 1 */
+    uint32_t max_inflight;       /* iterations handed out and not done at once, in
+                                    [1, 64]: a pipeline's batches in flight (> 1
+                                    needs chunked) */
 } v10_llm_server_opts;
 
-/* Defaults: kv_block V10_LLM_KV_BLOCK; max_batch 256, vLLM's default max_num_seqs (EngineArgs in
+/* Defaults: kv_block V10_LLM_KV_BLOCK; one iteration in flight; max_batch 256, vLLM's default max_num_seqs (EngineArgs in
  * vllm/engine/arg_utils.py; docs.vllm.ai, "Engine Arguments"), so that KV
  * space, not a batch cap, limits a server as in vLLM; max_prefill_tokens
  * 4096 (vLLM's max_num_batched_tokens ranges 2048-8192 by usage context);
@@ -113,6 +116,7 @@ typedef struct v10_llm_req_state {
                                  admitted, and again after a preemption) */
     uint64_t kv_alloc;        /* KV tokens its blocks hold (whole blocks; 0 when
                                  not running) */
+    int flying;               /* 1 while in an iteration handed out and not done */
 } v10_llm_req_state;
 
 /*
@@ -124,7 +128,10 @@ typedef struct v10_llm_req_state {
  * requests' kv_alloc <= kv_capacity_tokens, each a whole number of blocks
  * covering the tokens it has computed and is scheduled to compute; a
  * request's emitted count only grows, by one per iteration that includes
- * it.
+ * it.  The iterations in flight, at most max_inflight, are fly[(fly_head +
+ * k) % max_inflight] for k < n_fly, oldest first, each with its own
+ * max_batch-long arrays; their requests are running, each in one of them
+ * (flying), and none is scheduled again or preempted until it is done.
  */
 typedef struct v10_llm_server {
     v10_llm_server_opts o;
@@ -138,9 +145,9 @@ typedef struct v10_llm_server {
     uint32_t n_pre;
     uint64_t preemptions;      /* KV preemptions so far */
     uint64_t kv_used, kv_peak;
-    uint32_t *it_req, *it_tok, *it_past; /* the current iteration's arrays (max_batch) */
-    v10_llm_iter it;
-    int in_flight;             /* an iteration was handed out and not done */
+    uint32_t *it_req, *it_tok, *it_past; /* the iterations' arrays, max_batch each */
+    v10_llm_iter *fly;         /* the iterations in flight (max_inflight) */
+    uint32_t fly_head, n_fly;
     size_t finished;
     uint64_t tokens_emitted;   /* output tokens emitted so far (a window is
                                   the difference of two readings) */
@@ -161,16 +168,25 @@ void v10_llm_server_fini(v10_llm_server *s);
 uint64_t v10_llm_server_next_arrival(const v10_llm_server *s);
 
 /*
- * At cycle `now` (non-decreasing, no iteration in flight): takes in the
- * arrivals up to now, admits what fits, and fills *it with the next
- * iteration.  Returns 1, or 0 if there is nothing to run until the next
- * arrival (or ever, once all requests have finished).
+ * At cycle `now` (non-decreasing, fewer than max_inflight iterations in
+ * flight): takes in the arrivals up to now, admits what fits, and fills
+ * *it with the next iteration of the running requests not in flight and
+ * those admitted.  Returns 1, or 0 if there is nothing to run until the
+ * next arrival or an iteration in flight is done (or ever, once all
+ * requests have finished).
  */
 int v10_llm_server_next(v10_llm_server *s, uint64_t now, v10_llm_iter *it);
 
-/* The iteration handed out last ended at cycle `now`: its sequences emit a
- * token each; finished requests leave and free their KV space. */
+/* The oldest iteration in flight ended at cycle `now`: its sequences emit
+ * a token each; finished requests leave and free their KV space. */
 void v10_llm_server_done(v10_llm_server *s, uint64_t now);
+
+/* The oldest iteration in flight (the one v10_llm_server_done ends next), or
+ * NULL when none is. */
+static inline const v10_llm_iter *v10_llm_server_oldest(const v10_llm_server *s)
+{
+    return s->n_fly ? &s->fly[s->fly_head] : NULL;
+}
 
 /* 1 once every request has finished. */
 static inline int v10_llm_server_finished(const v10_llm_server *s)
@@ -248,8 +264,10 @@ typedef struct v10_llm_stream {
     /* A pipeline's stage 0 (cfg.pp > 1): the standalone cycles of the
      * iteration on the other stages' chips, each with the same share of
      * vector memory (stages 1 to pp - 2 alike, then the last); 0 for a
-     * whole model.  remote holds the last of them built. */
-    uint64_t remote_cycles;
+     * whole model.  remote holds the last of them built.  remote_mid is
+     * one of stages 1 to pp - 2 (0 if there are none), so the last stage
+     * takes remote_cycles - (pp - 2) x remote_mid. */
+    uint64_t remote_cycles, remote_mid;
     v10_model remote;
 } v10_llm_stream;
 

@@ -50,13 +50,21 @@ typedef struct v10_llm_tenant {
     size_t ops_per_iteration;     /* operators of a one-sequence decode */
     uint64_t host_cycles;         /* host time before each iteration's operators (host_us) */
     int pp_stretch;               /* a pipeline's other stages stretched as stage 0 was */
+    uint32_t pp_batches;          /* batches in flight through the pipeline, 1 to pp
+                                     (the server's max_inflight) */
     /* the engine's (src/engine/llm.c) */
-    uint64_t iter_start;          /* cycle the running iteration started */
+    uint64_t iter_start;          /* cycle the iteration on this chip started */
     uint64_t ops_start;           /* cycle its operators were issued (after its host time) */
-    int host_done;                /* the chosen iteration's host time has passed */
-    int remote_wait;              /* a pipeline's iteration is on the other stages' chips
-                                     (its operators here are done) */
-    double iter_work;             /* standalone work of the iterations completed */
+    int host_wait;                /* 1: an iteration chosen, its host time not yet passed */
+    uint64_t host_at;             /* then, when it passes */
+    /* A pipeline's iterations whose operators here are done, on the other
+     * stages' chips (ring of pp_batches, oldest first): each comes back
+     * at back[k], having started at started[k]; stage_free[s] is when
+     * stage s (1 to pp - 1) is done with the iterations sent so far. */
+    uint64_t *back, *started, *stage_free;
+    uint32_t away_head, n_away;
+    double iter_work;             /* standalone work of the iterations whose operators
+                                     here are done */
     int counted;                  /* 1 once its finish counted toward the run's end */
 } v10_llm_tenant;
 

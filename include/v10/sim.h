@@ -61,6 +61,10 @@ typedef struct v10_tenant_spec {
     /* 1 (pp_stretch=0): the other stages take their standalone time; 0
      * (default): as much longer as the simulated stage took (docs/llm.md) */
     int pp_unstretched;
+    /* batches in flight through a pipeline (pp_batches=B, 1 <= B <= pp):
+     * 0 (default) is pp, as vLLM V1 keeps one batch a stage in flight
+     * (docs/llm.md); 1 runs one batch at a time */
+    uint32_t pp_batches;
 } v10_tenant_spec;
 
 int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err);

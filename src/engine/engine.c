@@ -108,7 +108,7 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
         if (slot < e->max_fus)
             eng_fu_event(e, slot);
         else if (slot < eng_slot_timer(e) && e->tenants[slot - e->max_fus].llm)
-            eng_llm_wake(e, slot - e->max_fus); /* a request reached an idle LLM server */
+            eng_llm_wake(e, slot - e->max_fus); /* an LLM server's arrival, host time or batch */
         else if (slot < eng_slot_timer(e))
             eng_arrival_event(e, slot - e->max_fus);
         else if (policy->on_timer)

@@ -4,16 +4,22 @@
  * an iteration's start the server (tenant/llm_server.c) says what it
  * computes and the tenant's operator arrays point at that iteration's
  * stream (built into buffers sized at setup, so nothing is allocated);
- * when its last operator completes (and, for a pipeline's stage 0, the
- * other stages' time has passed) the server is told, and the next
+ * when its last operator completes the server is told, and the next
  * iteration starts (after its host time, host_us, if any), or the tenant
- * sleeps until its next arrival (its arrival slot in the event queue).
+ * sleeps until its next arrival (its slot in the event queue).  A
+ * pipeline's stage 0 sends the iteration on through the other stages
+ * (each a queue in turn, standalone time stretched as stage 0's) and
+ * starts its next, up to pp_batches in flight; the server is told when
+ * an iteration is back from the last stage (the same slot wakes the
+ * tenant for it).
  */
 #include "engine/engine.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#define NONE UINT64_MAX
 
 static void iter_finish(v10_engine *e, int ti);
 
@@ -38,36 +44,51 @@ int eng_llm_setup(v10_engine *e, int i, v10_err *err)
     return 0;
 }
 
-void eng_llm_wake(v10_engine *e, int ti)
+/* Schedules tenant ti's slot at t, or cancels it for NONE; an entry
+ * already at t stays where it is (moving it would put it after the
+ * others scheduled at t). */
+static void set_slot(v10_engine *e, int ti, uint64_t t)
+{
+    int slot = eng_slot_tenant(e, ti);
+    if (t == NONE)
+        v10_evq_cancel(&e->evq, slot);
+    else if (!v10_evq_scheduled(&e->evq, slot) || e->evq.time[slot] != t)
+        v10_evq_set(&e->evq, slot, t);
+}
+
+/* When tenant ti's slot fires next: the oldest iteration away coming
+ * back; its host time passing; or, free on this chip with room in the
+ * pipeline and nothing to run (`starved`), the next arrival. */
+static void wake_at(v10_engine *e, int ti, int starved)
+{
+    const v10_llm_tenant *L = e->tenants[ti].llm;
+    uint64_t t = L->n_away ? L->back[L->away_head] : NONE;
+    if (L->host_wait && L->host_at < t)
+        t = L->host_at;
+    if (starved) {
+        uint64_t at = v10_llm_server_next_arrival(&L->server);
+        V10_ASSERT(at > e->now);
+        t = at < t ? at : t;
+    }
+    set_slot(e, ti, t);
+}
+
+/* Tenant ti is free on this chip: its next iteration, if the pipeline has
+ * room and the server one to run, is chosen and issued (after its host
+ * time, host_us, if any).  Returns 0 if there is none. */
+static int start_next(v10_engine *e, int ti)
 {
     tenant *t = &e->tenants[ti];
     v10_llm_tenant *L = t->llm;
-    V10_ASSERT(t->state == V10P_IDLE);
-    if (L->remote_wait) { /* the pipeline's other stages are done */
-        L->remote_wait = 0;
-        iter_finish(e, ti);
-        return;
-    }
-    if (L->host_done) { /* the host time of the iteration chosen before has passed */
-        L->host_done = 0;
-        L->ops_start = e->now;
-        eng_issue(e, ti);
-        return;
-    }
     v10_llm_iter it;
-    if (!v10_llm_server_next(&L->server, e->now, &it)) {
-        uint64_t at = v10_llm_server_next_arrival(&L->server);
-        V10_ASSERT(at > e->now);
-        if (at != UINT64_MAX)
-            v10_evq_set(&e->evq, eng_slot_tenant(e, ti), at);
-        return;
-    }
+    if (L->n_away == L->pp_batches || !v10_llm_server_next(&L->server, e->now, &it))
+        return 0;
     /* Sizes were checked at load, and the buffers fit every iteration of
      * the tenant's requests (llm_tenant.c): a failure here can only be
      * memory. */
     if (v10_llm_stream_build(&L->stream, &it, NULL)) {
         e->oom = e->alert = 1;
-        return;
+        return 1;
     }
     t->work = L->stream.work;
     t->bytes = L->stream.bytes;
@@ -78,24 +99,58 @@ void eng_llm_wake(v10_engine *e, int ti)
     if (L->host_cycles) {
         /* host_us: the serving runtime's host work for the iteration
          * (scheduling, input preparation, its launch and the sampled
-         * tokens' return) before its operators run: the tenant sleeps
+         * tokens' return) before its operators run: the tenant waits
          * until then, no FU held. */
-        L->host_done = 1;
-        v10_evq_set(&e->evq, eng_slot_tenant(e, ti), e->now + L->host_cycles);
-        return;
+        L->host_wait = 1;
+        L->host_at = e->now + L->host_cycles;
+        return 1;
     }
     L->ops_start = e->now;
     eng_issue(e, ti);
+    return 1;
 }
 
-/* The iteration has run on every chip: the server is told. */
+/* Tenant ti's slot: the iterations back from the other stages by now end
+ * (oldest first); a host time passed issues its iteration; a tenant free
+ * on this chip starts its next iteration if it can.  Also the first call,
+ * at the run's start. */
+void eng_llm_wake(v10_engine *e, int ti)
+{
+    tenant *t = &e->tenants[ti];
+    v10_llm_tenant *L = t->llm;
+    int starved = 0;
+    if (L->n_away && L->back[L->away_head] <= e->now) {
+        /* Each, free here, starts what it can and schedules the slot. */
+        while (L->n_away && L->back[L->away_head] <= e->now)
+            iter_finish(e, ti);
+        if (t->state == V10P_IDLE && !L->host_wait)
+            return;
+    } else if (L->host_wait && L->host_at <= e->now) {
+        L->host_wait = 0;
+        L->ops_start = e->now;
+        eng_issue(e, ti);
+    } else if (t->state == V10P_IDLE && !L->host_wait) { /* an arrival, or the run's start */
+        starved = !start_next(e, ti) && L->n_away < L->pp_batches;
+    }
+    wake_at(e, ti, starved);
+}
+
+/* The oldest iteration away is back (or, without a pipeline, this chip's
+ * operators are done): it has run on every chip, and the server is told;
+ * a tenant free on this chip starts its next iteration. */
 static void iter_finish(v10_engine *e, int ti)
 {
     tenant *t = &e->tenants[ti];
     v10_llm_tenant *L = t->llm;
-    const v10_llm_iter *it = &L->server.it;
+    const v10_llm_iter *it = v10_llm_server_oldest(&L->server);
+    uint64_t started = L->iter_start;
+    if (L->n_away) {
+        started = L->started[L->away_head];
+        L->away_head = (L->away_head + 1) % L->pp_batches;
+        L->n_away--;
+    }
     int decode = it->kind == V10_LLM_ITER_DECODE; /* a chunked one traces its prefill tokens */
-    eng_trace_push(e, decode ? V10_TR_DECODE : V10_TR_PREFILL, L->iter_start, e->now, -1, ti,
+    eng_trace_push(e, decode ? V10_TR_DECODE : V10_TR_PREFILL, started, e->now, -1, ti,
                    (uint32_t)(decode ? it->n : it->token_sum));
     if (e->cfg->check) {
         /* Tokens in order: a prefill (or chunk of one) is of a request
@@ -118,45 +173,73 @@ static void iter_finish(v10_engine *e, int ti)
     uint64_t before = L->server.tokens_emitted, n = it->n_emit;
     v10_llm_server_done(&L->server, e->now);
     V10_ASSERT(L->server.tokens_emitted == before + n);
-    L->iter_work += (double)t->req_work;
-    t->cur_req++;
-    t->completed++;
-    t->op = 0;
-    t->req_done_work = 0;
     if (!L->counted && v10_llm_server_finished(&L->server)) {
         L->counted = 1;
         t->finish_cycle = e->now;
         e->n_done++;
     }
-    eng_set_state(e, ti, V10P_IDLE);
-    eng_llm_wake(e, ti);
-    eng_notify(e, V10_EV_REQ_DONE, ti);
+    if (t->state == V10P_IDLE && !L->host_wait) {
+        /* Free here: its next iteration (the busy one's task on this chip
+         * goes on, and its slot is scheduled by the caller). */
+        int starved = !start_next(e, ti) && L->n_away < L->pp_batches;
+        wake_at(e, ti, starved);
+        eng_notify(e, V10_EV_REQ_DONE, ti);
+    }
     eng_check_window(e);
+}
+
+/* An iteration sent on at `at` to the pipeline's other stages, each
+ * taking its standalone time (with `stretch`, x times that: the cycles up
+ * to each stage's end stretched, rounded up):
+ * stage s starts it once it is done with the iterations sent before.
+ * Returns when the last stage is done with it. */
+static uint64_t through_stages(v10_llm_tenant *L, uint64_t at, int stretch, double x)
+{
+    const v10_llm_stream *st = &L->stream;
+    uint32_t pp = st->cfg.pp;
+    uint64_t done = 0; /* the stretched standalone cycles of stages 1..s */
+    double room = (double)(UINT64_MAX - at) / 2; /* the clock cannot wrap */
+    for (uint32_t s = 1; s < pp; s++) {
+        uint64_t upto = s + 1 < pp ? st->remote_mid * s : st->remote_cycles;
+        if (stretch) {
+            double c = ceil((double)upto * x);
+            upto = (uint64_t)(c < room ? c : room);
+        }
+        uint64_t start = at > L->stage_free[s] ? at : L->stage_free[s];
+        at = L->stage_free[s] = start + (upto - done);
+        done = upto;
+    }
+    return at;
 }
 
 void eng_llm_iter_done(v10_engine *e, int ti)
 {
-    v10_llm_tenant *L = e->tenants[ti].llm;
-    uint64_t remote = L->stream.remote_cycles;
-    if (remote) {
-        /* Pipeline parallelism: the iteration goes on through the other
-         * stages' chips, holding none of this chip's FUs, for their
-         * standalone time (the stream's remote_cycles), stretched by
-         * pp_stretch as this stage was: elapsed over standalone cycles,
-         * >= 1 (an operator never runs faster than alone). */
-        uint64_t work = L->stream.total_work, took = e->now - L->ops_start;
-        if (L->pp_stretch && work && took > work) {
-            double c = ceil((double)remote * ((double)took / (double)work));
-            double room = (double)(UINT64_MAX - e->now) / 2; /* the clock cannot wrap */
-            remote = (uint64_t)(c < room ? c : room);
-        }
-        eng_set_state(e, ti, V10P_IDLE);
-        L->remote_wait = 1;
-        v10_evq_set(&e->evq, eng_slot_tenant(e, ti), e->now + remote);
-        eng_notify(e, V10_EV_REQ_DONE, ti); /* its task on this chip is done */
+    tenant *t = &e->tenants[ti];
+    v10_llm_tenant *L = t->llm;
+    /* This chip's part of the iteration is done. */
+    L->iter_work += (double)t->req_work;
+    t->cur_req++;
+    t->completed++;
+    t->op = 0;
+    t->req_done_work = 0;
+    eng_set_state(e, ti, V10P_IDLE);
+    if (!L->stream.remote_cycles) {
+        iter_finish(e, ti);
         return;
     }
-    iter_finish(e, ti);
+    /* Pipeline parallelism: the iteration goes on through the other
+     * stages' chips, holding none of this chip's FUs, for their
+     * standalone time (the stream's remote_cycles), stretched by
+     * pp_stretch as this stage was: elapsed over standalone cycles,
+     * >= 1 (an operator never runs faster than alone). */
+    uint64_t work = L->stream.total_work, took = e->now - L->ops_start;
+    int stretch = L->pp_stretch && work && took > work;
+    uint32_t k = (L->away_head + L->n_away++) % L->pp_batches;
+    L->back[k] = through_stages(L, e->now, stretch, stretch ? (double)took / (double)work : 1);
+    L->started[k] = L->iter_start;
+    int starved = !start_next(e, ti) && L->n_away < L->pp_batches;
+    wake_at(e, ti, starved);
+    eng_notify(e, V10_EV_REQ_DONE, ti); /* its task on this chip is done */
 }
 
 /* --check: the KV cache within capacity and the batch bound (after every

@@ -28,6 +28,7 @@ void v10_llm_server_opts_default(v10_llm_server_opts *o)
     o->kv_capacity_tokens = 0;
     o->clock_mhz = 0;
     o->kv_block = V10_LLM_KV_BLOCK;
+    o->max_inflight = 1;
 }
 
 int v10_llm_server_init(v10_llm_server *s, const v10_llm_request *reqs, size_t n,
@@ -44,15 +45,23 @@ int v10_llm_server_init(v10_llm_server *s, const v10_llm_request *reqs, size_t n
         return v10_err_set(err, "LLM server: kv_block must be at least one token");
     if (!(o->clock_mhz > 0 && o->clock_mhz < 1e6))
         return v10_err_set(err, "LLM server: clock %g MHz out of range (0, 1e6)", o->clock_mhz);
+    if (o->max_inflight < 1 || o->max_inflight > 64)
+        return v10_err_set(err, "LLM server: max_inflight %u out of range [1, 64]",
+                           o->max_inflight);
+    if (o->max_inflight > 1 && !o->chunked)
+        return v10_err_set(err, "LLM server: %u iterations in flight need the chunked "
+                                "scheduler (chunked prefill)", o->max_inflight);
     s->o = *o;
     s->n = n;
+    size_t slots = (size_t)o->max_batch * o->max_inflight; /* <= 2^26 */
     s->r = calloc(n ? n : 1, sizeof *s->r);
     s->run = calloc(o->max_batch, sizeof *s->run);
-    s->it_req = calloc(o->max_batch, sizeof *s->it_req);
-    s->it_tok = calloc(o->max_batch, sizeof *s->it_tok);
-    s->it_past = calloc(o->max_batch, sizeof *s->it_past);
+    s->it_req = calloc(slots, sizeof *s->it_req);
+    s->it_tok = calloc(slots, sizeof *s->it_tok);
+    s->it_past = calloc(slots, sizeof *s->it_past);
     s->pre = calloc(o->max_batch, sizeof *s->pre);
-    if (!s->r || !s->run || !s->it_req || !s->it_tok || !s->it_past || !s->pre) {
+    s->fly = calloc(o->max_inflight, sizeof *s->fly);
+    if (!s->r || !s->run || !s->it_req || !s->it_tok || !s->it_past || !s->pre || !s->fly) {
         v10_llm_server_fini(s);
         return v10_err_set(err, "LLM server: out of memory for %zu requests", n);
     }
@@ -89,6 +98,7 @@ void v10_llm_server_fini(v10_llm_server *s)
     free(s->it_tok);
     free(s->it_past);
     free(s->pre);
+    free(s->fly);
     memset(s, 0, sizeof *s);
 }
 
@@ -126,13 +136,18 @@ static void admit_head(v10_llm_server *s, uint64_t now)
     s->run[s->n_run++] = i;
 }
 
-/* Preempts the newest running request (vLLM's default, recompute): its
- * blocks are freed and it waits at the front of the queue, to be
- * prefilled again over its prompt and the tokens it emitted.  Returns its
- * index. */
+/* Preempts the newest running request not in flight (vLLM's default,
+ * recompute): its blocks are freed and it waits at the front of the queue,
+ * to be prefilled again over its prompt and the tokens it emitted.
+ * Returns its index; the caller knows there is one (the request it
+ * schedules). */
 static uint32_t preempt_newest(v10_llm_server *s)
 {
-    uint32_t i = s->run[--s->n_run];
+    uint32_t j = s->n_run - 1;
+    while (s->r[s->run[j]].flying)
+        j--;
+    uint32_t i = s->run[j];
+    memmove(s->run + j, s->run + j + 1, (--s->n_run - j) * sizeof *s->run);
     v10_llm_req_state *q = &s->r[i];
     s->kv_used -= q->kv_alloc;
     q->kv_alloc = 0;
@@ -185,13 +200,18 @@ static void grow(v10_llm_server *s)
         s->kv_peak = s->kv_used;
 }
 
+/* The arrays of the iteration being built (max_batch each). */
+typedef struct arrays {
+    uint32_t *req, *tok, *past;
+} arrays;
+
 /* Appends request i to the iteration being built: `tokens` of it (a
  * decode's context, a prefill's prompt or chunk) after `past` cached. */
-static void add(v10_llm_server *s, uint32_t *k, uint32_t i, uint32_t tokens, uint32_t past)
+static void add(const arrays *sl, uint32_t *k, uint32_t i, uint32_t tokens, uint32_t past)
 {
-    s->it_req[*k] = i;
-    s->it_tok[*k] = tokens;
-    s->it_past[*k] = past;
+    sl->req[*k] = i;
+    sl->tok[*k] = tokens;
+    sl->past[*k] = past;
     (*k)++;
 }
 
@@ -199,7 +219,7 @@ static void add(v10_llm_server *s, uint32_t *k, uint32_t i, uint32_t tokens, uin
  * prompt, or a preempted request's prompt and emitted tokens), in
  * admission order, whole, within the token budget (always at least one);
  * if there is none, a decode of every running request. */
-static void whole(v10_llm_server *s, v10_llm_iter *it)
+static void whole(v10_llm_server *s, const arrays *sl, v10_llm_iter *it)
 {
     uint32_t k = 0;
     uint64_t sum = 0;
@@ -210,10 +230,10 @@ static void whole(v10_llm_server *s, v10_llm_iter *it)
         uint32_t t = (uint32_t)context_of(q);
         if (k && sum + t > s->o.max_prefill_tokens)
             break;
-        add(s, &k, s->run[j], t, 0);
+        add(sl, &k, s->run[j], t, 0);
         sum += t;
     }
-    *it = (v10_llm_iter){V10_LLM_ITER_PREFILL, k, s->it_req, s->it_tok, sum, 0, k, NULL};
+    *it = (v10_llm_iter){V10_LLM_ITER_PREFILL, k, sl->req, sl->tok, sum, 0, k, NULL};
     if (k)
         return;
     grow(s);
@@ -221,10 +241,10 @@ static void whole(v10_llm_server *s, v10_llm_iter *it)
         /* its cache (prompt + emitted, the last emitted token not yet
          * written) plus the token being made */
         uint32_t t = (uint32_t)context_of(&s->r[s->run[j]]);
-        add(s, &k, s->run[j], t, 0);
+        add(sl, &k, s->run[j], t, 0);
         sum += t;
     }
-    *it = (v10_llm_iter){V10_LLM_ITER_DECODE, k, s->it_req, s->it_tok, sum, k, k, NULL};
+    *it = (v10_llm_iter){V10_LLM_ITER_DECODE, k, sl->req, sl->tok, sum, k, k, NULL};
 }
 
 /* The tokens of request q whose K and V are in its cache: a prefilled
@@ -260,7 +280,10 @@ static int alloc_slots(v10_llm_server *s, v10_llm_req_state *q, uint64_t n)
  * the tokens it has left (a decode one, a prefill the rest of its prompt
  * and emitted tokens) or what remains of the budget, after allocate_slots
  * for them; while that fails the newest running request is preempted, and
- * if that is the request itself scheduling the running ones stops.  Then,
+ * if that is the request itself scheduling the running ones stops (a
+ * request in an iteration in flight is neither scheduled nor preempted:
+ * a pipeline's next batch is of the others, as vLLM V1's batch queue
+ * schedules only requests whose last step has returned).  Then,
  * only on a step that preempted nobody, waiting requests in waiting_head's
  * order while the batch and the budget have room, each scheduled its
  * first chunk (its whole prompt, or what remains of the budget) if
@@ -269,7 +292,7 @@ static int alloc_slots(v10_llm_server *s, v10_llm_req_state *q, uint64_t n)
  * order they were scheduled: only the last can end short of its prompt
  * (the budget ran out there).
  */
-static void chunked(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
+static void chunked(v10_llm_server *s, const arrays *sl, uint64_t now, v10_llm_iter *it)
 {
     uint64_t budget = s->o.max_prefill_tokens, ctx = 0, sum = 0;
     uint32_t d = 0, top = s->o.max_batch, n_emit = 0; /* chunks from the top down */
@@ -286,6 +309,8 @@ static void chunked(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
         }
         uint32_t i = s->run[j];
         v10_llm_req_state *q = &s->r[i];
+        if (q->flying)
+            continue; /* its next tokens wait for its iteration in flight */
         uint64_t left = q->prefilled ? 1 : context_of(q) - q->computed;
         uint64_t n = left < budget ? left : budget;
         if (running) {
@@ -300,13 +325,13 @@ static void chunked(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
         }
         budget -= n;
         if (q->prefilled) {
-            add(s, &d, i, (uint32_t)context_of(q), 0);
+            add(sl, &d, i, (uint32_t)context_of(q), 0);
             ctx += context_of(q);
         } else {
             top--;
-            s->it_req[top] = i;
-            s->it_tok[top] = (uint32_t)n;
-            s->it_past[top] = q->computed;
+            sl->req[top] = i;
+            sl->tok[top] = (uint32_t)n;
+            sl->past[top] = q->computed;
             sum += n;
         }
         n_emit += n == left;
@@ -316,47 +341,58 @@ static void chunked(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
     uint32_t c = s->o.max_batch - top;
     for (uint32_t a = top, b = s->o.max_batch - 1; a < b; a++, b--) {
         uint32_t t;
-        t = s->it_req[a], s->it_req[a] = s->it_req[b], s->it_req[b] = t;
-        t = s->it_tok[a], s->it_tok[a] = s->it_tok[b], s->it_tok[b] = t;
-        t = s->it_past[a], s->it_past[a] = s->it_past[b], s->it_past[b] = t;
+        t = sl->req[a], sl->req[a] = sl->req[b], sl->req[b] = t;
+        t = sl->tok[a], sl->tok[a] = sl->tok[b], sl->tok[b] = t;
+        t = sl->past[a], sl->past[a] = sl->past[b], sl->past[b] = t;
     }
-    memmove(s->it_req + d, s->it_req + top, c * sizeof *s->it_req);
-    memmove(s->it_tok + d, s->it_tok + top, c * sizeof *s->it_tok);
-    memmove(s->it_past + d, s->it_past + top, c * sizeof *s->it_past);
+    memmove(sl->req + d, sl->req + top, c * sizeof *sl->req);
+    memmove(sl->tok + d, sl->tok + top, c * sizeof *sl->tok);
+    memmove(sl->past + d, sl->past + top, c * sizeof *sl->past);
     if (!c)
-        *it = (v10_llm_iter){V10_LLM_ITER_DECODE, d, s->it_req, s->it_tok, ctx, d, d, NULL};
+        *it = (v10_llm_iter){V10_LLM_ITER_DECODE, d, sl->req, sl->tok, ctx, d, d, NULL};
     else
-        *it = (v10_llm_iter){V10_LLM_ITER_MIXED, d + c, s->it_req, s->it_tok, sum, d, n_emit,
-                             s->it_past};
+        *it = (v10_llm_iter){V10_LLM_ITER_MIXED, d + c, sl->req, sl->tok, sum, d, n_emit,
+                             sl->past};
 }
 
 int v10_llm_server_next(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
 {
     while (s->arrived < s->n && s->r[s->arrived].arrival <= now)
         s->arrived++;
+    if (s->n_fly == s->o.max_inflight)
+        return 0;
+    uint32_t k = (s->fly_head + s->n_fly) % s->o.max_inflight;
+    size_t at = (size_t)k * s->o.max_batch;
+    const arrays sl = {s->it_req + at, s->it_tok + at, s->it_past + at};
+    v10_llm_iter *f = &s->fly[k];
     if (s->o.chunked) {
-        chunked(s, now, &s->it);
+        chunked(s, &sl, now, f);
     } else {
         admit(s, now);
-        whole(s, &s->it);
+        whole(s, &sl, f);
     }
-    if (!s->it.n)
+    if (!f->n)
         return 0;
-    s->in_flight = 1;
-    *it = s->it;
+    for (uint32_t j = 0; j < f->n; j++)
+        s->r[f->req[j]].flying = 1;
+    s->n_fly++;
+    *it = *f;
     return 1;
 }
 
 void v10_llm_server_done(v10_llm_server *s, uint64_t now)
 {
-    if (!s->in_flight)
+    if (!s->n_fly)
         return;
-    s->in_flight = 0;
-    s->iterations[s->it.kind]++;
-    for (uint32_t j = 0; j < s->it.n; j++) {
-        v10_llm_req_state *q = &s->r[s->it_req[j]];
-        if (j >= s->it.n_decode) { /* a prefill emits once its prompt is all computed */
-            q->computed += s->it_tok[j];
+    const v10_llm_iter *f = &s->fly[s->fly_head];
+    s->fly_head = (s->fly_head + 1) % s->o.max_inflight;
+    s->n_fly--;
+    s->iterations[f->kind]++;
+    for (uint32_t j = 0; j < f->n; j++) {
+        v10_llm_req_state *q = &s->r[f->req[j]];
+        q->flying = 0;
+        if (j >= f->n_decode) { /* a prefill emits once its prompt is all computed */
+            q->computed += f->tokens[j];
             if (q->computed < context_of(q))
                 continue;
             q->prefilled = 1;

@@ -138,11 +138,12 @@ static int remote(v10_llm_stream *s, const v10_llm_iter *it, v10_err *err)
 {
     uint32_t pp = s->cfg.pp;
     uint64_t mid = 0, last = 0;
-    s->remote_cycles = 0;
+    s->remote_cycles = s->remote_mid = 0;
     if (pp <= 1)
         return 0;
     if ((pp > 2 && stage_cycles(s, 1, it, &mid, err)) || stage_cycles(s, pp - 1, it, &last, err))
         return -1;
+    s->remote_mid = mid;
     if (V10_MUL(&mid, mid, (uint64_t)(pp - 2)) || v10_add_u64(mid, last, &s->remote_cycles))
         return v10_err_set(err, "%s: iteration work overflows 64 bits", s->cfg.name);
     return 0;

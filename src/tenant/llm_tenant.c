@@ -202,6 +202,17 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *specs, size_t 
     L->cfg.kv_page = sp->pad_kv ? o.kv_block : 0;
     L->host_cycles = (uint64_t)llround(sp->host_us * npu->clock_mhz);
     L->pp_stretch = !sp->pp_unstretched;
+    /* vLLM V1 keeps a batch a stage in flight (its engine core's batch
+     * queue holds pipeline_parallel_size batches); its V0 scheduler, which
+     * prefills whole prompts, is modelled with one (docs/llm.md). */
+    uint32_t pp = sp->pp > 1 ? sp->pp : 1;
+    L->pp_batches = sp->pp_batches ? sp->pp_batches : o.chunked ? pp : 1;
+    o.max_inflight = L->pp_batches;
+    L->back = calloc(L->pp_batches, sizeof *L->back);
+    L->started = calloc(L->pp_batches, sizeof *L->started);
+    L->stage_free = calloc(pp, sizeof *L->stage_free);
+    if (!L->back || !L->started || !L->stage_free)
+        return v10_err_set(err, "%s: out of memory", sp->model);
     if (v10_llm_server_init(&L->server, L->reqs, L->n, &o, err) ||
         v10_llm_stream_init(&L->stream, &L->cfg, npu, npu->vmem_bytes / n_tenants,
                             prefill_seqs(L, &o), err) ||
@@ -215,6 +226,9 @@ int v10_llm_tenant_load(v10_llm_tenant *L, const v10_tenant_spec *specs, size_t 
 void v10_llm_tenant_fini(v10_llm_tenant *L)
 {
     free(L->reqs);
+    free(L->back);
+    free(L->started);
+    free(L->stage_free);
     v10_llm_server_fini(&L->server);
     v10_llm_stream_fini(&L->stream);
     memset(L, 0, sizeof *L);

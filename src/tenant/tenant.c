@@ -4,7 +4,7 @@
  * [:rate_scale=X][:start_s=S][:max_batch=N][:max_prefill_tokens=N]
  * [:chunked_prefill=0|1][:requests=N][:slo_ttft_ms=T][:slo_tpot_ms=T]
  * [:pad_tokens=0|1][:pad_reqs=0|1][:pad_kv=0|1][:kv_block=N][:host_us=X][:pp=S]
- * [:pp_stretch=0|1]" (or
+ * [:pp_stretch=0|1][:pp_batches=B]" (or
  * ":rate=RPS:lengths=FILE").  The model
  * part keeps its batch, unknown, prefill and decode options so that
  * v10_model_load sees them.
@@ -81,6 +81,7 @@ static const struct llm_opt {
     {"host_us", 0, 1e6, 0, TO_DOUBLE, offsetof(v10_tenant_spec, host_us)},
     {"pp", 1, 64, 1, TO_STAGES, offsetof(v10_tenant_spec, pp)},
     {"pp_stretch", 0, 1, 1, TO_NOT, offsetof(v10_tenant_spec, pp_unstretched)},
+    {"pp_batches", 1, 64, 1, TO_U32, offsetof(v10_tenant_spec, pp_batches)},
 };
 
 /* The LLM server option `key`, or NULL. */
@@ -131,9 +132,16 @@ static int llm_consistent(const char *s, const v10_tenant_spec *out, const char 
                                serving);
         return 0;
     }
-    if (out->pp_unstretched && out->pp <= 1)
-        return v10_err_set(err, "tenant '%s': pp_stretch= applies to a pipeline (pp=S, S >= 2)",
-                           s);
+    if ((out->pp_unstretched || out->pp_batches) && out->pp <= 1)
+        return v10_err_set(err, "tenant '%s': %s= applies to a pipeline (pp=S, S >= 2)", s,
+                           out->pp_batches ? "pp_batches" : "pp_stretch");
+    if (out->pp_batches > out->pp)
+        return v10_err_set(err, "tenant '%s': pp_batches=%u: at most one batch a stage is in "
+                                "flight, expected 1 to pp=%u", s, out->pp_batches, out->pp);
+    if (out->pp_batches > 1 && out->whole_prefill)
+        return v10_err_set(err, "tenant '%s': pp_batches=%u needs the chunked scheduler "
+                                "(vLLM V1's; drop chunked_prefill=0 or set pp_batches=1)", s,
+                           out->pp_batches);
     const char *what = out->llm == 1 ? "trace" : "lengths";
     if (out->llm == 1 && out->rate_rps > 0)
         return v10_err_set(err, "tenant '%s': rate=: a trace= server's arrivals come from the "
@@ -245,7 +253,8 @@ int v10_tenant_spec_parse(const char *s, v10_tenant_spec *out, v10_err *err)
                                : llm ? ", row, prefill, decode, trace, lengths, rate_scale, "
                                        "start_s, max_batch, max_prefill_tokens, chunked_prefill, "
                                        "requests, pad_tokens, pad_reqs, pad_kv, kv_block, "
-                                       "host_us, pp, pp_stretch, slo_ttft_ms or slo_tpot_ms"
+                                       "host_us, pp, pp_stretch, pp_batches, slo_ttft_ms or "
+                                       "slo_tpot_ms"
                                      : " or row");
         }
         kv = next;
@@ -315,6 +324,8 @@ int v10_tenant_spec_format(const v10_tenant_spec *s, char *out, size_t cap)
         put_num(out, cap, &len, "pp", s->pp);
     if (s->pp_unstretched)
         put_num(out, cap, &len, "pp_stretch", 0);
+    if (s->pp_batches)
+        put_num(out, cap, &len, "pp_batches", s->pp_batches);
     if (s->slo_ttft_ms > 0)
         put_num(out, cap, &len, "slo_ttft_ms", s->slo_ttft_ms);
     if (s->slo_tpot_ms > 0)

@@ -646,6 +646,96 @@ static void pipeline_server(void **state)
     remove(csv);
 }
 
+/* Stage 0's and the other stage's standalone cycles of a one-sequence
+ * iteration of a two-stage pipeline: the prefill of 200 tokens (k = 0),
+ * then decodes over 201 and 202. */
+static void two_stage_times(const v10_npu *npu, int k, double *s0, double *s1)
+{
+    uint32_t prompt = 200, ctx = 200 + (uint32_t)k, req = 0;
+    v10_llm_iter pre = {.kind = V10_LLM_ITER_PREFILL, .n = 1, .req = &req, .tokens = &prompt,
+                        .n_emit = 1, .token_sum = 200};
+    v10_llm_iter dec = {.kind = V10_LLM_ITER_DECODE, .n = 1, .req = &req, .tokens = &ctx,
+                        .n_emit = 1, .n_decode = 1, .token_sum = ctx};
+    double sum = pipeline_cycles(npu, "llama3.2-1b", 2, k ? &dec : &pre, s0);
+    *s1 = sum - *s0;
+}
+
+/*
+ * Two batches in flight through a two-stage pipeline on ring4: request A
+ * (200 prompt tokens, 3 output) at 0 and B (the same) 1 µs later, alone.
+ * B arrives while A's prefill runs on stage 0, so it is the second batch,
+ * and the two alternate: each iteration starts on stage 0 once stage 0 is
+ * free and its previous iteration is back, and on stage 1 once stage 1 is
+ * free (each stage a queue in turn).  The run's TTFT and TPOT are this
+ * recurrence's, to 1e-9; with one batch at a time (pp_batches=1) B waits
+ * and the run ends later.
+ */
+static void pipeline_batches(void **state)
+{
+    (void)state;
+    v10_npu r4 = ring4();
+    const char *csv = "/tmp/v10-chips-pp2.csv";
+    FILE *f = fopen(csv, "w");
+    assert_non_null(f);
+    fputs("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.000000,200,3\n"
+          "2023-11-16 18:15:46.000001,200,3\n", f);
+    fclose(f);
+    double s0[3], s1[3], chip = 0, stage1 = 0, back[2] = {0, r4.clock_mhz}, first[2] = {0};
+    for (int k = 0; k < 3; k++) {
+        two_stage_times(&r4, k, &s0[k], &s1[k]);
+        for (int x = 0; x < 2; x++) {
+            double start = chip > back[x] ? chip : back[x];
+            chip = start + s0[k];
+            stage1 = (chip > stage1 ? chip : stage1) + s1[k];
+            back[x] = stage1;
+            if (k == 0)
+                first[x] = stage1;
+        }
+    }
+    double ttft[2] = {first[0] / r4.clock_mhz, (first[1] - r4.clock_mhz) / r4.clock_mhz};
+    double tpot[2] = {(back[0] - first[0]) / 2 / r4.clock_mhz,
+                      (back[1] - first[1]) / 2 / r4.clock_mhz};
+    char spec[200];
+    double end[2];
+    for (int b = 1; b <= 2; b++) {
+        snprintf(spec, sizeof spec, "llm/llama3.2-1b:trace=%s:requests=2:pp=2%s", csv,
+                 b == 1 ? ":pp_batches=1" : "");
+        const char *one[] = {spec};
+        v10_run_result r;
+        run_specs(&r4, "solo", one, 1, 0, &r);
+        const v10_tenant_result *t = &r.tenants[0];
+        assert_int_equal(t->llm_tokens, 6);
+        end[b - 1] = (double)r.end_cycle;
+        if (b == 2) { /* nearest rank of two: p50 the lesser, p99 the greater */
+            double lo = ttft[0] < ttft[1] ? ttft[0] : ttft[1], hi = ttft[0] + ttft[1] - lo;
+            assert_true(fabs(t->ttft_us.p50 - lo) <= 1e-9 * lo);
+            assert_true(fabs(t->ttft_us.p99 - hi) <= 1e-9 * hi);
+            assert_true(fabs(t->tpot_us.avg - (tpot[0] + tpot[1]) / 2) <= 1e-9 * tpot[0]);
+            assert_true(fabs((double)r.end_cycle - back[1]) <= 1);
+        }
+        v10_run_result_fini(&r);
+    }
+    assert_true(end[1] < end[0]);
+    /* The key: written back, at most pp, a pipeline's only, chunked only. */
+    v10_tenant_spec ts;
+    v10_err err;
+    char back_spec[2 * V10_SPEC_MAX];
+    snprintf(spec, sizeof spec, "llm/llama3.2-1b:trace=%s:pp=4:pp_batches=3", csv);
+    assert_int_equal(v10_tenant_spec_parse(spec, &ts, &err), 0);
+    assert_int_equal(v10_tenant_spec_format(&ts, back_spec, sizeof back_spec), 0);
+    assert_non_null(strstr(back_spec, ":pp=4:pp_batches=3"));
+    assert_int_not_equal(v10_tenant_spec_parse("llm/gpt2-xl:trace=x.csv:pp=2:pp_batches=3", &ts,
+                                               &err), 0);
+    assert_non_null(strstr(err.msg, "expected 1 to pp=2"));
+    assert_int_not_equal(v10_tenant_spec_parse("llm/gpt2-xl:trace=x.csv:pp_batches=1", &ts, &err),
+                         0);
+    assert_non_null(strstr(err.msg, "pp_batches= applies to a pipeline"));
+    assert_int_not_equal(v10_tenant_spec_parse("llm/gpt2-xl:trace=x.csv:pp=2:pp_batches=2:"
+                                               "chunked_prefill=0", &ts, &err), 0);
+    assert_non_null(strstr(err.msg, "needs the chunked scheduler"));
+    remove(csv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -654,7 +744,7 @@ int main(void)
         cmocka_unit_test(llm_shard),            cmocka_unit_test(symmetric_shortcut),
         cmocka_unit_test(every_chip_equals_shortcut), cmocka_unit_test(every_chip_barrier),
         cmocka_unit_test(every_chip_errors),    cmocka_unit_test(pipeline_stages),
-        cmocka_unit_test(pipeline_server),
+        cmocka_unit_test(pipeline_server),      cmocka_unit_test(pipeline_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -574,6 +574,137 @@ static void test_random_invariants(void **state)
     }
 }
 
+/* Two iterations in flight (a pipeline of two batches): request 0 at 0,
+ * request 1 at 10.  The second batch is of the request not in flight; a
+ * server with both batches out, or only flying requests, has nothing to
+ * run; iterations end oldest first, and the freed request goes next. */
+static void test_inflight_fifo(void **state)
+{
+    (void)state;
+    v10_llm_request r[2] = {{0, 100, 3}, {10e-6, 50, 2}};
+    v10_llm_server_opts o = opts(4, 1000);
+    o.chunked = 1;
+    o.max_inflight = 2;
+    v10_llm_server s;
+    init(&s, r, 2, o);
+    v10_llm_iter it = next(&s, 0), it2;
+    assert_int_equal(it.n, 1);
+    assert_int_equal(it.req[0], 0);
+    assert_int_equal(v10_llm_server_next(&s, 5, &it2), 0); /* request 0 flies, 1 not here */
+    assert_int_equal(v10_llm_server_next_arrival(&s), 10);
+    it2 = next(&s, 10);
+    assert_int_equal(it2.n, 1);
+    assert_int_equal(it2.req[0], 1);
+    assert_int_equal(it2.tokens[0], 50);
+    assert_int_equal(it.req[0], 0); /* the first batch's arrays are its own */
+    assert_int_equal(it.tokens[0], 100);
+    assert_int_equal(v10_llm_server_next(&s, 11, &it2), 0); /* both batches out */
+    assert_ptr_equal(v10_llm_server_oldest(&s)->req, it.req);
+    v10_llm_server_done(&s, 20); /* request 0's prefill */
+    assert_int_equal(s.r[0].first_token, 20);
+    assert_int_equal(s.r[1].first_token, NONE);
+    it = next(&s, 20);
+    assert_int_equal(it.kind, V10_LLM_ITER_DECODE);
+    assert_int_equal(it.n, 1);
+    assert_int_equal(it.req[0], 0);
+    v10_llm_server_done(&s, 30); /* request 1's prefill */
+    assert_int_equal(s.r[1].first_token, 30);
+    it = next(&s, 30);
+    assert_int_equal(it.req[0], 1);
+    v10_llm_server_done(&s, 40);
+    v10_llm_server_done(&s, 50);
+    assert_int_equal(s.r[0].emitted, 2);
+    assert_int_equal(s.r[1].finished, 50);
+    it = next(&s, 50);
+    assert_int_equal(it.req[0], 0);
+    v10_llm_server_done(&s, 60);
+    assert_true(v10_llm_server_finished(&s));
+    assert_null(v10_llm_server_oldest(&s));
+    assert_int_equal(s.kv_used, 0);
+    v10_llm_server_fini(&s);
+    /* more in flight than 64, or with whole prompts: refused */
+    v10_err err = {{0}};
+    o.max_inflight = 65;
+    assert_int_not_equal(v10_llm_server_init(&s, r, 2, &o, &err), 0);
+    o.max_inflight = 2;
+    o.chunked = 0;
+    assert_int_not_equal(v10_llm_server_init(&s, r, 2, &o, &err), 0);
+    assert_non_null(strstr(err.msg, "need the chunked scheduler"));
+}
+
+/* Random traces with up to four iterations in flight, ended oldest first
+ * at random times: no request is in two iterations, none in flight is
+ * scheduled again or preempted (its blocks stay), the KV bound holds, and
+ * every request emits all its tokens, in order, once. */
+static void test_inflight_invariants(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 30; seed++) {
+        uint64_t x = seed;
+        size_t n = 30 + lcg(&x) % 100;
+        v10_llm_request *r = calloc(n, sizeof *r);
+        double t = 0;
+        for (size_t i = 0; i < n; i++) {
+            t += (double)(lcg(&x) % 1000) * 1e-6;
+            r[i] = (v10_llm_request){t, 1 + (uint32_t)(lcg(&x) % 2000),
+                                     1 + (uint32_t)(lcg(&x) % 200)};
+        }
+        v10_llm_server_opts o = opts(1 + (uint32_t)(lcg(&x) % 16), 2304 + lcg(&x) % 20000);
+        o.max_prefill_tokens = 1 + lcg(&x) % 5000;
+        o.chunked = 1;
+        o.max_inflight = 1 + (uint32_t)(lcg(&x) % 4);
+        v10_llm_server s;
+        init(&s, r, n, o);
+        uint32_t *seen = calloc(n, sizeof *seen);
+        uint64_t *kv = calloc(n, sizeof *kv);
+        uint64_t now = 0, iters = 0, ends[64] = {0};
+        uint32_t head = 0, out = 0;
+        while (!v10_llm_server_finished(&s)) {
+            v10_llm_iter it;
+            for (size_t i = 0; i < n; i++)
+                kv[i] = s.r[i].flying ? s.r[i].kv_alloc : 0;
+            int got = out < o.max_inflight && v10_llm_server_next(&s, now, &it);
+            for (size_t i = 0; i < n; i++) /* a flying request keeps its blocks */
+                if (kv[i])
+                    assert_int_equal(s.r[i].kv_alloc, kv[i]);
+            if (got) {
+                assert_true(s.kv_used <= o.kv_capacity_tokens);
+                for (uint32_t j = 0; j < it.n; j++) {
+                    const v10_llm_req_state *q = &s.r[it.req[j]];
+                    assert_true(q->flying && !kv[it.req[j]]); /* not in flight before */
+                    assert_int_equal(q->emitted, seen[it.req[j]]);
+                }
+                for (uint32_t j = 0; j < it.n_emit; j++)
+                    seen[it.req[j]]++;
+                ends[(head + out++) % 64] = now + 50 + lcg(&x) % 500;
+                continue;
+            }
+            /* nothing more to start: the oldest ends, or the next arrival */
+            uint64_t a = v10_llm_server_next_arrival(&s);
+            if (out && (ends[head] <= a || out == o.max_inflight)) {
+                now = ends[head] > now ? ends[head] : now;
+                head = (head + 1) % 64;
+                out--;
+                v10_llm_server_done(&s, now);
+            } else {
+                assert_true(a != NONE && a > now); /* idle only before an arrival */
+                now = a;
+            }
+            assert_true(++iters < 10000000);
+        }
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(seen[i], r[i].output_tokens);
+            assert_int_equal(s.r[i].emitted, r[i].output_tokens);
+        }
+        assert_int_equal(out, 0);
+        assert_int_equal(s.kv_used, 0);
+        free(seen);
+        free(kv);
+        free(r);
+        v10_llm_server_fini(&s);
+    }
+}
+
 static v10_llm_stream stream(const char *model, const char *npu_name, uint64_t share,
                              uint32_t max_batch, v10_npu *npu)
 {
@@ -722,6 +853,7 @@ int main(void)
         cmocka_unit_test(test_random_invariants), cmocka_unit_test(test_stream_matches_spec),
         cmocka_unit_test(test_stream_no_realloc), cmocka_unit_test(test_chunked_long_prompt),
         cmocka_unit_test(test_chunked_decodes_first), cmocka_unit_test(test_v1_order), cmocka_unit_test(test_stream_mixed),
+        cmocka_unit_test(test_inflight_fifo), cmocka_unit_test(test_inflight_invariants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
