@@ -308,16 +308,22 @@ static void symmetric_shortcut(void **state)
 
 /* ---- every chip simulated ------------------------------------------------------- */
 
+/* Writes `text` to the file at `path` (a test's input). */
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
 /* A server of llama3.2-1b cut to two layers (a few, to keep it quick; on
  * several chips, tensor-parallel) on the conversation trace's first six
  * requests. */
 static const char *tiny_server(void)
 {
-    static const char *path = "/tmp/v10-chips-tiny.json";
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("{\"base\": \"llama3.2-1b\", \"name\": \"tiny\", \"layers\": 2}\n", f);
-    fclose(f);
+    write_file("/tmp/v10-chips-tiny.json",
+               "{\"base\": \"llama3.2-1b\", \"name\": \"tiny\", \"layers\": 2}\n");
     return "llm//tmp/v10-chips-tiny.json:trace=tests/data/llm/azure_conv_200.csv:requests=6";
 }
 
@@ -570,10 +576,7 @@ static void pipeline_server(void **state)
     (void)state;
     v10_npu r4 = ring4();
     const char *csv = "/tmp/v10-chips-pp.csv";
-    FILE *f = fopen(csv, "w");
-    assert_non_null(f);
-    fputs("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,200,3\n", f);
-    fclose(f);
+    write_file(csv, "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,200,3\n");
     char spec[160];
     for (uint32_t pp = 2; pp <= 4; pp += 2) {
         snprintf(spec, sizeof spec, "llm/llama3.2-1b:trace=%s:requests=1:pp=%u", csv, pp);
@@ -675,11 +678,8 @@ static void pipeline_batches(void **state)
     (void)state;
     v10_npu r4 = ring4();
     const char *csv = "/tmp/v10-chips-pp2.csv";
-    FILE *f = fopen(csv, "w");
-    assert_non_null(f);
-    fputs("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.000000,200,3\n"
-          "2023-11-16 18:15:46.000001,200,3\n", f);
-    fclose(f);
+    write_file(csv, "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.000000,200,3\n"
+                    "2023-11-16 18:15:46.000001,200,3\n");
     double s0[3], s1[3], chip = 0, stage1 = 0, back[2] = {0, r4.clock_mhz}, first[2] = {0};
     for (int k = 0; k < 3; k++) {
         two_stage_times(&r4, k, &s0[k], &s1[k]);

@@ -468,6 +468,26 @@ static uint64_t lcg(uint64_t *x)
     return *x >> 33;
 }
 
+/* A random trace from *x: 50 to 199 requests, Poisson-ish arrivals (gaps
+ * up to 2 ms), prompts 1..2000, outputs 1..300; and a server's options
+ * for it: a batch of 1 to 16, a KV cache of at least 2304 tokens (144
+ * blocks, a request of 2000 + 300 tokens alone), a prefill budget of 1 to
+ * 5000 tokens.  The caller frees the trace. */
+static v10_llm_request *random_trace(uint64_t *x, size_t *n, v10_llm_server_opts *o)
+{
+    *n = 50 + lcg(x) % 150;
+    v10_llm_request *r = calloc(*n, sizeof *r);
+    assert_non_null(r);
+    double t = 0;
+    for (size_t i = 0; i < *n; i++) {
+        t += (double)(lcg(x) % 2000) * 1e-6;
+        r[i] = (v10_llm_request){t, 1 + (uint32_t)(lcg(x) % 2000), 1 + (uint32_t)(lcg(x) % 300)};
+    }
+    *o = opts(1 + (uint32_t)(lcg(x) % 16), 2304 + lcg(x) % 20000);
+    o->max_prefill_tokens = 1 + lcg(x) % 5000;
+    return r;
+}
+
 /* Random streams: Poisson-ish arrivals, prompts 1..2000, outputs 1..300,
  * iteration time growing with its tokens, whole prompts (odd seeds) or
  * chunked (even).  Invariants at every step: tokens emitted once each and
@@ -481,17 +501,9 @@ static void test_random_invariants(void **state)
     (void)state;
     for (uint64_t seed = 1; seed <= 40; seed++) {
         uint64_t x = seed;
-        size_t n = 50 + lcg(&x) % 150;
-        v10_llm_request *r = calloc(n, sizeof *r);
-        double t = 0;
-        for (size_t i = 0; i < n; i++) {
-            t += (double)(lcg(&x) % 2000) * 1e-6;
-            r[i] = (v10_llm_request){t, 1 + (uint32_t)(lcg(&x) % 2000),
-                                     1 + (uint32_t)(lcg(&x) % 300)};
-        }
-        /* at least 2304: 144 blocks, a request of 2000 + 300 tokens alone */
-        v10_llm_server_opts o = opts(1 + (uint32_t)(lcg(&x) % 16), 2304 + lcg(&x) % 20000);
-        o.max_prefill_tokens = 1 + lcg(&x) % 5000;
+        size_t n;
+        v10_llm_server_opts o;
+        v10_llm_request *r = random_trace(&x, &n, &o);
         o.chunked = (int)(seed % 2 == 0);
         v10_llm_server s;
         init(&s, r, n, o);
@@ -641,16 +653,9 @@ static void test_inflight_invariants(void **state)
     (void)state;
     for (uint64_t seed = 1; seed <= 30; seed++) {
         uint64_t x = seed;
-        size_t n = 30 + lcg(&x) % 100;
-        v10_llm_request *r = calloc(n, sizeof *r);
-        double t = 0;
-        for (size_t i = 0; i < n; i++) {
-            t += (double)(lcg(&x) % 1000) * 1e-6;
-            r[i] = (v10_llm_request){t, 1 + (uint32_t)(lcg(&x) % 2000),
-                                     1 + (uint32_t)(lcg(&x) % 200)};
-        }
-        v10_llm_server_opts o = opts(1 + (uint32_t)(lcg(&x) % 16), 2304 + lcg(&x) % 20000);
-        o.max_prefill_tokens = 1 + lcg(&x) % 5000;
+        size_t n;
+        v10_llm_server_opts o;
+        v10_llm_request *r = random_trace(&x, &n, &o);
         o.chunked = 1;
         o.max_inflight = 1 + (uint32_t)(lcg(&x) % 4);
         v10_llm_server s;
