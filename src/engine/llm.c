@@ -118,19 +118,19 @@ void eng_llm_wake(v10_engine *e, int ti)
 {
     tenant *t = &e->tenants[ti];
     v10_llm_tenant *L = t->llm;
-    int starved = 0;
-    if (L->n_away && L->back[L->away_head] <= e->now) {
-        /* Each, free here, starts what it can and schedules the slot. */
-        while (L->n_away && L->back[L->away_head] <= e->now)
-            iter_finish(e, ti);
-        if (t->state == V10P_IDLE && !L->host_wait)
-            return;
-    } else if (L->host_wait && L->host_at <= e->now) {
+    int starved = 0, back = 0;
+    while (L->n_away && L->back[L->away_head] <= e->now) {
+        iter_finish(e, ti); /* free here, it starts what it can and schedules the slot */
+        back = 1;
+    }
+    if (L->host_wait && L->host_at <= e->now) {
         L->host_wait = 0;
         L->ops_start = e->now;
         eng_issue(e, ti);
-    } else if (t->state == V10P_IDLE && !L->host_wait) { /* an arrival, or the run's start */
-        starved = !start_next(e, ti) && L->n_away < L->pp_batches;
+    } else if (t->state == V10P_IDLE && !L->host_wait) {
+        if (back)
+            return;
+        starved = !start_next(e, ti) && L->n_away < L->pp_batches; /* an arrival, the start */
     }
     wake_at(e, ti, starved);
 }
