@@ -110,13 +110,15 @@ typedef struct v10_llm_req_state {
     uint32_t prompt, output;  /* tokens */
     uint32_t emitted;         /* output tokens emitted so far, <= output */
     uint32_t preempted;       /* times its KV blocks were taken back */
-    uint32_t computed;        /* tokens of its current prefill already computed
-                                 (chunked; 0 when admitted and after a preemption) */
+    uint32_t computed;        /* tokens of its current prefill scheduled (computed, or
+                                 in an iteration in flight; chunked; 0 when admitted
+                                 and after a preemption) */
     int prefilled;            /* its cache holds prompt + emitted tokens (0 when
                                  admitted, and again after a preemption) */
     uint64_t kv_alloc;        /* KV tokens its blocks hold (whole blocks; 0 when
                                  not running) */
-    int flying;               /* 1 while in an iteration handed out and not done */
+    uint32_t flying;          /* iterations handed out and not done that hold it (more
+                                 than one only with chunks of its prompt) */
 } v10_llm_req_state;
 
 /*
@@ -130,8 +132,9 @@ typedef struct v10_llm_req_state {
  * request's emitted count only grows, by one per iteration that includes
  * it.  The iterations in flight, at most max_inflight, are fly[(fly_head +
  * k) % max_inflight] for k < n_fly, oldest first, each with its own
- * max_batch-long arrays; their requests are running, each in one of them
- * (flying), and none is scheduled again or preempted until it is done.
+ * max_batch-long arrays; their requests are running and flying (in that
+ * many of them), none preempted, and none in two but with chunks of its
+ * prompt.
  */
 typedef struct v10_llm_server {
     v10_llm_server_opts o;

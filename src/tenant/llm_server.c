@@ -136,17 +136,20 @@ static void admit_head(v10_llm_server *s, uint64_t now)
     s->run[s->n_run++] = i;
 }
 
-/* Preempts the newest running request not in flight (vLLM's default,
- * recompute): its blocks are freed and it waits at the front of the queue,
- * to be prefilled again over its prompt and the tokens it emitted.
- * Returns its index; the caller knows there is one (the request it
- * schedules). */
-static uint32_t preempt_newest(v10_llm_server *s)
+#define NO_REQ UINT32_MAX
+
+/* Preempts the newest running request not in flight, among run[lo..]
+ * (vLLM's default, recompute): its blocks are freed and it waits at the
+ * front of the queue, to be prefilled again over its prompt and the
+ * tokens it emitted.  Returns its index, or NO_REQ if each is in flight. */
+static uint32_t preempt_newest(v10_llm_server *s, uint32_t lo)
 {
-    uint32_t j = s->n_run - 1;
-    while (s->r[s->run[j]].flying)
+    uint32_t j = s->n_run;
+    while (j > lo && s->r[s->run[j - 1]].flying)
         j--;
-    uint32_t i = s->run[j];
+    if (j == lo)
+        return NO_REQ;
+    uint32_t i = s->run[--j];
     memmove(s->run + j, s->run + j + 1, (--s->n_run - j) * sizeof *s->run);
     v10_llm_req_state *q = &s->r[i];
     s->kv_used -= q->kv_alloc;
@@ -189,7 +192,7 @@ static void grow(v10_llm_server *s)
         need += blocks_in(&s->o, context_of(&s->r[s->run[j]]));
     while (need > s->o.kv_capacity_tokens && s->n_run > 1) {
         need -= blocks_in(&s->o, context_of(&s->r[s->run[s->n_run - 1]]));
-        preempt_newest(s);
+        preempt_newest(s, 0); /* nothing flies without chunks */
     }
     s->kv_used = need;
     for (uint32_t j = 0; j < s->n_run; j++) {
@@ -249,7 +252,7 @@ static void whole(v10_llm_server *s, const arrays *sl, v10_llm_iter *it)
 
 /* The tokens of request q whose K and V are in its cache: a prefilled
  * request's context but the token its next decode makes; else what its
- * prefill has computed. */
+ * prefill has computed or has in flight. */
 static uint64_t cached_of(const v10_llm_req_state *q)
 {
     return q->prefilled ? context_of(q) - 1 : q->computed;
@@ -280,10 +283,12 @@ static int alloc_slots(v10_llm_server *s, v10_llm_req_state *q, uint64_t n)
  * the tokens it has left (a decode one, a prefill the rest of its prompt
  * and emitted tokens) or what remains of the budget, after allocate_slots
  * for them; while that fails the newest running request is preempted, and
- * if that is the request itself scheduling the running ones stops (a
- * request in an iteration in flight is neither scheduled nor preempted:
- * a pipeline's next batch is of the others, as vLLM V1's batch queue
- * schedules only requests whose last step has returned).  Then,
+ * if that is the request itself scheduling the running ones stops.  A
+ * request in an iteration in flight is not preempted, and is scheduled
+ * again only for the next chunk of its prompt: its next token waits for
+ * the last (vLLM V1 with a batch queue advances a request's computed
+ * tokens as it schedules them, so a pipeline's next batch may carry a
+ * prompt's next chunk, and a decode needs the token sampled).  Then,
  * only on a step that preempted nobody, waiting requests in waiting_head's
  * order while the batch and the budget have room, each scheduled its
  * first chunk (its whole prompt, or what remains of the budget) if
@@ -309,15 +314,19 @@ static void chunked(v10_llm_server *s, const arrays *sl, uint64_t now, v10_llm_i
         }
         uint32_t i = s->run[j];
         v10_llm_req_state *q = &s->r[i];
-        if (q->flying)
-            continue; /* its next tokens wait for its iteration in flight */
         uint64_t left = q->prefilled ? 1 : context_of(q) - q->computed;
+        if (q->flying && (q->prefilled || !left))
+            continue; /* its next token waits for its iteration in flight */
         uint64_t n = left < budget ? left : budget;
         if (running) {
             int ok;
             while (!(ok = alloc_slots(s, q, n))) {
+                /* the newest after those scheduled (itself if not in flight) */
+                uint32_t v = preempt_newest(s, j + (q->flying > 0));
+                if (v == NO_REQ)
+                    break;
                 preempted = 1;
-                if (preempt_newest(s) == i)
+                if (v == i)
                     break;
             }
             if (!ok)
@@ -332,6 +341,7 @@ static void chunked(v10_llm_server *s, const arrays *sl, uint64_t now, v10_llm_i
             sl->req[top] = i;
             sl->tok[top] = (uint32_t)n;
             sl->past[top] = q->computed;
+            q->computed += (uint32_t)n;
             sum += n;
         }
         n_emit += n == left;
@@ -374,7 +384,7 @@ int v10_llm_server_next(v10_llm_server *s, uint64_t now, v10_llm_iter *it)
     if (!f->n)
         return 0;
     for (uint32_t j = 0; j < f->n; j++)
-        s->r[f->req[j]].flying = 1;
+        s->r[f->req[j]].flying++;
     s->n_fly++;
     *it = *f;
     return 1;
@@ -390,10 +400,9 @@ void v10_llm_server_done(v10_llm_server *s, uint64_t now)
     s->iterations[f->kind]++;
     for (uint32_t j = 0; j < f->n; j++) {
         v10_llm_req_state *q = &s->r[f->req[j]];
-        q->flying = 0;
+        q->flying--;
         if (j >= f->n_decode) { /* a prefill emits once its prompt is all computed */
-            q->computed += f->tokens[j];
-            if (q->computed < context_of(q))
+            if ((f->past ? f->past[j] : 0) + f->tokens[j] < context_of(q))
                 continue;
             q->prefilled = 1;
         }

@@ -541,8 +541,8 @@ static void test_random_invariants(void **state)
                 assert_int_equal(q->emitted, seen[it.req[j]]);
                 if (j >= it.n_decode) { /* first, or recomputed */
                     assert_true(q->emitted == 0 || (q->preempted && q->emitted < q->output));
-                    uint32_t past = it.past ? it.past[j] : 0;
-                    assert_int_equal(past, q->computed);
+                    uint32_t past = it.past ? it.past[j] : 0; /* chunks: now scheduled */
+                    assert_int_equal(past + (o.chunked ? it.tokens[j] : 0), q->computed);
                     /* it emits exactly when the chunk ends its prompt */
                     assert_int_equal(j < it.n_emit, past + it.tokens[j] == q->prompt + q->emitted);
                     chunk_sum += it.tokens[j];
@@ -645,12 +645,13 @@ static void test_inflight_fifo(void **state)
 }
 
 /* Random traces with up to four iterations in flight, ended oldest first
- * at random times: no request is in two iterations, none in flight is
- * scheduled again or preempted (its blocks stay), the KV bound holds, and
- * every request emits all its tokens, in order, once. */
+ * at random times: a request in flight is scheduled again only for its
+ * prompt's next chunk and never preempted (its blocks stay), the KV bound
+ * holds, and every request emits all its tokens, in order, once. */
 static void test_inflight_invariants(void **state)
 {
     (void)state;
+    uint64_t again = 0, preempted = 0; /* chunks of a prompt in flight; preemptions */
     for (uint64_t seed = 1; seed <= 30; seed++) {
         uint64_t x = seed;
         size_t n;
@@ -660,23 +661,30 @@ static void test_inflight_invariants(void **state)
         o.max_inflight = 1 + (uint32_t)(lcg(&x) % 4);
         v10_llm_server s;
         init(&s, r, n, o);
-        uint32_t *seen = calloc(n, sizeof *seen);
+        uint32_t *seen = calloc(n, sizeof *seen), *flew = calloc(n, sizeof *flew);
         uint64_t *kv = calloc(n, sizeof *kv);
         uint64_t now = 0, iters = 0, ends[64] = {0};
         uint32_t head = 0, out = 0;
         while (!v10_llm_server_finished(&s)) {
             v10_llm_iter it;
-            for (size_t i = 0; i < n; i++)
-                kv[i] = s.r[i].flying ? s.r[i].kv_alloc : 0;
+            for (size_t i = 0; i < n; i++) {
+                flew[i] = s.r[i].flying;
+                kv[i] = s.r[i].kv_alloc;
+            }
             int got = out < o.max_inflight && v10_llm_server_next(&s, now, &it);
             for (size_t i = 0; i < n; i++) /* a flying request keeps its blocks */
-                if (kv[i])
-                    assert_int_equal(s.r[i].kv_alloc, kv[i]);
+                if (flew[i])
+                    assert_true(s.r[i].kv_alloc >= kv[i] && s.r[i].flying >= flew[i]);
             if (got) {
                 assert_true(s.kv_used <= o.kv_capacity_tokens);
                 for (uint32_t j = 0; j < it.n; j++) {
                     const v10_llm_req_state *q = &s.r[it.req[j]];
-                    assert_true(q->flying && !kv[it.req[j]]); /* not in flight before */
+                    assert_int_equal(q->flying, flew[it.req[j]] + 1);
+                    /* in flight before: only for the next chunk of its prompt */
+                    if (flew[it.req[j]]) {
+                        assert_true(j >= it.n_decode && it.past[j] > 0);
+                        again++;
+                    }
                     assert_int_equal(q->emitted, seen[it.req[j]]);
                 }
                 for (uint32_t j = 0; j < it.n_emit; j++)
@@ -703,11 +711,14 @@ static void test_inflight_invariants(void **state)
         }
         assert_int_equal(out, 0);
         assert_int_equal(s.kv_used, 0);
+        preempted += s.preemptions;
         free(seen);
+        free(flew);
         free(kv);
         free(r);
         v10_llm_server_fini(&s);
     }
+    assert_true(again > 0 && preempted > 0); /* both cases were met */
 }
 
 static v10_llm_stream stream(const char *model, const char *npu_name, uint64_t share,
