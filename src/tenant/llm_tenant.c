@@ -116,7 +116,9 @@ static int estimate(v10_llm_tenant *L, double clock_mhz, uint32_t max_batch, v10
     L->alone_cycles = n * pf + (out - n) * dec;
     L->batched_cycles = n * pf + (out - n) * dec / max_batch;
     L->span_cycles = L->reqs[L->n - 1].arrival_s * clock_mhz * 1e6;
-    L->iterations = n + fmin(out - n, (L->span_cycles + L->batched_cycles) / fmax(1, dec));
+    /* (a pipeline's pp_batches in flight: that many decodes a decode time) */
+    L->iterations = n + fmin(out - n, (L->span_cycles + L->batched_cycles) * L->pp_batches /
+                                          fmax(1, dec));
     return 0;
 }
 
