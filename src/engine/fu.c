@@ -263,6 +263,14 @@ static int gang_gather(v10_engine *e, int f, int ti)
     return k;
 }
 
+int eng_gang_size(const v10_engine *e, const fu *u)
+{
+    int k = 1;
+    for (int g = u->next; g >= 0; g = e->fus[g].next)
+        k++;
+    return k;
+}
+
 /* Every follower of leader u moves to state st with it (a restore or the
  * start of execution): it executes no work of its own (rate 0). */
 static void gang_follow(v10_engine *e, const fu *u, v10p_fstate st)

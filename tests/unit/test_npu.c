@@ -283,6 +283,9 @@ static void op_mapping_key(void **state)
     assert_int_equal(v10_npu_from_json("{\"op_mapping\": \"alloc\"}", "mem.json", &n, &err), 0);
     assert_int_equal(n.op_mapping, V10_MAP_ALLOC);
     assert_string_equal(v10_op_mapping_name(n.op_mapping), "alloc");
+    assert_int_equal(v10_npu_from_json("{\"op_mapping\": \"reclaim\"}", "mem.json", &n, &err), 0);
+    assert_int_equal(n.op_mapping, V10_MAP_RECLAIM);
+    assert_string_equal(v10_op_mapping_name(n.op_mapping), "reclaim");
     static const char *const bad[] = {"{\"op_mapping\": \"vnpu\"}", "{\"op_mapping\": \"ALL\"}",
                                       "{\"op_mapping\": 1}", "{\"op_mapping\": null}",
                                       "{\"op_mapping\": \"\"}"};
@@ -291,7 +294,7 @@ static void op_mapping_key(void **state)
         assert_int_equal(v10_npu_from_json(bad[i], "mem.json", &n, &err), -1);
         assert_non_null(strstr(err.msg, "mem.json"));
         assert_non_null(strstr(err.msg, "'op_mapping'"));
-        assert_non_null(strstr(err.msg, "\"one\", \"all\", \"alloc\" or \"harvest\""));
+        assert_non_null(strstr(err.msg, "\"one\", \"all\", \"alloc\", \"harvest\" or \"reclaim\""));
     }
 }
 
