@@ -841,7 +841,7 @@ static void test_op_mapping_reclaim(void **state)
         v10_trace tr;
         run_ex(policies[p], pair, 2, 3, 1, "tests/data/npu/4sa2vu-reclaim.json",
                V10_PREEMPT_DRAIN, &tr, &r);
-        uint64_t s0, e0, s1, e1, b0, b1;
+        uint64_t s0 = 0, e0 = 0, s1 = 0, e1 = 0, b0 = 0, b1 = 0;
         assert_int_equal(first_op(&tr, 1, 0, &s0, &e0), 2); /* emb: 9 tiles on both VUs */
         int k = first_op(&tr, 1, 1, &s1, &e1);              /* mm: 2 tiles */
         print_message("%s: t1 ready for an SA at %llu, on %d SAs at %llu (want +%llu)\n",
@@ -861,7 +861,7 @@ static void test_op_mapping_reclaim(void **state)
     v10_trace tr;
     run_ex("v10-base", pair, 2, 3, 1, "tests/data/npu/4sa2vu-harvest.json", V10_PREEMPT_DRAIN,
            &tr, &r);
-    uint64_t s0, e0, s1, e1, b0, b1;
+    uint64_t s0 = 0, e0 = 0, s1 = 0, e1 = 0, b0 = 0, b1 = 0;
     assert_int_equal(first_op(&tr, 1, 0, &s0, &e0), 2);
     assert_int_equal(first_op(&tr, 0, 0, &b0, &b1), 4); /* t0's whole operator on every SA */
     assert_int_equal(first_op(&tr, 1, 1, &s1, &e1), 2);
