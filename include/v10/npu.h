@@ -26,6 +26,8 @@ typedef enum v10_op_mapping {
     V10_MAP_ALL,     /* every free engine of its type, as XLA splits a matmul over MXUs */
     V10_MAP_ALLOC,   /* up to its tenant's allocation of them, as Neu10's vNPU */
     V10_MAP_HARVEST, /* "alloc", plus the free engines no waiting tenant is owed (Neu10's harvesting) */
+    V10_MAP_RECLAIM, /* "harvest", and a waiting owner takes its lent engines back at once:
+                        the borrower is preempted (Neu10's reclaiming) */
 } v10_op_mapping;
 
 /* How a slice's chips are linked (docs/formats.md §1, "Several chips"). */
@@ -143,6 +145,12 @@ double v10_npu_vu_dynamic_w(const v10_npu *npu);
 /* V10 VU operator context switch, cycles: save the registers and the PC to
  * vector memory, then restore the next operator's (docs/formats.md §1). */
 uint64_t v10_npu_vu_switch_cycles(const v10_npu *npu);
+/* An operator context switch on an FU of type fu (0: SA, 1: VU, 2: link
+ * engine; model.h's v10_fu_type), cycles: an SA's sa_switch_cycles (the
+ * paper's 384 for a 128x128 array), a VU's v10_npu_vu_switch_cycles; a
+ * link engine has none (a collective stops between two ring steps, its
+ * data sent). */
+uint64_t v10_npu_switch_cycles(const v10_npu *npu, int fu);
 double v10_npu_cycles_to_us(const v10_npu *npu, double cycles);
 uint64_t v10_npu_us_to_cycles(const v10_npu *npu, double us);
 

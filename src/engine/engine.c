@@ -91,7 +91,10 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
                 eng_issue(e, i);
         }
     }
+    e->reclaim = cfg->npu.op_mapping == V10_MAP_RECLAIM;
     eng_dispatch(e);
+    if (e->reclaim)
+        eng_reclaim(e);
     eng_update_rates(e);
     eng_attr_start(e);
     /* A trace or --check: the loop's tail looks at every event (else only
@@ -113,8 +116,11 @@ __attribute__((noinline)) int v10_engine_run(v10_engine *e, const v10_run_config
             eng_arrival_event(e, slot - e->max_fus);
         else if (policy->on_timer)
             policy->on_timer(e, e->pstate);
-        if (!e->defer_dispatch)
+        if (!e->defer_dispatch) {
             eng_dispatch(e);
+            if (e->reclaim) /* op_mapping "reclaim" */
+                eng_reclaim(e);
+        }
         e->defer_dispatch = 0;
         if (e->rates_dirty)
             eng_update_rates(e);

@@ -302,6 +302,7 @@ struct v10_engine {
     /* 1: this event's dispatch waits for a later event at the same cycle
      * (eng_switch_ends_with_others); the loop clears it. */
     int defer_dispatch;
+    int reclaim;                /* op_mapping "reclaim": eng_reclaim after each dispatch */
     int contended;              /* the last eng_update_rates shared HBM (rates below full) */
     /* The busy FUs' demands summed as they enter and leave FU_BUSY (fu.c),
      * so that eng_update_rates need not add them up at every call: a
@@ -323,7 +324,7 @@ struct v10_engine {
     int (*check)(v10_engine *e, void *ctx, v10_err *err);
     void *check_ctx;
     v10_llm_tenant *llm;        /* per tenant, set by sim/run.c: n > 0 for LLM servers */
-    /* op_mapping "alloc" and "harvest": each tenant's allocation of each
+    /* op_mapping "alloc", "harvest", "reclaim": each tenant's allocation of each
      * type's FUs, the most an operator of it runs on under "alloc"
      * (eng_alloc_engines); unused otherwise. */
     int alloc_fus[V10_MAX_TENANTS][V10_FU_TYPES];
@@ -456,6 +457,8 @@ static inline double eng_busy_demand(const v10_engine *e)
 /* FU u follows another's operator (op_mapping "all", "alloc"): it has no
  * work, rate or event of its own. */
 static inline int eng_follower(const fu *u) { return u->lead >= 0; }
+/* The FUs of the gang FU u leads (1: u alone; fu.c). */
+int eng_gang_size(const v10_engine *e, const fu *u);
 
 /* eng_energy_leave (energy.c) of a busy FU u: its tenant's executing
  * cycles on the type, inline for the loop's commonest change of state. */
@@ -661,10 +664,12 @@ static inline void eng_mark_started(v10_engine *e, int f)
 
 /* Recomputes the running operators' rates and moves their events (rates.c). */
 void eng_update_rates(v10_engine *e);
-/* op_mapping "alloc", "harvest": sets alloc_fus from the tenants' priorities (partition.c). */
+/* op_mapping alloc, harvest, reclaim: sets alloc_fus from the tenants' priorities (partition.c). */
 void eng_alloc_engines(v10_engine *e);
 /* Offers the free FUs to the policy (fu.c). */
 void eng_dispatch(v10_engine *e);
+/* op_mapping "reclaim", after each dispatch: waiting tenants take lent FUs back (reclaim.c). */
+void eng_reclaim(v10_engine *e);
 /* Adds every FU's time in its current state to its counters (fu.c), as
  * if it left it now: at the end of a run, before the metrics read them. */
 void eng_settle_clocks(v10_engine *e);

@@ -223,7 +223,7 @@ static uint64_t drain_cycles(const v10_engine *e, const fu *u)
  * every other free FU of its type that ti may use (v10p_eligible: the
  * policy's may_run and the partitions' owners agree), lowest first, up to
  * one per tile of the operator and ("alloc") up to ti's allocation or
- * ("harvest") up to the larger of it and the free FUs that the other
+ * ("harvest", "reclaim") up to the larger of it and the free FUs that the other
  * tenants waiting for the type are not owed (their allocations), linked
  * through `next`; call it while ti is still READY.  Whole FUs only: a partition
  * slice (speed < 1) runs its operator alone.  Returns the gang's size.
@@ -237,7 +237,7 @@ static int gang_gather(v10_engine *e, int f, int ti)
     const tenant *t = &e->tenants[ti];
     v10_op_mapping map = e->npu->op_mapping;
     int cap = map == V10_MAP_ALL ? e->n_fus : e->alloc_fus[ti][u->type];
-    if (map == V10_MAP_HARVEST) { /* idle engines beyond ti's allocation */
+    if (map >= V10_MAP_HARVEST) { /* idle engines beyond ti's allocation */
         int spare = e->n_free[u->type];
         for (uint64_t m = e->ready[u->type] & ~(1ull << ti); m; m &= m - 1)
             spare -= e->alloc_fus[__builtin_ctzll(m)][u->type];
@@ -263,7 +263,7 @@ static int gang_gather(v10_engine *e, int f, int ti)
     return k;
 }
 
-static int gang_size(const v10_engine *e, const fu *u)
+int eng_gang_size(const v10_engine *e, const fu *u)
 {
     int k = 1;
     for (int g = u->next; g >= 0; g = e->fus[g].next)
@@ -325,7 +325,7 @@ static double __attribute__((noinline)) shared_rate(const v10_engine *e, const f
         /* A gang of k: the operator's tiles split over the k engines
          * (v10_cost_split_cycles), never slower than on one. */
         uint64_t split = v10_cost_split_cycles(e->npu, op, t->bytes[t->op],
-                                               (uint32_t)gang_size(e, u));
+                                               (uint32_t)eng_gang_size(e, u));
         return split < work ? (double)work / (double)split : 1.0;
     }
     /* A partition computes at `speed`; HBM time is unchanged. */

@@ -1,8 +1,8 @@
 /*
  * partition.c — the FUs a policy divides among the tenants: spatial
  * partitions (v10p_partition: whole FUs by share, or slices of one),
- * op_mapping "alloc"/"harvest"'s allocations of each type's FUs by
- * priority (eng_alloc_engines), and with every chip simulated each chip's
+ * op_mapping "alloc"/"harvest"/"reclaim"'s allocations of each type's FUs
+ * by priority (eng_alloc_engines), and with every chip simulated each chip's
  * FUs to its own tenants, whose shards meet at each collective
  * (eng_bar_arrive).
  */

@@ -436,7 +436,7 @@ static const field fields[] = {
     F(sa_cols, F_U32, 1, 4096),
     F(sa_dataflow, F_DF, 0, 2),
     F(sa_prefetch_weights, F_BOOL, 0, 1),
-    F(op_mapping, F_MAP, 0, V10_MAP_HARVEST),
+    F(op_mapping, F_MAP, 0, V10_MAP_RECLAIM),
     F(vu_count, F_U32, 1, 64),
     F(vu_lanes, F_U32, 1, 1 << 20),
     F(vu_ops_per_lane, F_U32, 1, 64),
@@ -527,12 +527,12 @@ static int set_field(v10_npu *n, const field *f, const cJSON *v, const char *ori
     }
     if (f->kind == F_MAP) {
         int i = 0;
-        while (i <= V10_MAP_HARVEST && !(cJSON_IsString(v) &&
+        while (i <= V10_MAP_RECLAIM && !(cJSON_IsString(v) &&
                                         !strcmp(v->valuestring, v10_op_mapping_name((v10_op_mapping)i))))
             i++;
-        if (i > V10_MAP_HARVEST)
-            return v10_err_set(err, "%s: key '%s': expected \"one\", \"all\", \"alloc\" or "
-                                    "\"harvest\", got %s", origin, f->key,
+        if (i > V10_MAP_RECLAIM)
+            return v10_err_set(err, "%s: key '%s': expected \"one\", \"all\", \"alloc\", "
+                                    "\"harvest\" or \"reclaim\", got %s", origin, f->key,
                                v10_json_got(v, got, sizeof got));
         *(v10_op_mapping *)(void *)p = (v10_op_mapping)i;
         return 0;
@@ -658,6 +658,11 @@ uint64_t v10_npu_vu_switch_cycles(const v10_npu *n)
     return 2 * ((bytes + port - 1) / port);
 }
 
+uint64_t v10_npu_switch_cycles(const v10_npu *n, int fu)
+{
+    return fu == 0 ? n->sa_switch_cycles : fu == 1 ? v10_npu_vu_switch_cycles(n) : 0;
+}
+
 double v10_npu_sa_dynamic_w(const v10_npu *n)
 {
     return n->sa_pj_per_mac * 1e-12 * n->sa_rows * n->sa_cols * n->clock_mhz * 1e6;
@@ -683,8 +688,8 @@ const char *v10_dataflow_name(v10_dataflow df)
 
 const char *v10_op_mapping_name(v10_op_mapping m)
 {
-    static const char *const names[] = {"one", "all", "alloc", "harvest"};
-    return (unsigned)m <= V10_MAP_HARVEST ? names[m] : "?";
+    static const char *const names[] = {"one", "all", "alloc", "harvest", "reclaim"};
+    return (unsigned)m <= V10_MAP_RECLAIM ? names[m] : "?";
 }
 
 const char *v10_ici_topology_name(v10_ici_topology t)

@@ -65,13 +65,7 @@ static int owed_a_slice(const v10_engine *e, int w, int holder, uint64_t slice)
 /* The context switch of FU f's type, cycles (paper: 384 for a 128x128 SA). */
 static uint64_t switch_cost(const v10_engine *e, int f)
 {
-    const v10_npu *npu = v10p_npu(e);
-    /* A collective stops between two ring steps, its data sent: no
-     * context to switch on the link engine. */
-    v10_fu_type ty = v10p_fu_type(e, f);
-    return ty == V10_FU_SA   ? npu->sa_switch_cycles
-           : ty == V10_FU_VU ? v10_npu_vu_switch_cycles(npu)
-                             : 0;
+    return v10_npu_switch_cycles(v10p_npu(e), (int)v10p_fu_type(e, f));
 }
 
 /* The least cycles an operator keeps FU f before a preemption

@@ -57,7 +57,7 @@ expect 2 "--npu: unknown NPU preset 'nope'" collocate --npu nope
 echo '{"base": "nope"}' >"$tmp/npu_base.json"
 expect 1 "npu_base.json" run --tenant mnist --npu "$tmp/npu_base.json" --requests 2
 echo '{"base": "tpuv4-core", "op_mapping": "vnpu"}' >"$tmp/npu_map.json"
-expect 1 "npu_map.json: key 'op_mapping': expected \"one\", \"all\", \"alloc\" or \"harvest\"" run --tenant mnist \
+expect 1 "npu_map.json: key 'op_mapping': expected \"one\", \"all\", \"alloc\", \"harvest\" or \"reclaim\"" run --tenant mnist \
     --npu "$tmp/npu_map.json" --requests 2
 # An unknown model lists every set a spec accepts; an llm/ model without a
 # phase says how to serve it.

@@ -46,6 +46,19 @@ npu=$(ls configs/*.json | head -1)
 same "$tmp/n.json" "$tmp/n2.json" "an NPU file's run was not reproduced"
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["settings"]; assert isinstance(s["npu"], dict) and s["seed"] == "18446744073709551615", s' "$tmp/n.json"
 
+# 2b. op_mapping "reclaim" from a file is recorded in the settings, and its
+# table reproduces (the table: an NPU file's derived power fields, such as
+# hbm_w_per_gbps, come back from its settings a rounding apart in the JSON).
+rc=(--tenant isca23/efficientnet --tenant isca23/resnet50 --policy v10-full
+    --npu configs/tpuv4-core-reclaim.json --requests 4)
+"$bin" run "${rc[@]}" --format json > "$tmp/rc.json"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["settings"]; assert s["npu"]["op_mapping"] == "reclaim", s' "$tmp/rc.json"
+"$bin" run "${rc[@]}" > "$tmp/rc.txt"
+"$bin" run --config "$tmp/rc.json" > "$tmp/rc2.txt"
+cmp -s <(grep -v ' events in ' "$tmp/rc.txt") <(grep -v ' events in ' "$tmp/rc2.txt") ||
+    fail "the table of an op_mapping \"reclaim\" run from its settings differs"
+grep -q "npu tpuv4-core-reclaim" "$tmp/rc2.txt" || fail "the reclaim NPU's name is not in the table"
+
 # 3. Several policies: each run of the list reproduces alone.
 "$bin" run --tenant mnist --tenant ncf --policy pmt,v10-fair --requests 4 --format json \
     > "$tmp/m.json"

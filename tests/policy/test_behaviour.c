@@ -783,6 +783,98 @@ static void test_op_mapping_gang_comes_free_together(void **state)
     }
 }
 
+/* The first trace segment of tenant t's operator op (its first request's):
+ * its start and end, and over how many FUs it ran (the segments that began
+ * and ended with it); 0 if none. */
+static int first_op(const v10_trace *tr, int t, uint32_t op, uint64_t *start, uint64_t *end)
+{
+    const v10_trace_rec *first = NULL;
+    for (size_t a = 0; a < tr->n; a++) {
+        const v10_trace_rec *x = &tr->recs[a];
+        if (x->kind == V10_TR_OP && x->tenant == t && x->op == op &&
+            (!first || x->start < first->start))
+            first = x;
+    }
+    if (!first)
+        return 0;
+    int k = 0;
+    for (size_t b = 0; b < tr->n; b++) {
+        const v10_trace_rec *y = &tr->recs[b];
+        k += y->kind == V10_TR_OP && y->tenant == t && y->start == first->start &&
+             y->end == first->end;
+    }
+    *start = first->start;
+    *end = first->end;
+    return k;
+}
+
+/*
+ * op_mapping "reclaim" (Neu10's reclaiming of harvested engines), against
+ * "harvest", on 4 SAs and 2 VUs: two tenants of equal priority, each
+ * allocated 2 SAs.  t0 (huge_sa.csv) starts its 500-tile SA operator on
+ * all four SAs at cycle 0, t1 (vu_heavy.csv) then waiting for a VU, not an
+ * SA, so harvest lends them all; t1's first VU operator ends at T and it
+ * waits for its 2-tile SA operator with every SA lent.
+ *   "reclaim": t0's gang is preempted at T: it drains sa_rows cycles and
+ *   switches sa_switch_cycles less the overlap (stop_after_drain), its
+ *   four SAs come free together, and t1's SA operator starts at
+ *   T + sa_rows + sa_switch_cycles - overlap on its allocation, 2 SAs; t0
+ *   resumes on the other 2.  So under V10-Base, which never preempts, and
+ *   V10-Full alike.
+ *   "harvest": t1 waits for t0's operator to end (V10-Base).
+ */
+static void test_op_mapping_reclaim(void **state)
+{
+    (void)state;
+    const char *pair[] = {D "huge_sa.csv", D "vu_heavy.csv"};
+    v10_npu npu;
+    v10_err err;
+    assert_int_equal(v10_npu_resolve("tests/data/npu/4sa2vu-reclaim.json", &npu, &err), 0);
+    assert_int_equal(npu.op_mapping, V10_MAP_RECLAIM);
+    const uint64_t drain = npu.sa_rows,
+                   wait = drain + npu.sa_switch_cycles -
+                          (npu.sa_switch_overlap_cycles < drain ? npu.sa_switch_overlap_cycles
+                                                                : drain);
+    const char *policies[] = {"v10-base", "v10-full"};
+    for (size_t p = 0; p < 2; p++) {
+        v10_run_result r;
+        v10_trace tr;
+        run_ex(policies[p], pair, 2, 3, 1, "tests/data/npu/4sa2vu-reclaim.json",
+               V10_PREEMPT_DRAIN, &tr, &r);
+        uint64_t s0 = 0, e0 = 0, s1 = 0, e1 = 0, b0 = 0, b1 = 0;
+        assert_int_equal(first_op(&tr, 1, 0, &s0, &e0), 2); /* emb: 9 tiles on both VUs */
+        int k = first_op(&tr, 1, 1, &s1, &e1);              /* mm: 2 tiles */
+        print_message("%s: t1 ready for an SA at %llu, on %d SAs at %llu (want +%llu)\n",
+                      policies[p], (unsigned long long)e0, k, (unsigned long long)s1,
+                      (unsigned long long)wait);
+        assert_int_equal(k, 2);
+        assert_int_equal(s1, e0 + wait);
+        assert_int_equal(first_op(&tr, 0, 0, &b0, &b1), 4); /* t0 began on every SA */
+        assert_int_equal(b1, e0 + drain);                   /* and was stopped after its drain */
+        assert_int_equal(widest_gang(&tr, &r, 0, V10_FU_SA), 4);
+        assert_int_equal(narrowest_gang(&tr, &r, 0, V10_FU_SA), 2); /* resumed on the rest */
+        assert_true(r.preemptions >= 1 && r.context_switches >= 1);
+        v10_trace_fini(&tr);
+        v10_run_result_fini(&r);
+    }
+    v10_run_result r;
+    v10_trace tr;
+    run_ex("v10-base", pair, 2, 3, 1, "tests/data/npu/4sa2vu-harvest.json", V10_PREEMPT_DRAIN,
+           &tr, &r);
+    uint64_t s0 = 0, e0 = 0, s1 = 0, e1 = 0, b0 = 0, b1 = 0;
+    assert_int_equal(first_op(&tr, 1, 0, &s0, &e0), 2);
+    assert_int_equal(first_op(&tr, 0, 0, &b0, &b1), 4); /* t0's whole operator on every SA */
+    assert_int_equal(first_op(&tr, 1, 1, &s1, &e1), 2);
+    print_message("harvest: t1 ready for an SA at %llu, runs at %llu, t0's operator ends at "
+                  "%llu\n",
+                  (unsigned long long)e0, (unsigned long long)s1, (unsigned long long)b1);
+    assert_int_equal(s1, b1);       /* it waited for t0's operator */
+    assert_true(s1 - e0 > 100 * wait);
+    assert_int_equal(r.preemptions, 0);
+    v10_trace_fini(&tr);
+    v10_run_result_fini(&r);
+}
+
 /* A lone tenant whose SA operators are long keeps all 4 SAs of the core
  * busy with "all" (SA utilization x4 that of "one", to the issue cycles). */
 static void test_op_mapping_uses_every_sa(void **state)
@@ -898,6 +990,7 @@ int main(void)
         cmocka_unit_test(test_op_mapping_uses_every_sa),
         cmocka_unit_test(test_op_mapping_alloc),
         cmocka_unit_test(test_op_mapping_harvest),
+        cmocka_unit_test(test_op_mapping_reclaim),
         cmocka_unit_test(test_op_mapping_gang_comes_free_together),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -239,7 +239,8 @@ static void test_all_policies_all_mixes(void **state)
  * every policy on every mix, "all" on a core of 4 SAs and 4 VUs with HBM
  * contention and the drain model, "alloc" (even mixes) or "harvest" (odd
  * ones) on tpuv4-core (4 SAs, 1 VU) without contention and with the tile
- * model, with --check
+ * model, and "reclaim" on tpuv4-core with contention and the drain (even
+ * mixes) or tile (odd) model, with --check
  * (which verifies that each FU runs one operator, its gang's or its own,
  * and that attribution and energy still add up).  Some operator must have
  * run on a gang: an FU executed while another of its type executed the
@@ -250,20 +251,26 @@ static void test_op_mapping_all_alloc(void **state)
     (void)state;
     const char *npus[] = {"v10-isca23-4x", "tpuv4-core"};
     int ganged = 0;
+    uint64_t reclaimed = 0;
     for (size_t p = 0; p < n_variants(); p++) {
         const char *name = variant(p);
         for (size_t m = 0; m < sizeof mixes / sizeof mixes[0]; m++)
-            for (int k = 1; k <= 2; k++) { /* contention and drain, or neither and tile */
+            for (int k = 1; k <= 3; k++) { /* all, alloc/harvest, reclaim (above) */
                 v10_run_config cfg;
                 v10_tenant_spec specs[4];
                 v10_trace tr;
                 v10_run_result res;
                 int cont = k & 1;
-                v10_preempt_model pm = k & 2 ? V10_PREEMPT_TILE : V10_PREEMPT_DRAIN;
-                v10_op_mapping map = !(k & 2) ? V10_MAP_ALL
-                                     : m & 1 ? V10_MAP_HARVEST : V10_MAP_ALLOC;
-                assert_int_equal(run_mix_on(name, &mixes[m], cont, 7, npus[k >> 1 & 1], map, pm,
+                v10_preempt_model pm = k == 2 || (k == 3 && m & 1) ? V10_PREEMPT_TILE
+                                                                    : V10_PREEMPT_DRAIN;
+                v10_op_mapping map = k == 1   ? V10_MAP_ALL
+                                     : k == 3 ? V10_MAP_RECLAIM
+                                     : m & 1  ? V10_MAP_HARVEST
+                                              : V10_MAP_ALLOC;
+                assert_int_equal(run_mix_on(name, &mixes[m], cont, 7, npus[k > 1], map, pm,
                                             &cfg, specs, &tr, &res), 0);
+                /* a policy that never preempts: a preemption is a reclaim's */
+                reclaimed += k == 3 && !strcmp(name, "v10-base") ? res.preemptions : 0;
                 check_timeline(&cfg, &res, &tr);
                 for (size_t i = 1; i < tr.n && !ganged; i++) {
                     const v10_trace_rec *a = &tr.recs[i - 1], *b = &tr.recs[i];
@@ -275,6 +282,7 @@ static void test_op_mapping_all_alloc(void **state)
             }
     }
     assert_true(ganged);
+    assert_true(reclaimed > 0);
 }
 
 /*

@@ -283,6 +283,25 @@ static void op_mapping_key(void **state)
     assert_int_equal(v10_npu_from_json("{\"op_mapping\": \"alloc\"}", "mem.json", &n, &err), 0);
     assert_int_equal(n.op_mapping, V10_MAP_ALLOC);
     assert_string_equal(v10_op_mapping_name(n.op_mapping), "alloc");
+    assert_int_equal(v10_npu_from_json("{\"op_mapping\": \"reclaim\"}", "mem.json", &n, &err), 0);
+    assert_int_equal(n.op_mapping, V10_MAP_RECLAIM);
+    assert_string_equal(v10_op_mapping_name(n.op_mapping), "reclaim");
+    /* the shipped example resolves, and prints and reads back as itself */
+    assert_int_equal(v10_npu_resolve("configs/tpuv4-core-reclaim.json", &n, &err), 0);
+    assert_int_equal(n.op_mapping, V10_MAP_RECLAIM);
+    assert_int_equal(n.sa_count, 4);
+    j = v10_npu_to_json(&n);
+    text = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    assert_non_null(strstr(text, "\"op_mapping\":\"reclaim\""));
+    assert_int_equal(v10_npu_from_json(text, "back.json", &back, &err), 0);
+    free(text);
+    assert_int_equal(back.op_mapping, V10_MAP_RECLAIM);
+    /* a reclaim's context switch, by FU type: the SA's, the VU's, none on a link engine */
+    assert_int_equal(v10_npu_switch_cycles(&n, V10_FU_SA), n.sa_switch_cycles);
+    assert_int_equal(v10_npu_switch_cycles(&n, V10_FU_VU), v10_npu_vu_switch_cycles(&n));
+    assert_int_equal(v10_npu_switch_cycles(&n, V10_FU_ICI), 0);
+    assert_int_equal(v10_npu_switch_cycles(&n, V10_FU_SA), 384); /* the paper's 128x128 SA */
     static const char *const bad[] = {"{\"op_mapping\": \"vnpu\"}", "{\"op_mapping\": \"ALL\"}",
                                       "{\"op_mapping\": 1}", "{\"op_mapping\": null}",
                                       "{\"op_mapping\": \"\"}"};
@@ -291,7 +310,7 @@ static void op_mapping_key(void **state)
         assert_int_equal(v10_npu_from_json(bad[i], "mem.json", &n, &err), -1);
         assert_non_null(strstr(err.msg, "mem.json"));
         assert_non_null(strstr(err.msg, "'op_mapping'"));
-        assert_non_null(strstr(err.msg, "\"one\", \"all\", \"alloc\" or \"harvest\""));
+        assert_non_null(strstr(err.msg, "\"one\", \"all\", \"alloc\", \"harvest\" or \"reclaim\""));
     }
 }
 
