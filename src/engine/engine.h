@@ -641,9 +641,8 @@ static inline uint64_t eng_done_count(const tenant *t)
     return t->llm ? (uint64_t)t->llm->server.finished : t->completed;
 }
 
-/* LLM servers (llm.c): set up tenant i; its slot fired (an arrival, a
- * host time passed, a pipeline's batch back; also the run's start): start
- * what it can, else sleep; its iteration's operators here ended. */
+/* LLM servers (llm.c): set up tenant i; its slot fired (an arrival, a host
+ * time, a batch back, the run's start); its iteration's operators here ended. */
 int eng_llm_setup(v10_engine *e, int i, v10_err *err);
 void eng_llm_wake(v10_engine *e, int ti);
 void eng_llm_iter_done(v10_engine *e, int ti);
