@@ -239,6 +239,16 @@ bad:
     return -1;
 }
 
+int cli_path(const char *cmd, const char *opt, const char *arg, const char **out)
+{
+    if (!arg || !*arg) {
+        cli_usage_error(cmd, "%s: expected a path, got ''", opt);
+        return -1;
+    }
+    *out = arg;
+    return 0;
+}
+
 int cli_threads(const char *cmd, const char *arg, int *out)
 {
     unsigned long long u;

@@ -139,6 +139,10 @@ int cli_u64(const char *cmd, const char *opt, const char *arg, unsigned long lon
             unsigned long long max, unsigned long long *out);
 int cli_double(const char *cmd, const char *opt, const char *arg, double min, double max,
                double *out);
+/* A file or directory name given to option opt (or as the argument named
+ * opt): *out = arg, 0; an empty name is a command-line error (no file is
+ * called ""), printed, -1. */
+int cli_path(const char *cmd, const char *opt, const char *arg, const char **out);
 /* -j N (1 to 256 threads) and --seed S (any 64-bit value), the same in
  * every command that takes them; as cli_u64. */
 int cli_threads(const char *cmd, const char *arg, int *out);

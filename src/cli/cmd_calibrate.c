@@ -98,10 +98,14 @@ int cmd_calibrate(int argc, char **argv)
         case 'p':
             if (n_files == MAX_PROFILES)
                 return cli_usage_error(CMD, "at most %d --profile files", MAX_PROFILES);
-            files[n_files++] = optarg;
+            if (cli_path(CMD, "--profile", optarg, &files[n_files++]))
+                return V10_EXIT_USAGE;
             break;
         case 'r': row_arg = optarg; break;
-        case 'o': out = optarg; break;
+        case 'o':
+            if (cli_path(CMD, "--out", optarg, &out))
+                return V10_EXIT_USAGE;
+            break;
         case 'n': npu_spec = optarg; break;
         case 's':
             if (v10_calib_sa_parse(optarg, &copts.sa_ops, &err))

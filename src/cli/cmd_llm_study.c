@@ -66,10 +66,16 @@ int cmd_llm_study(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
-        case O_OUT: dir = optarg; break;
+        case O_OUT:
+            if (cli_path(cmd, "--out", optarg, &dir))
+                return V10_EXIT_USAGE;
+            break;
         case O_QUICK: o.quick = 1; break;
         case O_SCALE: o.scale = 1; break;
-        case O_TRACES: o.trace_dir = optarg; break;
+        case O_TRACES:
+            if (cli_path(cmd, "--trace-dir", optarg, &o.trace_dir))
+                return V10_EXIT_USAGE;
+            break;
         case O_MODEL: o.model = optarg; break;
         case 'j':
             if (cli_threads(cmd, optarg, &o.threads))

@@ -55,7 +55,10 @@ int cmd_repro(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
-        case O_OUT: dir = optarg; break;
+        case O_OUT:
+            if (cli_path("repro", "--out", optarg, &dir))
+                return V10_EXIT_USAGE;
+            break;
         case O_QUICK: o.quick = 1; break;
         case O_FAIR_BOTH: o.fairness_both = 1; break;
         case O_WORKLOADS:

@@ -365,8 +365,8 @@ int cmd_run(int argc, char **argv)
     int c;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1)
-        if (c == O_CONFIG)
-            config_path = optarg;
+        if (c == O_CONFIG && cli_path("run", "--config", optarg, &config_path))
+            return V10_EXIT_USAGE;
     if (config_path) {
         if (v10_settings_read(config_path, &file, &err))
             return cli_fail(&err);
@@ -415,9 +415,18 @@ int cmd_run(int argc, char **argv)
             if (cli_format("run", optarg, CLI_FORMATS, &fmt))
                 return V10_EXIT_USAGE;
             break;
-        case O_TRACE: trace_path = optarg; break;
-        case O_PEROP: per_op_path = optarg; break;
-        case O_PLOT: plot_dir = optarg; break;
+        case O_TRACE:
+            if (cli_path("run", "--trace", optarg, &trace_path))
+                return V10_EXIT_USAGE;
+            break;
+        case O_PEROP:
+            if (cli_path("run", "--per-op", optarg, &per_op_path))
+                return V10_EXIT_USAGE;
+            break;
+        case O_PLOT:
+            if (cli_path("run", "--plot", optarg, &plot_dir))
+                return V10_EXIT_USAGE;
+            break;
         case O_TWIN:
             if (trace_window(optarg, &win_from, &win_to))
                 return cli_usage_error("run", "--trace-window: expected A:B microseconds with "

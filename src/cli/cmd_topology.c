@@ -127,7 +127,9 @@ int cmd_topology(int argc, char **argv)
         return cli_usage_error(CMD, "missing the topology FILE.csv");
     if (optind + 1 < argc)
         return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
-    const char *path = argv[optind];
+    const char *path;
+    if (cli_path(CMD, "FILE.csv", argv[optind], &path))
+        return V10_EXIT_USAGE;
 
     v10_err err = {{0}};
     v10_topo *topo = NULL;

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# audit.sh — what a hostile new user tried and the program once got wrong:
+# each case gives the exit code the convention asks for (1 bad input, 2 bad
+# command line; cli.h), one message naming the option, key or file and what
+# was expected, nothing on stdout, no file left behind, and never a signal.
+# Usage: audit.sh PATH/TO/v10sim   (run from the repository root by ctest)
+set -euo pipefail
+
+bin=$(realpath "$1")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# expect CODE NEEDLE ARGS...: runs v10sim ARGS (in $tmp/cwd, so that a file
+# it should not write shows), checks the exit code, that the first stderr
+# line starts with the program's name and holds NEEDLE, that stdout is empty
+# and that nothing was written into the working directory.
+mkdir "$tmp/cwd"
+expect() {
+    local want=$1 needle=$2
+    shift 2
+    set +e
+    (cd "$tmp/cwd" && timeout 120 "$bin" "$@") >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    set -e
+    local first
+    first=$(head -n1 "$tmp/err")
+    if [ "$rc" -ge 124 ]; then
+        fail "v10sim $*: exit $rc (a signal or the time limit); stderr: $first"
+    elif [ "$rc" -ne "$want" ]; then
+        fail "v10sim $*: exit $rc, expected $want; stderr: $first"
+    elif [[ $first != v10sim* ]]; then
+        fail "v10sim $*: first stderr line lacks the program prefix: $first"
+    elif ! grep -qF -- "$needle" <<<"$first"; then
+        fail "v10sim $*: first stderr line does not hold '$needle': $first"
+    elif [ -s "$tmp/out" ]; then
+        fail "v10sim $*: wrote to stdout despite failing"
+    elif [ -n "$(ls -A "$tmp/cwd")" ]; then
+        fail "v10sim $*: left $(ls -A "$tmp/cwd") behind"
+        rm -rf "${tmp:?}/cwd" && mkdir "$tmp/cwd"
+    fi
+}
+R=(run --tenant mnist --requests 2)
+P="$PWD/data/tpu-profiles/utilization.csv"
+
+# --- an empty file or directory name is a bad command line (exit 2) that
+# names the option, before any work; it was "v10sim: : cannot open" (exit 1),
+# after the simulation for --trace and --per-op.
+expect 2 "--config: expected a path, got ''" "${R[@]}" --config ''
+expect 2 "--trace: expected a path, got ''" "${R[@]}" --trace ''
+expect 2 "--per-op: expected a path, got ''" "${R[@]}" --per-op ''
+expect 2 "--plot: expected a path, got ''" "${R[@]}" --plot ''
+expect 2 "--profile: expected a path, got ''" calibrate mnist --profile ''
+expect 2 "--out: expected a path, got ''" calibrate resnet50 --profile "$P" --row resnet50:32 --out ''
+expect 2 "--services: expected a path, got ''" fleet --services '' --npus 1
+expect 2 "--out: expected a path, got ''" repro --out ''
+expect 2 "--out: expected a path, got ''" llm-study --out ''
+expect 2 "--trace-dir: expected a path, got ''" llm-study --trace-dir ''
+expect 2 "FILE.csv: expected a path, got ''" topology ''
+expect 2 "SPEC.json: expected a path, got ''" sweep ''
+
+if [ "$fails" -ne 0 ]; then
+    echo "cli audit: $fails failure(s)" >&2
+    exit 1
+fi
+echo "cli audit: ok"
