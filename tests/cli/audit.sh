@@ -60,6 +60,14 @@ expect 2 "--trace-dir: expected a path, got ''" llm-study --trace-dir ''
 expect 2 "FILE.csv: expected a path, got ''" topology ''
 expect 2 "SPEC.json: expected a path, got ''" sweep ''
 
+# --- a tenant option's integer range is printed exactly (it was
+# "[1, 1.04858e+06]", a bound nobody can type).
+expect 1 "outstanding: expected an integer in [1, 1048576], got '0'" run --tenant mnist:outstanding=0
+expect 1 "max_prefill_tokens: expected an integer in [1, 16777216], got '0'" \
+    run --tenant llm/gpt2-xl:trace=@azure_conv_200:max_prefill_tokens=0
+expect 1 "requests: expected an integer in [1, 10000000], got '1e7'" \
+    run --tenant llm/gpt2-xl:trace=@azure_conv_200:requests=1e7
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
