@@ -68,6 +68,14 @@ expect 1 "max_prefill_tokens: expected an integer in [1, 16777216], got '0'" \
 expect 1 "requests: expected an integer in [1, 10000000], got '1e7'" \
     run --tenant llm/gpt2-xl:trace=@azure_conv_200:requests=1e7
 
+# --- a services file's batch is an integer as every count is written:
+# plain decimal; 1e1, 8.0 and -0 were read as numbers and floored.
+for b in 1e1 8.0 -0; do
+    printf 'name,model,batch,rate_rps\na,mnist,%s,0\nb,ncf,8,0\n' "$b" >"$tmp/svc.csv"
+    expect 1 "svc.csv:2: batch: expected an integer in [0, 65536], got '$b'" \
+        fleet --services "$tmp/svc.csv" --npus 1 --requests 2
+done
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
