@@ -76,6 +76,16 @@ for b in 1e1 8.0 -0; do
         fleet --services "$tmp/svc.csv" --npus 1 --requests 2
 done
 
+# --- what docs/formats.md ("Exit codes") says of an option given twice:
+# the last value wins; a policy parameter twice is an error.
+set +e
+"$bin" run --tenant mnist --requests 2 --requests 3 --format json >"$tmp/twice.json" 2>"$tmp/err"
+set -e
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["settings"]["requests"] == 3' \
+    "$tmp/twice.json" || fail "--requests 2 --requests 3 did not run 3: $(cat "$tmp/err")"
+expect 2 "v10-full.slice_cycles was set already by --slice-cycles 1" \
+    run --tenant mnist --requests 2 --slice-cycles 1 --slice-cycles 2
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
