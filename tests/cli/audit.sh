@@ -86,6 +86,13 @@ python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["settings"]["re
 expect 2 "v10-full.slice_cycles was set already by --slice-cycles 1" \
     run --tenant mnist --requests 2 --slice-cycles 1 --slice-cycles 2
 
+# --- nothing given is dropped silently: an argument after --version or
+# --help was ignored; "help COMMAND" is that command's --help.
+expect 2 "--version: unexpected argument 'extra'" --version extra
+expect 2 "help: unexpected argument 'nosuch' (expected a command" help nosuch
+"$bin" help run >"$tmp/help_run.txt" && "$bin" run --help | cmp -s - "$tmp/help_run.txt" ||
+    fail "'v10sim help run' is not 'v10sim run --help'"
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
