@@ -93,6 +93,15 @@ expect 2 "help: unexpected argument 'nosuch' (expected a command" help nosuch
 "$bin" help run >"$tmp/help_run.txt" && "$bin" run --help | cmp -s - "$tmp/help_run.txt" ||
     fail "'v10sim help run' is not 'v10sim run --help'"
 
+# --- collocate --models: a model twice was profiled and paired with itself
+# as two rows; ",," and a trailing comma were skipped silently.
+expect 2 "--models: a model given twice in 'mnist,mnist,ncf,dlrm' ('mnist')" \
+    collocate --models mnist,mnist,ncf,dlrm --requests 2
+expect 2 "--models: an empty name in 'mnist,,ncf,dlrm,bert'" \
+    collocate --models mnist,,ncf,dlrm,bert --requests 2
+expect 2 "--models: an empty name in 'mnist,ncf,dlrm,bert,'" \
+    collocate --models mnist,ncf,dlrm,bert, --requests 2
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
