@@ -249,6 +249,21 @@ int cli_path(const char *cmd, const char *opt, const char *arg, const char **out
     return 0;
 }
 
+int cli_output_clear(const char *opt, const char *out, const v10_inputs *in,
+                     const char *const *others, size_t n)
+{
+    const char *hit = v10_inputs_overlap(in, out);
+    for (size_t i = 0; !hit && i < n; i++)
+        if (others[i] && v10_same_file(out, others[i]))
+            hit = others[i];
+    if (!hit)
+        return V10_EXIT_OK;
+    v10_err err;
+    v10_err_set(&err, "%s: %s would overwrite '%s', an input of this command; choose another "
+                      "file", out, opt, hit);
+    return cli_fail(&err);
+}
+
 int cli_threads(const char *cmd, const char *arg, int *out)
 {
     unsigned long long u;

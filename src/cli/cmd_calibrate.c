@@ -166,6 +166,17 @@ int cmd_calibrate(int argc, char **argv)
                     row_batch ? " at that batch" : "");
         return cli_fail(&err);
     }
+    /* --out replaces no input: the model's file (the spec up to its options)
+     * nor a profile; both were read, and the error comes before the work. */
+    char model_path[V10_SPEC_MAX];
+    snprintf(model_path, sizeof model_path, "%.*s", (int)strcspn(spec, ":"), spec);
+    const char *inputs[MAX_PROFILES + 2] = {model_path, npu_spec};
+    for (int i = 0; i < n_files; i++)
+        inputs[2 + i] = files[i];
+    if (out && cli_output_clear("--out", out, NULL, inputs, 2 + (size_t)n_files)) {
+        v10_model_fini(&arch);
+        return V10_EXIT_FAIL;
+    }
     v10_model cal;
     v10_calib_report rep;
     if ((out && v10_wfile_probe(out, &err)) || /* before the work */

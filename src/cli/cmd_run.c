@@ -361,7 +361,7 @@ int cmd_run(int argc, char **argv)
     unsigned long long u;
     /* --config first, wherever it stands: the other flags override it. */
     static v10_settings file;
-    const char *config_path = NULL;
+    const char *config_path = NULL, *npu_file = NULL; /* inputs that are files */
     int c;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1)
@@ -395,6 +395,7 @@ int cmd_run(int argc, char **argv)
         case O_NPU:
             if ((npu_rc = cli_npu("run", optarg, &cfg.npu)))
                 return npu_rc;
+            npu_file = v10_json_spec_is_file(optarg) ? optarg : NULL;
             break;
         case O_REQ:
             if (cli_u64("run", "--requests", optarg, 1, 10000000, &u))
@@ -515,6 +516,10 @@ int cmd_run(int argc, char **argv)
         return cli_usage_error("run", "--trace: expected a single --policy, got %d", n_pol);
     if (win_set && !trace_path)
         return cli_usage_error("run", "--trace-window needs --trace FILE");
+    if (trace_path && per_op_path &&
+        (!strcmp(trace_path, per_op_path) || v10_same_file(trace_path, per_op_path)))
+        return cli_usage_error("run", "--trace and --per-op: expected two files, got '%s' for "
+                                      "both", per_op_path);
 
     /* Each model is read once: every policy runs, and the trace names
      * operators, from what was read here, even if a file changes meanwhile. */
@@ -539,7 +544,15 @@ int cmd_run(int argc, char **argv)
     }
     cli_fixed_note(&fixed, &cfg.npu);
     cfg.models = models;
-    /* The outputs can be written: found before the runs, not after. */
+    /* The outputs can be written, and replace no input nor each other:
+     * found before the runs, not after. */
+    const char *others[] = {config_path, npu_file};
+    if ((trace_path && cli_output_clear("--trace", trace_path, &inputs, others, 2)) ||
+        (per_op_path && cli_output_clear("--per-op", per_op_path, &inputs, others, 2))) {
+        free_models(models, n_models, &inputs);
+        return V10_EXIT_FAIL;
+    }
+
     if ((trace_path && v10_wfile_probe(trace_path, &err)) ||
         (per_op_path && v10_wfile_probe(per_op_path, &err))) {
         free_models(models, n_models, &inputs);

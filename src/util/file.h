@@ -119,6 +119,12 @@ int v10_file_check_frozen(int dirfd, const char *name, const char *shown, v10_er
  * the file it replaces is not immutable; a device or FIFO is not opened.
  * 0, or -1 with err as v10_wfile_open's. */
 int v10_wfile_probe(const char *path, v10_err *err);
+
+/* 1 if writing `out` would replace the regular file `in` (the same file,
+ * under any name or link), else 0 (either missing, or not one file). */
+int v10_same_file(const char *out, const char *in);
+/* The path of the input in `in` that writing `out` would replace, or NULL. */
+const char *v10_inputs_overlap(const v10_inputs *in, const char *out);
 /* fsync()s directory DIR (a rename or creation in it becomes durable). */
 int v10_fsync_dir(const char *dir);
 /* The whole of data[0..n) to PATH, by the rules above. */

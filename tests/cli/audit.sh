@@ -102,6 +102,31 @@ expect 2 "--models: an empty name in 'mnist,,ncf,dlrm,bert'" \
 expect 2 "--models: an empty name in 'mnist,ncf,dlrm,bert,'" \
     collocate --models mnist,ncf,dlrm,bert, --requests 2
 
+# --- an output never replaces an input: `--per-op m.csv` beside `--tenant
+# m.csv` (or through a link), `--out` onto a --profile file or the model
+# file, --trace onto the --npu file, all overwrote it after the run.
+mkdir "$tmp/io"
+cp tests/data/trace/small.csv "$tmp/io/m.csv"
+ln -s m.csv "$tmp/io/link.csv"
+cp "$P" "$tmp/io/p.csv"
+cp tests/data/npu/subset.json "$tmp/io/n.json"
+sum=$(cat "$tmp/io/m.csv" "$tmp/io/p.csv" "$tmp/io/n.json" | md5sum)
+expect 1 "m.csv: --per-op would overwrite '$tmp/io/m.csv', an input of this command" \
+    run --tenant "$tmp/io/m.csv" --requests 2 --per-op "$tmp/io/m.csv"
+expect 1 "--trace would overwrite '$tmp/io/link.csv', an input of this command" \
+    run --tenant "$tmp/io/link.csv" --requests 2 --trace "$tmp/io/m.csv"
+expect 1 "--trace would overwrite '$tmp/io/n.json', an input of this command" \
+    run --tenant mnist --npu "$tmp/io/n.json" --requests 2 --trace "$tmp/io/n.json"
+expect 1 "--out would overwrite '$tmp/io/p.csv', an input of this command" \
+    calibrate resnet50 --profile "$tmp/io/p.csv" --row resnet50:32 --out "$tmp/io/p.csv"
+expect 1 "--out would overwrite '$tmp/io/m.csv', an input of this command" \
+    calibrate "$tmp/io/m.csv:batch=32" --profile "$tmp/io/p.csv" --row resnet50:32 \
+    --out "$tmp/io/m.csv"
+[ "$(cat "$tmp/io/m.csv" "$tmp/io/p.csv" "$tmp/io/n.json" | md5sum)" = "$sum" ] ||
+    fail "an input was overwritten by an output"
+expect 2 "--trace and --per-op: expected two files, got '$tmp/io/o' for both" \
+    run --tenant mnist --requests 2 --trace "$tmp/io/o" --per-op "$tmp/io/o"
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
