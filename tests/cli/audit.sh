@@ -127,6 +127,13 @@ expect 1 "--out would overwrite '$tmp/io/m.csv', an input of this command" \
 expect 2 "--trace and --per-op: expected two files, got '$tmp/io/o' for both" \
     run --tenant mnist --requests 2 --trace "$tmp/io/o" --per-op "$tmp/io/o"
 
+# --- topology --array reads each side as every number is read: 01x1 and
+# 1x01 (leading zeros, as 010 elsewhere) were accepted by its own strtoull.
+T=tests/data/topology/ok_mixed.csv
+for a in 01x1 1x01; do
+    expect 2 "--array: expected ROWSxCOLS with each in [1, 65536], got '$a'" topology "$PWD/$T" --array "$a"
+done
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
