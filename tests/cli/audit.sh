@@ -134,6 +134,12 @@ for a in 01x1 1x01; do
     expect 2 "--array: expected ROWSxCOLS with each in [1, 65536], got '$a'" topology "$PWD/$T" --array "$a"
 done
 
+# --- a model option named without its value is not an unknown option (it
+# was "unknown option 'prefill='"); unknown= takes vu only.
+expect 1 "model 'llm/gpt2-xl:prefill=': prefill: expected a value, got ''" profile llm/gpt2-xl:prefill=
+expect 1 "model 'mnist:sa_ops=': sa_ops: expected a value, got ''" profile mnist:sa_ops=
+expect 1 "model 'x.onnx:unknown=sa': unknown: expected vu, got 'sa'" profile x.onnx:unknown=sa
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
