@@ -595,8 +595,13 @@ static int read_npu(const cJSON *root, const char *origin, void *vout, v10_err *
         /* 'v10sim npu --format json' adds the figures derived from the
          * fields; they are recomputed, so reading its output back ignores
          * them (an edit there changes nothing: edit the fields). */
-        if (!strcmp(v->string, "derived") && cJSON_IsObject(v))
-            continue;
+        if (!strcmp(v->string, "derived")) {
+            if (cJSON_IsObject(v))
+                continue;
+            return v10_err_set(err, "%s: key 'derived': expected the object 'v10sim npu "
+                                    "--format json' writes (recomputed from the fields), got %s",
+                               origin, v10_json_got(v, got, sizeof got));
+        }
         if (!strcmp(v->string, "name")) {
             if (v10_json_name(v, origin, out->name, sizeof out->name, err))
                 return -1;

@@ -140,6 +140,12 @@ expect 1 "model 'llm/gpt2-xl:prefill=': prefill: expected a value, got ''" profi
 expect 1 "model 'mnist:sa_ops=': sa_ops: expected a value, got ''" profile mnist:sa_ops=
 expect 1 "model 'x.onnx:unknown=sa': unknown: expected vu, got 'sa'" profile x.onnx:unknown=sa
 
+# --- an NPU file's 'derived' (what `npu --format json` adds, ignored when
+# read back) that is not an object was "unknown key 'derived'".
+printf '{"base": "v10-isca23", "derived": 5}\n' >"$tmp/derived.json"
+expect 1 "derived.json: key 'derived': expected the object 'v10sim npu --format json' writes" \
+    npu --npu "$tmp/derived.json"
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
