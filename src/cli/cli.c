@@ -149,13 +149,13 @@ void cli_fixed_note(const cli_fixed *f, const v10_npu *npu)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
-    char msg[V10_ERR_MAX];
+    v10_err e;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    v10_err_vset(&e, fmt, ap);
     va_end(ap);
     fprintf(stderr, "v10sim %s: ", cmd);
-    put_message(msg);
+    put_message(e.msg);
     fprintf(stderr, "\nTry 'v10sim %s --help'.\n", cmd);
     return V10_EXIT_USAGE;
 }

@@ -146,6 +146,12 @@ printf '{"base": "v10-isca23", "derived": 5}\n' >"$tmp/derived.json"
 expect 1 "derived.json: key 'derived': expected the object 'v10sim npu --format json' writes" \
     npu --npu "$tmp/derived.json"
 
+# --- a message with an over-long path keeps its reason (its end): it was
+# cut at 511 bytes, inside the path.
+long=$(printf 'a%.0s' $(seq 1 5000))
+expect 1 ".json: cannot open: File name too long" npu --npu "$long.json"
+expect 1 "aaaa: path too long" run --tenant mnist --requests 2 --per-op "$long"
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
