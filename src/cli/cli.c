@@ -70,7 +70,7 @@ int cli_out_dir(v10_outdir *d, const char *dir, const char *owner)
     v10_err err;
     if (v10_outdir_open(d, dir, &err) == 0 && v10_outdir_claim(d, owner, &err) == 0)
         return V10_EXIT_OK;
-    v10_outdir_close(d);
+    v10_outdir_abandon(d);
     return cli_fail(&err);
 }
 

@@ -114,7 +114,7 @@ int cmd_llm_study(int argc, char **argv)
     v10_err err;
     v10_llm_study *s;
     if (v10_llm_study_run(&o, &s, &err)) {
-        v10_outdir_close(&od);
+        v10_outdir_abandon(&od);
         return cli_fail(&err);
     }
     v10_llm_study_out out;
@@ -122,7 +122,7 @@ int cmd_llm_study(int argc, char **argv)
     size_t runs = s->runs;
     v10_llm_study_destroy(s);
     if (bad) {
-        v10_outdir_close(&od);
+        v10_outdir_abandon(&od);
         return cli_fail(&err);
     }
     int rc = cli_write_files(&od, "llm-study", out.files, out.n_files);

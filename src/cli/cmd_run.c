@@ -561,7 +561,7 @@ int cmd_run(int argc, char **argv)
 
     /* --plot: the folder judged before anything runs; the figures gathered
      * from every policy's run, written at the end with report.html. */
-    v10_outdir plot_od;
+    v10_outdir plot_od = {.fd = -1, .path = NULL, .made = 0};
     v10_artifact *plots = NULL;
     size_t n_plots = 0;
     if (plot_dir && cli_out_dir(&plot_od, plot_dir, "run")) {
@@ -580,6 +580,8 @@ int cmd_run(int argc, char **argv)
         v10_tab_destroy(cmp);
         cJSON_Delete(arr);
         free_models(models, n_models, &inputs);
+        if (plot_dir)
+            v10_outdir_abandon(&plot_od);
         return cli_fail(&(v10_err){"out of memory"});
     }
     v10_tab *per_op = per_op_path ? v10_tab_create() : NULL;
@@ -754,7 +756,7 @@ int cmd_run(int argc, char **argv)
         if (rc == V10_EXIT_OK)
             rc = cli_write_files(&plot_od, "run", plots, n_plots);
         else
-            v10_outdir_close(&plot_od);
+            v10_outdir_abandon(&plot_od); /* failed before writing: no empty folder left */
         for (size_t k = 0; k < n_plots; k++)
             free(plots[k].data);
         free(plots);

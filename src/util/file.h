@@ -146,12 +146,18 @@ int v10_file_write(const char *path, const void *data, size_t n, int sync, v10_e
 typedef struct v10_outdir {
     int fd;           /* the folder (O_DIRECTORY); -1 when closed */
     const char *path; /* as given, for messages (borrowed) */
+    size_t made;      /* path[0..made) is the first folder this open created
+                       * (it and those below it up to path are new); 0: none */
 } v10_outdir;
 
 /* Opens folder PATH, creating it and missing parents (mode 0755); -1 with
  * err naming PATH on failure.  v10_outdir_close releases it. */
 int v10_outdir_open(v10_outdir *d, const char *path, v10_err *err);
 void v10_outdir_close(v10_outdir *d);
+/* Closes a folder whose command failed before writing into it: the folders
+ * its open created are removed again while empty (deepest first), so that a
+ * refused or failed run leaves no empty result folder behind. */
+void v10_outdir_abandon(v10_outdir *d);
 /* 0 if NAME in the folder is absent (*exists = 0) or a regular file with
  * one link (*exists = 1; exists may be NULL); else -1 with err naming
  * PATH/NAME and what it is. */

@@ -152,6 +152,18 @@ long=$(printf 'a%.0s' $(seq 1 5000))
 expect 1 ".json: cannot open: File name too long" npu --npu "$long.json"
 expect 1 "aaaa: path too long" run --tenant mnist --requests 2 --per-op "$long"
 
+# --- a result folder created for a command that then fails is removed again
+# (while empty): `run --plot D` refused by its event budget, `llm-study`
+# with an unknown model, left D (and the parents made for it) empty.
+mkdir "$tmp/rf" "$tmp/rf/pre"
+expect 1 "run too long" run --tenant mnist --tenant ncf --requests 2 --max-events 100 \
+    --plot "$tmp/rf/a/b/c"
+expect 1 "run too long" run --tenant mnist --tenant ncf --requests 2 --max-events 100 \
+    --plot "$tmp/rf/pre/new/"
+expect 1 "unknown LLM 'nosuch'" llm-study --quick --out "$tmp/rf/l/m" --model nosuch
+[ "$(cd "$tmp/rf" && find . | sort | tr '\n' ' ')" = ". ./pre " ] ||
+    fail "folders left by failed commands: $(cd "$tmp/rf" && find . | tr '\n' ' ')"
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
