@@ -164,6 +164,14 @@ expect 1 "unknown LLM 'nosuch'" llm-study --quick --out "$tmp/rf/l/m" --model no
 [ "$(cd "$tmp/rf" && find . | sort | tr '\n' ' ')" = ". ./pre " ] ||
     fail "folders left by failed commands: $(cd "$tmp/rf" && find . | tr '\n' ' ')"
 
+# --- options that do not go together: --list beside what only a run uses
+# was dropped silently (`sweep --list --out D` wrote nothing to D, exit 0).
+for o in "--out $tmp/sw" --resume --plot; do
+    # shellcheck disable=SC2086 # "--out DIR" is two words
+    expect 2 "--list and ${o%% *} do not go together" sweep "$PWD/examples/sweep-small.json" --list $o
+done
+expect 2 "--list and --npu do not go together" npu --list --npu tpuv3-core
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
