@@ -172,6 +172,11 @@ for o in "--out $tmp/sw" --resume --plot; do
 done
 expect 2 "--list and --npu do not go together" npu --list --npu tpuv3-core
 
+# --- an unknown NPU key names the fields it is near, as every typed name
+# does (a model, a policy, a parameter); it named none.
+printf '{"base": "v10-isca23", "sa_row": 256}\n' >"$tmp/sa_row.json"
+expect 1 "sa_row.json: unknown key 'sa_row'; did you mean 'sa_rows'?" npu --npu "$tmp/sa_row.json"
+
 if [ "$fails" -ne 0 ]; then
     echo "cli audit: $fails failure(s)" >&2
     exit 1
