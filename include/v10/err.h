@@ -9,6 +9,7 @@
 #ifndef V10_ERR_H
 #define V10_ERR_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,9 +20,14 @@ typedef struct v10_err {
 } v10_err;
 
 /* Formats into err (if err is non-NULL) and returns -1, so callers can write
- * `return v10_err_set(err, "...")`. */
+ * `return v10_err_set(err, "...")`.  A message longer than V10_ERR_MAX - 1
+ * bytes keeps its start and its end (the reason), " ... " in between. */
 int v10_err_set(v10_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* v10_err_set with the arguments as a va_list. */
+int v10_err_vset(v10_err *err, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 /* Prepends "prefix: " to an existing message (e.g. a file name). */
 int v10_err_prefix(v10_err *err, const char *fmt, ...)

@@ -70,7 +70,7 @@ int cli_out_dir(v10_outdir *d, const char *dir, const char *owner)
     v10_err err;
     if (v10_outdir_open(d, dir, &err) == 0 && v10_outdir_claim(d, owner, &err) == 0)
         return V10_EXIT_OK;
-    v10_outdir_close(d);
+    v10_outdir_abandon(d);
     return cli_fail(&err);
 }
 
@@ -149,13 +149,13 @@ void cli_fixed_note(const cli_fixed *f, const v10_npu *npu)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
-    char msg[V10_ERR_MAX];
+    v10_err e;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    v10_err_vset(&e, fmt, ap);
     va_end(ap);
     fprintf(stderr, "v10sim %s: ", cmd);
-    put_message(msg);
+    put_message(e.msg);
     fprintf(stderr, "\nTry 'v10sim %s --help'.\n", cmd);
     return V10_EXIT_USAGE;
 }
@@ -237,6 +237,31 @@ bad:
     cli_usage_error(cmd, "%s: expected a number in [%g, %g], got '%s'", opt, min, max,
                     arg ? arg : "");
     return -1;
+}
+
+int cli_path(const char *cmd, const char *opt, const char *arg, const char **out)
+{
+    if (!arg || !*arg) {
+        cli_usage_error(cmd, "%s: expected a path, got ''", opt);
+        return -1;
+    }
+    *out = arg;
+    return 0;
+}
+
+int cli_output_clear(const char *opt, const char *out, const v10_inputs *in,
+                     const char *const *others, size_t n)
+{
+    const char *hit = v10_inputs_overlap(in, out);
+    for (size_t i = 0; !hit && i < n; i++)
+        if (others[i] && v10_same_file(out, others[i]))
+            hit = others[i];
+    if (!hit)
+        return V10_EXIT_OK;
+    v10_err err;
+    v10_err_set(&err, "%s: %s would overwrite '%s', an input of this command; choose another "
+                      "file", out, opt, hit);
+    return cli_fail(&err);
 }
 
 int cli_threads(const char *cmd, const char *arg, int *out)

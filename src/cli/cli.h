@@ -139,6 +139,17 @@ int cli_u64(const char *cmd, const char *opt, const char *arg, unsigned long lon
             unsigned long long max, unsigned long long *out);
 int cli_double(const char *cmd, const char *opt, const char *arg, double min, double max,
                double *out);
+/* A file or directory name given to option opt (or as the argument named
+ * opt): *out = arg, 0; an empty name is a command-line error (no file is
+ * called ""), printed, -1. */
+int cli_path(const char *cmd, const char *opt, const char *arg, const char **out);
+/* Before writing the output OUT of option opt: V10_EXIT_OK if OUT is none
+ * of the command's input files (those of `in`, then others[0..n), NULL
+ * entries and names that are no file skipped); else prints that it would
+ * overwrite that input and returns V10_EXIT_FAIL: an input is never
+ * replaced by a result under the same name or through a link. */
+int cli_output_clear(const char *opt, const char *out, const v10_inputs *in,
+                     const char *const *others, size_t n);
 /* -j N (1 to 256 threads) and --seed S (any 64-bit value), the same in
  * every command that takes them; as cli_u64. */
 int cli_threads(const char *cmd, const char *arg, int *out);

@@ -98,10 +98,14 @@ int cmd_calibrate(int argc, char **argv)
         case 'p':
             if (n_files == MAX_PROFILES)
                 return cli_usage_error(CMD, "at most %d --profile files", MAX_PROFILES);
-            files[n_files++] = optarg;
+            if (cli_path(CMD, "--profile", optarg, &files[n_files++]))
+                return V10_EXIT_USAGE;
             break;
         case 'r': row_arg = optarg; break;
-        case 'o': out = optarg; break;
+        case 'o':
+            if (cli_path(CMD, "--out", optarg, &out))
+                return V10_EXIT_USAGE;
+            break;
         case 'n': npu_spec = optarg; break;
         case 's':
             if (v10_calib_sa_parse(optarg, &copts.sa_ops, &err))
@@ -161,6 +165,17 @@ int cmd_calibrate(int argc, char **argv)
         v10_err_set(&err, "no profile row '%s'%s in the --profile files", row_name,
                     row_batch ? " at that batch" : "");
         return cli_fail(&err);
+    }
+    /* --out replaces no input: the model's file (the spec up to its options)
+     * nor a profile; both were read, and the error comes before the work. */
+    char model_path[V10_SPEC_MAX];
+    snprintf(model_path, sizeof model_path, "%.*s", (int)strcspn(spec, ":"), spec);
+    const char *inputs[MAX_PROFILES + 2] = {model_path, npu_spec};
+    for (int i = 0; i < n_files; i++)
+        inputs[2 + i] = files[i];
+    if (out && cli_output_clear("--out", out, NULL, inputs, 2 + (size_t)n_files)) {
+        v10_model_fini(&arch);
+        return V10_EXIT_FAIL;
     }
     v10_model cal;
     v10_calib_report rep;

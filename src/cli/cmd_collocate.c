@@ -119,10 +119,25 @@ int cmd_collocate(int argc, char **argv)
         copy = strdup(model_arg);
         if (!copy)
             return V10_EXIT_FAIL;
-        for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
-            if (n == 64) {
+        /* Every name once and none empty: two rows of one model, or a model
+         * lost to ",,", would be profiled and paired as if they were data. */
+        for (char *tok = copy, *end; tok; tok = end) {
+            end = strchr(tok, ',');
+            if (end)
+                *end++ = 0;
+            const char *bad = NULL;
+            if (!*tok)
+                bad = "an empty name";
+            for (size_t i = 0; !bad && i < n; i++)
+                if (!strcmp(names[i], tok))
+                    bad = "a model given twice";
+            if (bad || n == 64) {
+                int rc = bad ? cli_usage_error("collocate", "--models: %s in '%s'%s%s%s", bad,
+                                               model_arg, *tok ? " ('" : "", tok,
+                                               *tok ? "')" : "")
+                             : cli_usage_error("collocate", "--models: at most 64 models");
                 free(copy);
-                return cli_usage_error("collocate", "--models: at most 64 models");
+                return rc;
             }
             names[n++] = tok;
         }

@@ -63,7 +63,10 @@ int cmd_fleet(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
-        case O_SVC: path = optarg; break;
+        case O_SVC:
+            if (cli_path("fleet", "--services", optarg, &path))
+                return V10_EXIT_USAGE;
+            break;
         case O_NPUS:
             if (cli_u64("fleet", "--npus", optarg, 1, 2048, &u))
                 return V10_EXIT_USAGE;

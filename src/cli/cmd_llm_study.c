@@ -66,10 +66,16 @@ int cmd_llm_study(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
-        case O_OUT: dir = optarg; break;
+        case O_OUT:
+            if (cli_path(cmd, "--out", optarg, &dir))
+                return V10_EXIT_USAGE;
+            break;
         case O_QUICK: o.quick = 1; break;
         case O_SCALE: o.scale = 1; break;
-        case O_TRACES: o.trace_dir = optarg; break;
+        case O_TRACES:
+            if (cli_path(cmd, "--trace-dir", optarg, &o.trace_dir))
+                return V10_EXIT_USAGE;
+            break;
         case O_MODEL: o.model = optarg; break;
         case 'j':
             if (cli_threads(cmd, optarg, &o.threads))
@@ -108,7 +114,7 @@ int cmd_llm_study(int argc, char **argv)
     v10_err err;
     v10_llm_study *s;
     if (v10_llm_study_run(&o, &s, &err)) {
-        v10_outdir_close(&od);
+        v10_outdir_abandon(&od);
         return cli_fail(&err);
     }
     v10_llm_study_out out;
@@ -116,7 +122,7 @@ int cmd_llm_study(int argc, char **argv)
     size_t runs = s->runs;
     v10_llm_study_destroy(s);
     if (bad) {
-        v10_outdir_close(&od);
+        v10_outdir_abandon(&od);
         return cli_fail(&err);
     }
     int rc = cli_write_files(&od, "llm-study", out.files, out.n_files);

@@ -36,11 +36,14 @@ int cmd_npu(int argc, char **argv)
     };
     const char *spec = "v10-isca23";
     v10_format fmt = V10_FMT_TABLE;
-    int do_list = 0, c;
+    int do_list = 0, npu_given = 0, c;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
-        case 'n': spec = optarg; break;
+        case 'n':
+            spec = optarg;
+            npu_given = 1;
+            break;
         case 'f':
             if (cli_format(CMD, optarg, CLI_FORMATS, &fmt))
                 return V10_EXIT_USAGE;
@@ -52,6 +55,9 @@ int cmd_npu(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (do_list && npu_given) /* --list prints the presets: an --npu would be dropped */
+        return cli_usage_error(CMD, "--list and --npu do not go together (--list prints "
+                                    "every preset)");
     v10_err err;
     int npu_rc;
     if (do_list)

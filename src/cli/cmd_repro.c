@@ -55,7 +55,10 @@ int cmd_repro(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         switch (c) {
-        case O_OUT: dir = optarg; break;
+        case O_OUT:
+            if (cli_path("repro", "--out", optarg, &dir))
+                return V10_EXIT_USAGE;
+            break;
         case O_QUICK: o.quick = 1; break;
         case O_FAIR_BOTH: o.fairness_both = 1; break;
         case O_WORKLOADS:
@@ -87,14 +90,14 @@ int cmd_repro(int argc, char **argv)
     v10_err err;
     v10_repro *r;
     if (v10_repro_run(&o, &r, &err)) {
-        v10_outdir_close(&od);
+        v10_outdir_abandon(&od);
         return cli_fail(&err);
     }
     v10_repro_out out;
     int bad = v10_repro_render(r, &out, &err);
     v10_repro_destroy(r);
     if (bad) {
-        v10_outdir_close(&od);
+        v10_outdir_abandon(&od);
         return cli_fail(&err);
     }
     int rc = cli_write_files(&od, "repro", out.files, out.n_files);

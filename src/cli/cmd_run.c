@@ -362,12 +362,12 @@ int cmd_run(int argc, char **argv)
     unsigned long long u;
     /* --config first, wherever it stands: the other flags override it. */
     static v10_settings file;
-    const char *config_path = NULL;
+    const char *config_path = NULL, *npu_file = NULL; /* inputs that are files */
     int c;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1)
-        if (c == O_CONFIG)
-            config_path = optarg;
+        if (c == O_CONFIG && cli_path("run", "--config", optarg, &config_path))
+            return V10_EXIT_USAGE;
     if (config_path) {
         if (v10_settings_read(config_path, &file, &err))
             return cli_fail(&err);
@@ -396,6 +396,7 @@ int cmd_run(int argc, char **argv)
         case O_NPU:
             if ((npu_rc = cli_npu("run", optarg, &cfg.npu)))
                 return npu_rc;
+            npu_file = v10_json_spec_is_file(optarg) ? optarg : NULL;
             break;
         case O_REQ:
             if (cli_u64("run", "--requests", optarg, 1, 10000000, &u))
@@ -416,9 +417,18 @@ int cmd_run(int argc, char **argv)
             if (cli_format("run", optarg, CLI_FORMATS, &fmt))
                 return V10_EXIT_USAGE;
             break;
-        case O_TRACE: trace_path = optarg; break;
-        case O_PEROP: per_op_path = optarg; break;
-        case O_PLOT: plot_dir = optarg; break;
+        case O_TRACE:
+            if (cli_path("run", "--trace", optarg, &trace_path))
+                return V10_EXIT_USAGE;
+            break;
+        case O_PEROP:
+            if (cli_path("run", "--per-op", optarg, &per_op_path))
+                return V10_EXIT_USAGE;
+            break;
+        case O_PLOT:
+            if (cli_path("run", "--plot", optarg, &plot_dir))
+                return V10_EXIT_USAGE;
+            break;
         case O_TWIN:
             if (trace_window(optarg, &win_from, &win_to))
                 return cli_usage_error("run", "--trace-window: expected A:B microseconds with "
@@ -507,6 +517,10 @@ int cmd_run(int argc, char **argv)
         return cli_usage_error("run", "--trace: expected a single --policy, got %d", n_pol);
     if (win_set && !trace_path)
         return cli_usage_error("run", "--trace-window needs --trace FILE");
+    if (trace_path && per_op_path &&
+        (!strcmp(trace_path, per_op_path) || v10_same_file(trace_path, per_op_path)))
+        return cli_usage_error("run", "--trace and --per-op: expected two files, got '%s' for "
+                                      "both", per_op_path);
 
     /* Each model is read once: every policy runs, and the trace names
      * operators, from what was read here, even if a file changes meanwhile. */
@@ -531,7 +545,15 @@ int cmd_run(int argc, char **argv)
     }
     cli_fixed_note(&fixed, &cfg.npu);
     cfg.models = models;
-    /* The outputs can be written: found before the runs, not after. */
+    /* The outputs can be written, and replace no input nor each other:
+     * found before the runs, not after. */
+    const char *others[] = {config_path, npu_file};
+    if ((trace_path && cli_output_clear("--trace", trace_path, &inputs, others, 2)) ||
+        (per_op_path && cli_output_clear("--per-op", per_op_path, &inputs, others, 2))) {
+        free_models(models, n_models, &inputs);
+        return V10_EXIT_FAIL;
+    }
+
     if ((trace_path && v10_wfile_probe(trace_path, &err)) ||
         (per_op_path && v10_wfile_probe(per_op_path, &err))) {
         free_models(models, n_models, &inputs);
@@ -540,7 +562,7 @@ int cmd_run(int argc, char **argv)
 
     /* --plot: the folder judged before anything runs; the figures gathered
      * from every policy's run, written at the end with report.html. */
-    v10_outdir plot_od;
+    v10_outdir plot_od = {.fd = -1, .path = NULL, .made = 0};
     v10_artifact *plots = NULL;
     size_t n_plots = 0;
     if (plot_dir && cli_out_dir(&plot_od, plot_dir, "run")) {
@@ -559,6 +581,8 @@ int cmd_run(int argc, char **argv)
         v10_tab_destroy(cmp);
         cJSON_Delete(arr);
         free_models(models, n_models, &inputs);
+        if (plot_dir)
+            v10_outdir_abandon(&plot_od);
         return cli_fail(&(v10_err){"out of memory"});
     }
     v10_tab *per_op = per_op_path ? v10_tab_create() : NULL;
@@ -733,7 +757,7 @@ int cmd_run(int argc, char **argv)
         if (rc == V10_EXIT_OK)
             rc = cli_write_files(&plot_od, "run", plots, n_plots);
         else
-            v10_outdir_close(&plot_od);
+            v10_outdir_abandon(&plot_od); /* failed before writing: no empty folder left */
         for (size_t k = 0; k < n_plots; k++)
             free(plots[k].data);
         free(plots);

@@ -82,7 +82,14 @@ int sweep_cli_args(int argc, char **argv, int mpi, sweep_args *a)
         return cli_usage_error("sweep", "give the spec file: sweep SPEC.json");
     if (optind + 1 < argc)
         return cli_usage_error("sweep", "unexpected argument '%s'", argv[optind + 1]);
-    a->spec = argv[optind];
+    if (cli_path("sweep", "SPEC.json", argv[optind], &a->spec))
+        return V10_EXIT_USAGE;
+    /* --list runs nothing and writes no folder: what would go with a run is
+     * an error, not dropped. */
+    const char *with = out ? "--out" : a->resume ? "--resume" : a->plot ? "--plot" : NULL;
+    if (a->list && with)
+        return cli_usage_error("sweep", "--list and %s do not go together (--list prints the "
+                                        "points and runs nothing)", with);
     if (out) {
         if (!*out || strlen(out) >= sizeof a->out)
             return cli_usage_error("sweep", "--out: expected a directory path (1 to %zu "

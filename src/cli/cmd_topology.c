@@ -3,14 +3,13 @@
  * layer by layer on one systolic array (compute cycles, ideal memory), so
  * the cost model can be checked against SCALE-Sim's own figures.
  */
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "import/topology.h"
+#include "util/num.h"
 #include "v10/cost.h"
 #include "v10/model_report.h"
 
@@ -44,16 +43,16 @@ static void usage(void)
 /* Parses "RxC" strictly; -1 (usage error printed) otherwise. */
 static int parse_array(const char *s, uint32_t *rows, uint32_t *cols)
 {
-    unsigned long long r, c;
-    char *end;
-    if (!isdigit((unsigned char)s[0]))
+    /* Each side a plain decimal integer as every number (util/num.h: not
+     * 010 or +1), split at the one 'x'. */
+    uint64_t r, c;
+    char side[24];
+    size_t n = strcspn(s, "xX");
+    if (!s[n] || n >= sizeof side)
         goto bad;
-    errno = 0;
-    r = strtoull(s, &end, 10);
-    if (errno || (*end != 'x' && *end != 'X') || !isdigit((unsigned char)end[1]))
-        goto bad;
-    c = strtoull(end + 1, &end, 10);
-    if (errno || *end || r < 1 || c < 1 || r > ARRAY_DIM_MAX || c > ARRAY_DIM_MAX)
+    snprintf(side, sizeof side, "%.*s", (int)n, s);
+    if (v10_parse_u64(side, &r) || v10_parse_u64(s + n + 1, &c) || r < 1 || c < 1 ||
+        r > ARRAY_DIM_MAX || c > ARRAY_DIM_MAX)
         goto bad;
     *rows = (uint32_t)r;
     *cols = (uint32_t)c;
@@ -127,7 +126,9 @@ int cmd_topology(int argc, char **argv)
         return cli_usage_error(CMD, "missing the topology FILE.csv");
     if (optind + 1 < argc)
         return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
-    const char *path = argv[optind];
+    const char *path;
+    if (cli_path(CMD, "FILE.csv", argv[optind], &path))
+        return V10_EXIT_USAGE;
 
     v10_err err = {{0}};
     v10_topo *topo = NULL;

@@ -35,7 +35,8 @@ static void usage(FILE *f)
                "under V10 (ISCA 2023) and its baselines.\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'v10sim COMMAND --help' describes a command's options.\n\n"
+    fprintf(f, "\n'v10sim COMMAND --help' (or 'v10sim help COMMAND') describes a command's "
+               "options.\n\n"
                "options:\n"
                "  --help       this text\n  --version    print the version\n");
 }
@@ -50,6 +51,23 @@ int main(int argc, char **argv)
         return V10_EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    const char *names[N_COMMANDS + 1] = {NULL};
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    int help = !strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help");
+    if ((help || !strcmp(cmd, "--version")) && argc > 2) {
+        /* "help run" is "run --help"; anything else given is not dropped silently */
+        long i = help ? v10_name_lookup(argv[2], names, N_COMMANDS) : -1;
+        if (i >= 0 && argc == 3) {
+            char *sub[] = {argv[2], (char *)"--help", NULL};
+            return cli_stdout_done(commands[i].run(2, sub));
+        }
+        char esc[128];
+        v10_name_escape(esc, sizeof esc, argv[i >= 0 ? 3 : 2]);
+        fprintf(stderr, "v10sim: %s: unexpected argument '%s' (expected %s)\n", cmd, esc,
+                i < 0 && help ? "a command, as in 'v10sim help run'" : "nothing more");
+        return V10_EXIT_USAGE;
+    }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);
         return cli_stdout_done(V10_EXIT_OK);
@@ -58,9 +76,6 @@ int main(int argc, char **argv)
         printf("v10sim %s\n", V10_VERSION);
         return cli_stdout_done(V10_EXIT_OK);
     }
-    const char *names[N_COMMANDS + 1] = {NULL};
-    for (size_t i = 0; i < N_COMMANDS; i++)
-        names[i] = commands[i].name;
     long i = v10_name_lookup(cmd, names, N_COMMANDS); /* as people type it: "Run" */
     if (i >= 0)
         return cli_stdout_done(commands[i].run(argc - 1, argv + 1));

@@ -87,9 +87,11 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
                             sv->name, v[i].line);
                 goto done;
             }
-        double batch, rate, prio = 1;
+        double rate, prio = 1;
+        uint64_t batch;
         char got[64];
-        if (parse_num(fld[2], 0, 65536, &batch) || batch != floor(batch)) {
+        /* an integer as every count is written: plain decimal (not 1e1, 8.0 or -0) */
+        if (v10_parse_u64(fld[2], &batch) || batch > 65536) {
             v10_name_escape(got, sizeof got, fld[2]);
             v10_err_set(err, "%s:%d: batch: expected an integer in [0, 65536], got '%s'",
                         path, lineno, got);
@@ -116,7 +118,8 @@ int v10_services_parse(FILE *f, const char *path, v10_service **out, size_t *n, 
         char spec[V10_SPEC_MAX + 128], num[2][V10_NUM_MAX];
         int len = snprintf(spec, sizeof spec, "%s", fld[1]);
         if (batch > 0)
-            len += snprintf(spec + len, sizeof spec - (size_t)len, ":batch=%.0f", batch);
+            len += snprintf(spec + len, sizeof spec - (size_t)len, ":batch=%llu",
+                            (unsigned long long)batch);
         v10_num_fmt(rate, num[0], sizeof num[0]);
         v10_num_fmt(prio, num[1], sizeof num[1]);
         if (rate > 0)

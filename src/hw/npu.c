@@ -18,6 +18,7 @@
 #include "util/config.h"
 #include "util/file.h"
 #include "util/json.h"
+#include "util/names.h"
 #include "util/text.h"
 
 /* The fitted global constants of the paper's core (see isca23 below). */
@@ -595,8 +596,13 @@ static int read_npu(const cJSON *root, const char *origin, void *vout, v10_err *
         /* 'v10sim npu --format json' adds the figures derived from the
          * fields; they are recomputed, so reading its output back ignores
          * them (an edit there changes nothing: edit the fields). */
-        if (!strcmp(v->string, "derived") && cJSON_IsObject(v))
-            continue;
+        if (!strcmp(v->string, "derived")) {
+            if (cJSON_IsObject(v))
+                continue;
+            return v10_err_set(err, "%s: key 'derived': expected the object 'v10sim npu "
+                                    "--format json' writes (recomputed from the fields), got %s",
+                               origin, v10_json_got(v, got, sizeof got));
+        }
         if (!strcmp(v->string, "name")) {
             if (v10_json_name(v, origin, out->name, sizeof out->name, err))
                 return -1;
@@ -605,9 +611,19 @@ static int read_npu(const cJSON *root, const char *origin, void *vout, v10_err *
         size_t i = 0;
         while (i < N_FIELDS && strcmp(fields[i].key, v->string))
             i++;
-        if (i == N_FIELDS)
-            return v10_err_set(err, "%s: unknown key '%s' (see 'v10sim npu --format json')",
-                               origin, v->string);
+        if (i == N_FIELDS) {
+            /* the nearest field names, as everywhere a name is typed */
+            const char *keys[N_FIELDS + 2];
+            for (size_t k = 0; k < N_FIELDS; k++)
+                keys[k] = fields[k].key;
+            keys[N_FIELDS] = "name";
+            keys[N_FIELDS + 1] = NULL;
+            char hint[160];
+            return v10_err_set(err, "%s: unknown key '%s'%s (see 'v10sim npu --format json')",
+                               origin, v->string,
+                               v10_name_hint(hint, sizeof hint, v->string, keys, N_FIELDS + 1,
+                                             NULL));
+        }
         if (set_field(out, &fields[i], v, origin, err))
             return -1;
     }

@@ -26,9 +26,12 @@ static int num(const char *spec, const char *key, const char *v, double lo, doub
     int bad = integer ? v10_parse_u64(v, &u) : v10_parse_f64(v, &d);
     if (integer)
         d = u > (uint64_t)hi ? hi + 1 : (double)u;
-    if (bad || d < lo || d > hi)
-        return v10_err_set(err, "tenant '%s': %s: expected %s in [%g, %g], got '%s'", spec, key,
-                           integer ? "an integer" : "a number", lo, hi, v);
+    if (bad || d < lo || d > hi) /* an integer range exactly: 1048576, not 1.04858e+06 */
+        return v10_err_set(err, integer ? "tenant '%s': %s: expected an integer in [%.0f, %.0f], "
+                                          "got '%s'"
+                                        : "tenant '%s': %s: expected a number in [%g, %g], "
+                                          "got '%s'",
+                           spec, key, lo, hi, v);
     *out = d;
     return 0;
 }

@@ -456,6 +456,21 @@ int v10_wfile_probe(const char *path, v10_err *err)
     return 0;
 }
 
+int v10_same_file(const char *out, const char *in)
+{
+    struct stat a, b;
+    return stat(out, &a) == 0 && stat(in, &b) == 0 && S_ISREG(a.st_mode) &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+const char *v10_inputs_overlap(const v10_inputs *in, const char *out)
+{
+    for (size_t i = 0; in && i < in->n; i++)
+        if (v10_same_file(out, in->v[i].path))
+            return in->v[i].path;
+    return NULL;
+}
+
 int v10_fsync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY);

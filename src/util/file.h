@@ -119,6 +119,12 @@ int v10_file_check_frozen(int dirfd, const char *name, const char *shown, v10_er
  * the file it replaces is not immutable; a device or FIFO is not opened.
  * 0, or -1 with err as v10_wfile_open's. */
 int v10_wfile_probe(const char *path, v10_err *err);
+
+/* 1 if writing `out` would replace the regular file `in` (the same file,
+ * under any name or link), else 0 (either missing, or not one file). */
+int v10_same_file(const char *out, const char *in);
+/* The path of the input in `in` that writing `out` would replace, or NULL. */
+const char *v10_inputs_overlap(const v10_inputs *in, const char *out);
 /* fsync()s directory DIR (a rename or creation in it becomes durable). */
 int v10_fsync_dir(const char *dir);
 /* The whole of data[0..n) to PATH, by the rules above. */
@@ -140,12 +146,18 @@ int v10_file_write(const char *path, const void *data, size_t n, int sync, v10_e
 typedef struct v10_outdir {
     int fd;           /* the folder (O_DIRECTORY); -1 when closed */
     const char *path; /* as given, for messages (borrowed) */
+    size_t made;      /* path[0..made) is the first folder this open created
+                       * (it and those below it up to path are new); 0: none */
 } v10_outdir;
 
 /* Opens folder PATH, creating it and missing parents (mode 0755); -1 with
  * err naming PATH on failure.  v10_outdir_close releases it. */
 int v10_outdir_open(v10_outdir *d, const char *path, v10_err *err);
 void v10_outdir_close(v10_outdir *d);
+/* Closes a folder whose command failed before writing into it: the folders
+ * its open created are removed again while empty (deepest first), so that a
+ * refused or failed run leaves no empty result folder behind. */
+void v10_outdir_abandon(v10_outdir *d);
 /* 0 if NAME in the folder is absent (*exists = 0) or a regular file with
  * one link (*exists = 1; exists may be NULL); else -1 with err naming
  * PATH/NAME and what it is. */

@@ -19,6 +19,7 @@ int v10_outdir_open(v10_outdir *d, const char *path, v10_err *err)
 {
     d->fd = -1;
     d->path = path;
+    d->made = 0;
     char p[4096];
     if (!*path || strlen(path) >= sizeof p)
         return v10_err_set(err, "'%s': expected a directory path (at most %zu bytes)", path,
@@ -27,12 +28,18 @@ int v10_outdir_open(v10_outdir *d, const char *path, v10_err *err)
     for (char *c = p + 1; *c; c++)
         if (*c == '/' && c[-1] != '/') {
             *c = 0;
-            if (mkdir(p, 0777) && errno != EEXIST)
+            int r = mkdir(p, 0777);
+            if (r && errno != EEXIST)
                 return v10_err_set(err, "%s: cannot create directory: %s", p, strerror(errno));
+            if (r == 0 && !d->made)
+                d->made = (size_t)(c - p);
             *c = '/';
         }
-    if (mkdir(p, 0777) && errno != EEXIST)
+    int r = mkdir(p, 0777);
+    if (r && errno != EEXIST)
         return v10_err_set(err, "%s: cannot create directory: %s", path, strerror(errno));
+    if (r == 0 && !d->made)
+        d->made = strlen(p);
     d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (d->fd < 0)
         return v10_err_set(err, "%s: %s (expected a directory)", path, strerror(errno));
@@ -44,6 +51,30 @@ void v10_outdir_close(v10_outdir *d)
     if (d->fd >= 0)
         close(d->fd);
     d->fd = -1;
+}
+
+void v10_outdir_abandon(v10_outdir *d)
+{
+    v10_outdir_close(d);
+    char p[4096];
+    size_t n = d->made ? strlen(d->path) : 0;
+    if (!n || n >= sizeof p)
+        return;
+    memcpy(p, d->path, n + 1);
+    while (n > d->made && p[n - 1] == '/') /* "a/b/" is a/b */
+        p[--n] = 0;
+    /* Deepest first, up to the first folder this open made; a folder that
+     * holds anything stops it. */
+    while (rmdir(p) == 0 && n > d->made) {
+        while (n > 0 && p[n - 1] != '/')
+            n--;
+        while (n > 0 && p[n - 1] == '/')
+            n--;
+        if (n < d->made)
+            break;
+        p[n] = 0;
+    }
+    d->made = 0;
 }
 
 /* 0 if st is a regular file with one link, else -1 with err saying what

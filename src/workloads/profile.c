@@ -36,6 +36,15 @@ void v10_profile_init(v10_profile *p)
     p->sa_op_us = p->vu_op_us = p->flops_util = NAN;
 }
 
+/* What a profile figure must be when v (a fraction, or a length in µs) is
+ * not: the text for an error; NULL when v is in range. */
+static const char *out_of_range(double v, int is_length)
+{
+    if (is_length)
+        return v > 0 && v < 1e9 ? NULL : "a length in µs, over 0 and under 1e9";
+    return v >= 0 && v <= 1 ? NULL : "a percentage in [0, 100]";
+}
+
 int v10_profile_check(const v10_profile *p, const char *origin, v10_err *err)
 {
     static const struct {
@@ -52,13 +61,10 @@ int v10_profile_check(const v10_profile *p, const char *origin, v10_err *err)
     };
     for (size_t i = 0; i < sizeof F / sizeof *F; i++) {
         double v = *(const double *)(const void *)((const char *)p + F[i].off);
-        if (isnan(v))
-            continue;
-        if (F[i].is_length ? !(v > 0 && v < 1e9) : !(v >= 0 && v <= 1))
+        const char *want = isnan(v) ? NULL : out_of_range(v, F[i].is_length);
+        if (want)
             return v10_err_set(err, "%s: profile %s: %s is %g; expected %s", origin, p->row,
-                               F[i].field, F[i].is_length ? v : v * 100,
-                               F[i].is_length ? "a length in µs, over 0 and under 1e9"
-                                              : "a percentage in [0, 100]");
+                               F[i].field, F[i].is_length ? v : v * 100, want);
     }
     if (!isnan(p->sa_busy) && !isnan(p->vu_busy) && fabs(p->sa_busy + p->vu_busy - 1) > 0.10)
         return v10_err_set(err, "%s: profile %s: sa_busy + vu_busy is %.1f%%; a core running "
@@ -109,6 +115,7 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
     char line[V10_CSV_LINE_MAX];
     char *fld[V10_CSV_FIELDS_MAX];
     int col_of[P_N];
+    const char *name_of[P_N] = {NULL}; /* the header's name of each column */
     int have_header = 0, found = 0, lineno = 0, n;
     for (int i = 0; i < P_N; i++)
         col_of[i] = -1;
@@ -124,6 +131,7 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
                     return v10_err_set(err, "%s:%d: column '%s' given twice", origin,
                                        lineno, fld[i]);
                 col_of[COLS[c].col] = i;
+                name_of[COLS[c].col] = COLS[c].name;
             }
             if (col_of[P_MODEL] < 0)
                 return v10_err_set(err, "%s:%d: header has no 'model' column", origin, lineno);
@@ -169,8 +177,12 @@ static int merge_stream(FILE *f, const char *origin, const char *row, uint32_t b
                 continue;
             double v;
             if (cell(fld[c], MAP[i].scale, &v))
-                return v10_err_set(err, "%s:%d: column %d: expected a number or an empty "
-                                        "cell, got '%s'", origin, lineno, c + 1, fld[c]);
+                return v10_err_set(err, "%s:%d: %s: expected a number or an empty cell, "
+                                        "got '%s'", origin, lineno, name_of[MAP[i].col], fld[c]);
+            const char *want = isnan(v) ? NULL : out_of_range(v, MAP[i].scale == 1);
+            if (want)
+                return v10_err_set(err, "%s:%d: %s: expected %s, got '%s'", origin, lineno,
+                                   name_of[MAP[i].col], want, fld[c]);
             if (!isnan(v))
                 *(double *)(void *)((char *)p + MAP[i].off) = v;
         }

@@ -84,6 +84,12 @@ static int parse_spec(const char *text, spec *sp, v10_err *err)
                 return v10_err_set(err, "model '%s': %s given twice (give each option once)",
                                    text, keys[k]);
             seen |= bit;
+            if (kl == l) /* a known key without its value is not an unknown option */
+                return v10_err_set(err, "model '%s': %.*s: expected a value, got ''", text,
+                                   (int)l - 1, keys[k]);
+            if (k == 3 && (kl != 10 || strncmp(kv, "unknown=vu", 10)))
+                return v10_err_set(err, "model '%s': unknown: expected vu, got '%.*s'", text,
+                                   (int)(kl - l), kv + l);
         }
         if (kl > 6 && !strncmp(kv, "batch=", 6)) {
             char num[32];

@@ -101,7 +101,7 @@ printf 'model,sa_op_us_mean\nresnet50,-5\n' >"$tmp/neg.csv"
 set +e
 "$bin" calibrate resnet50 --profile "$tmp/neg.csv" 2>"$tmp/err"; rc=$?
 set -e
-[ $rc -eq 1 ] && grep -q "sa_op_us is -5" "$tmp/err" || fail "negative length: rc $rc $(cat "$tmp/err")"
+[ $rc -eq 1 ] && grep -q "neg.csv:2: sa_op_us_mean: expected a length in µs, over 0 and under 1e9, got .-5." "$tmp/err" || fail "negative length: rc $rc $(cat "$tmp/err")"
 set +e
 "$bin" calibrate resnet50 2>"$tmp/err"; rc=$?
 set -e
@@ -119,7 +119,8 @@ printf 'model,sa_op_us_mean\nresnet50,1e9\n' >"$tmp/long.csv"
 if "$bin" calibrate resnet50 --profile "$tmp/long.csv" >/dev/null 2>"$tmp/err"; then
     fail "sa_op_us 1e9 accepted"
 fi
-grep -q "sa_op_us is 1e+09; expected a length in µs, over 0 and under 1e9" "$tmp/err" ||
+grep -q "long.csv:2: sa_op_us_mean: expected a length in µs, over 0 and under 1e9, got '1e9'" \
+    "$tmp/err" ||
     fail "sa_op_us 1e9: $(cat "$tmp/err")"
 # stdout failing: exit non-zero and no --out left behind
 if "$bin" calibrate resnet50 --profile $U --out "$tmp/full.csv" >/dev/full 2>/dev/null; then

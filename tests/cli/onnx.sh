@@ -140,7 +140,7 @@ expect_err "nope.onnx: cannot open" models "$tmp/nope.onnx"
 printf 'not a protobuf \377\377\377' >"$tmp/junk.onnx"
 expect_err "junk.onnx: not an ONNX model" profile "$tmp/junk.onnx"
 expect_err "unknown=vu applies to .onnx models only" profile "ncf:unknown=vu"
-expect_err "unknown option 'unknown=xx'" profile "$tmp/tiny_unknown.onnx:unknown=xx"
+expect_err "unknown: expected vu, got 'xx'" profile "$tmp/tiny_unknown.onnx:unknown=xx"
 
 # ---- unknown=vu: an explicit, reported approximation -----------------------------
 "$bin" profile "$tmp/tiny_unknown.onnx:unknown=vu" >"$tmp/out" 2>"$tmp/err"

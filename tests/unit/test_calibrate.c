@@ -436,7 +436,7 @@ static void test_bad_profile_file(void **state)
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     FILE *f = fdopen(fd, "w");
-    fputs("model,mxu_busy_pct,vpu_busy_pct\nx,12,88\ny,abc,1\n", f);
+    fputs("model,mxu_busy_pct,vpu_busy_pct\nx,12,88\ny,abc,1\nw,50,-1\n", f);
     fclose(f);
     v10_profile p;
     v10_profile_init(&p);
@@ -444,7 +444,12 @@ static void test_bad_profile_file(void **state)
     assert_int_equal(v10_profile_merge_file(path, "x", 0, &p, &err), 1);
     assert_true(fabs(p.sa_busy - 0.12) < 1e-12);
     assert_int_equal(v10_profile_merge_file(path, "y", 0, &p, &err), -1);
-    assert_non_null(strstr(err.msg, ":3: column 2: expected a number"));
+    /* the column by the header's name, and its range where the line is */
+    assert_non_null(strstr(err.msg, ":3: mxu_busy_pct: expected a number or an empty cell, "
+                                    "got 'abc'"));
+    assert_int_equal(v10_profile_merge_file(path, "w", 0, &p, &err), -1);
+    assert_non_null(strstr(err.msg, ":4: vpu_busy_pct: expected a percentage in [0, 100], "
+                                    "got '-1'"));
     assert_int_equal(v10_profile_merge_file(path, "z", 0, &p, &err), 0);
     unlink(path);
 }
