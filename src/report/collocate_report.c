@@ -209,9 +209,16 @@ static int write_table(const colloc_doc *d, FILE *f)
     const v10_colloc_opts *co = d->co;
     const v10_run_config *base = d->base;
     int rc = 0;
-    fprintf(f, "v10sim %s  npu %s  k %zu  threshold %.2f  seed %llu  %llu requests/tenant\n"
+    /* k-means makes at most one cluster a model (kmeans.c): say so when
+     * that is fewer than asked */
+    char k[64];
+    if (r->km.k == co->k)
+        snprintf(k, sizeof k, "%zu", co->k);
+    else
+        snprintf(k, sizeof k, "%zu (%zu asked, %zu models)", r->km.k, co->k, r->n);
+    fprintf(f, "v10sim %s  npu %s  k %s  threshold %.2f  seed %llu  %llu requests/tenant\n"
            "PCA: %zu components explain %.1f%% of the variance\n\n",
-           V10_VERSION, base->npu.name, co->k, co->threshold, (unsigned long long)co->seed,
+           V10_VERSION, base->npu.name, k, co->threshold, (unsigned long long)co->seed,
            (unsigned long long)base->requests, r->pca.k, 100 * r->pca.explained);
     v10_tab *t = v10_tab_create();
     static const v10_col_spec model_cols[] = {

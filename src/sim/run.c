@@ -145,7 +145,7 @@ static int check_events(v10_engine *e, void *ctx, v10_err *err)
                 snprintf(why, sizeof why, "about %.3g events estimated from its progress after "
                                           "%.3g events, about %.2g min at the engine's %.0f "
                                           "million events/s (docs/benchmarks.md), over the "
-                                          "budget of %llu events", c->estimate, ev,
+                                          "budget of %llu events", ceil(c->estimate), ev,
                          c->estimate / V10_EVENTS_PER_S / 60, V10_EVENTS_PER_S / 1e6,
                          (unsigned long long)c->budget);
             return too_long(e, c, why, err);
