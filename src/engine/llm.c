@@ -73,15 +73,15 @@ static void wake_at(v10_engine *e, int ti, int starved)
     set_slot(e, ti, t);
 }
 
-/* Tenant ti is free on this chip: its next iteration, if the pipeline has
- * room and the server one to run, is chosen and issued (after its host
- * time, host_us, if any).  Returns 0 if there is none. */
+/* Tenant ti is free on this chip and the pipeline has room: its next
+ * iteration, if the server has one to run, is chosen and issued (after its
+ * host time, host_us, if any).  Returns 0 if there is none. */
 static int start_next(v10_engine *e, int ti)
 {
     tenant *t = &e->tenants[ti];
     v10_llm_tenant *L = t->llm;
     v10_llm_iter it;
-    if (L->n_away == L->pp_batches || !v10_llm_server_next(&L->server, e->now, &it))
+    if (!v10_llm_server_next(&L->server, e->now, &it))
         return 0;
     /* Sizes were checked at load, and the buffers fit every iteration of
      * the tenant's requests (llm_tenant.c): a failure here can only be
@@ -110,6 +110,16 @@ static int start_next(v10_engine *e, int ti)
     return 1;
 }
 
+/* Tenant ti is free on this chip: its next iteration if the pipeline has
+ * room and the server one to run, and its slot at the next thing it
+ * waits for (with room and nothing to run, the next arrival too). */
+static void start_or_wait(v10_engine *e, int ti)
+{
+    const v10_llm_tenant *L = e->tenants[ti].llm;
+    int room = L->n_away < L->pp_batches;
+    wake_at(e, ti, room && !start_next(e, ti));
+}
+
 /* Tenant ti's slot: the iterations back from the other stages by now end
  * (oldest first); a host time passed issues its iteration; a tenant free
  * on this chip starts its next iteration if it can.  Also the first call,
@@ -118,7 +128,7 @@ void eng_llm_wake(v10_engine *e, int ti)
 {
     tenant *t = &e->tenants[ti];
     v10_llm_tenant *L = t->llm;
-    int starved = 0, back = 0;
+    int back = 0;
     while (L->n_away && L->back[L->away_head] <= e->now) {
         iter_finish(e, ti); /* free here, it starts what it can and schedules the slot */
         back = 1;
@@ -127,12 +137,12 @@ void eng_llm_wake(v10_engine *e, int ti)
         L->host_wait = 0;
         L->ops_start = e->now;
         eng_issue(e, ti);
-    } else if (t->state == V10P_IDLE && !L->host_wait) {
-        if (back)
-            return;
-        starved = !start_next(e, ti) && L->n_away < L->pp_batches; /* an arrival, the start */
+        wake_at(e, ti, 0);
+    } else if (t->state != V10P_IDLE || L->host_wait) {
+        wake_at(e, ti, 0); /* busy here: the iterations away, the host time */
+    } else if (!back) {
+        start_or_wait(e, ti); /* an arrival, or the run's start */
     }
-    wake_at(e, ti, starved);
 }
 
 /* The oldest iteration away is back (or, without a pipeline, this chip's
@@ -181,8 +191,7 @@ static void iter_finish(v10_engine *e, int ti)
     if (t->state == V10P_IDLE && !L->host_wait) {
         /* Free here: its next iteration (the busy one's task on this chip
          * goes on, and its slot is scheduled by the caller). */
-        int starved = !start_next(e, ti) && L->n_away < L->pp_batches;
-        wake_at(e, ti, starved);
+        start_or_wait(e, ti);
         eng_notify(e, V10_EV_REQ_DONE, ti);
     }
     eng_check_window(e);
@@ -237,8 +246,7 @@ void eng_llm_iter_done(v10_engine *e, int ti)
     uint32_t k = (L->away_head + L->n_away++) % L->pp_batches;
     L->back[k] = through_stages(L, e->now, stretch, stretch ? (double)took / (double)work : 1);
     L->started[k] = L->iter_start;
-    int starved = !start_next(e, ti) && L->n_away < L->pp_batches;
-    wake_at(e, ti, starved);
+    start_or_wait(e, ti);
     eng_notify(e, V10_EV_REQ_DONE, ti); /* its task on this chip is done */
 }
 

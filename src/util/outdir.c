@@ -15,6 +15,20 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Creates folder p (a prefix of d->path) unless it exists; the first one
+ * created is recorded in d->made (v10_outdir_abandon removes it again). */
+static int make_dir(v10_outdir *d, const char *p, v10_err *err)
+{
+    if (mkdir(p, 0777) == 0) {
+        if (!d->made)
+            d->made = strlen(p);
+        return 0;
+    }
+    if (errno == EEXIST)
+        return 0;
+    return v10_err_set(err, "%s: cannot create directory: %s", p, strerror(errno));
+}
+
 int v10_outdir_open(v10_outdir *d, const char *path, v10_err *err)
 {
     d->fd = -1;
@@ -28,18 +42,12 @@ int v10_outdir_open(v10_outdir *d, const char *path, v10_err *err)
     for (char *c = p + 1; *c; c++)
         if (*c == '/' && c[-1] != '/') {
             *c = 0;
-            int r = mkdir(p, 0777);
-            if (r && errno != EEXIST)
-                return v10_err_set(err, "%s: cannot create directory: %s", p, strerror(errno));
-            if (r == 0 && !d->made)
-                d->made = (size_t)(c - p);
+            if (make_dir(d, p, err))
+                return -1;
             *c = '/';
         }
-    int r = mkdir(p, 0777);
-    if (r && errno != EEXIST)
-        return v10_err_set(err, "%s: cannot create directory: %s", path, strerror(errno));
-    if (r == 0 && !d->made)
-        d->made = strlen(p);
+    if (make_dir(d, p, err))
+        return -1;
     d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (d->fd < 0)
         return v10_err_set(err, "%s: %s (expected a directory)", path, strerror(errno));
