@@ -43,8 +43,10 @@ void v10_report_llm_cols(v10_tab *t);
 int v10_report_llm_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
 /* "Where the time went": one row per tenant, each state as % of the window,
  * the % lost to partners and the partner it lost most to (the run table's
- * section; `run --policy all` prints one for every policy). */
-void v10_report_time_cols(v10_tab *t);
+ * section; `run --policy all` prints one for every policy).  The link
+ * engine's wait (wait_ici) is a column only when cfg's NPU has several
+ * chips (one chip has no link engine); JSON and CSV carry every state. */
+void v10_report_time_cols(v10_tab *t, const v10_run_config *cfg);
 void v10_report_time_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_result *r);
 /* Per operator (v10_run_config.op_states; docs/attribution.md): one row
  * per operator of each tenant that has them, for every policy run: its

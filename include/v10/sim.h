@@ -220,6 +220,8 @@ typedef enum v10_attr_state {
                             the rest of the FU, by their share) */
     V10_ATTR_WAIT_SA,    /* ready for an SA, every SA it may use held by another */
     V10_ATTR_WAIT_VU,    /* ready for a VU, every VU it may use held by another */
+    V10_ATTR_WAIT_ICI,   /* ready for the link engine (a collective, several chips),
+                            another tenant's collective on it */
     V10_ATTR_HELD,       /* ready, an FU of its type free, kept off by the policy
                             (to the tenants running: whole-core owners) */
     V10_ATTR_SWITCH,     /* its own context switch: restoring or saving its operator */

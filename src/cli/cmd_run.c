@@ -592,7 +592,7 @@ int cmd_run(int argc, char **argv)
     }
     v10_tab *where = n_pol > 1 && fmt == V10_FMT_TABLE ? v10_tab_create() : NULL;
     if (where) /* "where the time went", after the comparison */
-        v10_report_time_cols(where);
+        v10_report_time_cols(where, &cfg);
     v10_tab *energy = where ? v10_tab_create() : NULL; /* and energy, last */
     if (energy)
         v10_report_energy_cols(energy);

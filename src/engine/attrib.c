@@ -38,7 +38,8 @@ static int main_partner(const v10_engine *e, int i)
 const char *v10_attr_name(v10_attr_state s)
 {
     static const char *const names[V10_ATTR_STATES] = {
-        "exec", "hbm", "partition", "wait_sa", "wait_vu", "held", "switch", "switch_by", "preempted", "idle",
+        "exec", "hbm", "partition", "wait_sa", "wait_vu", "wait_ici", "held", "switch", "switch_by",
+        "preempted", "idle",
     };
     return (unsigned)s < V10_ATTR_STATES ? names[s] : "?";
 }
@@ -212,10 +213,9 @@ void eng_attr_hbm_settle(v10_engine *e)
 }
 
 /* The state of a tenant waiting for an FU of type ty that another tenant
- * holds.  The link engine's waits (a collective behind another tenant's,
- * several chips only) count as waiting for a VU: attribution has no state
- * of its own for them (docs/llm.md, "Several chips"). */
-static const int wait_of[V10_FU_TYPES] = {V10_ATTR_WAIT_SA, V10_ATTR_WAIT_VU, V10_ATTR_WAIT_VU};
+ * holds (the link engine's: a collective behind another tenant's). */
+static const int wait_of[V10_FU_TYPES] = {
+    [V10_FU_SA] = V10_ATTR_WAIT_SA, [V10_FU_VU] = V10_ATTR_WAIT_VU, [V10_FU_ICI] = V10_ATTR_WAIT_ICI};
 
 /* What the FUs of type ty that tenant `who` may use are doing (partitions:
  * the shared ones and its own). */

@@ -380,7 +380,7 @@ static int write_table(const v10_run_config *cfg, const v10_run_result *r, FILE 
         fprintf(f, "\nwhere the time went (%% of the window; lost: to the other tenants, "
                    "most_to: the one it lost most to; docs/attribution.md)\n");
         t = v10_tab_create();
-        v10_report_time_cols(t);
+        v10_report_time_cols(t, cfg);
         v10_report_time_rows(t, cfg, r);
         rc = v10_tab_write(t, V10_FMT_TABLE, f);
         v10_tab_destroy(t);
@@ -494,12 +494,20 @@ static double lost_to(const v10_tenant_result *x, size_t p)
     return sum;
 }
 
-void v10_report_time_cols(v10_tab *t)
+/* Whether the table shows state k: every one but the link engine's wait
+ * on one chip, which has no link engine. */
+static int time_col_shown(const v10_run_config *cfg, int k)
+{
+    return k != V10_ATTR_WAIT_ICI || cfg->npu.chips > 1;
+}
+
+void v10_report_time_cols(v10_tab *t, const v10_run_config *cfg)
 {
     v10_tab_col(t, "policy", V10_COL_STR, 0);
     v10_tab_col(t, "tenant", V10_COL_STR, 0);
     for (int k = 0; k < V10_ATTR_STATES; k++)
-        v10_tab_col(t, v10_attr_name((v10_attr_state)k), V10_COL_REAL, 1);
+        if (time_col_shown(cfg, k))
+            v10_tab_col(t, v10_attr_name((v10_attr_state)k), V10_COL_REAL, 1);
     v10_tab_col(t, "lost", V10_COL_REAL, 1);
     v10_tab_col(t, "most_to", V10_COL_STR, 0);
 }
@@ -514,7 +522,8 @@ void v10_report_time_rows(v10_tab *t, const v10_run_config *cfg, const v10_run_r
         v10_tab_str(t, cfg->policy);
         v10_tab_str(t, x->name);
         for (int k = 0; k < V10_ATTR_STATES; k++)
-            v10_tab_real(t, pct * x->state_cycles[k]);
+            if (time_col_shown(cfg, k))
+                v10_tab_real(t, pct * x->state_cycles[k]);
         double all = 0, most = 0;
         size_t to = 0;
         for (size_t p = 0; p < r->n_tenants; p++) {

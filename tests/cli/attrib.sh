@@ -15,7 +15,8 @@ pair=(--tenant isca23/efficientnet --tenant isca23/resnet50 --requests 4 --warmu
 python3 - "$tmp/all.json" "$tmp/all.csv" <<'PY'
 import csv, json, sys
 runs = json.load(open(sys.argv[1]))
-states = ["exec", "hbm", "partition", "wait_sa", "wait_vu", "held", "switch", "switch_by", "preempted", "idle"]
+states = ["exec", "hbm", "partition", "wait_sa", "wait_vu", "wait_ici", "held", "switch", "switch_by",
+          "preempted", "idle"]
 pols = {r["policy"] for r in runs}
 assert {"fcfs", "pmt", "prema", "spatial", "v10-base", "v10-fair", "v10-full"} <= pols, pols
 rows = list(csv.DictReader(open(sys.argv[2])))
@@ -54,6 +55,23 @@ PY
 "$bin" run "${pair[@]}" --policy v10-full > "$tmp/t.txt"
 grep -q '^where the time went' "$tmp/t.txt"
 [ "$(grep -c '^v10-full  t[01]:isca23/' "$tmp/t.txt")" -eq 2 ]
+# One chip has no link engine: no wait_ici column.  Two tensor-parallel
+# servers over four chips take turns on it: the column, and time in it.
+! grep -q 'wait_ici' "$tmp/t.txt" || { echo "one chip's table shows wait_ici"; exit 1; }
+llm=(--npu tpuv4-8 --policy v10-full --requests 3)
+for k in 0 1; do llm+=(--tenant "llm/llama2-7b:trace=@azure_conv_200:requests=3:start_s=0.00$k"); done
+"$bin" run "${llm[@]}" > "$tmp/llm.txt"
+grep -q '^policy  *tenant  *exec  *hbm  *partition  *wait_sa  *wait_vu  *wait_ici  *held' "$tmp/llm.txt" ||
+  { echo "several chips: no wait_ici column"; cat "$tmp/llm.txt"; exit 1; }
+"$bin" run "${llm[@]}" --check --format json > "$tmp/llm.json"
+python3 - "$tmp/llm.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+waits = [t["states_cycles"]["wait_ici"] for t in run["tenants"]]
+assert all(w > 0 for w in waits), waits
+for t, o in zip(run["tenants"], reversed(run["tenants"])):
+    assert abs(t["lost_to"][o["name"]]["wait_ici"] - t["states_cycles"]["wait_ici"]) <= 1e-6, t
+PY
 
 # The trace: a state track per tenant whose slices tile the run.
 "$bin" run "${pair[@]}" --requests 2 --policy pmt --trace "$tmp/tr.json" > /dev/null
@@ -81,7 +99,8 @@ python3 - "$tmp/two.json" "$tmp/ops.csv" "$tmp/solo.csv" <<'PY'
 import csv, json, sys
 runs = json.load(open(sys.argv[1]))
 rows = list(csv.DictReader(open(sys.argv[2])))
-states = ["exec", "hbm", "partition", "wait_sa", "wait_vu", "held", "switch", "switch_by", "preempted"]
+states = ["exec", "hbm", "partition", "wait_sa", "wait_vu", "wait_ici", "held", "switch", "switch_by",
+          "preempted"]
 for run in runs:
     for t in run["tenants"]:
         mine = [r for r in rows if r["policy"] == run["policy"] and r["tenant"] == t["name"]]

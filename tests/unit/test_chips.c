@@ -209,6 +209,41 @@ static void link_engine_overlaps(void **state)
     v10_model_fini(&m[1]);
 }
 
+/*
+ * Two tenants that only all-reduce, under FCFS: the link engine never
+ * idles, and each waits for it exactly while the other's collective runs
+ * (its own state, wait_ici, not a VU's), lost to the other.
+ */
+static void link_engine_wait(void **state)
+{
+    (void)state;
+    v10_npu n = ring4();
+    v10_err err;
+    v10_model m[2];
+    v10_model_init(&m[0], "big", 1);
+    v10_model_init(&m[1], "small", 1);
+    if (v10_model_collective(&m[0], "ar", V10_OP_ALLREDUCE, 8000000, 0, &err) ||
+        v10_model_collective(&m[1], "ar", V10_OP_ALLREDUCE, 2000000, 0, &err) ||
+        v10_cost_model(&n, &m[0], &err) || v10_cost_model(&n, &m[1], &err))
+        fail_msg("%s", err.msg);
+    v10_run_result r;
+    run_models(&n, "fcfs", m, 2, &r);
+    double win = (double)(r.window_end - r.window_start);
+    enum { S = V10_ATTR_STATES };
+    for (size_t i = 0; i < 2; i++) {
+        const double *mine = r.tenants[i].state_cycles, *other = r.tenants[1 - i].state_cycles;
+        assert_true(fabs(mine[V10_ATTR_EXEC] + other[V10_ATTR_EXEC] - win) <= 1);
+        assert_true(mine[V10_ATTR_WAIT_ICI] > 0);
+        assert_true(fabs(mine[V10_ATTR_WAIT_ICI] - other[V10_ATTR_EXEC]) <= 1);
+        double to = r.tenants[i].lost_to[(1 - i) * S + V10_ATTR_WAIT_ICI];
+        assert_true(fabs(to - mine[V10_ATTR_WAIT_ICI]) <= 1e-6);
+        assert_true(mine[V10_ATTR_WAIT_VU] == 0 && mine[V10_ATTR_WAIT_SA] == 0);
+    }
+    v10_run_result_fini(&r);
+    v10_model_fini(&m[0]);
+    v10_model_fini(&m[1]);
+}
+
 /* Operators of FU type ty in m. */
 static size_t count_fu(const v10_model *m, v10_fu_type ty)
 {
@@ -741,6 +776,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(slice_presets),        cmocka_unit_test(collective_closed_form),
         cmocka_unit_test(tp_gemm_layer),        cmocka_unit_test(link_engine_overlaps),
+        cmocka_unit_test(link_engine_wait),
         cmocka_unit_test(llm_shard),            cmocka_unit_test(symmetric_shortcut),
         cmocka_unit_test(every_chip_equals_shortcut), cmocka_unit_test(every_chip_barrier),
         cmocka_unit_test(every_chip_errors),    cmocka_unit_test(pipeline_stages),
