@@ -14,6 +14,7 @@
  * is a slice of an FU (partition_charge), with its partners' shares.
  */
 #include "engine/engine.h"
+#include "engine/attrib.h"
 
 #include <float.h>
 #include <stdlib.h>

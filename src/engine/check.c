@@ -4,6 +4,7 @@
  * a run whose simulated time passed the clock limit.
  */
 #include "engine/engine.h"
+#include "engine/attrib.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,6 +9,7 @@
  * never allocates: alloc sizes every array the loop touches.
  */
 #include "engine/engine.h"
+#include "engine/attrib.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * Spatial partitions are in partition.c.
  */
 #include "engine/engine.h"
+#include "engine/attrib.h"
 
 #include <math.h>
 #include <string.h>

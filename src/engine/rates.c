@@ -6,6 +6,7 @@
  * proportion to the bandwidth it is granted.
  */
 #include "engine/engine.h"
+#include "engine/attrib.h"
 
 #include <math.h>
 

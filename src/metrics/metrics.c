@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/attrib.h"
 #include "util/text.h"
 #include "v10/cost.h"
 
