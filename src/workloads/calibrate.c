@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "util/num.h"
+#include "util/text.h"
 #include "v10/cost.h"
 
 /* ---- where a TPU runs the vector work a profile adds ---- */
@@ -118,15 +119,35 @@ static const kind *kinds_for(const char *row)
 
 /* ---- the plan: per architectural operator, what it becomes ---- */
 
+/* Added operators of one kind at one anchor: `count` operators of `len`
+ * cycles each, at arch position `at` (before or after that operator, as
+ * the kind says; n: after the last).  A kind's sites are in ascending
+ * `at`, one per anchor. */
+typedef struct site {
+    size_t at;
+    uint32_t count;
+    double len;          /* cycles */
+} site;
+
+/* Whether arch operator op anchors kind kd (AT_END has no anchors). */
+static int is_anchor(const kind *kd, const v10_op *op)
+{
+    if (kd->at == AT_BEFORE_SA)
+        return op->fu == V10_FU_SA;
+    return kd->at == AT_AFTER && op->fu == V10_FU_VU && strstr(op->name, kd->match);
+}
+
 typedef struct plan {
-    const v10_model *in;
+    const v10_op *arch; /* the architecture's operators, n of them (they move
+                           once, when emission starts: emit_all) */
     const v10_npu *npu;
     size_t n;
     double *len;        /* per arch op: target cycles of all its pieces together */
     uint32_t *pieces;   /* per arch op: output pieces (0: merged into a leader) */
-    size_t *last;       /* per arch op: leader -> last op of its merged group */
-    uint32_t *ins;      /* per kind x (n + 1): added ops placed at arch op i (n: end) */
-    double *ins_len;    /* per kind x (n + 1): cycles of each of those */
+    size_t *last;       /* per arch op: leader -> last op of its merged group
+                           (NULL until a merge: each op its own group) */
+    site *sites[MAX_KINDS]; /* per kind: where its added operators go, by `at` */
+    size_t n_sites[MAX_KINDS];
     const kind *kinds;
 } plan;
 
@@ -135,8 +156,8 @@ static void plan_free(plan *p)
     free(p->len);
     free(p->pieces);
     free(p->last);
-    free(p->ins);
-    free(p->ins_len);
+    for (size_t k = 0; k < MAX_KINDS; k++)
+        free(p->sites[k]);
 }
 
 /* Counts pieces of FU type `fu`: to `target` total, splitting (the longest
@@ -145,7 +166,7 @@ static int distribute(plan *p, v10_fu_type fu, size_t target)
 {
     size_t n_t = 0;
     for (size_t i = 0; i < p->n; i++)
-        n_t += p->in->ops[i].fu == fu;
+        n_t += p->arch[i].fu == fu;
     if (n_t == 0)
         return 0;
     size_t *idx = malloc(n_t * sizeof *idx);
@@ -153,32 +174,46 @@ static int distribute(plan *p, v10_fu_type fu, size_t target)
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < p->n; i++)
-        if (p->in->ops[i].fu == fu)
+        if (p->arch[i].fu == fu)
             idx[k++] = i;
     if (target >= n_t) {
         size_t base = target / n_t, extra = target % n_t;
         for (size_t j = 0; j < n_t; j++)
             p->pieces[idx[j]] = (uint32_t)base;
-        /* The `extra` longest get one more (ties: the earlier); a detector
-         * has 10^5-10^6 vector operators, so by one sort, not a scan each. */
+        /* The `extra` longest get one more (ties: the earlier).  A detector
+         * has 10^5-10^6 vector operators: the extra-th longest length by
+         * selection, then one pass, not a sort. */
         if (extra) {
-            double *len = malloc(n_t * sizeof *len);
-            size_t *rank = malloc(n_t * sizeof *rank);
-            int rc = !len || !rank ? -1 : 0;
-            for (size_t j = 0; !rc && j < n_t; j++)
-                len[j] = p->len[idx[j]];
-            if (!rc)
-                rc = v10_order_desc(len, n_t, rank);
-            for (size_t e = 0; !rc && e < extra; e++)
-                p->pieces[idx[rank[e]]]++;
-            free(len);
-            free(rank);
-            if (rc) {
+            double *key = malloc(n_t * sizeof *key);
+            if (!key) {
                 free(idx);
                 return -1;
             }
+            for (size_t j = 0; j < n_t; j++)
+                key[j] = p->len[idx[j]];
+            double t = v10_kth_largest(key, n_t, extra);
+            free(key);
+            size_t ties = extra;
+            for (size_t j = 0; j < n_t; j++)
+                ties -= (size_t)(p->len[idx[j]] > t);
+            for (size_t j = 0; j < n_t; j++) {
+                double l = p->len[idx[j]];
+                if (l > t || (l == t && ties)) {
+                    p->pieces[idx[j]]++;
+                    ties -= (size_t)(l == t);
+                }
+            }
         }
     } else {
+        if (!p->last) { /* the first merge: every operator its own group till now */
+            p->last = malloc(p->n * sizeof *p->last);
+            if (!p->last) {
+                free(idx);
+                return -1;
+            }
+            for (size_t i = 0; i < p->n; i++)
+                p->last[i] = i;
+        }
         for (size_t g = 0; g < target; g++) {
             size_t lo = g * n_t / target, hi = (g + 1) * n_t / target;
             double sum = 0;
@@ -195,19 +230,18 @@ static int distribute(plan *p, v10_fu_type fu, size_t target)
     return 0;
 }
 
-/* Spreads `count` over positions with weights w[0..m) by cumulative
- * rounding (exact total, order kept); adds into out[pos[j]]. */
-static void spread(uint32_t count, const size_t *pos, const double *w, size_t m,
-                   uint32_t *out)
+/* Spreads `count` over m places with weights w[0..m) (NULL: equal) by
+ * cumulative rounding (exact total, order kept) into out[0..m). */
+static void spread(uint32_t count, const double *w, size_t m, uint32_t *out)
 {
     double total = 0, cum = 0;
     for (size_t j = 0; j < m; j++)
-        total += w[j];
+        total += w ? w[j] : 1;
     uint64_t given = 0;
     for (size_t j = 0; j < m; j++) {
-        cum += w[j];
+        cum += w ? w[j] : 1;
         uint64_t upto = j + 1 == m ? count : (uint64_t)llround(cum / total * count);
-        out[pos[j]] += (uint32_t)(upto - given);
+        out[j] = (uint32_t)(upto - given);
         given = upto;
     }
 }
@@ -225,178 +259,173 @@ static void spread(uint32_t count, const size_t *pos, const double *w, size_t m,
 static int place_added(plan *p, size_t n_add, double total, double min_len)
 {
     /* The kinds' counts by their weights, then each kind's over its anchors. */
-    size_t nk = 0, kpos[MAX_KINDS];
+    size_t nk = 0;
     double kw[MAX_KINDS];
     uint32_t cnt[MAX_KINDS] = {0};
-    for (; nk < MAX_KINDS && p->kinds[nk].name; nk++) {
-        kpos[nk] = nk;
+    for (; nk < MAX_KINDS && p->kinds[nk].name; nk++)
         kw[nk] = p->kinds[nk].weight;
-    }
-    spread((uint32_t)n_add, kpos, kw, nk, cnt);
-    size_t *pos = malloc((p->n + 1) * sizeof *pos);
-    double *w = malloc((p->n + 1) * sizeof *w);
-    double *bytes = malloc((p->n + 1) * sizeof *bytes);
-    int *fixed = malloc((p->n + 1) * sizeof *fixed);
-    if (!pos || !w || !bytes || !fixed) {
-        free(pos);
-        free(w);
-        free(bytes);
-        free(fixed);
-        return -1;
-    }
+    spread((uint32_t)n_add, kw, nk, cnt);
     for (size_t k = 0; k < nk; k++) {
         const kind *kd = &p->kinds[k];
         size_t m = 0;
-        for (size_t i = 0; i < p->n && kd->at != AT_END; i++) {
-            const v10_op *op = &p->in->ops[i];
-            if (kd->at == AT_BEFORE_SA ? op->fu == V10_FU_SA
-                                       : op->fu == V10_FU_VU && strstr(op->name, kd->match)) {
-                pos[m] = i;
-                bytes[m++] = (double)op->hbm_bytes;
-            }
+        for (size_t i = 0; i < p->n && kd->at != AT_END; i++)
+            m += is_anchor(kd, &p->arch[i]);
+        size_t room = m ? m : 1;
+        site *st = p->sites[k] = malloc(room * sizeof *st);
+        uint32_t *c = malloc(room * sizeof *c);
+        double *bytes = malloc(room * sizeof *bytes);
+        char *fixed = malloc(room);
+        if (!st || !c || !bytes || !fixed) {
+            free(c);
+            free(bytes);
+            free(fixed);
+            return -1;
         }
+        p->n_sites[k] = room;
+        m = 0;
+        for (size_t i = 0; i < p->n && kd->at != AT_END; i++)
+            if (is_anchor(kd, &p->arch[i])) {
+                st[m].at = i;
+                bytes[m++] = (double)p->arch[i].hbm_bytes;
+            }
         if (m == 0) { /* nothing to anchor to: post-processing at the end, on
                          what the last operator wrote */
-            pos[0] = p->n;
-            bytes[0] = p->n ? (double)p->in->ops[p->n - 1].hbm_bytes : 1;
+            st[0].at = p->n;
+            bytes[0] = p->n ? (double)p->arch[p->n - 1].hbm_bytes : 1;
             m = 1;
         }
-        uint32_t *c = p->ins + k * (p->n + 1);
-        double *len = p->ins_len + k * (p->n + 1);
-        for (size_t j = 0; j < m; j++)
-            w[j] = 1;
-        spread(cnt[k], pos, w, m, c);
+        spread(cnt[k], NULL, m, c);
         /* Lengths in proportion to the anchors' bytes, raised to min_len
          * where short (each round fixes at least one anchor, or ends). */
         double rest = total * cnt[k] / (double)n_add, wsum = 0;
         for (size_t j = 0; j < m; j++) {
+            st[j].count = c[j];
+            st[j].len = 0;
             bytes[j] = fmax(bytes[j], 1);
-            fixed[j] = c[pos[j]] == 0;
+            fixed[j] = c[j] == 0;
             if (!fixed[j])
-                wsum += c[pos[j]] * bytes[j];
+                wsum += c[j] * bytes[j];
         }
         for (int again = 1; again && wsum > 0;) {
             again = 0;
             for (size_t j = 0; j < m; j++)
                 if (!fixed[j] && rest * bytes[j] / wsum < min_len) {
-                    fixed[j] = again = 1;
-                    len[pos[j]] = min_len;
-                    rest -= c[pos[j]] * min_len;
-                    wsum -= c[pos[j]] * bytes[j];
+                    fixed[j] = 1;
+                    again = 1;
+                    st[j].len = min_len;
+                    rest -= c[j] * min_len;
+                    wsum -= c[j] * bytes[j];
                 }
         }
         for (size_t j = 0; j < m; j++)
             if (!fixed[j])
-                len[pos[j]] = rest * bytes[j] / wsum;
+                st[j].len = rest * bytes[j] / wsum;
+        free(c);
+        free(bytes);
+        free(fixed);
     }
-    free(pos);
-    free(w);
-    free(bytes);
-    free(fixed);
     return 0;
 }
 
-/* ---- emission ---- */
+/* ---- emission ----
+ *
+ * The calibrated operators are written over the architecture's, in one
+ * array: a detector has ~10^6 operators of 240 bytes, and two arrays of
+ * them side by side were most of a calibration's memory and time (the
+ * kernel zeroing fresh pages).  Arch operator i's block (the added
+ * operators before it, its pieces, the added ones after it) is written
+ * at output positions [B_i, B_i+1), B_i the blocks before it; the arch
+ * operators are first moved up by `shift`, the least with B_i+1 <= i + 1 +
+ * shift for every i, so a block never overwrites an arch operator not yet
+ * read (a block reads its own operator, copied first, and the members of
+ * its merged group, which come after it).  Invariants of the emitter:
+ * out->ops[0, at) are final; the arch operators still to be read are at
+ * p->arch[i] with p->arch[i] at out->ops index >= at; rho[0, at) are the
+ * output operators' natural intensities.
+ */
 
 typedef struct emitter {
-    v10_model *out;
-    const v10_npu *npu;
+    v10_op *ops;         /* the output operators (the arch array, grown) */
+    size_t at;           /* operators written */
     double acc;          /* cycles emitted so far, exact */
     uint64_t acc_int;    /* the same, rounded */
-    v10_err *err;
     double *rho;         /* per output op: natural HBM bytes per cycle */
-    size_t rho_cap;
+    double hbm_bw;       /* the NPU's HBM bytes per cycle */
+    size_t cur[MAX_KINDS]; /* per kind: its next site (plan.sites) */
 } emitter;
 
-/* Appends a RAW operator of `cycles` (cumulatively rounded so a model's
- * total stays exact) with natural HBM intensity rho. */
-static int emit(emitter *em, const char *name, v10_fu_type fu, double cycles,
-                const v10_op *parent, uint32_t part, uint32_t parts, double rho)
+/* Writes "stem" and then "suffix" into a name buffer of V10_OPNAME_MAX
+ * bytes, the stem cut so that the suffix fits, as the importers escape a
+ * name (a cut may split a UTF-8 sequence). */
+static void set_name(char *dst, const char *stem, const char *suffix, size_t suffix_len)
+{
+    size_t room = V10_OPNAME_MAX - 1 - suffix_len, l = strnlen(stem, room);
+    memmove(dst, stem, l);
+    memcpy(dst + l, suffix, suffix_len + 1);
+    v10_name_escape(dst, V10_OPNAME_MAX, dst);
+}
+
+/* Writes the next RAW operator of `cycles` (cumulatively rounded so a
+ * model's total stays exact) with natural HBM intensity rho; its name is
+ * stem + suffix.  Returns the operator for piece work to be filled in. */
+static v10_op *emit(emitter *em, const char *stem, const char *suffix, size_t suffix_len,
+                    v10_fu_type fu, double cycles, double rho)
 {
     em->acc += cycles;
     uint64_t upto = (uint64_t)llround(em->acc);
     uint64_t c = upto - em->acc_int;
     em->acc_int = upto;
-    v10_op op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.name, sizeof op.name, "%s", name);
-    op.fu = fu;
-    op.kind = V10_OP_RAW;
-    op.count = 1;
-    op.given_cycles = c ? c : 1; /* a trace operator's cycles are its whole length */
-    if (parent) {
-        /* Piece `part` of `parts`: an exact share of the parent's work. */
-        op.macs = parent->macs / parts + (part < parent->macs % parts);
-        op.flops = parent->flops / parts + (part < parent->flops % parts);
-        op.given_tiles = parent->tiles / parts > 1 ? parent->tiles / parts : 1;
-        op.vmem_bytes = parent->vmem_bytes;
-        op.restream_bytes = parent->restream_bytes / parts;
-    }
-    if (em->out->n_ops >= MAX_CAL_OPS)
-        return v10_err_set(em->err, "%s: calibration needs more than %u operators per "
-                                    "request", em->out->name, MAX_CAL_OPS);
-    if (em->out->n_ops == em->rho_cap) {
-        size_t cap = em->rho_cap ? 2 * em->rho_cap : 1024;
-        double *r = realloc(em->rho, cap * sizeof *r);
-        if (!r)
-            return v10_err_set(em->err, "%s: out of memory", em->out->name);
-        em->rho = r;
-        em->rho_cap = cap;
-    }
-    em->rho[em->out->n_ops] = rho;
-    return v10_model_push(em->out, &op, em->err);
+    em->rho[em->at] = rho;
+    v10_op *op = &em->ops[em->at++];
+    memset(op, 0, sizeof *op);
+    set_name(op->name, stem, suffix, suffix_len);
+    op->fu = fu;
+    op->kind = V10_OP_RAW;
+    op->count = 1;
+    op->given_cycles = c ? c : 1; /* a trace operator's cycles are its whole length */
+    return op;
 }
 
-/* Name of piece j of k: "name" or "name#j" (the stem cut to fit). */
-static void piece_name(char *buf, size_t sz, const char *name, uint32_t j, uint32_t k,
-                       size_t merged)
+/* The added operators placed at arch position `at` (p->n: the end) of
+ * the kinds that go before an operator (before = 1) or after it: their
+ * count, and if em is not NULL, emitted.  cur[k] is kind k's next site;
+ * positions are visited in ascending order. */
+static size_t emit_added(emitter *em, size_t *cur, const plan *p, size_t at, int before)
 {
-    char suffix[24] = "";
-    if (merged)
-        snprintf(suffix, sizeof suffix, "+%zu", merged);
-    else if (k > 1)
-        snprintf(suffix, sizeof suffix, "#%u", j);
-    int stem = (int)(sz - 1 - strlen(suffix));
-    snprintf(buf, sz, "%.*s%s", stem, name, suffix);
-}
-
-/* Emits the added operators placed at arch position `at` (p->n: the end):
- * the kinds that go before an operator (before = 1) or after it. */
-static int emit_added(emitter *em, const plan *p, size_t at, int before)
-{
+    size_t n = 0;
     for (size_t k = 0; k < MAX_KINDS && p->kinds[k].name; k++) {
         if ((p->kinds[k].at == AT_BEFORE_SA) != before && at < p->n)
             continue;
-        uint32_t c = p->ins[k * (p->n + 1) + at];
-        for (uint32_t j = 0; j < c; j++)
-            if (emit(em, p->kinds[k].name, V10_FU_VU, p->ins_len[k * (p->n + 1) + at], NULL, 0, 1,
-                     p->kinds[k].hbm_frac * v10_npu_hbm_bytes_per_cycle(em->npu)))
-                return -1;
+        if (cur[k] == p->n_sites[k] || p->sites[k][cur[k]].at != at)
+            continue;
+        const site *st = &p->sites[k][cur[k]++];
+        n += st->count;
+        for (uint32_t j = 0; em && j < st->count; j++)
+            emit(em, p->kinds[k].name, "", 0, V10_FU_VU, st->len,
+                 p->kinds[k].hbm_frac * em->hbm_bw);
     }
-    return 0;
+    return n;
 }
 
-/* Emits one architectural operator's pieces (nothing for a merged member). */
-static int emit_op(emitter *em, const plan *p, size_t i)
+/* Arch operator i as its pieces share it out: itself, or for the leader
+ * of a merged group the work of every member of its FU type; *rho its
+ * natural intensity, *merged the members after the leader (0: none). */
+static v10_op group_of(const plan *p, size_t i, double *rho, size_t *merged)
 {
-    const v10_op *op = &p->in->ops[i];
-    uint32_t k = p->pieces[i];
-    if (!k)
-        return 0;
-    size_t merged = 0;
+    const v10_op *op = &p->arch[i];
     v10_op group = *op;
-    double rho = op->cycles ? (double)op->hbm_bytes / (double)op->cycles : 0;
-    if (p->last[i] != i) {
-        /* A merged group: the work of every member of this FU type. */
+    *merged = 0;
+    *rho = op->cycles ? (double)op->hbm_bytes / (double)op->cycles : 0;
+    if (p->last && p->last[i] != i) {
         double bytes = 0, cyc = 0;
         group.macs = group.flops = 0;
         group.tiles = 0;
         group.restream_bytes = 0;
         for (size_t j = i; j <= p->last[i]; j++) {
-            const v10_op *o = &p->in->ops[j];
+            const v10_op *o = &p->arch[j];
             if (o->fu != op->fu)
                 continue;
-            merged++;
+            (*merged)++;
             group.macs += o->macs;
             group.flops += o->flops;
             group.tiles += o->tiles;
@@ -406,24 +435,98 @@ static int emit_op(emitter *em, const plan *p, size_t i)
             bytes += (double)o->hbm_bytes;
             cyc += (double)o->cycles;
         }
-        rho = cyc > 0 ? bytes / cyc : 0;
-        merged--; /* "+N": N more operators merged in */
+        *rho = cyc > 0 ? bytes / cyc : 0;
+        (*merged)--; /* "+N": N more operators merged in */
     }
-    char name[V10_OPNAME_MAX];
-    for (uint32_t j = 0; j < k; j++) {
-        piece_name(name, sizeof name, op->name, j, k, merged);
-        if (emit(em, name, op->fu, p->len[i] / k, &group, j, k, rho))
-            return -1;
-    }
-    return 0;
+    return group;
 }
 
-static int emit_all(emitter *em, const plan *p)
+/* Emits arch operator i's block: the added operators before it, its
+ * pieces (none for a merged member), the added ones after it.  The
+ * operator is read before the block's first write, which may cover it. */
+static void emit_block(emitter *em, const plan *p, size_t i)
 {
+    uint32_t k = p->pieces[i];
+    if (!k) {
+        emit_added(em, em->cur, p, i, 1);
+        emit_added(em, em->cur, p, i, 0);
+        return;
+    }
+    size_t merged = 0;
+    double rho = 0;
+    v10_op group = group_of(p, i, &rho, &merged);
+    emit_added(em, em->cur, p, i, 1);
+    /* Piece j of k is named "name" alone, "name#j", or "name+N" for a
+     * merged group (the stem cut to fit). */
+    char suffix[24] = "";
+    int sl = 0;
+    if (merged)
+        sl = snprintf(suffix, sizeof suffix, "+%zu", merged);
+    for (uint32_t j = 0; j < k; j++) {
+        if (!merged && k > 1)
+            sl = snprintf(suffix, sizeof suffix, "#%u", j);
+        v10_op *o = emit(em, group.name, suffix, (size_t)sl, group.fu, p->len[i] / k, rho);
+        /* Piece j of k: an exact share of the group's work. */
+        o->macs = group.macs / k + (j < group.macs % k);
+        o->flops = group.flops / k + (j < group.flops % k);
+        o->given_tiles = group.tiles / k > 1 ? group.tiles / k : 1;
+        o->vmem_bytes = group.vmem_bytes;
+        o->restream_bytes = group.restream_bytes / k;
+    }
+    emit_added(em, em->cur, p, i, 0);
+}
+
+/* Operators emitted for arch operator i: the added ones around it and
+ * its pieces (cur as in emit_added). */
+static size_t block_size(size_t *cur, const plan *p, size_t i)
+{
+    size_t n = emit_added(NULL, cur, p, i, 1) + p->pieces[i];
+    return n + emit_added(NULL, cur, p, i, 0);
+}
+
+/* Emits the calibrated operators over the arch operators `m->ops`: sizes
+ * the array, moves the arch operators up (see above) and writes every
+ * block in order; m->n_ops becomes the output's count and *rho (which
+ * the caller frees) their intensities.  -1 with err set: too many
+ * operators or out of memory (m unchanged then). */
+static int emit_all(plan *p, v10_model *m, double hbm_bw, double **rho, v10_err *err)
+{
+    size_t total = 0, shift = 0, cur[MAX_KINDS] = {0};
+    for (size_t i = 0; i < p->n; i++) {
+        total += block_size(cur, p, i);
+        if (total > i + 1 + shift)
+            shift = total - (i + 1);
+    }
+    total += emit_added(NULL, cur, p, p->n, 0);
+    *rho = NULL;
+    if (total > MAX_CAL_OPS)
+        return v10_err_set(err, "%s: calibration needs more than %u operators per request",
+                           m->name, MAX_CAL_OPS);
+    size_t room = p->n + shift > total ? p->n + shift : total;
+    double *r = malloc((total ? total : 1) * sizeof *r);
+    if (!r || v10_model_reserve(m, room, err)) {
+        free(r);
+        return v10_err_set(err, "%s: out of memory", m->name);
+    }
+    memmove(m->ops + shift, m->ops, p->n * sizeof *m->ops);
+    p->arch = m->ops + shift;
+    emitter em = {.ops = m->ops, .rho = r, .hbm_bw = hbm_bw};
     for (size_t i = 0; i < p->n; i++)
-        if (emit_added(em, p, i, 1) || emit_op(em, p, i) || emit_added(em, p, i, 0))
-            return -1;
-    return emit_added(em, p, p->n, 0);
+        emit_block(&em, p, i);
+    emit_added(&em, em.cur, p, p->n, 0);
+    V10_ASSERT(em.at == total);
+    p->arch = NULL; /* overwritten */
+    m->n_ops = total;
+    m->total_cycles = 0;
+    if (m->cap_ops > total) { /* give back the tail (a shrink that fails keeps it) */
+        v10_op *ops = realloc(m->ops, (total ? total : 1) * sizeof *ops);
+        if (ops) {
+            m->ops = ops;
+            m->cap_ops = total;
+        }
+    }
+    *rho = r;
+    return 0;
 }
 
 /* ---- HBM bytes ---- */
@@ -572,6 +675,21 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
                        const v10_calib_opts *opts, v10_model *out, v10_calib_report *rep,
                        v10_err *err)
 {
+    v10_model arch;
+    if (v10_model_copy(&arch, in, err)) {
+        v10_model_init(out, in->name, in->batch);
+        return -1;
+    }
+    return v10_calibrate_take(&arch, prof, npu, opts, out, rep, err);
+}
+
+/* Calibrates the operators of *own, which become the output's on
+ * success (own is left empty); on failure they stay in *own. */
+static int calibrate(v10_model *own, const v10_profile *prof, const v10_npu *npu,
+                     const v10_calib_opts *opts, v10_model *out, v10_calib_report *rep,
+                     v10_err *err)
+{
+    const v10_model *in = own;
     static const v10_calib_opts defaults = {.sa_ops = V10_CALIB_SA_LAYERS};
     if (!opts)
         opts = &defaults;
@@ -658,21 +776,16 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
                                 "(more than %u)", who, n_sa + n_vu, MAX_CAL_OPS);
     double S = n_sa * Ls, V = n_vu * Lv;
 
-    plan p = {.in = in, .npu = npu, .n = in->n_ops, .kinds = kinds_for(who)};
+    plan p = {.arch = in->ops, .npu = npu, .n = in->n_ops, .kinds = kinds_for(who)};
     p.len = malloc(p.n * sizeof *p.len);
     p.pieces = calloc(p.n, sizeof *p.pieces);
-    p.last = malloc(p.n * sizeof *p.last);
-    p.ins = calloc(MAX_KINDS * (p.n + 1), sizeof *p.ins);
-    p.ins_len = calloc(MAX_KINDS * (p.n + 1), sizeof *p.ins_len);
-    emitter em = {.out = out, .npu = npu, .err = err};
-    int rc = -1;
-    if (!p.len || !p.pieces || !p.last || !p.ins || !p.ins_len)
+    double *rho = NULL;
+    if (!p.len || !p.pieces)
         goto oom;
 
     /* 2-3. Lengths and pieces. */
     for (size_t i = 0; i < p.n; i++) {
         double c = (double)in->ops[i].cycles;
-        p.last[i] = i;
         p.len[i] = in->ops[i].fu == V10_FU_SA ? c * S / S_arch : c;
     }
     size_t n_add = 0, arch_vu = rep->arch_vu_ops;
@@ -698,28 +811,55 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
         goto oom;
     rep->added_vu_ops = n_add;
 
-    /* Emission, then 4. HBM bytes, then the cost model's view of it all. */
-    size_t guess = (size_t)(n_sa + n_vu) + p.n + 16;
-    em.rho = malloc(guess * sizeof *em.rho);
-    em.rho_cap = em.rho ? guess : 0;
-    if (v10_model_reserve(out, guess, err) || emit_all(&em, &p))
-        goto done;
+    /* Emission over the arch operators (they are gone after it), then 4.
+     * HBM bytes, then the cost model's view of it all. */
     double bw = v10_npu_hbm_bytes_per_cycle(npu);
-    if (assign_bytes(out, em.rho, isnan(t.hbm_util) ? -1 : t.hbm_util * bw * (S + V), bw))
-        goto oom;
+    int emitted = !emit_all(&p, own, bw, &rho, err);
+    plan_free(&p);
+    if (!emitted)
+        return -1;
+    out->ops = own->ops;
+    out->n_ops = own->n_ops;
+    out->cap_ops = own->cap_ops;
+    own->ops = NULL;
+    own->n_ops = own->cap_ops = 0;
+    int rc = -1;
+    if (assign_bytes(out, rho, isnan(t.hbm_util) ? -1 : t.hbm_util * bw * (S + V), bw)) {
+        v10_err_set(err, "calibrate %s: out of memory", who);
+        goto done;
+    }
     if (v10_cost_model(npu, out, err))
         goto done;
     measure(out, npu, &rep->achieved, &rep->sa_ops, &rep->vu_ops, &rep->flops_util);
     rep->achieved.flops_util = rep->flops_util;
     rep->latency_us = (S + V) / per_us;
     rc = 0;
-    goto done;
-oom:
-    v10_err_set(err, "calibrate %s: out of memory", who);
 done:
-    plan_free(&p);
-    free(em.rho);
+    free(rho);
     if (rc)
         v10_model_fini(out);
+    return rc;
+oom:
+    plan_free(&p);
+    return v10_err_set(err, "calibrate %s: out of memory", who);
+}
+
+int v10_calibrate_take(v10_model *arch, const v10_profile *prof, const v10_npu *npu,
+                       const v10_calib_opts *opts, v10_model *out, v10_calib_report *rep,
+                       v10_err *err)
+{
+    /* The operators become the output's: `own` holds them from here on
+     * (a copy of the cache's, which are read-only). */
+    v10_model own = *arch;
+    v10_model_init(arch, own.name, own.batch);
+    if (own.shared) {
+        v10_model shared = own;
+        if (v10_model_copy(&own, &shared, err)) {
+            v10_model_init(out, shared.name, shared.batch);
+            return -1;
+        }
+    }
+    int rc = calibrate(&own, prof, npu, opts, out, rep, err);
+    v10_model_fini(&own);
     return rc;
 }

@@ -88,7 +88,7 @@ static int isca23_make(size_t i, v10_calib_sa sa, v10_model *out, v10_calib_repo
         return -1;
     int rc = v10_cost_model(&core, &arch, err);
     if (!rc)
-        rc = v10_calibrate_with(&arch, &prof, &core, &(v10_calib_opts){.sa_ops = sa}, out, rep,
+        rc = v10_calibrate_take(&arch, &prof, &core, &(v10_calib_opts){.sa_ops = sa}, out, rep,
                                 err);
     v10_model_fini(&arch);
     if (rc)
