@@ -1,12 +1,12 @@
 /* num.c — strict decimal numbers in, shortest exact numbers out (see num.h). */
 #include "util/num.h"
 
-#include "v10/err.h"
-
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "v10/err.h"
 
 static int digit(char c) { return c >= '0' && c <= '9'; }
 

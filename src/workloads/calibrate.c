@@ -129,19 +129,14 @@ typedef struct site {
     double len;          /* cycles */
 } site;
 
-/* Whether arch operator op anchors kind kd (AT_END has no anchors). */
-static int is_anchor(const kind *kd, const v10_op *op)
-{
-    if (kd->at == AT_BEFORE_SA)
-        return op->fu == V10_FU_SA;
-    return kd->at == AT_AFTER && op->fu == V10_FU_VU && strstr(op->name, kd->match);
-}
 
 typedef struct plan {
     const v10_op *arch; /* the architecture's operators, n of them (they move
                            once, when emission starts: emit_all) */
     const v10_npu *npu;
     size_t n;
+    uint8_t *fu;        /* per arch op: its FU type (the passes over the plan read
+                           these, not the 240-byte operators) */
     double *len;        /* per arch op: target cycles of all its pieces together */
     uint32_t *pieces;   /* per arch op: output pieces (0: merged into a leader) */
     size_t *last;       /* per arch op: leader -> last op of its merged group
@@ -153,11 +148,20 @@ typedef struct plan {
 
 static void plan_free(plan *p)
 {
+    free(p->fu);
     free(p->len);
     free(p->pieces);
     free(p->last);
     for (size_t k = 0; k < MAX_KINDS; k++)
         free(p->sites[k]);
+}
+
+/* Whether arch operator i anchors kind kd (AT_END has no anchors). */
+static int is_anchor(const kind *kd, const plan *p, size_t i)
+{
+    if (kd->at == AT_BEFORE_SA)
+        return p->fu[i] == V10_FU_SA;
+    return kd->at == AT_AFTER && p->fu[i] == V10_FU_VU && strstr(p->arch[i].name, kd->match);
 }
 
 /* Counts pieces of FU type `fu`: to `target` total, splitting (the longest
@@ -166,7 +170,7 @@ static int distribute(plan *p, v10_fu_type fu, size_t target)
 {
     size_t n_t = 0;
     for (size_t i = 0; i < p->n; i++)
-        n_t += p->arch[i].fu == fu;
+        n_t += p->fu[i] == fu;
     if (n_t == 0)
         return 0;
     size_t *idx = malloc(n_t * sizeof *idx);
@@ -174,7 +178,7 @@ static int distribute(plan *p, v10_fu_type fu, size_t target)
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < p->n; i++)
-        if (p->arch[i].fu == fu)
+        if (p->fu[i] == fu)
             idx[k++] = i;
     if (target >= n_t) {
         size_t base = target / n_t, extra = target % n_t;
@@ -269,7 +273,7 @@ static int place_added(plan *p, size_t n_add, double total, double min_len)
         const kind *kd = &p->kinds[k];
         size_t m = 0;
         for (size_t i = 0; i < p->n && kd->at != AT_END; i++)
-            m += is_anchor(kd, &p->arch[i]);
+            m += is_anchor(kd, p, i);
         size_t room = m ? m : 1;
         site *st = p->sites[k] = malloc(room * sizeof *st);
         uint32_t *c = malloc(room * sizeof *c);
@@ -284,7 +288,7 @@ static int place_added(plan *p, size_t n_add, double total, double min_len)
         p->n_sites[k] = room;
         m = 0;
         for (size_t i = 0; i < p->n && kd->at != AT_END; i++)
-            if (is_anchor(kd, &p->arch[i])) {
+            if (is_anchor(kd, p, i)) {
                 st[m].at = i;
                 bytes[m++] = (double)p->arch[i].hbm_bytes;
             }
@@ -350,19 +354,29 @@ typedef struct emitter {
     double acc;          /* cycles emitted so far, exact */
     uint64_t acc_int;    /* the same, rounded */
     double *rho;         /* per output op: natural HBM bytes per cycle */
+    double *len;         /* per output op: its given cycles */
     double hbm_bw;       /* the NPU's HBM bytes per cycle */
     size_t cur[MAX_KINDS]; /* per kind: its next site (plan.sites) */
 } emitter;
 
-/* Writes "stem" and then "suffix" into a name buffer of V10_OPNAME_MAX
- * bytes, the stem cut so that the suffix fits, as the importers escape a
- * name (a cut may split a UTF-8 sequence). */
+/* Writes "stem" and then "suffix" (printable ASCII) into a name buffer of
+ * V10_OPNAME_MAX bytes, the stem cut so that the suffix fits, escaped as
+ * the importers escape a name (util/text.h).  A stem of printable ASCII,
+ * the common case, is copied as it is read: escaping leaves it alone. */
 static void set_name(char *dst, const char *stem, const char *suffix, size_t suffix_len)
 {
-    size_t room = V10_OPNAME_MAX - 1 - suffix_len, l = strnlen(stem, room);
-    memmove(dst, stem, l);
+    size_t room = V10_OPNAME_MAX - 1 - suffix_len, l = 0;
+    while (l < room && stem[l] >= 0x20 && stem[l] < 0x7f) {
+        dst[l] = stem[l];
+        l++;
+    }
     memcpy(dst + l, suffix, suffix_len + 1);
-    v10_name_escape(dst, V10_OPNAME_MAX, dst);
+    if (l < room && stem[l]) { /* a byte to escape (a cut may split UTF-8) */
+        l = strnlen(stem, room);
+        memcpy(dst, stem, l);
+        memcpy(dst + l, suffix, suffix_len + 1);
+        v10_name_escape(dst, V10_OPNAME_MAX, dst);
+    }
 }
 
 /* Writes the next RAW operator of `cycles` (cumulatively rounded so a
@@ -376,6 +390,7 @@ static v10_op *emit(emitter *em, const char *stem, const char *suffix, size_t su
     uint64_t c = upto - em->acc_int;
     em->acc_int = upto;
     em->rho[em->at] = rho;
+    em->len[em->at] = (double)(c ? c : 1);
     v10_op *op = &em->ops[em->at++];
     memset(op, 0, sizeof *op);
     set_name(op->name, stem, suffix, suffix_len);
@@ -465,7 +480,8 @@ static void emit_block(emitter *em, const plan *p, size_t i)
     for (uint32_t j = 0; j < k; j++) {
         if (!merged && k > 1)
             sl = snprintf(suffix, sizeof suffix, "#%u", j);
-        v10_op *o = emit(em, group.name, suffix, (size_t)sl, group.fu, p->len[i] / k, rho);
+        size_t len = sl > 0 && (size_t)sl < sizeof suffix ? (size_t)sl : strlen(suffix);
+        v10_op *o = emit(em, group.name, suffix, len, group.fu, p->len[i] / k, rho);
         /* Piece j of k: an exact share of the group's work. */
         o->macs = group.macs / k + (j < group.macs % k);
         o->flops = group.flops / k + (j < group.flops % k);
@@ -486,8 +502,9 @@ static size_t block_size(size_t *cur, const plan *p, size_t i)
 
 /* Emits the calibrated operators over the arch operators `m->ops`: sizes
  * the array, moves the arch operators up (see above) and writes every
- * block in order; m->n_ops becomes the output's count and *rho (which
- * the caller frees) their intensities.  -1 with err set: too many
+ * block in order; m->n_ops becomes the output's count, (*rho)[0, n_ops)
+ * their intensities and (*rho)[n_ops, 2 n_ops) their given cycles (one
+ * block, which the caller frees).  -1 with err set: too many
  * operators or out of memory (m unchanged then). */
 static int emit_all(plan *p, v10_model *m, double hbm_bw, double **rho, v10_err *err)
 {
@@ -503,14 +520,14 @@ static int emit_all(plan *p, v10_model *m, double hbm_bw, double **rho, v10_err 
         return v10_err_set(err, "%s: calibration needs more than %u operators per request",
                            m->name, MAX_CAL_OPS);
     size_t room = p->n + shift > total ? p->n + shift : total;
-    double *r = malloc((total ? total : 1) * sizeof *r);
+    double *r = malloc((total ? 2 * total : 1) * sizeof *r); /* rho, then len */
     if (!r || v10_model_reserve(m, room, err)) {
         free(r);
         return v10_err_set(err, "%s: out of memory", m->name);
     }
     memmove(m->ops + shift, m->ops, p->n * sizeof *m->ops);
     p->arch = m->ops + shift;
-    emitter em = {.ops = m->ops, .rho = r, .hbm_bw = hbm_bw};
+    emitter em = {.ops = m->ops, .rho = r, .len = r + total, .hbm_bw = hbm_bw};
     for (size_t i = 0; i < p->n; i++)
         emit_block(&em, p, i);
     emit_added(&em, em.cur, p, p->n, 0);
@@ -542,22 +559,18 @@ static double bytes_at(double len, double rho, double g, double bw)
 
 /* Gives every operator of `m` its HBM bytes: intensities rho (floored in
  * place at 1e-3 of the bandwidth when scaling) scaled by one factor so the
- * total is `target` bytes (target < 0: unscaled).  The search reads the
- * operators' lengths from a compact copy: it sweeps them ~50 times, and a
- * detector's operators are 10^6 x 220 bytes.  -1: out of memory. */
-static int assign_bytes(v10_model *m, double *rho, double target, double bw)
+ * total is `target` bytes (target < 0: unscaled).  The search sweeps the
+ * operators ~50 times, so it reads their lengths from len (the output
+ * operators' given cycles, a compact copy: a detector's operators are
+ * 10^6 x 240 bytes). */
+static void assign_bytes(v10_model *m, double *rho, const double *len, double target,
+                         double bw)
 {
     size_t n = m->n_ops;
     double g = 1;
-    double *len = malloc((n ? n : 1) * sizeof *len);
-    if (!len)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        len[i] = (double)m->ops[i].given_cycles;
-        if (target >= 0)
-            rho[i] = fmax(rho[i], 1e-3 * bw);
-    }
     if (target >= 0) {
+        for (size_t i = 0; i < n; i++)
+            rho[i] = fmax(rho[i], 1e-3 * bw);
         /* Every operator may carry bytes, so the target is reachable up to
          * the bandwidth x the operators' length. */
         double lo = 0, hi = 1;
@@ -569,21 +582,36 @@ static int assign_bytes(v10_model *m, double *rho, double target, double bw)
                 break;
             hi *= 2;
         }
-        for (int it = 0; it < 48; it++) { /* to 2^-48 of the bracket */
-            double mid = 0.5 * (lo + hi), sum = 0;
-            for (size_t i = 0; i < n; i++)
+        /* Bisection to 2^-48 of the bracket, two steps a sweep: the
+         * middle's sum and the sums at both middles the next step may
+         * take, three independent running sums (one sum's additions
+         * wait on each other). */
+        for (int it = 0; it < 48; it += 2) {
+            double mid = 0.5 * (lo + hi), lo_mid = 0.5 * (lo + mid), hi_mid = 0.5 * (mid + hi);
+            double sum = 0, sum_lo = 0, sum_hi = 0;
+            for (size_t i = 0; i < n; i++) {
                 sum += bytes_at(len[i], rho[i], mid, bw);
-            if (sum < target)
+                sum_lo += bytes_at(len[i], rho[i], lo_mid, bw);
+                sum_hi += bytes_at(len[i], rho[i], hi_mid, bw);
+            }
+            if (sum < target) { /* lo = mid; the next middle is hi_mid */
                 lo = mid;
-            else
+                if (sum_hi < target)
+                    lo = hi_mid;
+                else
+                    hi = hi_mid;
+            } else { /* hi = mid; the next middle is lo_mid */
                 hi = mid;
+                if (sum_lo < target)
+                    lo = lo_mid;
+                else
+                    hi = lo_mid;
+            }
         }
         g = hi;
     }
     for (size_t i = 0; i < n; i++)
         m->ops[i].hbm_bytes = (uint64_t)floor(bytes_at(len[i], rho[i], g, bw));
-    free(len);
-    return 0;
 }
 
 /* ---- measuring a model alone ---- */
@@ -777,16 +805,18 @@ static int calibrate(v10_model *own, const v10_profile *prof, const v10_npu *npu
     double S = n_sa * Ls, V = n_vu * Lv;
 
     plan p = {.arch = in->ops, .npu = npu, .n = in->n_ops, .kinds = kinds_for(who)};
+    p.fu = malloc(p.n ? p.n : 1);
     p.len = malloc(p.n * sizeof *p.len);
     p.pieces = calloc(p.n, sizeof *p.pieces);
     double *rho = NULL;
-    if (!p.len || !p.pieces)
+    if (!p.fu || !p.len || !p.pieces)
         goto oom;
 
     /* 2-3. Lengths and pieces. */
     for (size_t i = 0; i < p.n; i++) {
         double c = (double)in->ops[i].cycles;
-        p.len[i] = in->ops[i].fu == V10_FU_SA ? c * S / S_arch : c;
+        p.fu[i] = (uint8_t)in->ops[i].fu;
+        p.len[i] = p.fu[i] == V10_FU_SA ? c * S / S_arch : c;
     }
     size_t n_add = 0, arch_vu = rep->arch_vu_ops;
     if (V > V_arch && (double)arch_vu + 1 <= n_vu &&
@@ -794,7 +824,7 @@ static int calibrate(v10_model *own, const v10_profile *prof, const v10_npu *npu
         /* The architecture's vector operators, whole at their own lengths,
          * plus added work. */
         for (size_t i = 0; i < p.n; i++)
-            if (in->ops[i].fu == V10_FU_VU)
+            if (p.fu[i] == V10_FU_VU)
                 p.pieces[i] = 1;
         n_add = (size_t)n_vu - arch_vu;
         if (place_added(&p, n_add, V - V_arch, min_vu))
@@ -802,7 +832,7 @@ static int calibrate(v10_model *own, const v10_profile *prof, const v10_npu *npu
         rep->added_vu_us = (V - V_arch) / per_us;
     } else if (V_arch > 0) {
         for (size_t i = 0; i < p.n; i++)
-            if (in->ops[i].fu == V10_FU_VU)
+            if (p.fu[i] == V10_FU_VU)
                 p.len[i] *= V / V_arch;
         if (distribute(&p, V10_FU_VU, (size_t)n_vu))
             goto oom;
@@ -824,10 +854,8 @@ static int calibrate(v10_model *own, const v10_profile *prof, const v10_npu *npu
     own->ops = NULL;
     own->n_ops = own->cap_ops = 0;
     int rc = -1;
-    if (assign_bytes(out, rho, isnan(t.hbm_util) ? -1 : t.hbm_util * bw * (S + V), bw)) {
-        v10_err_set(err, "calibrate %s: out of memory", who);
-        goto done;
-    }
+    assign_bytes(out, rho, rho + out->n_ops, isnan(t.hbm_util) ? -1 : t.hbm_util * bw * (S + V),
+                 bw);
     if (v10_cost_model(npu, out, err))
         goto done;
     measure(out, npu, &rep->achieved, &rep->sa_ops, &rep->vu_ops, &rep->flops_util);
