@@ -19,7 +19,7 @@ median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 models=$("$bin" models --format csv | awk -F, '$1 ~ /^isca23\// {print $1}')
 [ -n "$models" ] || { echo "setup.sh: $bin lists no isca23 models" >&2; exit 1; }
-printf '%-20s %9s %9s %9s %10s\n' model operators wall_s cpu_s peak_MB
+printf '%-20s %9s %9s %9s %10s\n' model operators wall_s cpu_s peak_MiB
 for m in $models; do
   for r in $(seq "$reps"); do
     /usr/bin/time -o "$tmp/t" -f '%e %U %S %M' "$bin" models "$m" --format csv >"$tmp/out"

@@ -113,8 +113,8 @@ static const kind *kinds_for(const char *row)
     return K_DEFAULT;
 }
 
-/* A calibrated model larger than this is refused (memory: ~200 B an op,
- * 400 MB; the largest isca23 model, RetinaNet, has 7.6 x 10^5). */
+/* A calibrated model larger than this is refused (memory: 240 B an op,
+ * 500 MB; the largest isca23 model, RetinaNet, has 7.9 x 10^5). */
 #define MAX_CAL_OPS (2u << 20)
 
 /* ---- the plan: per architectural operator, what it becomes ---- */
