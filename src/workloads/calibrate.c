@@ -129,7 +129,6 @@ typedef struct site {
     double len;          /* cycles */
 } site;
 
-
 typedef struct plan {
     const v10_op *arch; /* the architecture's operators, n of them (they move
                            once, when emission starts: emit_all) */
@@ -344,8 +343,8 @@ static int place_added(plan *p, size_t n_add, double total, double min_len)
  * read (a block reads its own operator, copied first, and the members of
  * its merged group, which come after it).  Invariants of the emitter:
  * out->ops[0, at) are final; the arch operators still to be read are at
- * p->arch[i] with p->arch[i] at out->ops index >= at; rho[0, at) are the
- * output operators' natural intensities.
+ * p->arch[i] with p->arch[i] at out->ops index >= at; rho[0, at) and
+ * len[0, at) are the output operators' natural intensities and lengths.
  */
 
 typedef struct emitter {
