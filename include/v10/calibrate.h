@@ -7,7 +7,8 @@
  * (data/tpu-profiles).
  *
  * Ownership: v10_calibrate fills a fresh model the caller finalizes with
- * v10_model_fini; the input model is only read.
+ * v10_model_fini; the input model is only read (v10_calibrate_take
+ * consumes it instead).
  */
 #ifndef V10_CALIBRATE_H
 #define V10_CALIBRATE_H
@@ -118,6 +119,13 @@ int v10_calibrate(const v10_model *in, const v10_profile *p, const v10_npu *npu,
                   v10_model *out, v10_calib_report *rep, v10_err *err);
 /* The same with options (NULL: the defaults, as v10_calibrate). */
 int v10_calibrate_with(const v10_model *in, const v10_profile *p, const v10_npu *npu,
+                       const v10_calib_opts *opts, v10_model *out, v10_calib_report *rep,
+                       v10_err *err);
+/* The same, consuming `arch`: its operator array becomes *out's (the
+ * calibrated operators are written over the architecture's, so a model of
+ * 10^6 operators is never held twice); *arch is left empty, success or
+ * not, for v10_model_fini. */
+int v10_calibrate_take(v10_model *arch, const v10_profile *p, const v10_npu *npu,
                        const v10_calib_opts *opts, v10_model *out, v10_calib_report *rep,
                        v10_err *err);
 

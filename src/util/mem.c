@@ -14,16 +14,22 @@
 
 #define HUGE_PAGE ((size_t)2 << 20) /* x86-64 and arm64 (4 KiB base pages) */
 
-/* Asks for huge pages on the whole huge pages inside [p, p + n); blocks
- * under two huge pages are left alone (at most one would fit). */
+#define BASE_PAGE ((uintptr_t)4096)
+
+/* Asks for huge pages on the base pages [p, p + n) spans; blocks under two
+ * huge pages are left alone (at most one would fit).  All of a block's
+ * pages, not only its whole huge pages: a block this big is a mapping of
+ * its own (glibc's mmap threshold, v10_mem_tune) starting on the page p is
+ * in, and advice on part of it splits the mapping in three, which
+ * mremap cannot grow; realloc then copies it to a fresh one, two copies
+ * resident at once (a 700,000-operator model growing from 126 to 252 MB). */
 static void *hint(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE
     if (p && n >= 2 * HUGE_PAGE) {
-        uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-        uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
-        if (b > a)
-            (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* a hint: failure is fine */
+        uintptr_t a = (uintptr_t)p & ~(BASE_PAGE - 1);
+        uintptr_t b = ((uintptr_t)p + n + BASE_PAGE - 1) & ~(BASE_PAGE - 1);
+        (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* a hint: failure is fine */
     }
 #endif
     return p;
@@ -32,7 +38,7 @@ static void *hint(void *p, size_t n)
 void v10_mem_tune(void)
 {
 #if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD)
-    (void)mallopt(M_MMAP_THRESHOLD, 32 << 20); /* glibc's dynamic maximum */
+    (void)mallopt(M_MMAP_THRESHOLD, (int)V10_MEM_MAP_BYTES); /* glibc's dynamic maximum */
     (void)mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
 }

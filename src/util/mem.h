@@ -23,6 +23,11 @@
  * start-up; a no-op elsewhere than glibc. */
 void v10_mem_tune(void);
 
+/* The size from which glibc gives a block a mapping of its own once
+ * v10_mem_tune has run (its mmap threshold): such a block grows by
+ * mremap, without a copy. */
+#define V10_MEM_MAP_BYTES ((size_t)32 << 20)
+
 void *v10_malloc_big(size_t n);
 void *v10_calloc_big(size_t n, size_t size);
 void *v10_realloc_big(void *p, size_t n);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "v10/err.h"
+
 static int digit(char c) { return c >= '0' && c <= '9'; }
 
 /* Length of the digits at s with no leading zero (a lone 0 is fine); 0 if none. */
@@ -90,6 +92,38 @@ void v10_sort_doubles(double *v, size_t n)
 {
     if (n > 1)
         qsort(v, n, sizeof *v, cmp_double);
+}
+
+double v10_kth_largest(double *v, size_t n, size_t k)
+{
+    V10_ASSERT(k >= 1 && k <= n);
+    size_t lo = 0, hi = n, want = k - 1; /* v[want] in descending order */
+    for (;;) {
+        /* Median of three as the pivot; a three-way partition of [lo, hi)
+         * into > pivot, == pivot, < pivot, so runs of equal keys (a model's
+         * repeated layers) take one step. */
+        double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+        double piv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        size_t gt = lo, i = lo, lt = hi;
+        while (i < lt) {
+            double x = v[i];
+            if (x > piv) {
+                v[i++] = v[gt];
+                v[gt++] = x;
+            } else if (x < piv) {
+                v[i] = v[--lt];
+                v[lt] = x;
+            } else {
+                i++;
+            }
+        }
+        if (want < gt)
+            hi = gt;
+        else if (want >= lt)
+            lo = lt;
+        else
+            return piv;
+    }
 }
 
 /* An index and its key, for v10_order_desc. */

@@ -39,4 +39,9 @@ void v10_sort_doubles(double *v, size_t n);
  * memory (order is then unspecified). */
 int v10_order_desc(const double *key, size_t n, size_t *order);
 
+/* The k-th largest of v[0..n) (1 <= k <= n; finite values), reordering v,
+ * in O(n) expected time: what a descending sort would put at index k - 1,
+ * without the sort. */
+double v10_kth_largest(double *v, size_t n, size_t k);
+
 #endif

@@ -26,6 +26,7 @@
  *     kinds have their own), all scaled by one factor, each capped at the
  *     bandwidth over its length, so that bytes / (bandwidth x latency) hits
  *     the target without making any operator memory-bound.
+ * This file plans steps 1-3; calib_emit.c writes the operators and does 4.
  */
 #include "v10/calibrate.h"
 
@@ -35,24 +36,9 @@
 
 #include "util/num.h"
 #include "v10/cost.h"
+#include "workloads/calib_plan.h"
 
-/* ---- where a TPU runs the vector work a profile adds ---- */
-
-typedef enum {
-    AT_BEFORE_SA, /* before each SA operator, by its length (relayout, padding) */
-    AT_AFTER,     /* after each VU operator whose name contains `match` */
-    AT_END,       /* after the last operator (post-processing) */
-} anchor;
-
-typedef struct kind {
-    const char *name;    /* operator name stem */
-    anchor at;
-    const char *match;   /* AT_AFTER: name substring */
-    double weight;       /* share of the added vector work */
-    double hbm_frac;     /* HBM bytes per cycle, fraction of the bandwidth */
-} kind;
-
-#define MAX_KINDS 4
+/* ---- where a TPU runs the vector work a profile adds (calib_plan.h) ---- */
 
 /*
  * Our choices (docs/models.md): what each family of workloads spends TPU
@@ -112,31 +98,25 @@ static const kind *kinds_for(const char *row)
     return K_DEFAULT;
 }
 
-/* A calibrated model larger than this is refused (memory: ~200 B an op,
- * 400 MB; the largest isca23 model, RetinaNet, has 7.6 x 10^5). */
-#define MAX_CAL_OPS (2u << 20)
 
 /* ---- the plan: per architectural operator, what it becomes ---- */
 
-typedef struct plan {
-    const v10_model *in;
-    const v10_npu *npu;
-    size_t n;
-    double *len;        /* per arch op: target cycles of all its pieces together */
-    uint32_t *pieces;   /* per arch op: output pieces (0: merged into a leader) */
-    size_t *last;       /* per arch op: leader -> last op of its merged group */
-    uint32_t *ins;      /* per kind x (n + 1): added ops placed at arch op i (n: end) */
-    double *ins_len;    /* per kind x (n + 1): cycles of each of those */
-    const kind *kinds;
-} plan;
-
 static void plan_free(plan *p)
 {
+    free(p->fu);
     free(p->len);
     free(p->pieces);
     free(p->last);
-    free(p->ins);
-    free(p->ins_len);
+    for (size_t k = 0; k < MAX_KINDS; k++)
+        free(p->sites[k]);
+}
+
+/* Whether arch operator i anchors kind kd (AT_END has no anchors). */
+static int is_anchor(const kind *kd, const plan *p, size_t i)
+{
+    if (kd->at == AT_BEFORE_SA)
+        return p->fu[i] == V10_FU_SA;
+    return kd->at == AT_AFTER && p->fu[i] == V10_FU_VU && strstr(p->arch[i].name, kd->match);
 }
 
 /* Counts pieces of FU type `fu`: to `target` total, splitting (the longest
@@ -145,7 +125,7 @@ static int distribute(plan *p, v10_fu_type fu, size_t target)
 {
     size_t n_t = 0;
     for (size_t i = 0; i < p->n; i++)
-        n_t += p->in->ops[i].fu == fu;
+        n_t += p->fu[i] == fu;
     if (n_t == 0)
         return 0;
     size_t *idx = malloc(n_t * sizeof *idx);
@@ -153,32 +133,46 @@ static int distribute(plan *p, v10_fu_type fu, size_t target)
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < p->n; i++)
-        if (p->in->ops[i].fu == fu)
+        if (p->fu[i] == fu)
             idx[k++] = i;
     if (target >= n_t) {
         size_t base = target / n_t, extra = target % n_t;
         for (size_t j = 0; j < n_t; j++)
             p->pieces[idx[j]] = (uint32_t)base;
-        /* The `extra` longest get one more (ties: the earlier); a detector
-         * has 10^5-10^6 vector operators, so by one sort, not a scan each. */
+        /* The `extra` longest get one more (ties: the earlier).  A detector
+         * has 10^5-10^6 vector operators: the extra-th longest length by
+         * selection, then one pass, not a sort. */
         if (extra) {
-            double *len = malloc(n_t * sizeof *len);
-            size_t *rank = malloc(n_t * sizeof *rank);
-            int rc = !len || !rank ? -1 : 0;
-            for (size_t j = 0; !rc && j < n_t; j++)
-                len[j] = p->len[idx[j]];
-            if (!rc)
-                rc = v10_order_desc(len, n_t, rank);
-            for (size_t e = 0; !rc && e < extra; e++)
-                p->pieces[idx[rank[e]]]++;
-            free(len);
-            free(rank);
-            if (rc) {
+            double *key = malloc(n_t * sizeof *key);
+            if (!key) {
                 free(idx);
                 return -1;
             }
+            for (size_t j = 0; j < n_t; j++)
+                key[j] = p->len[idx[j]];
+            double t = v10_kth_largest(key, n_t, extra);
+            free(key);
+            size_t ties = extra;
+            for (size_t j = 0; j < n_t; j++)
+                ties -= (size_t)(p->len[idx[j]] > t);
+            for (size_t j = 0; j < n_t; j++) {
+                double l = p->len[idx[j]];
+                if (l > t || (l == t && ties)) {
+                    p->pieces[idx[j]]++;
+                    ties -= (size_t)(l == t);
+                }
+            }
         }
     } else {
+        if (!p->last) { /* the first merge: every operator its own group till now */
+            p->last = malloc(p->n * sizeof *p->last);
+            if (!p->last) {
+                free(idx);
+                return -1;
+            }
+            for (size_t i = 0; i < p->n; i++)
+                p->last[i] = i;
+        }
         for (size_t g = 0; g < target; g++) {
             size_t lo = g * n_t / target, hi = (g + 1) * n_t / target;
             double sum = 0;
@@ -195,19 +189,18 @@ static int distribute(plan *p, v10_fu_type fu, size_t target)
     return 0;
 }
 
-/* Spreads `count` over positions with weights w[0..m) by cumulative
- * rounding (exact total, order kept); adds into out[pos[j]]. */
-static void spread(uint32_t count, const size_t *pos, const double *w, size_t m,
-                   uint32_t *out)
+/* Spreads `count` over m places with weights w[0..m) (NULL: equal) by
+ * cumulative rounding (exact total, order kept) into out[0..m). */
+static void spread(uint32_t count, const double *w, size_t m, uint32_t *out)
 {
     double total = 0, cum = 0;
     for (size_t j = 0; j < m; j++)
-        total += w[j];
+        total += w ? w[j] : 1;
     uint64_t given = 0;
     for (size_t j = 0; j < m; j++) {
-        cum += w[j];
+        cum += w ? w[j] : 1;
         uint64_t upto = j + 1 == m ? count : (uint64_t)llround(cum / total * count);
-        out[pos[j]] += (uint32_t)(upto - given);
+        out[j] = (uint32_t)(upto - given);
         given = upto;
     }
 }
@@ -225,261 +218,71 @@ static void spread(uint32_t count, const size_t *pos, const double *w, size_t m,
 static int place_added(plan *p, size_t n_add, double total, double min_len)
 {
     /* The kinds' counts by their weights, then each kind's over its anchors. */
-    size_t nk = 0, kpos[MAX_KINDS];
+    size_t nk = 0;
     double kw[MAX_KINDS];
     uint32_t cnt[MAX_KINDS] = {0};
-    for (; nk < MAX_KINDS && p->kinds[nk].name; nk++) {
-        kpos[nk] = nk;
+    for (; nk < MAX_KINDS && p->kinds[nk].name; nk++)
         kw[nk] = p->kinds[nk].weight;
-    }
-    spread((uint32_t)n_add, kpos, kw, nk, cnt);
-    size_t *pos = malloc((p->n + 1) * sizeof *pos);
-    double *w = malloc((p->n + 1) * sizeof *w);
-    double *bytes = malloc((p->n + 1) * sizeof *bytes);
-    int *fixed = malloc((p->n + 1) * sizeof *fixed);
-    if (!pos || !w || !bytes || !fixed) {
-        free(pos);
-        free(w);
-        free(bytes);
-        free(fixed);
-        return -1;
-    }
+    spread((uint32_t)n_add, kw, nk, cnt);
     for (size_t k = 0; k < nk; k++) {
         const kind *kd = &p->kinds[k];
         size_t m = 0;
-        for (size_t i = 0; i < p->n && kd->at != AT_END; i++) {
-            const v10_op *op = &p->in->ops[i];
-            if (kd->at == AT_BEFORE_SA ? op->fu == V10_FU_SA
-                                       : op->fu == V10_FU_VU && strstr(op->name, kd->match)) {
-                pos[m] = i;
-                bytes[m++] = (double)op->hbm_bytes;
-            }
+        for (size_t i = 0; i < p->n && kd->at != AT_END; i++)
+            m += is_anchor(kd, p, i);
+        size_t room = m ? m : 1;
+        site *st = p->sites[k] = malloc(room * sizeof *st);
+        uint32_t *c = malloc(room * sizeof *c);
+        double *bytes = malloc(room * sizeof *bytes);
+        char *fixed = malloc(room);
+        if (!st || !c || !bytes || !fixed) {
+            free(c);
+            free(bytes);
+            free(fixed);
+            return -1;
         }
+        p->n_sites[k] = room;
+        m = 0;
+        for (size_t i = 0; i < p->n && kd->at != AT_END; i++)
+            if (is_anchor(kd, p, i)) {
+                st[m].at = i;
+                bytes[m++] = (double)p->arch[i].hbm_bytes;
+            }
         if (m == 0) { /* nothing to anchor to: post-processing at the end, on
                          what the last operator wrote */
-            pos[0] = p->n;
-            bytes[0] = p->n ? (double)p->in->ops[p->n - 1].hbm_bytes : 1;
+            st[0].at = p->n;
+            bytes[0] = p->n ? (double)p->arch[p->n - 1].hbm_bytes : 1;
             m = 1;
         }
-        uint32_t *c = p->ins + k * (p->n + 1);
-        double *len = p->ins_len + k * (p->n + 1);
-        for (size_t j = 0; j < m; j++)
-            w[j] = 1;
-        spread(cnt[k], pos, w, m, c);
+        spread(cnt[k], NULL, m, c);
         /* Lengths in proportion to the anchors' bytes, raised to min_len
          * where short (each round fixes at least one anchor, or ends). */
         double rest = total * cnt[k] / (double)n_add, wsum = 0;
         for (size_t j = 0; j < m; j++) {
+            st[j].count = c[j];
+            st[j].len = 0;
             bytes[j] = fmax(bytes[j], 1);
-            fixed[j] = c[pos[j]] == 0;
+            fixed[j] = c[j] == 0;
             if (!fixed[j])
-                wsum += c[pos[j]] * bytes[j];
+                wsum += c[j] * bytes[j];
         }
         for (int again = 1; again && wsum > 0;) {
             again = 0;
             for (size_t j = 0; j < m; j++)
                 if (!fixed[j] && rest * bytes[j] / wsum < min_len) {
-                    fixed[j] = again = 1;
-                    len[pos[j]] = min_len;
-                    rest -= c[pos[j]] * min_len;
-                    wsum -= c[pos[j]] * bytes[j];
+                    fixed[j] = 1;
+                    again = 1;
+                    st[j].len = min_len;
+                    rest -= c[j] * min_len;
+                    wsum -= c[j] * bytes[j];
                 }
         }
         for (size_t j = 0; j < m; j++)
             if (!fixed[j])
-                len[pos[j]] = rest * bytes[j] / wsum;
+                st[j].len = rest * bytes[j] / wsum;
+        free(c);
+        free(bytes);
+        free(fixed);
     }
-    free(pos);
-    free(w);
-    free(bytes);
-    free(fixed);
-    return 0;
-}
-
-/* ---- emission ---- */
-
-typedef struct emitter {
-    v10_model *out;
-    const v10_npu *npu;
-    double acc;          /* cycles emitted so far, exact */
-    uint64_t acc_int;    /* the same, rounded */
-    v10_err *err;
-    double *rho;         /* per output op: natural HBM bytes per cycle */
-    size_t rho_cap;
-} emitter;
-
-/* Appends a RAW operator of `cycles` (cumulatively rounded so a model's
- * total stays exact) with natural HBM intensity rho. */
-static int emit(emitter *em, const char *name, v10_fu_type fu, double cycles,
-                const v10_op *parent, uint32_t part, uint32_t parts, double rho)
-{
-    em->acc += cycles;
-    uint64_t upto = (uint64_t)llround(em->acc);
-    uint64_t c = upto - em->acc_int;
-    em->acc_int = upto;
-    v10_op op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.name, sizeof op.name, "%s", name);
-    op.fu = fu;
-    op.kind = V10_OP_RAW;
-    op.count = 1;
-    op.given_cycles = c ? c : 1; /* a trace operator's cycles are its whole length */
-    if (parent) {
-        /* Piece `part` of `parts`: an exact share of the parent's work. */
-        op.macs = parent->macs / parts + (part < parent->macs % parts);
-        op.flops = parent->flops / parts + (part < parent->flops % parts);
-        op.given_tiles = parent->tiles / parts > 1 ? parent->tiles / parts : 1;
-        op.vmem_bytes = parent->vmem_bytes;
-        op.restream_bytes = parent->restream_bytes / parts;
-    }
-    if (em->out->n_ops >= MAX_CAL_OPS)
-        return v10_err_set(em->err, "%s: calibration needs more than %u operators per "
-                                    "request", em->out->name, MAX_CAL_OPS);
-    if (em->out->n_ops == em->rho_cap) {
-        size_t cap = em->rho_cap ? 2 * em->rho_cap : 1024;
-        double *r = realloc(em->rho, cap * sizeof *r);
-        if (!r)
-            return v10_err_set(em->err, "%s: out of memory", em->out->name);
-        em->rho = r;
-        em->rho_cap = cap;
-    }
-    em->rho[em->out->n_ops] = rho;
-    return v10_model_push(em->out, &op, em->err);
-}
-
-/* Name of piece j of k: "name" or "name#j" (the stem cut to fit). */
-static void piece_name(char *buf, size_t sz, const char *name, uint32_t j, uint32_t k,
-                       size_t merged)
-{
-    char suffix[24] = "";
-    if (merged)
-        snprintf(suffix, sizeof suffix, "+%zu", merged);
-    else if (k > 1)
-        snprintf(suffix, sizeof suffix, "#%u", j);
-    int stem = (int)(sz - 1 - strlen(suffix));
-    snprintf(buf, sz, "%.*s%s", stem, name, suffix);
-}
-
-/* Emits the added operators placed at arch position `at` (p->n: the end):
- * the kinds that go before an operator (before = 1) or after it. */
-static int emit_added(emitter *em, const plan *p, size_t at, int before)
-{
-    for (size_t k = 0; k < MAX_KINDS && p->kinds[k].name; k++) {
-        if ((p->kinds[k].at == AT_BEFORE_SA) != before && at < p->n)
-            continue;
-        uint32_t c = p->ins[k * (p->n + 1) + at];
-        for (uint32_t j = 0; j < c; j++)
-            if (emit(em, p->kinds[k].name, V10_FU_VU, p->ins_len[k * (p->n + 1) + at], NULL, 0, 1,
-                     p->kinds[k].hbm_frac * v10_npu_hbm_bytes_per_cycle(em->npu)))
-                return -1;
-    }
-    return 0;
-}
-
-/* Emits one architectural operator's pieces (nothing for a merged member). */
-static int emit_op(emitter *em, const plan *p, size_t i)
-{
-    const v10_op *op = &p->in->ops[i];
-    uint32_t k = p->pieces[i];
-    if (!k)
-        return 0;
-    size_t merged = 0;
-    v10_op group = *op;
-    double rho = op->cycles ? (double)op->hbm_bytes / (double)op->cycles : 0;
-    if (p->last[i] != i) {
-        /* A merged group: the work of every member of this FU type. */
-        double bytes = 0, cyc = 0;
-        group.macs = group.flops = 0;
-        group.tiles = 0;
-        group.restream_bytes = 0;
-        for (size_t j = i; j <= p->last[i]; j++) {
-            const v10_op *o = &p->in->ops[j];
-            if (o->fu != op->fu)
-                continue;
-            merged++;
-            group.macs += o->macs;
-            group.flops += o->flops;
-            group.tiles += o->tiles;
-            group.restream_bytes += o->restream_bytes;
-            if (o->vmem_bytes > group.vmem_bytes)
-                group.vmem_bytes = o->vmem_bytes;
-            bytes += (double)o->hbm_bytes;
-            cyc += (double)o->cycles;
-        }
-        rho = cyc > 0 ? bytes / cyc : 0;
-        merged--; /* "+N": N more operators merged in */
-    }
-    char name[V10_OPNAME_MAX];
-    for (uint32_t j = 0; j < k; j++) {
-        piece_name(name, sizeof name, op->name, j, k, merged);
-        if (emit(em, name, op->fu, p->len[i] / k, &group, j, k, rho))
-            return -1;
-    }
-    return 0;
-}
-
-static int emit_all(emitter *em, const plan *p)
-{
-    for (size_t i = 0; i < p->n; i++)
-        if (emit_added(em, p, i, 1) || emit_op(em, p, i) || emit_added(em, p, i, 0))
-            return -1;
-    return emit_added(em, p, p->n, 0);
-}
-
-/* ---- HBM bytes ---- */
-
-/* Bytes of an operator `len` cycles long at intensity rho and scale g,
- * capped at the bandwidth. */
-static double bytes_at(double len, double rho, double g, double bw)
-{
-    double cap = bw * len;
-    double b = g * rho * len;
-    return b < cap ? b : cap;
-}
-
-/* Gives every operator of `m` its HBM bytes: intensities rho (floored in
- * place at 1e-3 of the bandwidth when scaling) scaled by one factor so the
- * total is `target` bytes (target < 0: unscaled).  The search reads the
- * operators' lengths from a compact copy: it sweeps them ~50 times, and a
- * detector's operators are 10^6 x 220 bytes.  -1: out of memory. */
-static int assign_bytes(v10_model *m, double *rho, double target, double bw)
-{
-    size_t n = m->n_ops;
-    double g = 1;
-    double *len = malloc((n ? n : 1) * sizeof *len);
-    if (!len)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        len[i] = (double)m->ops[i].given_cycles;
-        if (target >= 0)
-            rho[i] = fmax(rho[i], 1e-3 * bw);
-    }
-    if (target >= 0) {
-        /* Every operator may carry bytes, so the target is reachable up to
-         * the bandwidth x the operators' length. */
-        double lo = 0, hi = 1;
-        for (;;) {
-            double sum = 0;
-            for (size_t i = 0; i < n; i++)
-                sum += bytes_at(len[i], rho[i], hi, bw);
-            if (sum >= target || hi > 1e30)
-                break;
-            hi *= 2;
-        }
-        for (int it = 0; it < 48; it++) { /* to 2^-48 of the bracket */
-            double mid = 0.5 * (lo + hi), sum = 0;
-            for (size_t i = 0; i < n; i++)
-                sum += bytes_at(len[i], rho[i], mid, bw);
-            if (sum < target)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        g = hi;
-    }
-    for (size_t i = 0; i < n; i++)
-        m->ops[i].hbm_bytes = (uint64_t)floor(bytes_at(len[i], rho[i], g, bw));
-    free(len);
     return 0;
 }
 
@@ -572,6 +375,21 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
                        const v10_calib_opts *opts, v10_model *out, v10_calib_report *rep,
                        v10_err *err)
 {
+    v10_model arch;
+    if (v10_model_copy(&arch, in, err)) {
+        v10_model_init(out, in->name, in->batch);
+        return -1;
+    }
+    return v10_calibrate_take(&arch, prof, npu, opts, out, rep, err);
+}
+
+/* Calibrates the operators of *own, which become the output's on
+ * success (own is left empty); on failure they stay in *own. */
+static int calibrate(v10_model *own, const v10_profile *prof, const v10_npu *npu,
+                     const v10_calib_opts *opts, v10_model *out, v10_calib_report *rep,
+                     v10_err *err)
+{
+    const v10_model *in = own;
     static const v10_calib_opts defaults = {.sa_ops = V10_CALIB_SA_LAYERS};
     if (!opts)
         opts = &defaults;
@@ -658,22 +476,19 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
                                 "(more than %u)", who, n_sa + n_vu, MAX_CAL_OPS);
     double S = n_sa * Ls, V = n_vu * Lv;
 
-    plan p = {.in = in, .npu = npu, .n = in->n_ops, .kinds = kinds_for(who)};
+    plan p = {.arch = in->ops, .npu = npu, .n = in->n_ops, .kinds = kinds_for(who)};
+    p.fu = malloc(p.n ? p.n : 1);
     p.len = malloc(p.n * sizeof *p.len);
     p.pieces = calloc(p.n, sizeof *p.pieces);
-    p.last = malloc(p.n * sizeof *p.last);
-    p.ins = calloc(MAX_KINDS * (p.n + 1), sizeof *p.ins);
-    p.ins_len = calloc(MAX_KINDS * (p.n + 1), sizeof *p.ins_len);
-    emitter em = {.out = out, .npu = npu, .err = err};
-    int rc = -1;
-    if (!p.len || !p.pieces || !p.last || !p.ins || !p.ins_len)
+    double *rho = NULL;
+    if (!p.fu || !p.len || !p.pieces)
         goto oom;
 
     /* 2-3. Lengths and pieces. */
     for (size_t i = 0; i < p.n; i++) {
         double c = (double)in->ops[i].cycles;
-        p.last[i] = i;
-        p.len[i] = in->ops[i].fu == V10_FU_SA ? c * S / S_arch : c;
+        p.fu[i] = (uint8_t)in->ops[i].fu;
+        p.len[i] = p.fu[i] == V10_FU_SA ? c * S / S_arch : c;
     }
     size_t n_add = 0, arch_vu = rep->arch_vu_ops;
     if (V > V_arch && (double)arch_vu + 1 <= n_vu &&
@@ -681,7 +496,7 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
         /* The architecture's vector operators, whole at their own lengths,
          * plus added work. */
         for (size_t i = 0; i < p.n; i++)
-            if (in->ops[i].fu == V10_FU_VU)
+            if (p.fu[i] == V10_FU_VU)
                 p.pieces[i] = 1;
         n_add = (size_t)n_vu - arch_vu;
         if (place_added(&p, n_add, V - V_arch, min_vu))
@@ -689,7 +504,7 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
         rep->added_vu_us = (V - V_arch) / per_us;
     } else if (V_arch > 0) {
         for (size_t i = 0; i < p.n; i++)
-            if (in->ops[i].fu == V10_FU_VU)
+            if (p.fu[i] == V10_FU_VU)
                 p.len[i] *= V / V_arch;
         if (distribute(&p, V10_FU_VU, (size_t)n_vu))
             goto oom;
@@ -698,28 +513,53 @@ int v10_calibrate_with(const v10_model *in, const v10_profile *prof, const v10_n
         goto oom;
     rep->added_vu_ops = n_add;
 
-    /* Emission, then 4. HBM bytes, then the cost model's view of it all. */
-    size_t guess = (size_t)(n_sa + n_vu) + p.n + 16;
-    em.rho = malloc(guess * sizeof *em.rho);
-    em.rho_cap = em.rho ? guess : 0;
-    if (v10_model_reserve(out, guess, err) || emit_all(&em, &p))
-        goto done;
+    /* Emission over the arch operators (they are gone after it), then 4.
+     * HBM bytes, then the cost model's view of it all. */
     double bw = v10_npu_hbm_bytes_per_cycle(npu);
-    if (assign_bytes(out, em.rho, isnan(t.hbm_util) ? -1 : t.hbm_util * bw * (S + V), bw))
-        goto oom;
+    int emitted = !calib_emit_all(&p, own, bw, &rho, err);
+    plan_free(&p);
+    if (!emitted)
+        return -1;
+    out->ops = own->ops;
+    out->n_ops = own->n_ops;
+    out->cap_ops = own->cap_ops;
+    own->ops = NULL;
+    own->n_ops = own->cap_ops = 0;
+    int rc = -1;
+    calib_assign_bytes(out, rho, rho + out->n_ops, isnan(t.hbm_util) ? -1 : t.hbm_util * bw * (S + V),
+                 bw);
     if (v10_cost_model(npu, out, err))
         goto done;
     measure(out, npu, &rep->achieved, &rep->sa_ops, &rep->vu_ops, &rep->flops_util);
     rep->achieved.flops_util = rep->flops_util;
     rep->latency_us = (S + V) / per_us;
     rc = 0;
-    goto done;
-oom:
-    v10_err_set(err, "calibrate %s: out of memory", who);
 done:
-    plan_free(&p);
-    free(em.rho);
+    free(rho);
     if (rc)
         v10_model_fini(out);
+    return rc;
+oom:
+    plan_free(&p);
+    return v10_err_set(err, "calibrate %s: out of memory", who);
+}
+
+int v10_calibrate_take(v10_model *arch, const v10_profile *prof, const v10_npu *npu,
+                       const v10_calib_opts *opts, v10_model *out, v10_calib_report *rep,
+                       v10_err *err)
+{
+    /* The operators become the output's: `own` holds them from here on
+     * (a copy of the cache's, which are read-only). */
+    v10_model own = *arch;
+    v10_model_init(arch, own.name, own.batch);
+    if (own.shared) {
+        v10_model shared = own;
+        if (v10_model_copy(&own, &shared, err)) {
+            v10_model_init(out, shared.name, shared.batch);
+            return -1;
+        }
+    }
+    int rc = calibrate(&own, prof, npu, opts, out, rep, err);
+    v10_model_fini(&own);
     return rc;
 }

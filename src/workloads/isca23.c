@@ -88,7 +88,7 @@ static int isca23_make(size_t i, v10_calib_sa sa, v10_model *out, v10_calib_repo
         return -1;
     int rc = v10_cost_model(&core, &arch, err);
     if (!rc)
-        rc = v10_calibrate_with(&arch, &prof, &core, &(v10_calib_opts){.sa_ops = sa}, out, rep,
+        rc = v10_calibrate_take(&arch, &prof, &core, &(v10_calib_opts){.sa_ops = sa}, out, rep,
                                 err);
     v10_model_fini(&arch);
     if (rc)
@@ -99,7 +99,7 @@ static int isca23_make(size_t i, v10_calib_sa sa, v10_model *out, v10_calib_repo
 
 /*
  * The calibrated isca23 models, built once per process and NPU cost key: a
- * detector has up to ~10^6 operators and takes about a second to
+ * detector has up to ~10^6 operators and takes about half a second to
  * calibrate, and a repro or sweep loads each model hundreds of times, so
  * copying it per run would dominate.  The cache holds derived, immutable
  * data (a function of the embedded profiles and the cost key only), so

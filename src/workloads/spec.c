@@ -144,7 +144,8 @@ static int is_path(const char *name)
     return strchr(name, '/') || ends_with(name, ".csv");
 }
 
-/* Calibrates the costed model *m to the profile named in the spec. */
+/* Calibrates the costed model *m to the profile named in the spec (*m
+ * becomes the calibrated model, or is left empty on failure). */
 static int calibrate_spec(const spec *sp, const char *text, const v10_npu *npu, v10_model *m,
                           v10_err *err)
 {
@@ -164,8 +165,9 @@ static int calibrate_spec(const spec *sp, const char *text, const v10_npu *npu, 
     if (!found)
         return v10_err_set(err, "model '%s': no row '%s'%s in %s", text, row,
                            row_batch ? " at that batch" : "", sp->profile);
+    /* Written over m's operators (m is left empty, success or not). */
     v10_model cal;
-    if (v10_calibrate_with(m, &prof, npu, &sp->calib, &cal, NULL, err))
+    if (v10_calibrate_take(m, &prof, npu, &sp->calib, &cal, NULL, err))
         return v10_err_prefix(err, "model '%s'", text);
     snprintf(cal.name, sizeof cal.name, "%s", m->name);
     v10_model_fini(m);

@@ -34,11 +34,19 @@ static inline uint64_t elems(fmap x) { return x.n * x.h * x.w * x.c; }
 
 static const char *opname(zb *b, const char *pfx, const char *sfx)
 {
-    /* A longer name is cut to fit: names label operators, nothing more. */
-    int n = pfx && *pfx ? snprintf(b->name, sizeof b->name, "%s.%s", pfx, sfx)
-                        : snprintf(b->name, sizeof b->name, "%s", sfx);
-    if (n < 0)
-        b->name[0] = '\0'; /* an encoding error: no name rather than garbage */
+    /* "pfx.sfx" or "sfx"; a longer name is cut to fit: names label
+     * operators, nothing more.  Copies, not snprintf: a detector names
+     * ~10^6 operators. */
+    size_t cap = sizeof b->name - 1, n = 0;
+    if (pfx && *pfx) {
+        n = strnlen(pfx, cap);
+        memcpy(b->name, pfx, n);
+        if (n < cap)
+            b->name[n++] = '.';
+    }
+    size_t l = strnlen(sfx, cap - n);
+    memcpy(b->name + n, sfx, l);
+    b->name[n + l] = '\0';
     return b->name;
 }
 

@@ -454,6 +454,138 @@ static void test_bad_profile_file(void **state)
     unlink(path);
 }
 
+/* ---- the operators themselves, pinned ---- */
+
+/* An FNV-1a hash of every operator's name, FU type, kind, given and
+ * costed work, bytes and tiles: two models with one fingerprint have the
+ * same operators, in the same order. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211u;
+    return h;
+}
+
+static uint64_t fingerprint(const v10_model *m)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < m->n_ops; i++) {
+        const v10_op *o = &m->ops[i];
+        uint64_t f[] = {o->fu,         o->kind,           o->given_cycles, o->given_tiles,
+                        o->macs,       o->flops,          o->vmem_bytes,   o->restream_bytes,
+                        o->hbm_bytes,  o->cycles,         o->tiles};
+        h = fnv(h, o->name, strlen(o->name) + 1);
+        h = fnv(h, f, sizeof f);
+    }
+    return h;
+}
+
+/*
+ * Every isca23 model but RetinaNet (the largest: 788,577 operators, too
+ * slow for a sanitized unit test; tests/cli compares its profile), under
+ * both SA counts: operator count, one request's cycles and the
+ * fingerprint, as a construction that wrote the calibrated operators to an
+ * array of their own (beside the architecture's) gave them.  Writing them
+ * over the architecture's must not change one operator: the cases cover
+ * split layers ("#j"), merged ones ("+N", sa 1), added operators before SA
+ * layers, after named VU operators (DLRM, NCF, Mask R-CNN, ShapeMask,
+ * Transformer) and at the end.
+ */
+static void test_same_operators_as_two_arrays(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int sa;
+        size_t n_ops;
+        uint64_t cycles, fp;
+    } want[] = {
+        {"bert", 0, 1072, 282519230u, 0x8c3e3eebea72bc1eu},
+        {"dlrm", 0, 245, 833980u, 0x8259a21f146dde59u},
+        {"efficientnet", 0, 337, 17940300u, 0x0e09bb306d315cd6u},
+        {"maskrcnn", 0, 37317, 636891780u, 0x93d6e3b71c9eb038u},
+        {"mnist", 0, 23, 3005800u, 0xf14784dd6ed9cd40u},
+        {"ncf", 0, 1322, 16980460u, 0xff547c2e24bf0361u},
+        {"resnet50", 0, 191, 12386080u, 0x50dff80b5d061a75u},
+        {"resnet-rs", 0, 1242, 249319490u, 0xe1619baa0374eee2u},
+        {"shapemask", 0, 88960, 1493363480u, 0x93825e388cb97c33u},
+        {"transformer", 0, 9353, 418103980u, 0xa129c3133b7ca456u},
+        {"bert", 1, 1023, 269536820u, 0x4c8ef162f323241eu},
+        {"dlrm", 1, 54, 183960u, 0xa7c0b68f480ebf83u},
+        {"efficientnet", 1, 194, 10327800u, 0x0f9db440db22ee3cu},
+        {"maskrcnn", 1, 37645, 642489820u, 0xd3b2f01b968bcdd3u},
+        {"mnist", 1, 10, 1306200u, 0xdda4e498694f9495u},
+        {"ncf", 1, 330, 4239130u, 0x59264c771ad0726cu},
+        {"resnet50", 1, 169, 11002880u, 0x087f5f10226c52f7u},
+        {"resnet-rs", 1, 42, 8409870u, 0x437deec0cbb41747u},
+        {"shapemask", 1, 99455, 1669542840u, 0x416e65effca3e54cu},
+        {"transformer", 1, 9353, 418103980u, 0xa129c3133b7ca456u},
+    };
+    v10_npu npu = isca23();
+    v10_err err;
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        v10_model m;
+        assert_int_equal(v10_isca23_load_as(want[i].name,
+                                            want[i].sa ? V10_CALIB_SA_WORK : V10_CALIB_SA_LAYERS,
+                                            &npu, &m, &err), 0);
+        uint64_t cycles = 0;
+        for (size_t k = 0; k < m.n_ops; k++)
+            cycles += m.ops[k].cycles;
+        if (m.n_ops != want[i].n_ops || cycles != want[i].cycles ||
+            fingerprint(&m) != want[i].fp)
+            fail_msg("%s (sa %d): %zu operators, %llu cycles, fingerprint %016llx; expected "
+                     "%zu, %llu, %016llx", want[i].name, want[i].sa, m.n_ops,
+                     (unsigned long long)cycles, (unsigned long long)fingerprint(&m),
+                     want[i].n_ops, (unsigned long long)want[i].cycles,
+                     (unsigned long long)want[i].fp);
+        assert_int_equal(m.cap_ops, m.n_ops); /* the cache's copy: no spare room */
+        v10_model_fini(&m);
+    }
+}
+
+/* v10_calibrate_take consumes its input (left empty) and gives what
+ * v10_calibrate_with gives, which leaves its input as it was; a failing
+ * profile leaves the taken model empty and nothing to free. */
+static void test_take_consumes(void **state)
+{
+    (void)state;
+    v10_npu npu = isca23();
+    v10_err err;
+    v10_profile p;
+    uint32_t b;
+    assert_int_equal(v10_isca23_profile("mnist", &p, &b, &err), 0);
+    v10_model arch, copy, with, take;
+    assert_int_equal(v10_model_load("mnist", &npu, &arch, &err), 0);
+    assert_int_equal(v10_model_copy(&copy, &arch, &err), 0);
+    uint64_t before = fingerprint(&arch);
+    size_t n_arch = arch.n_ops;
+    v10_calib_opts work = {.sa_ops = V10_CALIB_SA_WORK};
+    assert_int_equal(v10_calibrate_with(&arch, &p, &npu, &work, &with, NULL, &err), 0);
+    assert_int_equal(fingerprint(&arch), before);
+    assert_int_equal(arch.n_ops, n_arch);
+    assert_int_equal(v10_calibrate_take(&copy, &p, &npu, &work, &take, NULL, &err), 0);
+    assert_null(copy.ops);
+    assert_int_equal(copy.n_ops, 0);
+    assert_int_equal(take.n_ops, with.n_ops);
+    assert_int_equal(fingerprint(&take), fingerprint(&with));
+    assert_int_equal(take.total_cycles, with.total_cycles);
+    assert_string_equal(take.name, with.name);
+    v10_model_fini(&with);
+    v10_model_fini(&take);
+
+    p.sa_op_us = 0.001; /* shorter than an operator: refused */
+    assert_int_equal(v10_model_copy(&copy, &arch, &err), 0);
+    assert_int_equal(v10_calibrate_take(&copy, &p, &npu, NULL, &take, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "shorter than one operator"));
+    assert_null(copy.ops);
+    assert_null(take.ops);
+    assert_int_equal(take.n_ops, 0);
+    v10_model_fini(&copy);
+    v10_model_fini(&take);
+    v10_model_fini(&arch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,6 +600,8 @@ int main(void)
         cmocka_unit_test(test_trace_csv_spec),
         cmocka_unit_test(test_bad_profiles),
         cmocka_unit_test(test_bad_profile_file),
+        cmocka_unit_test(test_same_operators_as_two_arrays),
+        cmocka_unit_test(test_take_consumes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

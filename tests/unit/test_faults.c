@@ -304,6 +304,23 @@ static int op_trace_csv(v10_err *err, char **out, size_t *len)
 
 static int op_zoo(v10_err *err, char **out, size_t *len) { return op_model("bert", err, out, len); }
 
+/* A calibration (calibrate.c: the operators written over a copy of the
+ * architecture's): ResNet-50 at its TPU profile, layers split and
+ * relayout operators added; and with sa_ops=work, layers merged. */
+#define RESNET50_PROFILED                                                                  \
+    "resnet50:profile=data/tpu-profiles/utilization.csv,data/tpu-profiles/op_lengths.csv:" \
+    "row=resnet50@32"
+
+static int op_calibrate(v10_err *err, char **out, size_t *len)
+{
+    return op_model(RESNET50_PROFILED, err, out, len);
+}
+
+static int op_calibrate_merged(v10_err *err, char **out, size_t *len)
+{
+    return op_model(RESNET50_PROFILED ":sa_ops=work", err, out, len);
+}
+
 static int op_topology(v10_err *err, char **out, size_t *len)
 {
     v10_topo *t;
@@ -716,6 +733,8 @@ static void loaders(void **state)
     run_faults("npu json", op_npu_json);
     run_faults("trace csv", op_trace_csv);
     run_faults("zoo model", op_zoo);
+    run_faults("calibration", op_calibrate);
+    run_faults("calibration, merged layers", op_calibrate_merged);
     run_faults("topology csv", op_topology);
     run_faults("sweep spec", op_sweep_spec);
     run_faults("services csv", op_services);

@@ -76,12 +76,48 @@ static void test_order_desc(void **state)
     assert_int_equal(v10_order_desc(key, 0, order), 0);
 }
 
+/* v10_kth_largest: what a descending sort puts at k - 1, for every k, on
+ * arrays with long runs of equal keys (a model's repeated layers), sorted
+ * ones either way, and one of a single value. */
+static void test_kth_largest(void **state)
+{
+    (void)state;
+    enum { N = 257 };
+    double v[N], sorted[N], work[N];
+    uint64_t x = 88172645463325252u; /* xorshift64: a fixed sequence */
+    for (int shape = 0; shape < 5; shape++) {
+        for (int i = 0; i < N; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            v[i] = shape == 0 ? (double)(x % 1000)      /* few ties */
+                 : shape == 1 ? (double)(x % 4)         /* runs of equal keys */
+                 : shape == 2 ? (double)i               /* ascending */
+                 : shape == 3 ? (double)(N - i)         /* descending */
+                              : 7.5;                    /* all equal */
+            sorted[i] = v[i];
+        }
+        v10_sort_doubles(sorted, N); /* ascending: the k-th largest is sorted[N - k] */
+        for (size_t k = 1; k <= N; k++) {
+            memcpy(work, v, sizeof v);
+            double got = v10_kth_largest(work, N, k);
+            if (got != sorted[N - k])
+                fail_msg("shape %d, k %zu: %g, expected %g", shape, k, got, sorted[N - k]);
+            v10_sort_doubles(work, N); /* reordered, not changed */
+            assert_memory_equal(work, sorted, sizeof sorted);
+        }
+    }
+    double one = 3;
+    assert_true(v10_kth_largest(&one, 1, 1) == 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed),
         cmocka_unit_test(test_random_round_trip),
         cmocka_unit_test(test_order_desc),
+        cmocka_unit_test(test_kth_largest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
