@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -502,27 +501,14 @@ static double get_field(const v10_npu *n, const field *f)
     return 0;
 }
 
-/* "V is out of range [MIN, MAX]" for field f, every number in its shortest
- * exact form (util/num.h): %g would call 64.0000001 "64" and print the
- * bound 2^40 as 1.09951e+12. */
-static const char *out_of_range(const field *f, double v, char *buf, size_t n)
-{
-    char a[V10_NUM_MAX], lo[V10_NUM_MAX], hi[V10_NUM_MAX];
-    v10_num_fmt(v, a, sizeof a);
-    v10_num_fmt(f->min, lo, sizeof lo);
-    v10_num_fmt(f->max, hi, sizeof hi);
-    snprintf(buf, n, "%s is out of range [%s, %s]", a, lo, hi);
-    return buf;
-}
-
 int v10_npu_validate(const v10_npu *n, v10_err *err)
 {
     for (size_t i = 0; i < N_FIELDS; i++) {
         double v = get_field(n, &fields[i]);
-        char why[3 * V10_NUM_MAX + 32];
+        char why[V10_RANGE_MAX];
         if (!(v >= fields[i].min && v <= fields[i].max))
             return v10_err_set(err, "NPU '%s': %s = %s", n->name, fields[i].key,
-                               out_of_range(&fields[i], v, why, sizeof why));
+                               v10_num_range(v, fields[i].min, fields[i].max, why, sizeof why));
     }
     if (n->sa_switch_overlap_cycles > n->sa_switch_cycles)
         return v10_err_set(err,
@@ -578,10 +564,10 @@ static int set_field(v10_npu *n, const field *f, const cJSON *v, const char *ori
                            v10_json_got(v, got, sizeof got));
     /* The number as read (cJSON keeps no text): 1e99 is quoted 1e+99. */
     double d = v->valuedouble;
-    char why[3 * V10_NUM_MAX + 32];
+    char why[V10_RANGE_MAX];
     if (!(d >= f->min && d <= f->max))
         return v10_err_set(err, "%s: key '%s': %s", origin, f->key,
-                           out_of_range(f, d, why, sizeof why));
+                           v10_num_range(d, f->min, f->max, why, sizeof why));
     if (f->kind != F_DBL && d != floor(d))
         return v10_err_set(err, "%s: key '%s': expected an integer, got %s", origin, f->key,
                            v10_json_got(v, got, sizeof got));
