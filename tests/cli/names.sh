@@ -4,10 +4,7 @@
 # case and with blanks around it, where no other name matches; a near miss
 # gets "did you mean" and its exit code (2 on the command line, 1 in an
 # input); an error of one run says what ran, in any command's words.
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh"
 export V10_PROGRESS=0
 run2="--requests 2 --warmup 0"
 
