@@ -19,6 +19,7 @@
 #include "util/file.h"
 #include "util/json.h"
 #include "util/names.h"
+#include "util/num.h"
 #include "util/text.h"
 
 /* The fitted global constants of the paper's core (see isca23 below). */
@@ -504,9 +505,10 @@ int v10_npu_validate(const v10_npu *n, v10_err *err)
 {
     for (size_t i = 0; i < N_FIELDS; i++) {
         double v = get_field(n, &fields[i]);
+        char why[V10_RANGE_MAX];
         if (!(v >= fields[i].min && v <= fields[i].max))
-            return v10_err_set(err, "NPU '%s': %s = %g is out of range [%g, %g]", n->name,
-                               fields[i].key, v, fields[i].min, fields[i].max);
+            return v10_err_set(err, "NPU '%s': %s = %s", n->name, fields[i].key,
+                               v10_num_range(v, fields[i].min, fields[i].max, why, sizeof why));
     }
     if (n->sa_switch_overlap_cycles > n->sa_switch_cycles)
         return v10_err_set(err,
@@ -560,12 +562,15 @@ static int set_field(v10_npu *n, const field *f, const cJSON *v, const char *ori
     if (!cJSON_IsNumber(v))
         return v10_err_set(err, "%s: key '%s': expected a number, got %s", origin, f->key,
                            v10_json_got(v, got, sizeof got));
+    /* The number as read (cJSON keeps no text): 1e99 is quoted 1e+99. */
     double d = v->valuedouble;
+    char why[V10_RANGE_MAX];
     if (!(d >= f->min && d <= f->max))
-        return v10_err_set(err, "%s: key '%s': %g is out of range [%g, %g]", origin, f->key, d,
-                           f->min, f->max);
+        return v10_err_set(err, "%s: key '%s': %s", origin, f->key,
+                           v10_num_range(d, f->min, f->max, why, sizeof why));
     if (f->kind != F_DBL && d != floor(d))
-        return v10_err_set(err, "%s: key '%s': expected an integer, got %g", origin, f->key, d);
+        return v10_err_set(err, "%s: key '%s': expected an integer, got %s", origin, f->key,
+                           v10_json_got(v, got, sizeof got));
     switch (f->kind) {
     case F_U32: *(uint32_t *)(void *)p = (uint32_t)d; break;
     case F_U64: *(uint64_t *)(void *)p = (uint64_t)d; break;

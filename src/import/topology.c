@@ -24,9 +24,13 @@ static const char *const gemm_cols[] = {"name", "M", "N", "K"};
 static int parse_dim(const char *path, unsigned line, const char *col, const char *s,
                      uint64_t *out, v10_err *err)
 {
-    if (*s == '-' && isdigit((unsigned char)s[1]))
+    if (*s == '-' && isdigit((unsigned char)s[1])) {
+        if (strspn(s + 1, "0") == strlen(s + 1)) /* -0, -00: zero, not a negative number */
+            return v10_err_set(err, "%s:%u: %s must be >= 1, got '%s' (zero, with a minus sign)",
+                               path, line, col, s);
         return v10_err_set(err, "%s:%u: %s must be a positive integer, got '%s' (negative)",
                            path, line, col, s);
+    }
     for (const char *p = s; *p; p++)
         if (!isdigit((unsigned char)*p))
             return v10_err_set(err, "%s:%u: %s must be a positive integer, got '%s'", path,

@@ -205,7 +205,13 @@ int sweep_npu_resolve(cJSON *o, const char *origin, v10_npu *out, v10_err *err)
             cJSON_AddStringToObject(o, "name", name);
         }
     }
-    char *text = cJSON_PrintUnformatted(o);
+    /* Every number in its shortest exact form (cJSON's own printing keeps
+     * 15 digits whenever they read back within a rounding: a written
+     * hbm_w_per_gbps of 0.008162526703534238 came back 0.00816252670353424);
+     * printed from a copy, since v10_json_print rewrites the numbers. */
+    cJSON *copy = cJSON_Duplicate(o, 1);
+    char *text = copy ? v10_json_print(copy, 0) : NULL;
+    cJSON_Delete(copy);
     if (!text)
         return v10_err_set(err, "%s: out of memory", origin);
     int rc = v10_npu_from_json(text, origin, out, err);

@@ -20,8 +20,23 @@
 #include <linux/fs.h> /* FS_IOC_GETFLAGS: chattr's flags */
 #endif
 
-char *v10_file_read_stream(FILE *f, const char *path, size_t max_bytes, size_t *len,
-                           v10_err *err)
+/* "PATH:LINE: contains a NUL byte (expected text)" if b[0..n) holds one
+ * (-1), else 0. */
+static int nul_byte(const char *path, const char *b, size_t n, v10_err *err)
+{
+    const char *z = memchr(b, 0, n);
+    if (!z)
+        return 0;
+    size_t line = 1;
+    for (const char *c = b; c < z; c++)
+        line += *c == '\n';
+    return v10_err_set(err, "%s:%zu: contains a NUL byte (expected text)", path, line);
+}
+
+/* v10_file_read_stream; with text, a NUL byte in the first block read
+ * (16 KiB, or the whole of a shorter file) fails at once. */
+static char *read_stream(FILE *f, const char *path, size_t max_bytes, size_t *len, int text,
+                         v10_err *err)
 {
     /* Read until EOF, one byte past the limit at most: a FIFO or a file
      * that grows has no trustworthy size up front. */
@@ -32,6 +47,11 @@ char *v10_file_read_stream(FILE *f, const char *path, size_t max_bytes, size_t *
         if (want > max_bytes + 1 - n)
             want = max_bytes + 1 - n;
         size_t r = fread(b + n, 1, want, f);
+        if (text && n == 0 && nul_byte(path, b, r, err)) {
+            fclose(f);
+            free(b);
+            return NULL;
+        }
         n += r;
         if (r < want || n > max_bytes)
             break;
@@ -62,6 +82,12 @@ char *v10_file_read_stream(FILE *f, const char *path, size_t max_bytes, size_t *
     if (len)
         *len = n;
     return b;
+}
+
+char *v10_file_read_stream(FILE *f, const char *path, size_t max_bytes, size_t *len,
+                           v10_err *err)
+{
+    return read_stream(f, path, max_bytes, len, 0, err);
 }
 
 /* ---- input sets -------------------------------------------------------- */
@@ -112,8 +138,10 @@ int v10_inputs_add(v10_inputs *in, const char *path, v10_err *err)
     if (v10_inputs_find(in, path))
         return 0;
     const v10_inputs *prev = v10_inputs_use(NULL); /* from the file itself */
-    size_t n;
-    char *b = v10_file_read(path, V10_INPUT_MAX_BYTES, &n, err);
+    size_t n, l = strlen(path);
+    int onnx = l >= 5 && !strcmp(path + l - 5, ".onnx"); /* else text: a CSV */
+    char *b = onnx ? v10_file_read(path, V10_INPUT_MAX_BYTES, &n, err)
+                   : v10_file_read_text(path, V10_INPUT_MAX_BYTES, &n, err);
     v10_inputs_use(prev);
     if (!b)
         return -1;
@@ -212,7 +240,8 @@ FILE *v10_input_open(const char *path, v10_err *err)
     return f;
 }
 
-char *v10_file_read(const char *path, size_t max_bytes, size_t *len, v10_err *err)
+/* v10_file_read, or with text v10_file_read_text. */
+static char *file_read(const char *path, size_t max_bytes, size_t *len, int text, v10_err *err)
 {
     int refused;
     const v10_input *x = in_set(path, &refused, err);
@@ -239,7 +268,17 @@ char *v10_file_read(const char *path, size_t max_bytes, size_t *len, v10_err *er
         v10_err_set(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    return v10_file_read_stream(f, path, max_bytes, len, err);
+    return read_stream(f, path, max_bytes, len, text, err);
+}
+
+char *v10_file_read(const char *path, size_t max_bytes, size_t *len, v10_err *err)
+{
+    return file_read(path, max_bytes, len, 0, err);
+}
+
+char *v10_file_read_text(const char *path, size_t max_bytes, size_t *len, v10_err *err)
+{
+    return file_read(path, max_bytes, len, 1, err);
 }
 
 const char *v10_skip_bom(const char *s)
@@ -250,16 +289,11 @@ const char *v10_skip_bom(const char *s)
 char *v10_text_read(const char *path, size_t max_bytes, const char **start, v10_err *err)
 {
     size_t n;
-    char *b = v10_file_read(path, max_bytes, &n, err);
+    char *b = v10_file_read_text(path, max_bytes, &n, err);
     if (!b)
         return NULL;
-    size_t l = strlen(b);
-    if (l != n) {
-        size_t line = 1;
-        for (size_t i = 0; i < l; i++)
-            line += b[i] == '\n';
+    if (nul_byte(path, b, n, err)) { /* past the first block */
         free(b);
-        v10_err_set(err, "%s:%zu: contains a NUL byte (expected text)", path, line);
         return NULL;
     }
     *start = v10_skip_bom(b);

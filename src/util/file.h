@@ -33,6 +33,14 @@
  */
 char *v10_file_read(const char *path, size_t max_bytes, size_t *len, v10_err *err);
 
+/* A file that must be text (a CSV named as a model, a profile, a request
+ * trace): as v10_file_read, but a NUL byte in the first 16 KiB read fails
+ * at once, naming its line ("PATH:LINE: contains a NUL byte (expected
+ * text)"), so that a binary file given by mistake is not read whole (up to
+ * 2 GiB) before its parser refuses it.  A NUL byte further on is the
+ * parser's to refuse. */
+char *v10_file_read_text(const char *path, size_t max_bytes, size_t *len, v10_err *err);
+
 /* Text inputs: as v10_file_read, and refuses a NUL byte (naming its line);
  * returns the text after a UTF-8 byte order mark, if any, in *start. */
 char *v10_text_read(const char *path, size_t max_bytes, const char **start, v10_err *err);
@@ -67,7 +75,8 @@ typedef struct v10_inputs {
     size_t n, cap;
 } v10_inputs;
 
-/* Reads PATH into the set (once: a path already there is kept as read). */
+/* Reads PATH into the set (once: a path already there is kept as read);
+ * a file not ending in .onnx must be text (v10_file_read_text). */
 int v10_inputs_add(v10_inputs *in, const char *path, v10_err *err);
 /* Puts len bytes of data into the set as PATH's (unless PATH is there). */
 int v10_inputs_put(v10_inputs *in, const char *path, const char *data, size_t len,

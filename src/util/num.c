@@ -82,6 +82,16 @@ void v10_num_fmt(double v, char *out, size_t cap)
     }
 }
 
+const char *v10_num_range(double v, double lo, double hi, char *out, size_t cap)
+{
+    char a[V10_NUM_MAX], l[V10_NUM_MAX], h[V10_NUM_MAX];
+    v10_num_fmt(v, a, sizeof a);
+    v10_num_fmt(lo, l, sizeof l);
+    v10_num_fmt(hi, h, sizeof h);
+    snprintf(out, cap, "%s is out of range [%s, %s]", a, l, h);
+    return out;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

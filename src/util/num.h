@@ -31,6 +31,12 @@ int v10_parse_f64(const char *s, double *out);
  * 0.39000000000000001); non-finite values as nan, inf, -inf. */
 void v10_num_fmt(double v, char *out, size_t cap);
 
+/* "V is out of range [LO, HI]" into out[cap] (cap >= V10_RANGE_MAX) and
+ * returned, each number as v10_num_fmt writes it: %g would call 64.0000001
+ * "64" and the bound 2^40 1.09951e+12. */
+#define V10_RANGE_MAX (3 * V10_NUM_MAX + 24)
+const char *v10_num_range(double v, double lo, double hi, char *out, size_t cap);
+
 /* Sorts v[0..n) ascending (finite values; the order of equal ones is moot). */
 void v10_sort_doubles(double *v, size_t n);
 

@@ -255,7 +255,7 @@ static int load_file(const char *path, uint32_t batch, const v10_npu *npu, v10_m
                      v10_err *err)
 {
     size_t len = 0;
-    char *text = v10_file_read(path, V10_INPUT_MAX_BYTES, &len, err);
+    char *text = v10_file_read_text(path, V10_INPUT_MAX_BYTES, &len, err);
     if (!text)
         return -1;
     FILE *f = fmemopen(text, len ? len : 1, "r");

@@ -4,10 +4,7 @@
 # within a cycle, executing is the progress made, and lost_to lists the
 # partner; the CSV carries the same states, the table its section, the
 # trace a state track per tenant.
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh"
 
 pair=(--tenant isca23/efficientnet --tenant isca23/resnet50 --requests 4 --warmup 1)
 "$bin" run "${pair[@]}" --policy all --check --format json > "$tmp/all.json"

@@ -10,11 +10,7 @@
 # array, loses nothing.  Every case: the states sum to the window, exec is
 # the normalized progress, and the table and CSV carry the state.
 # Usage: attrib_spatial.sh PATH/TO/v10sim   (run from the repository root)
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 # SA-bound: three SA operators, no HBM bytes (the SA computes every cycle).
 printf 'name,fu,cycles,hbm_bytes\nmm0,SA,200000,0\nmm1,SA,300000,0\nmm2,SA,100000,0\n' \

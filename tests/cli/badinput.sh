@@ -3,12 +3,7 @@
 # input, 2 for a bad command line), a message naming the culprit on stderr,
 # nothing on stdout for bad input, and never a signal.
 # Usage: badinput.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
-
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
+source "$(dirname "$0")/lib.sh"
 
 # expect CODE NEEDLE ARGS...: runs v10sim ARGS, checks the exit code, that
 # the first stderr line names NEEDLE, and (for exit 1) that stderr is one line.
@@ -151,8 +146,4 @@ printf '{"axes": {"mix": [["ncf", 7]]}}' > "$tmp/sw_mix.json"
 expect 1 "axes.mix[0][1]: expected a tenant spec string, e.g. \"bert:batch=8\", got 7" \
     sweep "$tmp/sw_mix.json" --out "$tmp/sw"
 
-if [ "$fails" -ne 0 ]; then
-    echo "cli badinput: $fails failure(s)" >&2
-    exit 1
-fi
-echo "cli badinput: ok"
+finish

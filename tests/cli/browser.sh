@@ -6,10 +6,9 @@
 # kept in build*/test-artifacts/.  Then the check must fail on copies with
 # one figure's image broken (an <img> whose file is missing, an SVG
 # emptied) and with a console error.
-set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 out=${V10_TEST_OUT:?"run by ctest (it sets V10_TEST_OUT; fixtures repro_out and llm_out)"}
 py=${V10_PYTHON:-/usr/bin/python3}
-fail() { echo "browser.sh: $*" >&2; exit 1; }
 check() { "$py" tests/browser/check_report.py "$@"; }
 
 for r in repro llm-study; do

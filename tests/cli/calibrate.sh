@@ -3,11 +3,7 @@
 # provenance, usable as a model, meeting the profile; the model-spec form
 # gives the same operators; bad profiles and options are clear errors.
 # Usage: calibrate.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 U=data/tpu-profiles/utilization.csv
 L=data/tpu-profiles/op_lengths.csv
 

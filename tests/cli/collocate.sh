@@ -2,10 +2,7 @@
 # `v10sim collocate`: JSON schema, confusion counts adding up, the three
 # figures per method (JSON and CSV), determinism for a seed, options and bad
 # input.
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh"
 D=tests/data/engine
 M="$D/sa_heavy.csv,$D/vu_heavy.csv,$D/sa_vu.csv,$D/membound.csv,$D/long_sa.csv,ncf,dlrm,mnist"
 

@@ -4,11 +4,7 @@
 # reproduce the run byte for byte, all but perf's wall-clock seconds; a
 # sweep point's settings reproduce the sweep's row; flags override the
 # file; bad settings are errors naming the file and key (exit 1).
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "config.sh: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 # A report without its wall-clock time, the one figure no run repeats (the
 # table's "N events in S s" line, JSON's perf.wall_seconds).
 nowall() { grep -v '"wall_seconds":' "$1"; }
@@ -47,12 +43,16 @@ same "$tmp/n.json" "$tmp/n2.json" "an NPU file's run was not reproduced"
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["settings"]; assert isinstance(s["npu"], dict) and s["seed"] == "18446744073709551615", s' "$tmp/n.json"
 
 # 2b. op_mapping "reclaim" from a file is recorded in the settings, and its
-# table reproduces (the table: an NPU file's derived power fields, such as
-# hbm_w_per_gbps, come back from its settings a rounding apart in the JSON).
+# JSON report and table reproduce: the NPU's derived power fields (its
+# hbm_w_per_gbps, 0.008162526703534238, has 16 digits) read back exactly.
 rc=(--tenant isca23/efficientnet --tenant isca23/resnet50 --policy v10-full
     --npu configs/tpuv4-core-reclaim.json --requests 4)
 "$bin" run "${rc[@]}" --format json > "$tmp/rc.json"
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["settings"]; assert s["npu"]["op_mapping"] == "reclaim", s' "$tmp/rc.json"
+grep -q '"hbm_w_per_gbps":.0.008162526703534238,' "$tmp/rc.json" ||
+    fail "tpuv4-core's hbm_w_per_gbps is not 0.008162526703534238 (the case this checks)"
+"$bin" run --config "$tmp/rc.json" --format json > "$tmp/rc2.json"
+same "$tmp/rc.json" "$tmp/rc2.json" "an NPU file's derived power fields did not read back exactly"
 "$bin" run "${rc[@]}" > "$tmp/rc.txt"
 "$bin" run --config "$tmp/rc.json" > "$tmp/rc2.txt"
 cmp -s <(grep -v ' events in ' "$tmp/rc.txt") <(grep -v ' events in ' "$tmp/rc2.txt") ||

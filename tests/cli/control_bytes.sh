@@ -4,10 +4,7 @@
 # a word of the command line -- never reach a terminal or a CSV raw: names
 # are escaped (\x1b) where they enter, messages where they are printed.
 # (The fleet's service names: tests/cli/fleet.sh.)
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh"
 export V10_PROGRESS=0
 E=$(printf '\033')
 

@@ -9,9 +9,7 @@
 #    `v10sim npu` prints;
 #  - docs/llm.md does not open as a progress report, docs/onnx.md has no
 #    "For the README" block.
-set -euo pipefail
-bin=$1
-fail() { echo "docs.sh: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 hits=$(grep -rniE "issue [0-9]" docs README.md || true)
 [ -z "$hits" ] || fail "user docs name issue numbers (say what the program does, not how it came to be):

@@ -5,10 +5,7 @@
 # than PMT; the trace has the power counter track, whose energy is the
 # run's, and one per unit, which sum to it at every change and each
 # carry its unit's energy; the NPU's power keys are checked like any other.
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh"
 
 pair=(--tenant isca23/efficientnet --tenant isca23/resnet50 --requests 6)
 "$bin" run "${pair[@]}" --policy all --check --format json > "$tmp/all.json"

@@ -8,12 +8,7 @@
 # events the run then processes.  Then: the budget refuses what is over it,
 # quoting the engine's rate, and takes the number forms the help prints.
 # Usage: estimate.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
-
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 T=tests/data/llm/azure_conv_200.csv
 while read -r args; do

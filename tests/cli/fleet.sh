@@ -2,10 +2,7 @@
 # `v10sim fleet`: every service placed exactly once under each placement,
 # two or more per NPU, consistent per-service records, determinism, and bad
 # services files named by file and line.
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh"
 D=tests/data/engine
 
 cat > "$tmp/svc.csv" <<CSV

@@ -6,11 +6,7 @@
 # help names -j and says --trace takes one policy, and -j changes nothing
 # in the output.
 # Usage: help.sh PATH/TO/v10sim
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 "$bin" --help >"$tmp/top.txt" || fail "v10sim --help: exit $?"
 grep -qx 'options:' "$tmp/top.txt" || fail "v10sim --help: no 'options:' header"

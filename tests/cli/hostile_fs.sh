@@ -6,13 +6,11 @@
 # compares a listing and checksum of every byte of the scratch tree before
 # and after.
 # Usage: hostile_fs.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
-bin=$(realpath "$1")
-tmp=$(mktemp -d)  # the tree under test: outside files and the --out folders
+keep_going=1  # a failure is counted and the script goes on
+at_exit='rm -rf "$logs"'
+source "$(dirname "$0")/lib.sh"
+# $tmp is the tree under test: outside files and the --out folders.
 logs=$(mktemp -d) # our own stdout/stderr, kept out of the snapshots
-trap 'rm -rf "$tmp" "$logs"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 # snap [SKIP]: every path of $tmp (type, link target, size, mode, links)
 # and the checksum of every regular file, except under $tmp/SKIP.
@@ -119,8 +117,4 @@ grep -q "LLM" "$tmp/l1/summary.md" || fail "llm-study did not replace its own su
     fail "llm-study manifest: $(cat "$tmp/l1/.v10sim-output")"
 if ls -a "$tmp"/* | grep -q '\.tmp\.'; then fail "a temporary was left behind"; fi
 
-if [ "$fails" -ne 0 ]; then
-    echo "hostile_fs.sh: $fails failure(s)" >&2
-    exit 1
-fi
-echo "hostile_fs.sh: ok"
+finish

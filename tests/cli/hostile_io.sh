@@ -5,13 +5,9 @@
 # as we wrote it, outputs cut off half-way or mixed from two runs, outputs
 # that cannot be written found before the work.  Each check failed before its fix.
 # Usage: hostile_io.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
-bin=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'chattr -R -i "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-v10() { timeout 120 "$bin" "$@"; }
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+keep_going=1  # a failure is counted and the script goes on
+at_exit='chattr -R -i "$tmp" 2>/dev/null'
+source "$(dirname "$0")/lib.sh"
 U=data/tpu-profiles/utilization.csv
 
 # --- 11. closed standard streams ------------------------------------------
@@ -333,8 +329,4 @@ else
     echo "hostile_io: chattr not available here: class 14 not checked" >&2
 fi
 
-if [ "$fails" -ne 0 ]; then
-    echo "$fails failure(s)" >&2
-    exit 1
-fi
-echo "hostile_io: all checks passed"
+finish

@@ -4,26 +4,9 @@
 # configuration, no valid configuration is refused as starved, and progress
 # tracks the work done.  Each check failed before its fix.
 # Usage: hostile_runs.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
-bin=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-# run CODE ARGS...: runs v10sim (60 s at most), expects exit CODE; stderr in $tmp/err.
-run() {
-    local want=$1
-    shift
-    set +e
-    timeout 60 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    set -e
-    if [ "$rc" -ne "$want" ]; then
-        fail "v10sim $*: exit $rc, expected $want (124: still running after 60 s); stderr: $(head -c 300 "$tmp/err")"
-        return 1
-    fi
-    return 0
-}
+keep_going=1  # a failure is counted and the script goes on
+limit=60      # run ARGS: 60 s at most
+source "$(dirname "$0")/lib.sh"
 
 # --- 16. the event budget is a ceiling ------------------------------------
 # A run whose progress looks fine at every estimate (a 1-cycle slice with
@@ -88,8 +71,4 @@ assert lines[-1][2] == lines[-1][3] == "3" and pct[-1] == 100, "no last line 3/3
 assert 100 not in pct[:-1], f"100% before the end: {pct}"
 PY
 
-if [ "$fails" -ne 0 ]; then
-    echo "$fails failure(s)" >&2
-    exit 1
-fi
-echo "hostile_runs: all checks passed"
+finish

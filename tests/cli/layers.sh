@@ -10,8 +10,7 @@
 # Each circle is named with the files and symbols (or includes) that close
 # it.  The checker first proves it can fail: it must reject a planted pair
 # of rooms that call each other.  Also: no file under src/ over 800 lines.
-set -euo pipefail
-bin=$1
+source "$(dirname "$0")/lib.sh"
 objs=$(dirname "$bin")/CMakeFiles/v10.dir/src
 [ -d "$objs" ] || { echo "layers.sh: no object files under $objs" >&2; exit 1; }
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -91,7 +90,6 @@ PY
 }
 
 # The checker must fail on a planted circle between two rooms.
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/src/low" "$tmp/src/high" "$tmp/obj/low" "$tmp/obj/high"
 echo 'int high_f(void); int low_f(void) { return high_f(); }' > "$tmp/src/low/a.c"
 echo 'int low_f(void); int high_f(void) { return 1; } int high_g(void) { return low_f(); }' \

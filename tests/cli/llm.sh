@@ -4,13 +4,8 @@
 # round trip), the HBM fit error naming both sizes, bad specs, and `npu`
 # showing hbm_capacity_bytes.
 # Usage: llm.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # ---- decode: 32 sequences at context 1024 -----------------------------------
 "$bin" profile llm/llama3-8b:decode=32x1024 --format json >"$tmp/dec.json"

@@ -6,12 +6,7 @@
 # and Perfetto outputs; the same seed gives byte-identical JSON; bad spec
 # values and a model that does not fit are errors naming the key or sizes.
 # Usage: llm_serve.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
-
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 trace=tests/data/llm/azure_conv_200.csv
 llm="llm/llama3.2-1b:trace=$trace:rate_scale=0.2:slo_ttft_ms=300:slo_tpot_ms=50"

@@ -15,12 +15,7 @@
 # byte-identical files; bad options and a missing trace directory are
 # errors naming them.
 # Usage: llm_study.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
-
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 "$bin" llm-study --help | grep -q -- "--trace-dir" || fail "--help without --trace-dir"
 

@@ -3,14 +3,10 @@
 # shapes, the profile -> trace CSV -> profile round trip on every zoo model,
 # and --help / --version on every sub-command.
 # Usage: models.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 
-bin=$1
 min_models=${MIN_MODELS:-13}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # ---- models: json -----------------------------------------------------------
 "$bin" models --format json >"$tmp/models.json"

@@ -5,12 +5,8 @@
 # BERT layer vs the zoo's layer0.* operators); `run` accepts them next to a
 # zoo tenant; batch override, unknown=vu, and errors naming file and node.
 # Usage: onnx.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
-bin=$1
+source "$(dirname "$0")/lib.sh"
 py=/usr/bin/python3   # Debian's python3-onnx lives there (not in a pyenv)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # The generator runs under whatever python3 comes first on PATH, even one
 # without the onnx package (a pyenv, a venv, here one started with -S).

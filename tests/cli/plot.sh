@@ -5,11 +5,7 @@
 # executing cycles in the JSON report; the stacked states are the report's),
 # a folder that is not an earlier output is refused before anything runs,
 # and the sweep's figures are one per swept setting, means of results.csv.
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "plot.sh: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 run=(--tenant isca23/efficientnet --tenant isca23/resnet50 --requests 6)
 "$bin" run "${run[@]}" --policy pmt,v10-full --plot "$tmp/p" > "$tmp/table.txt"

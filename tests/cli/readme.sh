@@ -5,10 +5,7 @@
 # promised columns, the example named operators that do not exist, JSON
 # with several policies was called one object, context switches instants,
 # and the MPI line missed the flag root needs).
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh"
 
 # The block that follows the line containing $1.
 block_after() { awk -v key="$1" 'index($0, key) { found = 1 } found && /^```/ { if (on) exit; on = 1; next }

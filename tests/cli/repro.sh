@@ -2,10 +2,7 @@
 # `v10sim repro --quick`: every output file is produced, CSVs have the
 # documented columns and rows, every SVG parses as XML, report.html embeds
 # every plot inline, summary.md sets our ratios beside the paper's.
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh"
 
 "$bin" repro --help | grep -q usage
 set +e

@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # `v10sim run` end to end: JSON schema, table and CSV, the Perfetto trace,
 # determinism, --check, and bad input (exit codes and messages).
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh"
 D=tests/data/engine
 
 "$bin" run --help | grep -q usage

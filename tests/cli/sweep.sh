@@ -3,14 +3,10 @@
 # several moments (and inside a transaction) then --resume equal to an
 # uninterrupted run (no loss, no duplicates), a changed spec and a corrupt
 # store refused, malformed specs rejected with the key named, the progress bar.
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
+limit=300
+source "$(dirname "$0")/lib.sh"
 # Each run is bounded, so an engine that hangs fails the test instead of
 # stalling it (the kill-and-resume runs below use "$bin" directly).
-v10() { timeout 300 "$bin" "$@"; }
-pids=()
-trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
 D=tests/data/sweep
 
 # Rows without "perf", sorted by index; fails on a duplicate, torn or missing row.

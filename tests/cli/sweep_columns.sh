@@ -5,11 +5,7 @@
 # (t0_exec_cycles, t0_lost_to_t1_cycles, t0_tenant_energy_j); and a point
 # holds the same figures as the run with the same settings.
 # Usage: sweep_columns.sh PATH/TO/v10sim
-set -euo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 cat >"$tmp/spec.json" <<'JSON'
 {"name": "cols", "axes": {"policy": ["pmt", "v10-full"]},

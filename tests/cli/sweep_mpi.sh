@@ -3,12 +3,9 @@
 # `-j 2`, recorded in the same store; resuming a directory a threaded run
 # was killed in; refusals.
 # Registered only when CMake finds MPI and mpirun.
-set -euo pipefail
-bin=$1
+source "$(dirname "$0")/lib.sh"
 mpibin=$2
 mpirun=${3:-mpirun}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 D=tests/data/sweep
 # Open MPI's own allocations are not ours to leak-check (ASan build).
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0"

@@ -6,14 +6,10 @@
 # num_filter), costed by the NPU's cost model.  The MACs are checked against
 # that closed form summed over the file's layers, conv and gemm formats.
 # Usage: tenant_topology.sh PATH/TO/v10sim   (run from the repository root)
-set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 
-bin=$1
 shared=${V10_SHARED:-tests/data/shared}
 topo=$shared/data/topologies
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 dot_rows=$("$bin" npu --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["vu_dot_rows"])')
 

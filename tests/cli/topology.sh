@@ -2,15 +2,11 @@
 # topology.sh — `v10sim topology` on the shared ResNet-50 topology in all three
 # formats, plus bad-input (exit 1) and bad-flag (exit 2) cases.
 # Usage: topology.sh PATH/TO/v10sim   (run from the repository root by ctest)
-set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 
-bin=$1
 shared=${V10_SHARED:-tests/data/shared}
 csv=$shared/data/topologies/Resnet50.csv
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # table: header, rule, 54 layers, rule, total
 "$bin" topology "$csv" >"$tmp/out.txt"

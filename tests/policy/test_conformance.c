@@ -13,7 +13,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "pieces.h"
+
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +52,12 @@ static const char *const options[] = {"v10-full+v10-full.preempt=ready"};
 #define N_OPTIONS (sizeof options / sizeof options[0])
 
 static size_t n_variants(void) { return v10_policy_count() + N_OPTIONS; }
+
+/* "K/N" on the command line (main): the matrices whose every run asserts
+ * alone (all mixes, several chips) take the policies p with p % N == K, so
+ * that ctest runs them in N pieces; 0/1, all of them, by default. */
+static unsigned shard = 0, shards = 1;
+static int mine(size_t p) { return p % shards == shard; }
 
 static const char *variant(size_t i)
 {
@@ -207,12 +216,12 @@ static void check_timeline(const v10_run_config *cfg, const v10_run_result *r, v
     assert_true(r->window_end > r->window_start);
 }
 
-static void test_all_policies_all_mixes(void **state)
+static void matrix_all_mixes(void **state)
 {
     (void)state;
     for (size_t p = 0; p < n_variants(); p++) {
         const char *name = variant(p);
-        for (size_t m = 0; m < sizeof mixes / sizeof mixes[0]; m++)
+        for (size_t m = 0; m < sizeof mixes / sizeof mixes[0] && mine(p); m++)
             for (int cont = 0; cont <= 1; cont++) {
                 v10_run_config cfg;
                 v10_tenant_spec specs[4];
@@ -246,7 +255,7 @@ static void test_all_policies_all_mixes(void **state)
  * run on a gang: an FU executed while another of its type executed the
  * same segment.
  */
-static void test_op_mapping_all_alloc(void **state)
+static void matrix_op_mapping(void **state)
 {
     (void)state;
     const char *npus[] = {"v10-isca23-4x", "tpuv4-core"};
@@ -302,12 +311,12 @@ static const mix chip_mixes[] = {
                 "max_batch=4:pp=2", D "sa_vu.csv"}},
 };
 
-static void test_several_chips(void **state)
+static void matrix_several_chips(void **state)
 {
     (void)state;
     for (size_t p = 0; p < v10_policy_count(); p++) {
         const char *name = v10_policy_name(v10_policy_at(p));
-        for (size_t m = 0; m < sizeof chip_mixes / sizeof chip_mixes[0]; m++)
+        for (size_t m = 0; m < sizeof chip_mixes / sizeof chip_mixes[0] && mine(p); m++)
             for (int cont = 0; cont <= 1; cont++) {
                 v10_run_config cfg;
                 v10_tenant_spec specs[4];
@@ -476,15 +485,25 @@ static void test_param_round_trip(void **state)
     assert_int_equal(c.pmt_share_priority, 0);
 }
 
-int main(void)
+/* test_conformance [FILTER [K/N]]: only the tests whose names match FILTER
+ * (a glob, cmocka's), and of the matrices only shard K of N (mine): ctest
+ * runs the whole as pieces that -j spreads over its threads
+ * (CMakeLists.txt: "test_*", each matrix_* alone, the chips in halves),
+ * each run in exactly one piece.  A new matrix_* needs its piece there. */
+int main(int argc, char **argv)
 {
+    v10_test_pieces(argc, argv);
+    if (argc > 2 && (sscanf(argv[2], "%u/%u", &shard, &shards) != 2 || shard >= shards)) {
+        fprintf(stderr, "test_conformance: expected K/N with K < N, got '%s'\n", argv[2]);
+        return 2;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_complete),
         cmocka_unit_test(test_param_tables),
         cmocka_unit_test(test_param_round_trip),
-        cmocka_unit_test(test_all_policies_all_mixes),
-        cmocka_unit_test(test_op_mapping_all_alloc),
-        cmocka_unit_test(test_several_chips),
+        cmocka_unit_test(matrix_all_mixes),
+        cmocka_unit_test(matrix_op_mapping),
+        cmocka_unit_test(matrix_several_chips),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

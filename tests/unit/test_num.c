@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,15 @@ static void test_fixed(void **state)
         v10_num_fmt(cases[i].v, b, sizeof b);
         assert_string_equal(b, cases[i].want);
     }
+    /* a range error in the same digits: %g said "64" and "1.09951e+12" */
+    char r[V10_RANGE_MAX];
+    assert_string_equal(v10_num_range(64.0000001, 1, 64, r, sizeof r),
+                        "64.0000001 is out of range [1, 64]");
+    assert_string_equal(v10_num_range(1e99, 1024, 1099511627776.0, r, sizeof r),
+                        "1e+99 is out of range [1024, 1099511627776]");
+    assert_string_equal(v10_num_range(-DBL_MAX, 0.1 + 0.2, 5e-324, r, sizeof r),
+                        "-1.7976931348623157e+308 is out of range [0.30000000000000004, "
+                        "4.94065645841247e-324]");
 }
 
 static void test_random_round_trip(void **state)

@@ -398,7 +398,10 @@ static void test_reader_errors(void **state)
     expect_bad("bad_fields.csv", V10_TOPO_AUTO, ":3:", "expected 8 fields");
     expect_bad("bad_number.csv", V10_TOPO_AUTO, ":2:", "ifmap_w must be a positive integer");
     expect_bad("zero_dim.csv", V10_TOPO_AUTO, ":4:", "channels must be >= 1");
-    expect_bad("negative.csv", V10_TOPO_AUTO, ":2:", "negative");
+    expect_bad("negative.csv", V10_TOPO_AUTO, ":2:", "got '-64' (negative)");
+    /* -0 is no negative number: it is zero, with a sign no number takes */
+    expect_bad("negative_zero.csv", V10_TOPO_AUTO, ":2:",
+               "num_filter must be >= 1, got '-00' (zero, with a minus sign)");
     expect_bad("filter_big.csv", V10_TOPO_AUTO, ":3:", "larger than ifmap");
     expect_bad("stride0.csv", V10_TOPO_AUTO, ":2:", "stride must be >= 1");
     expect_bad("overflow.csv", V10_TOPO_AUTO, ":2:", "overflows 64 bits");
