@@ -177,6 +177,16 @@ static void tp_gemm_layer(void **state)
     v10_model_fini(&m);
 }
 
+/* A model of one all-reduce of `bytes`, costed on n. */
+static void all_reduce_model(const v10_npu *n, v10_model *m, const char *name, uint64_t bytes)
+{
+    v10_err err;
+    v10_model_init(m, name, 1);
+    if (v10_model_collective(m, "ar", V10_OP_ALLREDUCE, bytes, 0, &err) ||
+        v10_cost_model(n, m, &err))
+        fail_msg("%s", err.msg);
+}
+
 /*
  * The link engine is an FU of its own: under every V10 policy, a tenant
  * that only all-reduces beside one that only multiplies finishes each
@@ -189,11 +199,9 @@ static void link_engine_overlaps(void **state)
     v10_npu n = ring4();
     v10_err err;
     v10_model m[2];
-    v10_model_init(&m[0], "comm", 1);
+    all_reduce_model(&n, &m[0], "comm", 8000000);
     v10_model_init(&m[1], "comp", 1);
-    if (v10_model_collective(&m[0], "ar", V10_OP_ALLREDUCE, 8000000, 0, &err) ||
-        v10_model_gemm(&m[1], "g", 1, 512, 512, 512, 1, &err) || v10_cost_model(&n, &m[0], &err) ||
-        v10_cost_model(&n, &m[1], &err))
+    if (v10_model_gemm(&m[1], "g", 1, 512, 512, 512, 1, &err) || v10_cost_model(&n, &m[1], &err))
         fail_msg("%s", err.msg);
     const char *policies[] = {"v10-base", "v10-fair", "v10-full"};
     for (int p = 0; p < 3; p++) {
@@ -218,14 +226,9 @@ static void link_engine_wait(void **state)
 {
     (void)state;
     v10_npu n = ring4();
-    v10_err err;
     v10_model m[2];
-    v10_model_init(&m[0], "big", 1);
-    v10_model_init(&m[1], "small", 1);
-    if (v10_model_collective(&m[0], "ar", V10_OP_ALLREDUCE, 8000000, 0, &err) ||
-        v10_model_collective(&m[1], "ar", V10_OP_ALLREDUCE, 2000000, 0, &err) ||
-        v10_cost_model(&n, &m[0], &err) || v10_cost_model(&n, &m[1], &err))
-        fail_msg("%s", err.msg);
+    all_reduce_model(&n, &m[0], "big", 8000000);
+    all_reduce_model(&n, &m[1], "small", 2000000);
     v10_run_result r;
     run_models(&n, "fcfs", m, 2, &r);
     double win = (double)(r.window_end - r.window_start);
